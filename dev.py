@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Developer tasks that need nothing but python3.
+
+    python3 dev.py tour   # start the sandbox, log in, show real data, import a CSV
+    python3 dev.py test   # lint, type-check and run the whole test suite
+
+Both create ./.venv on first use and install wfctl into it (editable).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+
+
+def ensure_venv(extras: str) -> None:
+    marker = VENV / f".installed-{extras.replace(',', '-')}"
+    stamp = str((ROOT / "pyproject.toml").stat().st_mtime)
+    if marker.exists() and marker.read_text() == stamp:
+        return
+    if not (BIN / "python").exists():
+        print(f"creating {VENV.relative_to(ROOT)} ...", file=sys.stderr)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    print(f"installing wfctl[{extras}] into .venv (first run only) ...", file=sys.stderr)
+    subprocess.run([str(BIN / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                    "-e", f".[{extras}]"], cwd=ROOT, check=True)
+    marker.write_text(stamp)
+
+
+def run(*cmd: str) -> None:
+    subprocess.run(cmd, cwd=ROOT, check=True)
+
+
+def test(args: list[str]) -> int:
+    ensure_venv("dev")
+    run(str(BIN / "ruff"), "check", "wfctl", "tests", "bench", "dev.py")
+    run(str(BIN / "mypy"))
+    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT).returncode
+
+
+def tour(args: list[str]) -> int:
+    ensure_venv("sandbox")
+    return subprocess.run([str(BIN / "python"), str(ROOT / "examples" / "tour.py"), *args], cwd=ROOT).returncode
+
+
+def main() -> int:
+    tasks = {"test": test, "tour": tour}
+    if len(sys.argv) < 2 or sys.argv[1] not in tasks:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    try:
+        return tasks[sys.argv[1]](sys.argv[2:])
+    except subprocess.CalledProcessError as exc:
+        return exc.returncode or 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,28 @@
+"""Shared test set-up. Fixtures live in tests/fixtures/*.py, one module per area:
+
+- tests/fixtures/sandbox.py: real sandbox servers on real sockets (`sandbox`, `sandbox_factory`)
+- tests/fixtures/cli.py:     running wfctl in-process and as a subprocess, isolated config (`cli`, `logged_in`)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+pytest_plugins = ["tests.fixtures.sandbox", "tests.fixtures.cli"]
+
+
+def require_component(name: str, available: bool | None = None) -> None:
+    """Skip a test whose real system component (gnome-keyring, zsh, fish, ...) is missing.
+
+    CI sets WFCTL_REQUIRE_REAL_COMPONENTS=1 and installs them, so there a missing one fails the test
+    instead of skipping it: a green CI has really exercised them."""
+    if available is None:
+        available = shutil.which(name) is not None
+    if available:
+        return
+    if os.environ.get("WFCTL_REQUIRE_REAL_COMPONENTS") == "1":
+        pytest.fail(f"{name} is required (WFCTL_REQUIRE_REAL_COMPONENTS=1) but not installed")
+    pytest.skip(f"{name} is not installed")

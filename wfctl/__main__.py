@@ -1,0 +1,5 @@
+import sys
+
+from wfctl.main import main
+
+sys.exit(main())

@@ -1,0 +1,56 @@
+"""The HTTP layer and Python SDK for the Workforce Agency Management Service.
+
+    from wfctl.api import Client
+    with Client.from_profile() as client:          # the CLI's stored login
+        for site in client.iter_sites(client_id):
+            print(site["name"])
+
+Never imports typer or rich. Heavy imports (httpx) happen when `Client` is first touched.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from wfctl.api.errors import (
+    ApiError,
+    Conflict,
+    CredentialStoreError,
+    Forbidden,
+    ForeignOrigin,
+    InsecureTransport,
+    NetworkError,
+    NotFound,
+    NotLoggedIn,
+    PaginationError,
+    ServerError,
+    ValidationFailed,
+)
+
+if TYPE_CHECKING:
+    from wfctl.api.client import Client, Page
+
+__all__ = [
+    "ApiError",
+    "Client",
+    "Conflict",
+    "CredentialStoreError",
+    "Forbidden",
+    "ForeignOrigin",
+    "InsecureTransport",
+    "NetworkError",
+    "NotFound",
+    "NotLoggedIn",
+    "Page",
+    "PaginationError",
+    "ServerError",
+    "ValidationFailed",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Client", "Page"):
+        from wfctl.api import client
+
+        return getattr(client, name)
+    raise AttributeError(name)

@@ -1,0 +1,72 @@
+"""The root Typer app: global options, the context, one add_typer per group. Nothing else."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from wfctl.commands import agency, api, auth, branches, clients, completion, config, doctor, help, sandbox, sites
+from wfctl.commands.auth import login, logout
+from wfctl.commands.options import OutputFormat
+from wfctl.context import AppContext, GlobalOptions
+
+GLOBAL_PANEL = "Global options"
+
+app = typer.Typer(
+    name="wfctl",
+    help="Administer the Workforce Agency Management Service: branches, clients and sites.",
+    epilog="Run `wfctl help environment` for environment variables, config keys and exit codes.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from wfctl import __version__
+
+        typer.echo(f"wfctl {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    ctx: typer.Context,
+    profile: Annotated[Optional[str], typer.Option("--profile", "-p", envvar="WFCTL_PROFILE",
+                       help="Profile in the config file.", rich_help_panel=GLOBAL_PANEL,
+                       metavar="<name>")] = None,
+    base_url: Annotated[Optional[str], typer.Option("--base-url", envvar="WFCTL_BASE_URL",
+                        help="Service URL, e.g. https://wams.example.com.", rich_help_panel=GLOBAL_PANEL,
+                        metavar="<url>")] = None,
+    output: Annotated[Optional[OutputFormat], typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
+                      help="Output format: table, json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
+                      show_default=False)] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show requests and responses on stderr "
+                       "(tokens and passwords redacted).", rich_help_panel=GLOBAL_PANEL)] = False,
+    no_color: Annotated[bool, typer.Option("--no-color", help="No colour (also NO_COLOR).",
+                        rich_help_panel=GLOBAL_PANEL)] = False,
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                       help="Print the version and exit.", rich_help_panel=GLOBAL_PANEL)] = False,
+) -> None:
+    ctx.obj = AppContext(GlobalOptions(profile=profile, base_url=base_url,
+                                       output=output.value if output else None,
+                                       verbose=verbose, no_color=no_color))
+
+
+app.command("login")(login.login)
+app.command("logout")(logout.logout)
+app.add_typer(auth.app, name="auth")
+app.add_typer(config.app, name="config")
+app.add_typer(agency.app, name="agency")
+app.add_typer(branches.app, name="branches")
+app.add_typer(clients.app, name="clients")
+app.add_typer(sites.app, name="sites")
+app.command("api")(api.api)
+app.command("doctor")(doctor.doctor)
+app.command("completion")(completion.completion)
+app.add_typer(help.app, name="help")
+app.add_typer(sandbox.app, name="sandbox")

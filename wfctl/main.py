@@ -1,0 +1,62 @@
+"""Entry point: the fast paths, then the Typer app inside the one error boundary."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
+        # Answered before Typer loads: start-up is a feature (see bench/startup.py).
+        from wfctl import __version__
+
+        sys.stdout.write(f"wfctl {__version__}\n")
+        return 0
+    return _run(args)
+
+
+def _run(args: list[str]) -> int:
+    from typer._click import exceptions as click_exceptions
+
+    from wfctl import context
+    from wfctl.errors import report
+    from wfctl.exit_codes import ExitCode
+
+    try:
+        from wfctl.cli import app
+
+        rv = app(args=args, prog_name="wfctl", standalone_mode=False)
+    except click_exceptions.ClickException as exc:  # usage errors: click's own message, exit 2
+        exc.show()
+        return exc.exit_code
+    except click_exceptions.Abort:
+        sys.stderr.write("\ninterrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        # `wfctl ... | head`: the reader left; not an error of ours.
+        _silence_stdout()
+        return 0
+    except Exception as exc:
+        ctx = context.current()
+        return report(exc, json_mode=bool(ctx and ctx.json_errors()), stream=sys.stderr)
+    finally:
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+    return rv if isinstance(rv, int) else 0
+
+
+def _silence_stdout() -> None:
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+if __name__ == "__main__":
+    sys.exit(main())
