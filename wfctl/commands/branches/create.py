@@ -1,0 +1,1 @@
+"""wfctl branches create (placeholder: registers nothing yet)."""

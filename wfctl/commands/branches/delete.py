@@ -1,0 +1,1 @@
+"""wfctl branches delete (placeholder: registers nothing yet)."""

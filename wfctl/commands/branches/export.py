@@ -1,0 +1,1 @@
+"""wfctl branches export (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl branches get (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl branches import (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl branches list (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl branches update (placeholder: registers nothing yet)."""

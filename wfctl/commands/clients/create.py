@@ -1,0 +1,1 @@
+"""wfctl clients create (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl clients delete (placeholder: registers nothing yet)."""

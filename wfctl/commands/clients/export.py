@@ -1,0 +1,1 @@
+"""wfctl clients export (placeholder: registers nothing yet)."""

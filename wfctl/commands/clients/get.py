@@ -1,0 +1,1 @@
+"""wfctl clients get (placeholder: registers nothing yet)."""

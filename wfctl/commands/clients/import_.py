@@ -1,0 +1,1 @@
+"""wfctl clients import (placeholder: registers nothing yet)."""

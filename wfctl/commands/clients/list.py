@@ -1,0 +1,1 @@
+"""wfctl clients list (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl clients update (placeholder: registers nothing yet)."""

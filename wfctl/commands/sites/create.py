@@ -1,0 +1,1 @@
+"""wfctl sites create (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl sites delete (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl sites export (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl sites get (placeholder: registers nothing yet)."""

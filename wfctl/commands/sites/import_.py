@@ -1,0 +1,1 @@
+"""wfctl sites import (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl sites list (placeholder: registers nothing yet)."""

@@ -1,0 +1,1 @@
+"""wfctl sites update (placeholder: registers nothing yet)."""
