@@ -1,0 +1,291 @@
+"""The cells of wfctl's CSV format (contract part 2): one column per field, lists packed in one cell.
+
+Encoding (export, `-o csv`):
+
+- strings as they are; booleans `true`/`false`; numbers in their shortest exact form; None as "";
+- `rates` as `SKILL=RATE` joined by `|`, `departments` as `NAME:CONTACT:EMAIL` joined by `|`
+  (trailing parts that are absent are left out), `bannedWorkers` joined by `|`; a backslash escapes a
+  literal `|`, `:`, `=` or `\\` inside a part;
+- a list cell whose packed form would start with `[` is written as a JSON array instead (so the reader,
+  which takes a leading `[` as JSON, reads it back unchanged);
+- a cell that a spreadsheet would run as a formula (first character `=`, `+`, `-`, `@`, tab or CR,
+  possibly behind `'`s) gets one `'` in front. Decoding removes exactly that one `'` again.
+
+Pure functions, standard library only: the output module and the bulk reader share them.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+KINDS = ("branch", "client", "site")
+
+# Import/export columns, in order. Parent references come first.
+_COLUMNS: dict[str, list[str]] = {
+    "branch": ["name", "address", "phone", "email"],
+    "client": ["branchId", "name", "email", "phone", "billingAddress"],
+    "site": ["clientId", "name", "address", "phone", "email", "assessmentRequired",
+             "rates", "departments", "bannedWorkers"],
+}
+
+# Columns that name the parent instead of giving its id (import only).
+PARENT_NAME_COLUMN = {"client": "branch", "site": "client"}
+PARENT_ID_COLUMN = {"client": "branchId", "site": "clientId"}
+
+# Fields the service returns that are not written: accepted in an input file and ignored, so that
+# `list -o csv --fields ...` output with ids and timestamps can be fed back to import.
+READ_ONLY_COLUMNS = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
+
+LIST_COLUMNS = frozenset({"rates", "departments", "bannedWorkers"})
+BOOL_COLUMNS = frozenset({"assessmentRequired"})
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_SPECIAL = "\\|:="
+_TRUE = frozenset({"true", "yes", "1", "y", "on"})
+_FALSE = frozenset({"false", "no", "0", "n", "off"})
+
+
+class CellError(ValueError):
+    """A cell that cannot be decoded; the message says why (without the row and column)."""
+
+
+def columns_for(kind: str) -> list[str]:
+    """The CSV columns of `kind` ("branch", "client" or "site"), in order."""
+    try:
+        return list(_COLUMNS[kind])
+    except KeyError:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}") from None
+
+
+def known_columns(kind: str) -> frozenset[str]:
+    """Every column an input file of `kind` may have."""
+    names = set(columns_for(kind)) | READ_ONLY_COLUMNS
+    if kind in PARENT_NAME_COLUMN:
+        names.add(PARENT_NAME_COLUMN[kind])
+    return frozenset(names)
+
+
+# -- encoding ----------------------------------------------------------------------------------
+
+def encode_record(kind: str, record: dict[str, Any], columns: list[str]) -> list[str]:
+    """The cells of `record` for `columns` (missing fields are empty cells)."""
+    del kind  # the column name decides the encoding; kept for symmetry with decode_record
+    return [encode_cell(column, record.get(column)) for column in columns]
+
+
+def encode_cell(column: str, value: Any) -> str:
+    if column == "rates" and isinstance(value, list):
+        text = _encode_list(value, _encode_rate)
+    elif column == "departments" and isinstance(value, list):
+        text = _encode_list(value, _encode_department)
+    elif isinstance(value, list):
+        text = _encode_list(value, lambda item: escape(_scalar(item)))
+    else:
+        text = _scalar(value)
+    return neutralise(text)
+
+
+def neutralise(text: str) -> str:
+    """Put one `'` in front of a cell a spreadsheet would run as a formula."""
+    if text.lstrip("'").startswith(FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
+def escape(part: str) -> str:
+    return "".join("\\" + ch if ch in _SPECIAL else ch for ch in part)
+
+
+def format_number(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    return str(value)
+
+
+def _scalar(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float | Decimal):
+        return format_number(value)
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return str(value)
+
+
+def _encode_list(items: list[Any], encode_item: Any) -> str:
+    if not all(isinstance(item, dict) or not isinstance(item, list) for item in items):
+        return json.dumps(items, ensure_ascii=False, separators=(",", ":"))
+    packed = "|".join(encode_item(item) for item in items)
+    if packed.startswith("[") or (len(items) == 1 and packed == ""):
+        # `[` would be read back as JSON; a single empty entry would be read back as no entry.
+        return json.dumps(items, ensure_ascii=False, separators=(",", ":"), default=_json_default)
+    return packed
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _encode_rate(rate: Any) -> str:
+    if not isinstance(rate, dict):
+        return escape(_scalar(rate))
+    return f"{escape(_scalar(rate.get('skill')))}={escape(format_number(rate.get('hourlyRate', '')))}"
+
+
+def _encode_department(dept: Any) -> str:
+    if not isinstance(dept, dict):
+        return escape(_scalar(dept))
+    parts = [dept.get("name"), dept.get("contactPerson"), dept.get("email")]
+    while len(parts) > 1 and parts[-1] is None:
+        parts.pop()
+    return ":".join(escape(_scalar(p)) for p in parts)
+
+
+# -- decoding ----------------------------------------------------------------------------------
+
+def strip_neutraliser(text: str) -> str:
+    """Remove exactly the one `'` that `neutralise` adds."""
+    if text.startswith("'") and text.lstrip("'").startswith(FORMULA_STARTS):
+        return text[1:]
+    return text
+
+
+def decode_cell(column: str, text: str) -> Any:
+    """The JSON value of one input cell. Raises CellError.
+
+    Empty cells: "" for strings, [] for lists, None (leave the field out) for booleans."""
+    text = strip_neutraliser(text)
+    if column == "rates":
+        return decode_rates(text)
+    if column == "departments":
+        return decode_departments(text)
+    if column == "bannedWorkers":
+        return decode_banned_workers(text)
+    if column in BOOL_COLUMNS:
+        return decode_bool(text)
+    return text
+
+
+def decode_bool(text: str) -> bool | None:
+    value = text.strip().lower()
+    if value == "":
+        return None
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise CellError(f"{text!r} is not a boolean (use true/false, yes/no or 1/0)")
+
+
+def decode_rates(text: str) -> list[dict[str, Any]]:
+    if text.lstrip().startswith("["):
+        items = _json_array(text)
+        out = []
+        for item in items:
+            if not isinstance(item, dict) or set(item) - {"skill", "hourlyRate"}:
+                raise CellError('each JSON rate must be an object {"skill": ..., "hourlyRate": ...}')
+            out.append(item)
+        return out
+    rates = []
+    for part in split_unescaped(text, "|"):
+        fields = split_unescaped(part, "=")
+        if len(fields) != 2:
+            raise CellError(f"{unescape(part)!r} is not SKILL=RATE")
+        skill, rate = unescape(fields[0]), unescape(fields[1]).strip()
+        rates.append({"skill": skill, "hourlyRate": parse_number(rate, what=f"rate of {skill!r}")})
+    return rates
+
+
+def decode_departments(text: str) -> list[dict[str, Any]]:
+    if text.lstrip().startswith("["):
+        items = _json_array(text)
+        for item in items:
+            if not isinstance(item, dict):
+                raise CellError('each JSON department must be an object {"name": ..., ...}')
+        return items
+    departments = []
+    for part in split_unescaped(text, "|"):
+        fields = [unescape(f) for f in split_unescaped(part, ":")]
+        if len(fields) > 3:
+            raise CellError(f"{unescape(part)!r} is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')")
+        dept: dict[str, Any] = {"name": fields[0]}
+        if len(fields) > 1:
+            dept["contactPerson"] = fields[1]
+        if len(fields) > 2:
+            dept["email"] = fields[2]
+        departments.append(dept)
+    return departments
+
+
+def decode_banned_workers(text: str) -> list[str]:
+    if text.lstrip().startswith("["):
+        items = _json_array(text)
+        if not all(isinstance(item, str) for item in items):
+            raise CellError("each JSON banned worker must be a string")
+        return items
+    return [unescape(part) for part in split_unescaped(text, "|")]
+
+
+def parse_number(text: str, *, what: str = "value") -> int | float:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise CellError(f"{what}: {text!r} is not a number") from None
+    if not value.is_finite():
+        raise CellError(f"{what}: {text!r} is not a number")
+    return int(value) if value == value.to_integral_value() and "." not in text else float(value)
+
+
+def split_unescaped(text: str, sep: str) -> list[str]:
+    """Split on `sep` where it is not behind a backslash; parts keep their escapes. "" -> []."""
+    if text == "":
+        return []
+    parts, current, i = [], [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            current.append(text[i:i + 2])
+            i += 2
+            continue
+        if ch == sep:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def unescape(part: str) -> str:
+    out, i = [], 0
+    while i < len(part):
+        if part[i] == "\\" and i + 1 < len(part):
+            out.append(part[i + 1])
+            i += 2
+        else:
+            out.append(part[i])
+            i += 1
+    return "".join(out)
+
+
+def _json_array(text: str) -> list[Any]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CellError(f"a cell starting with '[' must be a JSON array: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(value, list):
+        raise CellError("a cell starting with '[' must be a JSON array")
+    return value
