@@ -1,0 +1,348 @@
+"""Every way a record leaves the program: table, json, jsonl and csv.
+
+One `Output` per command, built by `AppContext.output()`. Records are plain dicts exactly as the
+service sends them. Rows are written as they arrive for json, jsonl and csv (constant memory for
+`list --all`); a table needs every row to size its columns, so it collects them.
+
+On a terminal a table is drawn with Rich; anywhere else it is plain aligned text: no colour, no
+truncation, and no Rich import (Rich costs tens of milliseconds to import, and json/jsonl/csv never
+need it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wfctl.api.client import Page
+    from wfctl.context import IO
+
+#: Columns of a list table, per kind (other formats show every field the service sent).
+LIST_COLUMNS: dict[str, list[str]] = {
+    "branch": ["id", "name", "address", "phone", "email", "createdOn"],
+    "client": ["id", "name", "branchId", "email", "phone", "createdOn"],
+    "site": ["id", "name", "address", "phone", "email", "assessmentRequired", "createdOn"],
+}
+
+#: Fields of a record shown as their own section by `get` in a table, with their columns.
+SECTIONS: dict[str, list[str]] = {
+    "rates": ["skill", "hourlyRate"],
+    "departments": ["name", "contactPerson", "email"],
+    "documents": ["name", "url"],
+    "bannedWorkers": [],
+}
+
+_NO_WRAP = {"id", "createdOn", "updatedOn", "modifiedOn"}
+
+_PLURAL = {"agency": "agencies", "branch": "branches", "client": "clients", "site": "sites"}
+
+
+def plural(kind: str | None, count: int) -> str:
+    """'1 client', '63 clients', '0 records'."""
+    noun = kind or "record"
+    return f"{count} {noun if count == 1 else _PLURAL.get(noun, noun + 's')}"
+
+
+def parse_fields(fields: str | None) -> list[str] | None:
+    if not fields:
+        return None
+    names = [name.strip() for name in fields.split(",") if name.strip()]
+    return names or None
+
+
+class Output:
+    """Writes records to stdout in one format (`table`, `json`, `jsonl` or `csv`)."""
+
+    def __init__(self, io: IO, fmt: str, *, fields: str | None = None) -> None:
+        self.io = io
+        self.format = fmt
+        self.fields = parse_fields(fields)
+        self._pretty = io.stdout_is_tty
+
+    # -- one object ----------------------------------------------------------------
+    def record(self, record: dict[str, Any], kind: str | None = None) -> None:
+        """One record (get, create, update, agency show)."""
+        if self.format == "json":
+            self._write_json(self._select(record))
+        elif self.format == "jsonl":
+            self.io.write(_compact(self._select(record)) + "\n")
+        elif self.format == "csv":
+            self.records([record], kind)
+        else:
+            self._record_table(record, kind)
+
+    # -- many records --------------------------------------------------------------
+    def records(self, rows: Iterable[dict[str, Any]], kind: str | None = None,
+                columns: list[str] | None = None) -> int:
+        """Rows of a list; returns how many were written."""
+        return self._rows_out([iter(rows)], kind, columns)
+
+    def pages(self, pages: Iterable[Page], kind: str | None = None, columns: list[str] | None = None,
+              limit: int | None = None) -> int:
+        """The rows of each page as it arrives; a table ends with 'page 2 of 7, 63 clients'."""
+        seen: list[Page] = []
+
+        def chunks() -> Iterator[Iterator[dict[str, Any]]]:
+            for page in pages:
+                seen.append(page)
+                if len(seen) > 2:
+                    del seen[1]  # keep the first and the last page only
+                yield iter(page.data)
+
+        count = self._rows_out(chunks(), kind, columns, limit=limit)
+        if self.format == "table" and seen and self.io.stdout_is_tty:
+            self.io.write(_footer(seen[0], seen[-1], count, kind, limit) + "\n")
+        return count
+
+    # -- other documents -----------------------------------------------------------
+    def result(self, obj: dict[str, Any]) -> None:
+        """An outcome such as delete's {status, message}: json prints it, a table its message."""
+        if self.format == "json":
+            self._write_json(obj)
+        elif self.format == "jsonl":
+            self.io.write(_compact(obj) + "\n")
+        else:
+            message = obj.get("message") or obj.get("status") or ""
+            self.io.write(f"{message}\n")
+
+    def value(self, obj: Any) -> None:
+        """A raw JSON document: indented on a terminal, compact in a pipe."""
+        self._write_json(obj)
+
+    # -- json ----------------------------------------------------------------------
+    def _write_json(self, obj: Any) -> None:
+        if self._pretty:
+            self.io.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+        else:
+            self.io.write(_compact(obj) + "\n")
+
+    def _select(self, record: dict[str, Any]) -> dict[str, Any]:
+        if not self.fields:
+            return record
+        return {name: record.get(name) for name in self.fields}
+
+    # -- rows ----------------------------------------------------------------------
+    def _rows_out(self, chunks: Iterable[Iterator[dict[str, Any]]], kind: str | None,
+                  columns: list[str] | None, *, limit: int | None = None) -> int:
+        limited = _limited(chunks, limit)
+        if self.format == "json":
+            return self._json_array(limited)
+        if self.format == "jsonl":
+            return self._jsonl(limited)
+        if self.format == "csv":
+            return self._csv(limited, kind, columns)
+        return self._table(limited, kind, columns)
+
+    def _json_array(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
+        count = 0
+        write = self.io.write
+        indent = 2 if self._pretty else None
+        separators = (",", ": ") if self._pretty else (",", ":")
+        for chunk in chunks:
+            parts = []
+            for row in chunk:
+                text = json.dumps(self._select(row), indent=indent, separators=separators, ensure_ascii=False)
+                if self._pretty:
+                    text = "  " + text.replace("\n", "\n  ")
+                parts.append(("[" if count == 0 else ",") + ("\n" if self._pretty else "") + text)
+                count += 1
+            if parts:
+                write("".join(parts))
+        if count == 0:
+            write("[]\n")
+        else:
+            write("\n]\n" if self._pretty else "]\n")
+        return count
+
+    def _jsonl(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
+        count = 0
+        select = self._select
+        for chunk in chunks:
+            if chunk:
+                self.io.write("".join(_compact(select(row)) + "\n" for row in chunk))
+                count += len(chunk)
+        return count
+
+    def _csv(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
+             columns: list[str] | None) -> int:
+        import csv
+        import io as stdio
+
+        buffer = stdio.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        encode = None
+        count = 0
+        for chunk in chunks:
+            for row in chunk:
+                if encode is None:
+                    encode, header = _csv_encoder(kind, self.fields or columns, row)
+                    writer.writerow(header)
+                writer.writerow(encode(row))
+                count += 1
+            self.io.write(buffer.getvalue())
+            buffer.seek(0)
+            buffer.truncate()
+        if encode is None:
+            writer.writerow(_csv_encoder(kind, self.fields or columns, {})[1])
+        self.io.write(buffer.getvalue())
+        return count
+
+    # -- tables --------------------------------------------------------------------
+    def _table(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
+               columns: list[str] | None) -> int:
+        rows = [row for chunk in chunks for row in chunk]
+        names = self.fields or columns or LIST_COLUMNS.get(kind or "") or _keys_of(rows)
+        cells = [[cell(row.get(name)) for name in names] for row in rows]
+        if self.io.stdout_is_tty:
+            from rich.table import Table
+
+            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style="bold")
+            for name in names:
+                table.add_column(name, overflow="fold", no_wrap=name in _NO_WRAP)
+            for line in cells:
+                table.add_row(*line)
+            self.io.console.print(table)
+        else:
+            self.io.write(_plain_table(names, cells))
+        return len(rows)
+
+    def _record_table(self, record: dict[str, Any], kind: str | None) -> None:
+        names = self.fields or list(record)
+        scalars = [(name, cell(record.get(name))) for name in names if name not in SECTIONS]
+        sections = [name for name in names if name in SECTIONS and name in record]
+        if self.io.stdout_is_tty:
+            self._rich_record(scalars, sections, record)
+            return
+        width = max((len(name) for name, _ in scalars), default=0)
+        lines = [f"{name + ':':<{width + 1}} {value}".rstrip() for name, value in scalars]
+        for name in sections:
+            lines.append("")
+            items = record.get(name) or []
+            lines.append(f"{name} ({len(items)}):")
+            if items:
+                lines.extend("  " + line for line in _section_lines(name, items))
+        self.io.write("\n".join(lines) + "\n")
+
+    def _rich_record(self, scalars: list[tuple[str, str]], sections: list[str], record: dict[str, Any]) -> None:
+        from rich.table import Table
+
+        console = self.io.console
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold")
+        grid.add_column(overflow="fold")
+        for name, value in scalars:
+            grid.add_row(name, value)
+        console.print(grid)
+        for name in sections:
+            items = record.get(name) or []
+            console.print()
+            console.print(f"{name} ({len(items)})", style="bold")
+            if not items:
+                continue
+            if not SECTIONS[name]:
+                for item in items:
+                    console.print(f"  {cell(item)}")
+                continue
+            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style="bold")
+            for column in SECTIONS[name]:
+                table.add_column(column, overflow="fold")
+            for item in items:
+                table.add_row(*(cell(_get(item, column), column) for column in SECTIONS[name]))
+            console.print(table)
+
+
+def cell(value: Any, name: str | None = None) -> str:
+    """A value as table text: '' for missing, true/false, 2-decimal money, JSON for nested values."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if name == "hourlyRate" and isinstance(value, int | float):
+        return f"{value:.2f}"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    return _compact(value)
+
+
+def _compact(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _limited(chunks: Iterable[Iterator[dict[str, Any]]], limit: int | None) -> Iterator[list[dict[str, Any]]]:
+    """Lists of rows, stopping (and closing the source, so no further page is fetched) at `limit`."""
+    left = limit
+    source = iter(chunks)
+    try:
+        for chunk in source:
+            rows = list(chunk)
+            if left is not None:
+                rows = rows[:left]
+                left -= len(rows)
+            yield rows
+            if left is not None and left <= 0:
+                return
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:
+            close()
+
+
+def _keys_of(rows: list[dict[str, Any]]) -> list[str]:
+    names: dict[str, None] = {}
+    for row in rows[:50]:
+        names.update(dict.fromkeys(row))
+    return list(names)
+
+
+def _get(item: Any, column: str) -> Any:
+    return item.get(column) if isinstance(item, dict) else item
+
+
+def _section_lines(name: str, items: list[Any]) -> list[str]:
+    columns = SECTIONS[name]
+    if not columns:
+        return [cell(item) for item in items]
+    return _plain_table(columns, [[cell(_get(item, c), c) for c in columns] for item in items]).splitlines()
+
+
+def _plain_table(names: list[str], rows: list[list[str]]) -> str:
+    """Aligned columns, two spaces apart, nothing cut: what a pipe gets instead of a Rich table."""
+    rows = [[" ".join(value.split()) if ("\n" in value or "\t" in value) else value for value in row]
+            for row in rows]
+    widths = [max([len(name)] + [len(row[i]) for row in rows]) for i, name in enumerate(names)]
+    lines = ["  ".join(value.ljust(widths[i]) for i, value in enumerate(row)).rstrip()
+             for row in [names, *rows]]
+    return "\n".join(lines) + "\n"
+
+
+def _box() -> Any:
+    from rich import box
+
+    return box.SIMPLE_HEAD
+
+
+def _footer(first: Page, last: Page, count: int, kind: str | None, limit: int | None) -> str:
+    total = plural(kind, last.total_record_count)
+    if first.page_number == last.page_number:
+        text = f"page {last.page_number} of {last.page_count}, {total}"
+    else:
+        text = f"pages {first.page_number}-{last.page_number} of {last.page_count}, {total}"
+    if limit is not None and count < last.total_record_count:
+        text += f" (showing {count})"
+    return text
+
+
+def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any]) -> tuple[Any, list[str]]:
+    """(row -> cells, header) in the import format of `kind` (wfctl.bulk.csvformat)."""
+    if kind in ("branch", "client", "site"):
+        import importlib
+
+        csvformat = importlib.import_module("wfctl.bulk.csvformat")
+        names = columns or csvformat.columns_for(kind)
+        return (lambda row: csvformat.encode_record(kind, row, names)), names
+    names = columns or list(first)
+    return (lambda row: [cell(row.get(name)) for name in names]), names
