@@ -10,11 +10,13 @@ from wfctl.commands import agency, api, auth, branches, clients, completion, con
 from wfctl.commands.auth import login, logout
 from wfctl.commands.options import OutputFormat
 from wfctl.context import AppContext, GlobalOptions
+from wfctl.help_format import WfctlGroup
 
 GLOBAL_PANEL = "Global options"
 
 app = typer.Typer(
     name="wfctl",
+    cls=WfctlGroup,  # plain-text help with option panels and Examples, for every command (no rich)
     help="Administer the Workforce Agency Management Service: branches, clients and sites.",
     epilog="Run `wfctl help environment` for environment variables, config keys and exit codes.",
     no_args_is_help=True,

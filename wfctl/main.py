@@ -18,6 +18,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: list[str]) -> int:
     from typer._click import exceptions as click_exceptions
+    from typer.exceptions import Abort  # typer 0.29's vendored click raises typer's own Abort
 
     from wfctl import context
     from wfctl.errors import report
@@ -30,7 +31,7 @@ def _run(args: list[str]) -> int:
     except click_exceptions.ClickException as exc:  # usage errors: click's own message, exit 2
         exc.show()
         return exc.exit_code
-    except click_exceptions.Abort:
+    except Abort:
         sys.stderr.write("\ninterrupted\n")
         return int(ExitCode.INTERRUPTED)
     except KeyboardInterrupt:

@@ -1,0 +1,157 @@
+"""Plain-text help: summary, description, options grouped by panel, and a verbatim Examples block.
+
+Typer draws `rich_help_panel` groups only through rich, which costs tens of milliseconds on every
+`--help`; this renders the same groups with click's own HelpFormatter. Docstrings are written as:
+
+    Imperative one-line summary.
+
+    Longer description, rewrapped to the terminal.
+
+    Examples:
+      $ wfctl sites list --client <client-id>
+
+The root group (`WfctlGroup`, the `cls=` of the root Typer app) gives every command below it the
+same formatting when the tree is built, so command modules need no hook of their own.
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from typing import Any
+
+from typer._click import Command, Context, HelpFormatter
+from typer.core import TyperGroup
+
+EXAMPLES_HEADING = "Examples"
+DEFAULT_OPTIONS_PANEL = "Options"
+DEFAULT_ARGUMENTS_PANEL = "Arguments"
+DEFAULT_COMMANDS_PANEL = "Commands"
+ROOT_OPTIONS_PANEL = "Global options"
+
+
+def split_help(text: str | None) -> tuple[str, str]:
+    """The prose (summary and description) and the Examples block (dedented, verbatim) of a help text."""
+    text = inspect.cleandoc(text or "").partition("\f")[0]
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if line.strip().rstrip(":").lower() == EXAMPLES_HEADING.lower() and line.rstrip().endswith(":"):
+            prose = "\n".join(lines[:index]).strip()
+            examples = textwrap.dedent("\n".join(lines[index + 1:])).strip("\n")
+            return prose, examples
+    return text.strip(), ""
+
+
+def summary(text: str | None) -> str:
+    """The first line of a help text: the command's one-line summary."""
+    prose, _ = split_help(text)
+    return prose.splitlines()[0].strip() if prose else ""
+
+
+class HelpMixin:
+    """Formats a click command's help as plain text with panels and an Examples block."""
+
+    _wfctl_help = True
+
+    def format_help(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
+        self.format_usage(ctx, formatter)
+        self.format_help_text(ctx, formatter)
+        self.format_options(ctx, formatter)
+        self.format_examples(ctx, formatter)
+        self.format_epilog(ctx, formatter)
+
+    def format_help_text(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
+        prose, _ = split_help(self.help)
+        if self.deprecated:
+            prose = f"{prose} (DEPRECATED)".strip()
+        if prose:
+            formatter.write_paragraph()
+            with formatter.indentation():
+                formatter.write_text(prose)
+
+    def format_options(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
+        panels: dict[str, list[tuple[str, str]]] = {DEFAULT_ARGUMENTS_PANEL: [], DEFAULT_OPTIONS_PANEL: []}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            default = DEFAULT_ARGUMENTS_PANEL if param.param_type_name == "argument" else DEFAULT_OPTIONS_PANEL
+            panels.setdefault(getattr(param, "rich_help_panel", None) or default, []).append(record)
+        for name, rows in panels.items():
+            _write_section(formatter, name, rows)
+        if getattr(self, "commands", None) is not None:
+            self.format_commands(ctx, formatter)
+        if ctx.parent is not None:
+            _write_inherited_options(ctx, formatter)
+
+    def format_commands(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
+        panels: dict[str, list[tuple[str, str]]] = {DEFAULT_COMMANDS_PANEL: []}
+        for name in self.list_commands(ctx):
+            command = self.get_command(ctx, name)
+            if command is None or command.hidden:
+                continue
+            panel = getattr(command, "rich_help_panel", None) or DEFAULT_COMMANDS_PANEL
+            short = command.short_help or summary(command.help)
+            panels.setdefault(panel, []).append((name, short))
+        for name, rows in panels.items():
+            _write_section(formatter, name, rows)
+
+    def format_examples(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
+        _, examples = split_help(self.help)
+        if not examples:
+            return
+        formatter.write_paragraph()
+        formatter.write_heading(EXAMPLES_HEADING)
+        indent = " " * (formatter.current_indent + formatter.indent_increment)
+        for line in examples.splitlines():
+            formatter.write(f"{indent}{line}".rstrip() + "\n")
+
+
+class WfctlGroup(HelpMixin, TyperGroup):
+    """The root group: its commands, and theirs, get the plain-text help format."""
+
+    def __init__(self, **attrs: Any) -> None:
+        super().__init__(**attrs)
+        for command in self.commands.values():
+            adopt(command)
+
+
+def adopt(command: Command) -> None:
+    """Give `command` and every command below it the plain-text help format.
+
+    Typer has no per-app default for the classes of the commands other modules register, so the
+    class of each built command is swapped for a subclass carrying `HelpMixin` (same state, same
+    behaviour apart from help)."""
+    if not getattr(command, "_wfctl_help", False):
+        command.__class__ = _help_class(type(command))
+    for child in getattr(command, "commands", {}).values():
+        adopt(child)
+
+
+_help_classes: dict[type, type] = {}
+
+
+def _help_class(base: type) -> type:
+    # A single-base subclass with the mixin's methods copied in: CPython refuses to swap an object's
+    # class for one with an extra base in front (a different layout), but accepts a plain subclass.
+    if base not in _help_classes:
+        methods = {name: value for name, value in vars(HelpMixin).items() if not name.startswith("__")}
+        _help_classes[base] = type(f"Wfctl{base.__name__}", (base,), methods)
+    return _help_classes[base]
+
+
+def _write_section(formatter: HelpFormatter, name: str, rows: list[tuple[str, str]]) -> None:
+    if rows:
+        with formatter.section(name):
+            formatter.write_dl(rows)
+
+
+def _write_inherited_options(ctx: Context, formatter: HelpFormatter) -> None:
+    """The root's options, so `wfctl sites list --help` also tells what `-p`/`-o` do."""
+    root = ctx.find_root()
+    rows = []
+    for param in root.command.params:
+        record = param.get_help_record(root)
+        if record is not None and param.name not in ("version",):
+            rows.append(record)
+    _write_section(formatter, f"{ROOT_OPTIONS_PANEL} (before the command, see wfctl --help)", rows)
