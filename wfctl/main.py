@@ -17,6 +17,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
+    import os
+
+    if os.environ.get("_WFCTL_COMPLETE"):  # the shell asks for completions (see `wfctl completion`)
+        from wfctl.commands.completion import register_shells
+
+        register_shells()
     from typer._click import exceptions as click_exceptions
     from typer.exceptions import Abort  # typer 0.29's vendored click raises typer's own Abort
 

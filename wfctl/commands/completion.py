@@ -1,8 +1,96 @@
-"""wfctl completion (placeholder)."""
+"""wfctl completion: print the shell completion script for bash, zsh or fish.
+
+The scripts are typer's (the same protocol as `--install-completion`: the shell runs wfctl with
+`_WFCTL_COMPLETE=complete_<shell>` and wfctl answers with candidates). The generated files live in
+`completions/` and, for installed copies, in the package's `wfctl/completions/`; regenerate both with
+
+    python -m wfctl.commands.completion --write completions wfctl/completions
+"""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
+from wfctl.commands.options import app_context
 
-def completion(ctx: typer.Context) -> None:
-    """Not yet written."""
-    raise typer.Exit(1)
+PROG_NAME = "wfctl"
+COMPLETE_VAR = "_WFCTL_COMPLETE"
+FILE_NAMES = {"bash": "wfctl.bash", "zsh": "_wfctl", "fish": "wfctl.fish"}
+
+
+class Shell(StrEnum):
+    bash = "bash"
+    zsh = "zsh"
+    fish = "fish"
+
+
+def completion(
+    ctx: typer.Context,
+    shell: Annotated[Shell, typer.Argument(help="The shell: bash, zsh or fish.", metavar="<shell>",
+                                           show_default=False)],
+) -> None:
+    """Print the shell completion script for bash, zsh or fish.
+
+    Completes commands, options and option values (for example the formats of --output). Load the
+    script from your shell's start-up file, or save it where your shell looks for completions. The
+    same files ship in the wheel under wfctl/completions/.
+
+    Examples:
+      $ eval "$(wfctl completion bash)"
+      $ wfctl completion bash > ~/.local/share/bash-completion/completions/wfctl
+      $ wfctl completion zsh > ~/.zfunc/_wfctl
+      $ wfctl completion fish > ~/.config/fish/completions/wfctl.fish
+    """
+    app_context(ctx).io.write(script(shell.value) + "\n")
+
+
+def script(shell: str) -> str:
+    """The completion script for `shell` (bash, zsh or fish)."""
+    from typer._completion_shared import get_completion_script
+
+    text = get_completion_script(prog_name=PROG_NAME, complete_var=COMPLETE_VAR, shell=shell)
+    if shell == "zsh":
+        # As a file on $fpath, compinit autoloads it at the first TAB: complete right away then,
+        # and register the function only when sourced (typer's script only registers, so the
+        # first TAB after autoload would complete nothing). This is click 8's zsh script shape.
+        text = text.replace(
+            f"compdef _{PROG_NAME}_completion {PROG_NAME}",
+            "if [[ $zsh_eval_context[-1] == loadautofunc ]]; then\n"
+            f"  _{PROG_NAME}_completion \"$@\"\n"
+            "else\n"
+            f"  compdef _{PROG_NAME}_completion {PROG_NAME}\n"
+            "fi",
+        )
+    return text
+
+
+def register_shells() -> None:
+    """Make the completion protocol answer (called by main when `_WFCTL_COMPLETE` is set)."""
+    from typer._completion_classes import completion_init
+
+    completion_init()
+
+
+def write_files(directory: Path) -> list[Path]:
+    """Write the three scripts into `directory`; returns their paths."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for shell, name in FILE_NAMES.items():
+        path = directory / name
+        path.write_text(script(shell) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 3 or sys.argv[1] != "--write":
+        sys.stderr.write("usage: python -m wfctl.commands.completion --write DIR [DIR ...]\n")
+        sys.exit(2)
+    for target in sys.argv[2:]:
+        for path in write_files(Path(target)):
+            sys.stderr.write(f"wrote {path}\n")
