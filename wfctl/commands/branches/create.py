@@ -1,1 +1,26 @@
-"""wfctl branches create (placeholder: registers nothing yet)."""
+"""wfctl branches create."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.branches import app
+from wfctl.commands.options import DryRun, Fields, Output
+
+
+@app.command("create")
+def create(ctx: typer.Context, name: records.Name = None, address: records.Address = None,
+           phone: records.Phone = None, email: records.Email = None, from_file: records.FromFile = None,
+           dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
+    """Create a branch.
+
+    The name is required and unique within the agency. Fields are checked here before anything is sent.
+
+    Examples:
+      $ wfctl branches create --name "Leeds" --email leeds@example.com
+      $ wfctl branches create --from-file branch.json --dry-run
+    """
+    changes = {"name": name, "address": address, "phone": phone, "email": email}
+    records.create_record(ctx, "branch", changes, from_file=from_file, dry_run=dry_run, output=output,
+                          fields=fields)

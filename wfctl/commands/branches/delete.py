@@ -1,1 +1,23 @@
-"""wfctl branches delete (placeholder: registers nothing yet)."""
+"""wfctl branches delete."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.branches import app
+from wfctl.commands.options import DryRun, Output, Yes
+
+
+@app.command("delete")
+def delete(ctx: typer.Context, branch_id: records.BranchId, yes: Yes = False, dry_run: DryRun = False,
+           output: Output = None) -> None:
+    """Delete a branch.
+
+    Asks for confirmation on a terminal; elsewhere --yes is required. A branch that still has clients is not deleted (exit 5).
+
+    Examples:
+      $ wfctl branches delete <branch-id>
+      $ wfctl branches delete <branch-id> --yes
+    """
+    records.delete_record(ctx, "branch", branch_id, yes=yes, dry_run=dry_run, output=output)

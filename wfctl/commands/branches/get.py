@@ -1,1 +1,22 @@
-"""wfctl branches get (placeholder: registers nothing yet)."""
+"""wfctl branches get."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.branches import app
+from wfctl.commands.options import Fields, Output
+
+
+@app.command("get")
+def get(ctx: typer.Context, branch_id: records.BranchId, output: Output = None, fields: Fields = None) -> None:
+    """Show one branch.
+
+    Prints the whole branch.
+
+    Examples:
+      $ wfctl branches get <branch-id>
+      $ wfctl branches get <branch-id> -o json
+    """
+    records.get_record(ctx, "branch", branch_id, output=output, fields=fields)

@@ -1,1 +1,26 @@
-"""wfctl branches list (placeholder: registers nothing yet)."""
+"""wfctl branches list."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.branches import app
+from wfctl.commands.options import Fields, Output
+
+
+@app.command("list")
+def list_(ctx: typer.Context, page: records.PageNumber = None, page_size: records.PageSize = None,
+          all_pages: records.AllPages = False, limit: records.Limit = None,
+          output: Output = None, fields: Fields = None) -> None:
+    """List the branches of your agency.
+
+    Shows one page (10 branches unless --page-size says otherwise); --all streams every page.
+
+    Examples:
+      $ wfctl branches list
+      $ wfctl branches list --all -o jsonl
+      $ wfctl branches list --page 2 --page-size 50 --fields id,name,email
+    """
+    records.list_records(ctx, "branch", page=page, page_size=page_size, all_pages=all_pages, limit=limit,
+                         output=output, fields=fields)

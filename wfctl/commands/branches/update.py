@@ -1,1 +1,28 @@
-"""wfctl branches update (placeholder: registers nothing yet)."""
+"""wfctl branches update."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.branches import app
+from wfctl.commands.options import DryRun, Fields, Output
+
+
+@app.command("update")
+def update(ctx: typer.Context, branch_id: records.BranchId, name: records.Name = None,
+           address: records.Address = None, phone: records.Phone = None, email: records.Email = None,
+           from_file: records.FromFile = None, dry_run: DryRun = False, output: Output = None,
+           fields: Fields = None) -> None:
+    """Change fields of a branch.
+
+    Reads the branch and sends the complete record with your changes, so no field is cleared by
+    accident on any deployment. Prints the whole updated branch.
+
+    Examples:
+      $ wfctl branches update <branch-id> --phone "+44 113 496 0000"
+      $ wfctl branches update <branch-id> --email "" --dry-run
+    """
+    changes = {"name": name, "address": address, "phone": phone, "email": email}
+    records.update_record(ctx, "branch", branch_id, changes, from_file=from_file, dry_run=dry_run, output=output,
+                          fields=fields)

@@ -1,1 +1,27 @@
-"""wfctl clients create (placeholder: registers nothing yet)."""
+"""wfctl clients create."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.clients import app
+from wfctl.commands.options import DryRun, Fields, Output
+
+
+@app.command("create")
+def create(ctx: typer.Context, branch: records.BranchOption = None, name: records.Name = None,
+           email: records.Email = None, phone: records.Phone = None,
+           billing_address: records.BillingAddress = None, from_file: records.FromFile = None,
+           dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
+    """Create a client under a branch.
+
+    --branch and --name are required; the name is unique within the branch.
+
+    Examples:
+      $ wfctl clients create --branch <branch-id> --name "Acme Foods" --email ops@acme.example
+      $ wfctl clients create --from-file client.json
+    """
+    changes = {"name": name, "email": email, "phone": phone, "billingAddress": billing_address}
+    records.create_record(ctx, "client", changes, parent=branch, from_file=from_file, dry_run=dry_run,
+                          output=output, fields=fields)

@@ -1,1 +1,22 @@
-"""wfctl clients get (placeholder: registers nothing yet)."""
+"""wfctl clients get."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.clients import app
+from wfctl.commands.options import Fields, Output
+
+
+@app.command("get")
+def get(ctx: typer.Context, client_id: records.ClientId, output: Output = None, fields: Fields = None) -> None:
+    """Show one client.
+
+    Prints the whole client (with its billing address).
+
+    Examples:
+      $ wfctl clients get <client-id>
+      $ wfctl clients get <client-id> -o json
+    """
+    records.get_record(ctx, "client", client_id, output=output, fields=fields)

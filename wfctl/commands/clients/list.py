@@ -1,1 +1,27 @@
-"""wfctl clients list (placeholder: registers nothing yet)."""
+"""wfctl clients list."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.clients import app
+from wfctl.commands.options import Fields, Output
+
+
+@app.command("list")
+def list_(ctx: typer.Context, branch: records.BranchOption = None, page: records.PageNumber = None,
+          page_size: records.PageSize = None, all_pages: records.AllPages = False, limit: records.Limit = None,
+          output: Output = None, fields: Fields = None) -> None:
+    """List clients, of every branch or of one.
+
+    With --branch only that branch's clients are shown (checked on this side too, so it holds
+    on deployments that ignore the filter).
+
+    Examples:
+      $ wfctl clients list
+      $ wfctl clients list --branch <branch-id> --all
+      $ wfctl clients list --limit 25 -o csv
+    """
+    records.list_records(ctx, "client", parent=branch, page=page, page_size=page_size, all_pages=all_pages,
+                         limit=limit, output=output, fields=fields)

@@ -1,1 +1,28 @@
-"""wfctl clients update (placeholder: registers nothing yet)."""
+"""wfctl clients update."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.clients import app
+from wfctl.commands.options import DryRun, Fields, Output
+
+
+@app.command("update")
+def update(ctx: typer.Context, client_id: records.ClientId, name: records.Name = None,
+           email: records.Email = None, phone: records.Phone = None,
+           billing_address: records.BillingAddress = None, from_file: records.FromFile = None,
+           dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
+    """Change fields of a client.
+
+    Reads the client and sends the complete record with your changes, so no field is cleared by
+    accident on any deployment. A client's branch cannot be changed.
+
+    Examples:
+      $ wfctl clients update <client-id> --billing-address "1 Quay St, Hull"
+      $ wfctl clients update <client-id> --from-file client.json --dry-run
+    """
+    changes = {"name": name, "email": email, "phone": phone, "billingAddress": billing_address}
+    records.update_record(ctx, "client", client_id, changes, from_file=from_file, dry_run=dry_run, output=output,
+                          fields=fields)

@@ -1,1 +1,32 @@
-"""wfctl sites create (placeholder: registers nothing yet)."""
+"""wfctl sites create."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.sites import app
+
+
+@app.command("create")
+def create(ctx: typer.Context, client: records.ClientOption = None, name: records.Name = None, address: records.Address = None,
+           phone: records.Phone = None, email: records.Email = None,
+           assessment_required: records.AssessmentRequired = None, rate: records.Rates = None,
+           department: records.Departments = None, banned_worker: records.BannedWorkers = None,
+           from_file: records.FromFile = None, dry_run: DryRun = False, output: Output = None,
+           fields: Fields = None) -> None:
+    """Create a site for a client.
+
+    --client and --name are required. Rates, departments and banned workers are repeatable options.
+
+    Examples:
+      $ wfctl sites create --client <client-id> --name "Hull depot" --rate forklift=12.50 --rate picker=11
+      $ wfctl sites create --client <client-id> --name Dock --department "Goods in:Ann Lee:ann@example.com"
+      $ wfctl sites create --client <client-id> --from-file site.json --dry-run
+    """
+    changes = records.site_fields(name=name, address=address, phone=phone, email=email,
+                                  assessment_required=assessment_required, rates=rate, departments=department,
+                                  banned_workers=banned_worker)
+    records.create_record(ctx, "site", changes, parent=client, from_file=from_file, dry_run=dry_run,
+                          output=output, fields=fields)

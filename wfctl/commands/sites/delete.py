@@ -1,1 +1,23 @@
-"""wfctl sites delete (placeholder: registers nothing yet)."""
+"""wfctl sites delete."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.options import DryRun, Output, Yes
+from wfctl.commands.sites import app
+
+
+@app.command("delete")
+def delete(ctx: typer.Context, site_id: records.SiteId, yes: Yes = False, dry_run: DryRun = False,
+           output: Output = None) -> None:
+    """Delete a site.
+
+    Asks for confirmation on a terminal; elsewhere --yes is required.
+
+    Examples:
+      $ wfctl sites delete <site-id>
+      $ wfctl sites delete <site-id> --yes
+    """
+    records.delete_record(ctx, "site", site_id, yes=yes, dry_run=dry_run, output=output)

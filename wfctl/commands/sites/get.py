@@ -1,1 +1,22 @@
-"""wfctl sites get (placeholder: registers nothing yet)."""
+"""wfctl sites get."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.options import Fields, Output
+from wfctl.commands.sites import app
+
+
+@app.command("get")
+def get(ctx: typer.Context, site_id: records.SiteId, output: Output = None, fields: Fields = None) -> None:
+    """Show one site.
+
+    Prints the whole site with its rates, departments, documents and banned workers.
+
+    Examples:
+      $ wfctl sites get <site-id>
+      $ wfctl sites get <site-id> -o json
+    """
+    records.get_record(ctx, "site", site_id, output=output, fields=fields)

@@ -1,1 +1,27 @@
-"""wfctl sites list (placeholder: registers nothing yet)."""
+"""wfctl sites list."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands import records
+from wfctl.commands.options import Fields, Output
+from wfctl.commands.sites import app
+
+
+@app.command("list")
+def list_(ctx: typer.Context, client: records.ClientOption = None, page: records.PageNumber = None,
+          page_size: records.PageSize = None, all_pages: records.AllPages = False, limit: records.Limit = None,
+          output: Output = None, fields: Fields = None) -> None:
+    """List the sites of a client.
+
+    List items carry the site's contact fields; `wfctl sites get` shows rates, departments,
+    documents and banned workers.
+
+    Examples:
+      $ wfctl sites list --client <client-id>
+      $ wfctl sites list --client <client-id> --all -o jsonl
+      $ wfctl sites list --client <client-id> -o csv > sites.csv
+    """
+    records.list_records(ctx, "site", parent=client, page=page, page_size=page_size, all_pages=all_pages,
+                         limit=limit, output=output, fields=fields)

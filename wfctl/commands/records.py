@@ -1,0 +1,308 @@
+"""What `branches`, `clients` and `sites` verbs share: their options, and list/get/create/update/delete.
+
+Each verb module declares its command (options and help) and calls one function here, so the 15
+verbs stay thin and behave the same. Only typer and light wfctl modules are imported at the top:
+pydantic (the write models), httpx (the client) and the output module load when a command runs.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from wfctl.commands.options import app_context, fmt
+from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from wfctl.api.client import Page
+    from wfctl.commands.options import OutputFormat
+
+FIELDS_PANEL = "Fields"
+PAGES_PANEL = "Pages"
+
+# -- options (one per field, named after it) ---------------------------------------------------
+Name = Annotated[str | None, typer.Option("--name", help="Name (1-200 characters).",
+                                             rich_help_panel=FIELDS_PANEL, metavar="<text>")]
+Address = Annotated[str | None, typer.Option("--address", help="Address (up to 500 characters).",
+                                                rich_help_panel=FIELDS_PANEL, metavar="<text>")]
+Phone = Annotated[str | None, typer.Option("--phone", help="Telephone number.",
+                                              rich_help_panel=FIELDS_PANEL, metavar="<text>")]
+Email = Annotated[str | None, typer.Option("--email", help="E-mail address (\"\" clears it).",
+                                              rich_help_panel=FIELDS_PANEL, metavar="<address>")]
+BillingAddress = Annotated[str | None, typer.Option("--billing-address", help="Billing address.",
+                                                       rich_help_panel=FIELDS_PANEL, metavar="<text>")]
+AssessmentRequired = Annotated[bool | None, typer.Option(
+    "--assessment-required/--no-assessment-required", help="Whether workers need an assessment for the site.",
+    rich_help_panel=FIELDS_PANEL, show_default=False)]
+Rates = Annotated[list[str] | None, typer.Option(
+    "--rate", help="Hourly rate of a skill, e.g. forklift=12.50 (repeat for each skill; replaces the rates).",
+    rich_help_panel=FIELDS_PANEL, metavar="<skill=rate>")]
+Departments = Annotated[list[str] | None, typer.Option(
+    "--department", help="Department NAME[:CONTACT[:EMAIL]] (repeat for each; replaces the departments).",
+    rich_help_panel=FIELDS_PANEL, metavar="<name[:contact[:email]]>")]
+BannedWorkers = Annotated[list[str] | None, typer.Option(
+    "--banned-worker", help="Id of a worker banned from the site (repeat for each; replaces the list).",
+    rich_help_panel=FIELDS_PANEL, metavar="<worker-id>")]
+FromFile = Annotated[str | None, typer.Option(
+    "--from-file", help="Read the fields from a JSON object (- for stdin); field options override it.",
+    rich_help_panel=FIELDS_PANEL, metavar="<path>|-")]
+
+BranchOption = Annotated[str | None, typer.Option("--branch", help="Id of the branch.", metavar="<branch-id>",
+                                                     autocompletion=complete_branch_ids)]
+ClientOption = Annotated[str | None, typer.Option("--client", help="Id of the client.", metavar="<client-id>",
+                                                     autocompletion=complete_client_ids)]
+BranchId = Annotated[str, typer.Argument(metavar="<branch-id>", help="Id of the branch.",
+                                         autocompletion=complete_branch_ids, show_default=False)]
+ClientId = Annotated[str, typer.Argument(metavar="<client-id>", help="Id of the client.",
+                                         autocompletion=complete_client_ids, show_default=False)]
+SiteId = Annotated[str, typer.Argument(metavar="<site-id>", help="Id of the site.",
+                                       autocompletion=complete_site_ids, show_default=False)]
+
+PageNumber = Annotated[int | None, typer.Option("--page", min=1, help="Page to show (default 1).",
+                                                   rich_help_panel=PAGES_PANEL, metavar="<n>")]
+PageSize = Annotated[int | None, typer.Option("--page-size", min=1, help="Records per page (the service caps it at 100).",
+                                                 rich_help_panel=PAGES_PANEL, metavar="<n>")]
+AllPages = Annotated[bool, typer.Option("--all", help="Every page from --page on, written as each arrives.",
+                                        rich_help_panel=PAGES_PANEL)]
+Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Stop after this many records (fetches pages as needed).",
+                                              rich_help_panel=PAGES_PANEL, metavar="<n>")]
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    plural: str
+    path: str  # collection path; a site is created under /api/clients/{clientId}/sites
+    writable: tuple[str, ...]  # the fields of an update body
+    full_update: bool  # G13: update sends the complete record (read, change, write)
+    parent_field: str | None = None
+
+
+KINDS = {
+    "branch": Kind("branch", "branches", "/api/branches", ("name", "address", "phone", "email"), True),
+    "client": Kind("client", "clients", "/api/clients", ("name", "email", "phone", "billingAddress"), True,
+                   "branchId"),
+    "site": Kind("site", "sites", "/api/sites", ("name", "address", "phone", "email", "assessmentRequired",
+                                                  "departments", "rates", "bannedWorkers"), False, "clientId"),
+}
+
+#: The option that sets each field, for messages that name what the user typed.
+OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "email": "--email",
+              "branchId": "--branch", "clientId": "--client", "billingAddress": "--billing-address",
+              "assessmentRequired": "--assessment-required", "rates": "--rate", "departments": "--department",
+              "bannedWorkers": "--banned-worker"}
+
+#: Fields the service returns but never accepts: dropped from --from-file, so `get -o json` output can be
+#: edited and fed back.
+READ_ONLY = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
+
+
+# -- field options -> changes ------------------------------------------------------------------
+def site_fields(*, name: str | None = None, address: str | None = None, phone: str | None = None,
+                email: str | None = None, assessment_required: bool | None = None,
+                rates: list[str] | None = None, departments: list[str] | None = None,
+                banned_workers: list[str] | None = None) -> dict[str, Any]:
+    """The changes given by a site's field options (None: not given), list options decoded."""
+    from wfctl.bulk import csvformat
+
+    changes: dict[str, Any] = {"name": name, "address": address, "phone": phone, "email": email,
+                               "assessmentRequired": assessment_required}
+    for field, values, decode in (("rates", rates, csvformat.decode_rates),
+                                  ("departments", departments, csvformat.decode_departments)):
+        if values:
+            items: list[Any] = []
+            for value in values:
+                try:
+                    items.extend(decode(value))
+                except csvformat.CellError as exc:
+                    raise CliError(f"{OPTION_FOR[field]}: {exc}") from None
+            changes[field] = items
+    if banned_workers:
+        changes["bannedWorkers"] = list(banned_workers)
+    return changes
+
+
+# -- the verbs ---------------------------------------------------------------------------------
+def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, page: int | None, page_size: int | None,
+                 all_pages: bool, limit: int | None, output: OutputFormat | None, fields: str | None) -> None:
+    app = app_context(ctx)
+    out = app.output(fmt(output), fields)
+    if limit is not None and page_size is None and not all_pages:
+        page_size = min(limit, 100)
+    more = all_pages or limit is not None
+    client = app.client
+    pages: Iterable[Page]
+    if kind == "branch":
+        pages = client.list_branches(page=page, page_size=page_size, all_pages=more)
+    elif kind == "client":
+        pages = client.list_clients(branch_id=parent, page=page, page_size=page_size, all_pages=more)
+        if parent:
+            pages = _only(pages, "branchId", parent)  # G9: true even where the service ignores branchId
+    else:
+        pages = client.list_sites(_required(parent, "--client"), page=page, page_size=page_size, all_pages=more)
+    out.pages(pages, kind, limit=limit)
+
+
+def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputFormat | None,
+               fields: str | None) -> None:
+    app = app_context(ctx)
+    out = app.output(fmt(output), fields)
+    out.record(getattr(app.client, f"get_{kind}")(record_id), kind)
+
+
+def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,
+                  from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
+    import uuid
+
+    app = app_context(ctx)
+    out = app.output(fmt(output), fields)
+    spec = KINDS[kind]
+    given = _given(changes)
+    values = _read_file(from_file) if from_file else {}
+    if spec.parent_field:
+        parent = parent or values.get(spec.parent_field)
+        values.pop(spec.parent_field, None)
+        if kind == "client" and parent:
+            values["branchId"] = parent
+            given.add("branchId")
+    values.update({k: v for k, v in changes.items() if v is not None})
+    body = _validate(kind, "create", values, given)
+    if kind == "site":
+        parent = _required(parent, "--client")
+        path = f"/api/clients/{parent}/sites"
+    else:
+        path = spec.path
+    if dry_run:
+        _dry_run(out, "POST", path, body, kind)
+        return
+    key = str(uuid.uuid4())
+    client = app.client
+    if kind == "site":
+        created = client.create_site(str(parent), body, idempotency_key=key)
+    else:
+        created = getattr(client, f"create_{kind}")(body, idempotency_key=key)
+    out.record(created, kind)
+
+
+def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[str, Any], *,
+                  from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
+    app = app_context(ctx)
+    out = app.output(fmt(output), fields)
+    spec = KINDS[kind]
+    given = _given(changes)
+    values = _read_file(from_file) if from_file else {}
+    if spec.parent_field:
+        values.pop(spec.parent_field, None)  # a record's parent is not changed by update
+    values.update({k: v for k, v in changes.items() if v is not None})
+    if not values:
+        raise CliError(f"nothing to update: give a field option ({', '.join(OPTION_FOR[f] for f in spec.writable)}) "
+                       "or --from-file")
+    body = _validate(kind, "update", values, given)
+    client = app.client
+    path = f"{spec.path}/{record_id}"
+    current: dict[str, Any] = {}
+    if spec.full_update:
+        # G13: some deployments clear the fields a PUT leaves out, so send the whole record.
+        current = getattr(client, f"get_{kind}")(record_id)
+        body = {**{f: current[f] for f in spec.writable if current.get(f) is not None}, **body}
+    if dry_run:
+        _dry_run(out, "PUT", path, body, kind)
+        return
+    updated = getattr(client, f"update_{kind}")(record_id, body)
+    if spec.full_update:
+        out.record({**current, **(updated or {})}, kind)
+    else:
+        out.record(client.get_site(record_id), kind)  # the answer holds only the changed fields
+
+
+def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, dry_run: bool,
+                  output: OutputFormat | None) -> None:
+    app = app_context(ctx)
+    out = app.output(fmt(output))
+    path = f"{KINDS[kind].path}/{record_id}"
+    if dry_run:
+        _dry_run(out, "DELETE", path, None, kind)
+        return
+    if not yes:
+        if not app.io.can_prompt:
+            raise CliError(f"refusing to delete {kind} {record_id} without confirmation: "
+                           "no terminal to ask on; pass --yes")
+        if not typer.confirm(f"Delete {kind} {record_id}?", default=False, err=True):
+            raise CliError(f"{kind} {record_id} not deleted", ExitCode.FAILURE)
+    out.result(getattr(app.client, f"delete_{kind}")(record_id) or {"status": "success",
+                                                                     "message": f"{kind} deleted"})
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _given(changes: dict[str, Any]) -> set[str]:
+    return {field for field, value in changes.items() if value is not None}
+
+
+def _required(value: str | None, option: str) -> str:
+    if not value:
+        raise CliError(f"missing option {option}")
+    return value
+
+
+def _only(pages: Iterable[Page], field: str, value: str) -> Iterator[Page]:
+    for page in pages:
+        page.data = [row for row in page.data if row.get(field) == value]
+        yield page
+
+
+def _read_file(path: str) -> dict[str, Any]:
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8-sig") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise CliError(f"--from-file: cannot read {path}: {exc.strerror}") from None
+    try:
+        values = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--from-file {path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(values, dict):
+        raise CliError(f"--from-file {path}: expected a JSON object with the record's fields")
+    return {k: v for k, v in values.items() if k not in READ_ONLY}
+
+
+def _validate(kind: str, action: str, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The JSON body, checked with the service's field rules (G11); a problem names its option."""
+    from pydantic import ValidationError
+
+    from wfctl.api.models import WRITE_MODELS, field_errors
+
+    try:
+        return WRITE_MODELS[(kind, action)].model_validate(values).body()
+    except ValidationError as exc:
+        errors = field_errors(exc)
+    parts = []
+    for location, messages in errors.items():
+        field = location.split(".")[0].split("[")[0]
+        if field in given:
+            where = OPTION_FOR[field]
+        elif field in values:
+            where = f"--from-file: {location}"
+        else:  # a required field that nobody gave
+            where = OPTION_FOR.get(field, field)
+        parts.append(f"{where}: {'; '.join(messages)}")
+    raise CliError("; ".join(parts), title="invalid input", errors=errors)
+
+
+def _dry_run(out: Any, method: str, path: str, body: dict[str, Any] | None, kind: str) -> None:
+    if out.format in ("json", "jsonl"):
+        out.value({"dryRun": True, "method": method, "path": path, "body": body})
+        return
+    out.result({"dryRun": True, "message": f"dry run: would send {method} {path} (nothing sent)"})
+    if body is not None:
+        out.record(body, kind)

@@ -1,0 +1,128 @@
+"""Completion of resource ids (`wfctl sites get <TAB>`) from a short-lived local cache.
+
+Only a shell asking for completions runs this code: the callbacks are plain functions that typer
+calls while completing, so a command that is not completing pays nothing. When the cache is older
+than `TTL` seconds, the ids are fetched again, time-boxed to `FETCH_SECONDS` in a daemon thread (a
+slow or unreachable service gives the cached or no candidates, never a hanging shell).
+
+Cache file: $XDG_CACHE_HOME/wfctl/ids-<hash of profile and url>.json, {kind: {"at": t, "items": [[id, name], ...]}}.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+TTL = 120.0
+FETCH_SECONDS = 2.0
+MAX_ITEMS = 500
+
+
+def complete_branch_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    return _complete(ctx, "branch", incomplete)
+
+
+def complete_client_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    return _complete(ctx, "client", incomplete)
+
+
+def complete_site_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    return _complete(ctx, "site", incomplete)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "wfctl"
+
+
+def cache_file(profile: str | None, base_url: str | None) -> Path:
+    import hashlib
+
+    key = f"{profile or os.environ.get('WFCTL_PROFILE', '')}|{base_url or os.environ.get('WFCTL_BASE_URL', '')}"
+    return cache_dir() / f"ids-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
+
+
+def remember(path: Path, kind: str, items: list[tuple[str, str]]) -> None:
+    """Store the ids of `kind` (written atomically, 0600: names of clients are business data)."""
+    data = _read(path)
+    data[kind] = {"at": time.time(), "items": [list(item) for item in items[:MAX_ITEMS]]}
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump(data, handle)
+    os.replace(tmp, path)
+
+
+def cached(path: Path, kind: str, *, max_age: float | None = TTL) -> list[tuple[str, str]] | None:
+    """The cached ids of `kind`, or None when missing or older than max_age."""
+    entry = _read(path).get(kind)
+    if not isinstance(entry, dict):
+        return None
+    if max_age is not None and time.time() - float(entry.get("at", 0)) > max_age:
+        return None
+    return [(str(item[0]), str(item[1])) for item in entry.get("items", []) if len(item) == 2]
+
+
+def _complete(ctx: Any, kind: str, incomplete: str) -> list[tuple[str, str]]:
+    root = ctx.find_root() if ctx is not None else None
+    params = getattr(root, "params", None) or {}
+    path = cache_file(params.get("profile"), params.get("base_url"))
+    items = cached(path, kind)
+    if items is None:
+        items = _fetch(params, kind, ctx) or cached(path, kind, max_age=None) or []
+        if items:
+            with contextlib.suppress(OSError):
+                remember(path, kind, items)
+    return [(ident, name) for ident, name in items if ident.startswith(incomplete)]
+
+
+def _fetch(params: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, str]] | None:
+    result: list[tuple[str, str]] = []
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            from wfctl.context import AppContext, GlobalOptions
+
+            app = AppContext(GlobalOptions(profile=params.get("profile"), base_url=params.get("base_url")))
+            client = app.client
+            for record in _records(client, kind, ctx):
+                result.append((str(record.get("id")), str(record.get("name") or "")))
+                if len(result) >= MAX_ITEMS:
+                    break
+        except Exception:  # completion must never print a traceback into the shell
+            pass
+        finally:
+            done.set()
+
+    threading.Thread(target=work, daemon=True).start()
+    done.wait(FETCH_SECONDS)
+    return list(result) if done.is_set() else None
+
+
+def _records(client: Any, kind: str, ctx: Any) -> Any:
+    if kind == "branch":
+        yield from client.iter_branches()
+        return
+    if kind == "client":
+        yield from client.iter_clients()
+        return
+    client_id = (getattr(ctx, "params", None) or {}).get("client_id")
+    client_ids = [client_id] if client_id else [c.get("id") for c in client.iter_clients()]
+    for cid in client_ids:
+        yield from client.iter_sites(cid)
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
