@@ -1,1 +1,23 @@
-"""wfctl branches export (placeholder: registers nothing yet)."""
+"""wfctl branches export."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.bulk import options as bulk
+from wfctl.commands.branches import app
+from wfctl.commands.options import app_context
+
+
+@app.command("export")
+def export_branches(ctx: typer.Context, file: bulk.ExportFile = None) -> int:
+    """Write every branch as CSV in the import format.
+
+    Examples:
+      $ wfctl branches export > branches.csv
+      $ wfctl branches export --file branches.csv
+    """
+    from wfctl.bulk.run import run_export
+
+    return run_export(app_context(ctx), "branch", parent_ids=None, all_parents=False, file=file,
+                      concurrency=1)

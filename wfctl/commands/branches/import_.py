@@ -1,1 +1,38 @@
-"""wfctl branches import (placeholder: registers nothing yet)."""
+"""wfctl branches import."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.bulk import options as bulk
+from wfctl.commands.branches import app
+from wfctl.commands.options import Output, app_context, fmt
+
+
+@app.command("import")
+def import_branches(
+    ctx: typer.Context,
+    file: bulk.File,
+    dry_run: bulk.DryRun = False,
+    on_existing: bulk.OnExisting = "skip",
+    concurrency: bulk.Concurrency = 8,
+    skip_invalid: bulk.SkipInvalid = False,
+    report: bulk.Report = None,
+    journal: bulk.Journal = None,
+    delimiter: bulk.Delimiter = None,
+    output: Output = None,
+) -> int:
+    """Create or update branches from a CSV file.
+
+    Works like `wfctl sites import`; a branch is the same record when the agency has one of that
+    name. Exit 10 when some rows failed. Format: docs/csv.md.
+
+    Examples:
+      $ wfctl branches import branches.csv
+      $ wfctl branches import branches.csv --dry-run --on-existing update
+    """
+    from wfctl.bulk.run import run_import
+
+    return run_import(app_context(ctx), "branch", file, parent_id=None, dry_run=dry_run,
+                      on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output))

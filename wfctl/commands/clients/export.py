@@ -1,1 +1,32 @@
-"""wfctl clients export (placeholder: registers nothing yet)."""
+"""wfctl clients export."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from wfctl.bulk import options as bulk
+from wfctl.commands.clients import app
+from wfctl.commands.options import app_context
+
+
+@app.command("export")
+def export_clients(
+    ctx: typer.Context,
+    branch: Annotated[list[str] | None, typer.Option(
+        "--branch", help="Export the clients of this branch (repeatable; default: every client).",
+        metavar="<branch-id>", rich_help_panel=bulk.INPUT_PANEL)] = None,
+    file: bulk.ExportFile = None,
+    concurrency: bulk.ExportConcurrency = 8,
+) -> int:
+    """Write clients as CSV in the import format, billing addresses included.
+
+    Examples:
+      $ wfctl clients export > clients.csv
+      $ wfctl clients export --branch <branch-id> --file clients.csv
+    """
+    from wfctl.bulk.run import run_export
+
+    return run_export(app_context(ctx), "client", parent_ids=list(branch or []), all_parents=False,
+                      file=file, concurrency=concurrency)

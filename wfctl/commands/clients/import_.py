@@ -1,1 +1,45 @@
-"""wfctl clients import (placeholder: registers nothing yet)."""
+"""wfctl clients import."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from wfctl.bulk import options as bulk
+from wfctl.commands.clients import app
+from wfctl.commands.options import Output, app_context, fmt
+
+
+@app.command("import")
+def import_clients(
+    ctx: typer.Context,
+    file: bulk.File,
+    branch: Annotated[str | None, typer.Option(
+        "--branch", help="Put every row in this branch (overrides the branchId and branch columns).",
+        rich_help_panel=bulk.INPUT_PANEL, metavar="<branch-id>")] = None,
+    dry_run: bulk.DryRun = False,
+    on_existing: bulk.OnExisting = "skip",
+    concurrency: bulk.Concurrency = 8,
+    skip_invalid: bulk.SkipInvalid = False,
+    report: bulk.Report = None,
+    journal: bulk.Journal = None,
+    delimiter: bulk.Delimiter = None,
+    output: Output = None,
+) -> int:
+    """Create or update clients from a CSV file.
+
+    Works like `wfctl sites import`: rows are validated and branch references (branchId, or a
+    branch column by name) resolved first; a client is the same record when its branch has one of
+    that name. Exit 10 when some rows failed. Format: docs/csv.md.
+
+    Examples:
+      $ wfctl clients import clients.csv --branch <branch-id>
+      $ wfctl clients import clients.csv --dry-run --on-existing update
+      $ wfctl clients export | wfctl clients import - --branch <other-branch-id>
+    """
+    from wfctl.bulk.run import run_import
+
+    return run_import(app_context(ctx), "client", file, parent_id=branch, dry_run=dry_run,
+                      on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output))

@@ -1,1 +1,41 @@
-"""wfctl sites export (placeholder: registers nothing yet)."""
+"""wfctl sites export."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from wfctl.bulk import options as bulk
+from wfctl.commands.options import app_context
+from wfctl.commands.sites import app
+from wfctl.errors import CliError
+
+
+@app.command("export")
+def export_sites(
+    ctx: typer.Context,
+    client: Annotated[list[str] | None, typer.Option(
+        "--client", help="Export the sites of this client (repeatable).", metavar="<client-id>",
+        rich_help_panel=bulk.INPUT_PANEL)] = None,
+    all_clients: Annotated[bool, typer.Option("--all-clients", help="Export the sites of every client.",
+                                              rich_help_panel=bulk.INPUT_PANEL)] = False,
+    file: bulk.ExportFile = None,
+    concurrency: bulk.ExportConcurrency = 8,
+) -> int:
+    """Write sites as CSV in the import format, with rates, departments and banned workers.
+
+    Each site's full record is read (list items lack rates, departments and banned workers).
+    Cells a spreadsheet would run as a formula get a leading ' that import removes again.
+
+    Examples:
+      $ wfctl sites export --client <client-id> > sites.csv
+      $ wfctl sites export --all-clients --file all-sites.csv
+      $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id>
+    """
+    if bool(client) == all_clients:
+        raise CliError("give --client <client-id> or --all-clients")
+    from wfctl.bulk.run import run_export
+
+    return run_export(app_context(ctx), "site", parent_ids=list(client or []), all_parents=all_clients,
+                      file=file, concurrency=concurrency)

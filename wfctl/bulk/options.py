@@ -1,0 +1,35 @@
+"""The options of every `import` and `export` command, declared once (typer only: `--help` stays fast)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+INPUT_PANEL = "Input"
+RUN_PANEL = "Run"
+OUTPUT_PANEL = "Output"
+
+File = Annotated[str, typer.Argument(help="CSV file to import ('-' reads stdin).", metavar="FILE|-")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and print the plan (to create, to update, "
+                                      "unchanged, invalid); send nothing.", rich_help_panel=RUN_PANEL)]
+OnExisting = Annotated[str, typer.Option(
+    "--on-existing", help="A row whose record exists (same name): skip it, update it, or fail before sending.",
+    rich_help_panel=RUN_PANEL, metavar="skip|update|fail")]
+Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Requests in flight at once.",
+                                          rich_help_panel=RUN_PANEL, min=1, max=256)]
+SkipInvalid = Annotated[bool, typer.Option("--skip-invalid", help="Import the valid rows even when others "
+                                           "are invalid (exit 10).", rich_help_panel=RUN_PANEL)]
+Report = Annotated[str | None, typer.Option("--report", help="Write every input row with status, id and "
+                                               "error columns to this CSV file.", rich_help_panel=OUTPUT_PANEL,
+                                               metavar="FILE")]
+Journal = Annotated[str | None, typer.Option("--journal", help="Where to record each row's outcome (to "
+                                                "resume a killed run); default: under $XDG_STATE_HOME/wfctl.",
+                                                rich_help_panel=RUN_PANEL, metavar="FILE")]
+Delimiter = Annotated[str | None, typer.Option("--delimiter", help="Cell delimiter (default: ';' or ',', "
+                                                  "whichever the header uses).", rich_help_panel=INPUT_PANEL,
+                                                  metavar="C")]
+ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout.",
+                                                   rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
+ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Full records read at once.",
+                                                rich_help_panel=RUN_PANEL, min=1, max=64)]
