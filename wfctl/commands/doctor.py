@@ -1,8 +1,332 @@
-"""wfctl doctor (placeholder)."""
+"""wfctl doctor: check the set-up, one pass/warn/fail line per check with what to do."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from wfctl.commands.options import Output, app_context, fmt
 
-def doctor(ctx: typer.Context) -> None:
-    """Not yet written."""
-    raise typer.Exit(1)
+if TYPE_CHECKING:
+    from wfctl.config import Settings
+
+PASS, WARN, FAIL = "pass", "warn", "fail"
+SKEW_WARN_SECONDS = 60.0  # tokens are refreshed at most 60 s ahead of expiry
+SKEW_FAIL_SECONDS = 300.0  # a third of a 15-minute token's life
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
+PROBE_PATH = "/api/agency/"
+REFRESH_TOKEN_DAYS = 30  # G4
+
+
+@dataclass
+class Check:
+    check: str
+    status: str
+    detail: str
+    fix: str = ""
+
+
+def doctor(
+    ctx: typer.Context,
+    output: Output = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the service.",
+                                           metavar="<seconds>")] = 5.0,
+) -> None:
+    """Check the config, the login, the keyring and the connection to the service.
+
+    Runs every check even when one fails, and prints one line per check: pass, warn or fail,
+    with what to do about it. Checks: the config file, the profile, the base URL, proxy and CA
+    settings, the keyring backend (a real write, read and delete), the stored token, whether the
+    service answers, and the clock skew against the service's Date header (15-minute tokens go
+    wrong on a skewed clock). Exits 0 when nothing failed, 1 otherwise.
+
+    Examples:
+      $ wfctl doctor
+      $ wfctl doctor --profile staging
+      $ wfctl doctor -o json
+      $ WFCTL_BASE_URL=http://127.0.0.1:8080 wfctl doctor --timeout 2
+    """
+    app = app_context(ctx)
+    checks = run_checks(app.options, timeout=timeout)
+    if app.output_format(fmt(output)) in ("json", "jsonl"):
+        app.io.write(json.dumps([asdict(c) for c in checks], indent=2) + "\n")
+    else:
+        app.io.write(render(checks))
+    if any(c.status == FAIL for c in checks):
+        raise typer.Exit(1)
+
+
+def run_checks(options: Any, *, timeout: float = 5.0) -> list[Check]:
+    """Every check, in order; a check that cannot run because an earlier one failed says so."""
+    from wfctl import config
+
+    checks: list[Check] = []
+    settings: Settings | None = None
+    path = config.config_path()
+    try:
+        doc = config.read_document(path)
+        if path.exists():
+            mode = _mode(path)
+            checks.append(Check("config file", WARN if "others" in mode else PASS, f"{path} ({mode})",
+                                f"chmod 600 {path}"))
+        else:
+            checks.append(Check("config file", WARN, f"{path} does not exist yet",
+                                "run `wfctl login --base-url <url>` (it writes the file), or set WFCTL_CONFIG"))
+        settings = config.load_settings(options)
+    except Exception as exc:
+        checks.append(Check("config file", FAIL, _reason(exc), f"fix or remove {path}"))
+        doc = {}
+    if settings is None:
+        return [*checks, Check("profile", FAIL, "not checked: the config file is unusable")]
+
+    checks.append(_check_profile(settings, doc))
+    checks.append(_check_base_url(settings))
+    checks.extend(_check_tls_and_proxy(settings))
+    keyring = _check_keyring(settings)
+    checks.append(keyring)
+    if keyring.status == FAIL and settings.credential_store == "keyring" and not os.environ.get("WFCTL_ACCESS_TOKEN"):
+        checks.append(Check("token", FAIL, "not checked: the keyring does not work", keyring.fix))
+    else:
+        checks.append(_check_token(settings))
+    checks.extend(_check_service(settings, timeout))
+    return checks
+
+
+def render(checks: list[Check]) -> str:
+    """Plain lines: `[pass] name: detail`, and an indented `-> fix` where there is one."""
+    width = max(len(c.check) for c in checks)
+    lines = []
+    for c in checks:
+        lines.append(f"[{c.status}] {c.check.ljust(width)}  {c.detail}")
+        if c.fix and c.status != PASS:
+            lines.append(f"       {' ' * width}  -> {c.fix}")
+    failed = sum(c.status == FAIL for c in checks)
+    warned = sum(c.status == WARN for c in checks)
+    lines.append("")
+    lines.append(f"{len(checks)} checks: {failed} failed, {warned} warnings" if failed or warned
+                 else f"{len(checks)} checks: all passed")
+    return "\n".join(lines) + "\n"
+
+
+# -- the checks ------------------------------------------------------------------------------
+
+
+def _check_profile(settings: Settings, doc: dict[str, Any]) -> Check:
+    profiles = doc.get("profiles", {})
+    where = repr(settings.profile)
+    if settings.profile in profiles:
+        return Check("profile", PASS, f"{where}, in the config file")
+    if profiles:
+        return Check("profile", WARN, f"{where} is not in the config file (it has: {', '.join(sorted(profiles))})",
+                     "pick one with --profile/WFCTL_PROFILE, or run `wfctl login` to create this one")
+    return Check("profile", WARN, f"{where}; the config file has no profiles yet",
+                 "run `wfctl login --base-url <url>`")
+
+
+def _check_base_url(settings: Settings) -> Check:
+    url = settings.base_url
+    if not url:
+        return Check("base URL", FAIL, "not set",
+                     "run `wfctl login --base-url <url>`, or pass --base-url / set WFCTL_BASE_URL")
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    source = settings.source("base_url")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return Check("base URL", FAIL, f"{url} (from {source}) is not an http(s) URL",
+                     "use a URL like https://wams.example.com")
+    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+        if settings.allow_insecure_http:
+            return Check("base URL", WARN, f"{url} (from {source}): plain http, allowed by allow_insecure_http",
+                         "use https:// so tokens are not sent in clear text")
+        return Check("base URL", FAIL, f"{url} (from {source}): wfctl will not send a token over plain http "
+                     "to a non-loopback host", "use https://, or `wfctl config set allow_insecure_http true`")
+    return Check("base URL", PASS, f"{url} (from {source})")
+
+
+def _check_tls_and_proxy(settings: Settings) -> list[Check]:
+    proxies = [f"{name}={_strip_credentials(value)}" for name in PROXY_VARIABLES
+               for value in [os.environ.get(name) or os.environ.get(name.lower())] if value]
+    proxy = Check("proxy", PASS, ", ".join(proxies) if proxies else "none (direct connection)")
+    ca_file, ca_dir, requests_bundle = (os.environ.get(n) for n in
+                                        ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"))
+    if ca_file and not os.path.isfile(ca_file):
+        tls = Check("TLS", FAIL, f"SSL_CERT_FILE={ca_file} does not exist", "point SSL_CERT_FILE at a PEM file")
+    elif ca_dir and not os.path.isdir(ca_dir):
+        tls = Check("TLS", FAIL, f"SSL_CERT_DIR={ca_dir} is not a directory", "point SSL_CERT_DIR at a directory")
+    elif ca_file or ca_dir:
+        tls = Check("TLS", PASS, f"trusting {'SSL_CERT_FILE=' + ca_file if ca_file else 'SSL_CERT_DIR=' + str(ca_dir)}")
+    elif requests_bundle:
+        tls = Check("TLS", WARN, f"REQUESTS_CA_BUNDLE={requests_bundle} is set, but wfctl (httpx) ignores it",
+                    f"export SSL_CERT_FILE={requests_bundle}")
+    else:
+        tls = Check("TLS", PASS, "trusting the certifi CA bundle (set SSL_CERT_FILE for a private CA)")
+    return [proxy, tls]
+
+
+def _check_keyring(settings: Settings) -> Check:
+    note = " (not needed now: WFCTL_ACCESS_TOKEN is set)" if os.environ.get("WFCTL_ACCESS_TOKEN") else ""
+    if settings.credential_store == "file":
+        return Check("keyring", PASS, f"not used: profile keeps its tokens in a file (credential_store = file){note}")
+    from wfctl.api.store import KeyringStore, TokenPair
+
+    probe = KeyringStore("__wfctl_doctor__", settings.config_dir / "doctor.lock")
+    try:
+        backend = probe.check()
+        probe.save(TokenPair("wfctl-doctor-probe", None, time.time() + 60, time.time()))
+        probe.delete()
+    except Exception as exc:
+        return Check("keyring", FAIL, _reason(exc) + note,
+                     "start and unlock a keyring (gnome-keyring with D-Bus), or run "
+                     "`wfctl login --credential-store file`, or set WFCTL_ACCESS_TOKEN")
+    return Check("keyring", PASS, f"{backend}: write, read and delete work{note}")
+
+
+def _check_token(settings: Settings) -> Check:
+    if os.environ.get("WFCTL_ACCESS_TOKEN"):
+        return Check("token", PASS, "WFCTL_ACCESS_TOKEN is set: used as is, nothing stored, no refresh")
+    try:
+        store = _store_for(settings)
+        pair = store.load()
+    except Exception as exc:
+        return Check("token", FAIL, _reason(exc), "run `wfctl login`")
+    if pair is None:
+        return Check("token", FAIL, f"not logged in (profile {settings.profile!r})",
+                     "run `wfctl login`" + (" --base-url <url>" if not settings.base_url else ""))
+    who = f"{pair.username or 'unknown user'} at {pair.base_url or 'unknown URL'}"
+    if pair.base_url and settings.base_url and pair.base_url.rstrip("/") != settings.base_url.rstrip("/"):
+        return Check("token", WARN, f"stored login is for {pair.base_url}, but the base URL is {settings.base_url}",
+                     "run `wfctl login` for this URL")
+    left = pair.seconds_left()
+    if pair.refresh_token and pair.obtained_at and time.time() - pair.obtained_at > REFRESH_TOKEN_DAYS * 86400:
+        return Check("token", WARN, f"{who}: last refreshed over {REFRESH_TOKEN_DAYS} days ago; "
+                     "the refresh token has probably expired", "run `wfctl login`")
+    if left > 0:
+        return Check("token", PASS, f"{who}: access token valid for {_duration(left)}"
+                     + (", refresh token kept" if pair.refresh_token else ""))
+    if pair.refresh_token:
+        return Check("token", PASS, f"{who}: access token expired {_duration(-left)} ago; "
+                     "it is refreshed on the next command")
+    return Check("token", FAIL, f"{who}: access token expired and there is no refresh token", "run `wfctl login`")
+
+
+def _check_service(settings: Settings, timeout: float) -> list[Check]:
+    if not settings.base_url:
+        return [Check("service", WARN, "not checked: no base URL"),
+                Check("clock", WARN, "not checked: no base URL")]
+    import httpx
+
+    url = settings.base_url.rstrip("/") + PROBE_PATH
+    started = time.monotonic()
+    try:
+        with httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False) as client:
+            response = client.get(url, headers={"Accept": "application/json"})
+    except httpx.ConnectError as exc:
+        fix = ("check SSL_CERT_FILE (a private CA?) and the proxy settings" if "CERTIFICATE" in str(exc).upper()
+               else "check the URL, your network, and HTTPS_PROXY/NO_PROXY")
+        return [Check("service", FAIL, f"cannot connect to {url}: {_reason(exc)}", fix),
+                Check("clock", WARN, "not checked: the service did not answer")]
+    except httpx.HTTPError as exc:
+        return [Check("service", FAIL, f"{url}: {_reason(exc)}",
+                      "check the URL, your network, and HTTPS_PROXY/NO_PROXY; try --timeout 15"),
+                Check("clock", WARN, "not checked: the service did not answer")]
+    elapsed = time.monotonic() - started
+    received = time.time()
+    status = response.status_code
+    if status in (200, 401, 403):
+        service = Check("service", PASS, f"{url} answered {status} in {elapsed * 1000:.0f} ms")
+    elif status == 404:
+        service = Check("service", FAIL, f"{url} answered 404: this does not look like the service's API",
+                        "check the base URL (the service root, without /api)")
+    else:
+        service = Check("service", WARN if status < 500 else FAIL, f"{url} answered {status}",
+                        "check the base URL; the service may be having trouble")
+    return [service, _check_clock(response.headers.get("Date"), received, elapsed)]
+
+
+def _check_clock(date_header: str | None, received: float, elapsed: float) -> Check:
+    if not date_header:
+        return Check("clock", WARN, "the service sent no Date header; skew unknown")
+    try:
+        server = parsedate_to_datetime(date_header).timestamp()
+    except (TypeError, ValueError):
+        return Check("clock", WARN, f"unreadable Date header {date_header!r}; skew unknown")
+    skew = received - elapsed / 2 - server  # positive: the local clock is ahead
+    direction = "ahead of" if skew > 0 else "behind"
+    text = f"local clock is {abs(skew):.0f} s {direction} the service"
+    fix = "sync the clock (e.g. `timedatectl set-ntp true`); tokens last 15 minutes"
+    if abs(skew) > SKEW_FAIL_SECONDS:
+        return Check("clock", FAIL, text, fix)
+    if abs(skew) > SKEW_WARN_SECONDS:
+        return Check("clock", WARN, text, fix)
+    return Check("clock", PASS, text if abs(skew) >= 2 else "in step with the service (within 2 s)")
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _store_for(settings: Settings) -> Any:
+    """The profile's token store, as the HTTP layer builds it."""
+    import importlib
+
+    try:
+        factory = getattr(importlib.import_module("wfctl.api.session"), "store_for_settings", None)
+    except ImportError:  # the session module is optional: build the store the same way
+        factory = None
+    if factory is not None:
+        return factory(settings)
+    from wfctl.api.store import FileStore, KeyringStore
+
+    lock = settings.config_dir / "locks" / f"{settings.profile}.lock"
+    if settings.credential_store == "file":
+        return FileStore(settings.config_dir / "credentials" / f"{settings.profile}.json", lock)
+    return KeyringStore(settings.profile, lock)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _strip_credentials(url: str) -> str:
+    """`http://user:secret@proxy:3128` -> `http://***@proxy:3128`: doctor output gets pasted into tickets."""
+    if "@" in url and "://" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
+    return url
+
+
+def _mode(path: Any) -> str:
+    try:
+        mode = path.stat().st_mode & 0o777
+    except OSError:
+        return "unreadable"
+    return f"mode {mode:04o}" + ("" if mode & 0o077 == 0 else ", readable by others")
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    if seconds < 172800:
+        return f"{seconds // 3600} h"
+    return f"{seconds // 86400} days"
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:300]
