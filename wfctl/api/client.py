@@ -1,15 +1,48 @@
 """Client: one authenticated, retrying HTTP session to the service, with a method per endpoint.
 
-INTERFACE CONTRACT (other modules code against exactly these names; bodies are filled in by the
-HTTP-layer work). Records are plain dicts exactly as the service sends them (camelCase keys):
-cheap to stream, and what `-o json` prints.
+Records are plain dicts exactly as the service sends them (camelCase keys): cheap to stream, and
+what `-o json` prints.
+
+    from wfctl.api import Client
+    with Client.from_profile() as client:
+        for branch in client.iter_branches():
+            print(branch["id"], branch["name"])
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json as jsonlib
+import logging
+import re
+import uuid
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from wfctl.api.errors import (
+    ApiError,
+    Conflict,
+    Forbidden,
+    ForeignOrigin,
+    InsecureTransport,
+    NetworkError,
+    NotFound,
+    NotLoggedIn,
+    PaginationError,
+    ServerError,
+    ValidationFailed,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+    from wfctl.api.store import TokenPair
+    from wfctl.api.transport import RetryPolicy
+
+log = logging.getLogger("wfctl.http")
+
+USER_AGENT = "wfctl"
+MAX_REDIRECTS = 5
 
 
 @dataclass
@@ -25,24 +58,52 @@ class Page:
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
+class NotSupported(NotFound):
+    """The deployment does not offer this endpoint (404/405 on an extension such as agency update)."""
+
+
 class Client:
     """Talks to one service origin.
 
     Construction does no I/O. `auth` is an `httpx.Auth` (see wfctl.api.auth) or None for
     the identity endpoints. Every method raises a subclass of wfctl.api.errors.ApiError on failure.
     Thread-safe: bulk import shares one Client between worker threads.
+
+    Options: `auth`, `timeout` (seconds, default 30), `allow_insecure_http` (G19), `retry`
+    (a RetryPolicy), `log` (a callable receiving each verbose log line, already redacted),
+    `transport` (an httpx transport under the retry layer, e.g. httpx.MockTransport for tests),
+    `sleep` (the function used to wait between retries), `user_agent`.
     """
 
     def __init__(self, base_url: str, **options: Any) -> None:
-        raise NotImplementedError
+        from wfctl.api.origin import insecure
+
+        self.base_url = base_url.rstrip("/")
+        self.auth: httpx.Auth | None = options.pop("auth", None)
+        self.allow_insecure_http = bool(options.pop("allow_insecure_http", False))
+        self.timeout = float(options.pop("timeout", 30.0) or 30.0)
+        self._log: Callable[[str], None] | None = options.pop("log", None)
+        self._retry: RetryPolicy | None = options.pop("retry", None)
+        self._inner_transport: httpx.BaseTransport | None = options.pop("transport", None)
+        self._sleep: Callable[[float], None] | None = options.pop("sleep", None)
+        self._user_agent = options.pop("user_agent", None)
+        if options:
+            raise TypeError(f"unknown Client option(s): {', '.join(sorted(options))}")
+        self._insecure = insecure(self.base_url, self.allow_insecure_http)
+        self._http: httpx.Client | None = None
 
     @classmethod
     def from_profile(cls, profile: str | None = None) -> Client:
         """A Client using the CLI's config and stored login for `profile` (default profile if None)."""
-        raise NotImplementedError
+        from wfctl.api.session import client_for_settings
+        from wfctl.config import load_settings
+
+        return client_for_settings(load_settings(profile=profile))
 
     def close(self) -> None:
-        raise NotImplementedError
+        if self._http is not None:
+            self._http.close()
+            self._http = None
 
     def __enter__(self) -> Client:
         return self
@@ -63,7 +124,74 @@ class Client:
     ) -> Any:
         """Send one request (path relative to base_url, or a same-origin absolute URL) and return
         the decoded JSON body (None for an empty body). Non-2xx raises ApiError."""
-        raise NotImplementedError
+        response = self.send(method, path, params=params, json=json, headers=headers,
+                             idempotency_key=idempotency_key)
+        return decode_body(response)
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json: Any = None,
+        content: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        idempotency_key: str | None = None,
+        authenticated: bool = True,
+    ) -> httpx.Response:
+        """Like `request`, but return the (read) httpx.Response. Non-2xx raises ApiError."""
+        import httpx
+
+        url = self.url_for(path)
+        hdrs = {"Accept": "application/json"}
+        hdrs.update(headers or {})
+        if idempotency_key:
+            hdrs["Idempotency-Key"] = idempotency_key
+        http = self._session()
+        kwargs: dict[str, Any] = {"params": _clean_params(params), "headers": hdrs}
+        if json is not None:
+            kwargs["json"] = json
+        elif content is not None:
+            kwargs["content"] = content
+        auth: Any = self.auth if (authenticated and self.auth is not None) else None
+        for _ in range(MAX_REDIRECTS + 1):
+            if self._insecure:
+                raise InsecureTransport(
+                    f"refused to send credentials over plain http:// to {self.base_url}; use https://, "
+                    "or set allow_insecure_http = true in the profile if you accept the risk")
+            try:
+                if auth is not None:
+                    response = http.request(method, url, auth=auth, **kwargs)
+                else:
+                    response = http.request(method, url, **kwargs)
+            except httpx.TimeoutException as exc:
+                raise NetworkError(f"timed out talking to {self.base_url}",
+                                   detail=f"{type(exc).__name__} after retries") from None
+            except httpx.TransportError as exc:
+                raise NetworkError(f"cannot reach {self.base_url}",
+                                   detail=_transport_reason(exc)) from None
+            if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
+                url = self._redirect_target(url, response.headers["location"])
+                if response.status_code == 303 or (response.status_code in (301, 302) and method != "GET"):
+                    method, kwargs = "GET", {"headers": hdrs}
+                kwargs["params"] = None
+                continue
+            if response.status_code >= 400:
+                raise error_from_response(response)
+            return response
+        raise ServerError(f"too many redirects (more than {MAX_REDIRECTS})")
+
+    def url_for(self, path: str) -> str:
+        """Absolute URL for a path relative to base_url or a same-origin absolute URL."""
+        from wfctl.api.origin import origin_of, same_origin
+
+        if "://" in path or path.startswith("//"):
+            if not same_origin(path, self.base_url):
+                raise ForeignOrigin(f"refused {origin_of(path)}: not the service origin "
+                                    f"{origin_of(self.base_url)}, so no token is sent there")
+            return path
+        return self.base_url + "/" + path.lstrip("/")
 
     def pages(
         self,
@@ -76,73 +204,339 @@ class Client:
     ) -> Iterator[Page]:
         """Yield pages starting at `page` (default 1), following nextPage in every G8 form;
         stops after one page when all_pages is False. A loop or a foreign origin raises."""
-        raise NotImplementedError
+        from wfctl.api.pagination import next_request, to_page
+
+        query = dict(params or {})
+        if page is not None:
+            query["pageNumber"] = page
+        if page_size is not None:
+            query["pageSize"] = page_size
+        url: str = self.url_for(path)
+        seen: set[str] = set()
+        while True:
+            key = _request_key(url, query)
+            if key in seen:
+                raise PaginationError(f"the service's pages loop back to {key}")
+            seen.add(key)
+            body = self.request("GET", url, params=query or None)
+            current = _absolute(url, query)
+            nxt = next_request(body, current, self.base_url)
+            yield to_page(body, next_url=nxt)
+            if not all_pages or nxt is None:
+                return
+            url, query = nxt, {}
+
+    def login(self, username: str, password: str, *, username_field: str = "username") -> dict[str, Any]:
+        """POST /identity/login; return the token answer (accessToken, refreshToken, ...)."""
+        from wfctl.api.redact import register_secret
+
+        register_secret(password)
+        body = {username_field or "username": username, "password": password}
+        try:
+            answer = self.request_unauthenticated("POST", "/identity/login", json=body)
+        except NotLoggedIn as exc:
+            raise NotLoggedIn("the service rejected the username or password", status=exc.status,
+                              detail=exc.detail if exc.detail != exc.title else None) from None
+        if not isinstance(answer, dict) or "accessToken" not in answer:
+            raise ServerError("the service's login answer has no accessToken")
+        return answer
+
+    def request_unauthenticated(self, method: str, path: str, **kwargs: Any) -> Any:
+        return decode_body(self.send(method, path, authenticated=False, **kwargs))
+
+    def token_pair(self) -> TokenPair:
+        """A currently valid token pair of this client's login, refreshed first if it is about to expire."""
+        from wfctl.api.auth import StaticTokenAuth, TokenAuth
+        from wfctl.api.store import TokenPair
+
+        if isinstance(self.auth, StaticTokenAuth):
+            return TokenPair(self.auth.token, None, 0.0, 0.0, None, self.base_url)
+        if not isinstance(self.auth, TokenAuth):
+            raise NotLoggedIn("this client has no stored login")
+        auth = self.auth
+        flow = auth.valid_pair()
+        http = self._session()
+        try:
+            request = next(flow)
+            while True:
+                if self._insecure:
+                    raise InsecureTransport(f"refused to send a token over plain http:// to {self.base_url}")
+                response = http.send(request)
+                try:
+                    request = flow.send(response)
+                finally:
+                    response.close()
+        except StopIteration as stop:
+            pair: TokenPair = stop.value
+            return pair
+        except ApiError:
+            raise
+        except Exception as exc:
+            import httpx
+
+            if isinstance(exc, httpx.TransportError):
+                raise NetworkError(f"cannot reach {self.base_url}", detail=_transport_reason(exc)) from None
+            raise
 
     # -- agency ------------------------------------------------------------------
     def get_agency(self) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("GET", "/api/agency/"))
 
     def update_agency(self, body: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        """PUT /api/agency/ (a sandbox extension, G6): NotSupported when the deployment lacks it."""
+        try:
+            return _record(self.request("PUT", "/api/agency/", json=body))
+        except (NotFound, ServerError) as exc:
+            if exc.status in (404, 405, 501):
+                raise NotSupported("this deployment does not offer agency updates", status=exc.status,
+                                   detail="this deployment does not offer agency updates") from None
+            raise
 
     # -- branches ----------------------------------------------------------------
     def list_branches(self, *, page: int | None = None, page_size: int | None = None,
                       all_pages: bool = False) -> Iterator[Page]:
-        raise NotImplementedError
+        return self.pages("/api/branches", page=page, page_size=page_size, all_pages=all_pages)
 
     def iter_branches(self, *, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
-        raise NotImplementedError
+        for p in self.list_branches(page_size=page_size, all_pages=True):
+            yield from p.data
 
     def get_branch(self, branch_id: str) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("GET", f"/api/branches/{_seg(branch_id)}"))
 
     def create_branch(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("POST", "/api/branches", json=body,
+                                    idempotency_key=idempotency_key or new_idempotency_key()))
 
     def update_branch(self, branch_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("PUT", f"/api/branches/{_seg(branch_id)}", json=body))
 
     def delete_branch(self, branch_id: str) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("DELETE", f"/api/branches/{_seg(branch_id)}"))
 
     # -- clients -----------------------------------------------------------------
     def list_clients(self, *, branch_id: str | None = None, page: int | None = None,
                      page_size: int | None = None, all_pages: bool = False) -> Iterator[Page]:
         """Pages of clients; with branch_id the rows are also filtered here (G9)."""
-        raise NotImplementedError
+        params = {"branchId": branch_id} if branch_id else None
+        for p in self.pages("/api/clients", params, page=page, page_size=page_size, all_pages=all_pages):
+            if branch_id:
+                p.data = [row for row in p.data if str(row.get("branchId")) == branch_id]
+            yield p
 
     def iter_clients(self, *, branch_id: str | None = None, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
-        raise NotImplementedError
+        for p in self.list_clients(branch_id=branch_id, page_size=page_size, all_pages=True):
+            yield from p.data
 
     def get_client(self, client_id: str) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("GET", f"/api/clients/{_seg(client_id)}"))
 
     def create_client(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("POST", "/api/clients", json=body,
+                                    idempotency_key=idempotency_key or new_idempotency_key()))
 
     def update_client(self, client_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("PUT", f"/api/clients/{_seg(client_id)}", json=body))
 
     def delete_client(self, client_id: str) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("DELETE", f"/api/clients/{_seg(client_id)}"))
 
     # -- sites -------------------------------------------------------------------
     def list_sites(self, client_id: str, *, page: int | None = None, page_size: int | None = None,
                    all_pages: bool = False) -> Iterator[Page]:
-        raise NotImplementedError
+        return self.pages(f"/api/clients/{_seg(client_id)}/sites", page=page, page_size=page_size,
+                          all_pages=all_pages)
 
     def iter_sites(self, client_id: str, *, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
-        raise NotImplementedError
+        for p in self.list_sites(client_id, page_size=page_size, all_pages=True):
+            yield from p.data
 
     def get_site(self, site_id: str) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("GET", f"/api/sites/{_seg(site_id)}"))
 
     def create_site(self, client_id: str, body: dict[str, Any], *,
                     idempotency_key: str | None = None) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("POST", f"/api/clients/{_seg(client_id)}/sites", json=body,
+                                    idempotency_key=idempotency_key or new_idempotency_key()))
 
     def update_site(self, site_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("PUT", f"/api/sites/{_seg(site_id)}", json=body))
 
     def delete_site(self, site_id: str) -> dict[str, Any]:
-        raise NotImplementedError
+        return _record(self.request("DELETE", f"/api/sites/{_seg(site_id)}"))
+
+    # -- internals ---------------------------------------------------------------
+    def _session(self) -> httpx.Client:
+        if self._http is None:
+            import httpx
+
+            from wfctl.api.transport import make_transport
+
+            transport = make_transport(inner=self._inner_transport, policy=self._retry, log=self._log,
+                                       sleep=self._sleep)
+            self._http = httpx.Client(
+                transport=transport,
+                timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
+                follow_redirects=False,
+                headers={"User-Agent": self._user_agent or _user_agent()},
+                trust_env=True,
+            )
+        return self._http
+
+    def _redirect_target(self, current: str, location: str) -> str:
+        import httpx
+
+        from wfctl.api.origin import origin_of, same_origin
+
+        target = httpx.URL(current).join(location)
+        if not same_origin(target, self.base_url):
+            raise ForeignOrigin(f"the service redirected to {origin_of(target)}, another origin; "
+                                "not followed, no token sent there")
+        return str(target)
+
+
+def new_idempotency_key() -> str:
+    return str(uuid.uuid4())
+
+
+def decode_body(response: httpx.Response) -> Any:
+    content = response.content
+    if not content.strip():
+        return None
+    try:
+        return response.json()
+    except ValueError:
+        raise ServerError("the service answered with something that is not JSON",
+                          status=response.status_code, detail=_snippet(response.text)) from None
+
+
+def error_from_response(response: httpx.Response) -> ApiError:
+    """Map a non-2xx answer to an ApiError with a one-line cause, whatever the body shape (G10)."""
+    from wfctl.api.redact import redact_text
+
+    status = response.status_code
+    title, detail, errors = _parse_error_body(response)
+    title = redact_text(title or response.reason_phrase or f"HTTP {status}")
+    detail = redact_text(detail) if detail else None
+    errors = {k: [redact_text(m) for m in v] for k, v in errors.items()}
+    cls: type[ApiError]
+    if status == 401:
+        cls = NotLoggedIn
+        if not detail or detail == title:
+            detail = "the service did not accept the login"
+    elif status == 403:
+        cls = Forbidden
+    elif status == 404:
+        cls = NotFound
+    elif status == 409:
+        cls = Conflict
+    elif status in (400, 422):
+        cls = ValidationFailed
+    else:
+        cls = ServerError
+    return cls(title, status=status, detail=detail, errors=errors)
+
+
+def _parse_error_body(response: httpx.Response) -> tuple[str | None, str | None, dict[str, list[str]]]:
+    text = response.text if response.content else ""
+    ctype = response.headers.get("content-type", "")
+    if not text.strip():
+        return None, None, {}
+    body: Any = None
+    if "json" in ctype or text.lstrip()[:1] in ("{", "["):
+        try:
+            body = jsonlib.loads(text)
+        except ValueError:
+            body = None
+    if isinstance(body, dict):
+        title = _as_text(body.get("title")) or _as_text(body.get("message")) or _as_text(body.get("error"))
+        if title is None and isinstance(body.get("error"), dict):
+            inner = body["error"]
+            title = _as_text(inner.get("message")) or _as_text(inner.get("title"))
+        detail = _as_text(body.get("detail")) or (
+            _as_text(body.get("message")) if body.get("title") else None)
+        errors: dict[str, list[str]] = {}
+        raw = body.get("errors")
+        if isinstance(raw, dict):
+            for name, messages in raw.items():
+                if isinstance(messages, list):
+                    errors[str(name)] = [_as_text(m) or jsonlib.dumps(m) for m in messages]
+                else:
+                    errors[str(name)] = [_as_text(messages) or jsonlib.dumps(messages)]
+        elif isinstance(raw, list) and raw:
+            items = [_as_text(m) or _as_text(m.get("message") if isinstance(m, dict) else None)
+                     or jsonlib.dumps(m) for m in raw]
+            detail = "; ".join(i for i in items if i)
+        return title, detail, errors
+    if isinstance(body, list) and body:
+        return None, "; ".join(_as_text(m) or jsonlib.dumps(m) for m in body), {}
+    if "html" in ctype or text.lstrip().lower().startswith(("<!doctype", "<html")):
+        match = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
+        stripped = match.group(1) if match else re.sub(r"<[^>]+>", " ", text)
+        return None, _snippet(stripped) or None, {}
+    return None, _snippet(text), {}
+
+
+def _as_text(value: Any) -> str | None:
+    if isinstance(value, str) and value.strip():
+        return " ".join(value.split())
+    return None
+
+
+def _snippet(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _record(body: Any) -> dict[str, Any]:
+    if isinstance(body, dict):
+        return body
+    if body is None:
+        return {}
+    raise ServerError("the service answered with an unexpected document", detail=_snippet(str(body)))
+
+
+def _seg(value: str) -> str:
+    """An id as one path segment: ids are opaque (G16), so quote anything that could change the path."""
+    from urllib.parse import quote
+
+    text = str(value)
+    if not text or text in (".", ".."):
+        raise ValidationFailed(f"invalid id {text!r}")
+    return quote(text, safe="")
+
+
+def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:
+    if not params:
+        return None
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _absolute(url: str, query: dict[str, Any]) -> str:
+    import httpx
+
+    u = httpx.URL(url)
+    if query:
+        u = u.copy_merge_params({k: v for k, v in query.items() if v is not None})
+    return str(u)
+
+
+def _request_key(url: str, query: dict[str, Any]) -> str:
+    import httpx
+
+    u = httpx.URL(_absolute(url, query))
+    items = sorted(u.params.multi_items())
+    return str(u.copy_with(query=None)) + "?" + "&".join(f"{k}={v}" for k, v in items)
+
+
+def _transport_reason(exc: Exception) -> str:
+    from wfctl.api.redact import redact_text
+
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return redact_text(f"{type(exc).__name__}: {text}")[:300]
+
+
+def _user_agent() -> str:
+    from wfctl import __version__
+
+    return f"{USER_AGENT}/{__version__}"

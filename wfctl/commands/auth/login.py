@@ -1,8 +1,124 @@
-"""wfctl login (placeholder: replaced by the login work)."""
+"""wfctl login: sign in and keep the token pair in the profile's credential store."""
+
+from __future__ import annotations
+
+import sys
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from wfctl.commands.options import app_context
 
-def login(ctx: typer.Context) -> None:
-    """Not yet written."""
-    raise typer.Exit(1)
+if TYPE_CHECKING:
+    from wfctl.config import Settings
+
+LOGIN_PANEL = "Login"
+STORE_PANEL = "Credential store"
+
+
+class CredentialStore(StrEnum):
+    keyring = "keyring"
+    file = "file"
+
+
+def login(
+    ctx: typer.Context,
+    base_url: Annotated[str | None, typer.Option(
+        "--base-url", help="Service URL, e.g. https://wams.example.com (saved in the profile).",
+        metavar="<url>", rich_help_panel=LOGIN_PANEL)] = None,
+    username: Annotated[str | None, typer.Option(
+        "--username", "-u", help="Your user name (asked for on a terminal when left out).",
+        metavar="<user>", rich_help_panel=LOGIN_PANEL)] = None,
+    password_stdin: Annotated[bool, typer.Option(
+        "--password-stdin", help="Read the password from standard input (a password is never taken "
+        "from the command line).", rich_help_panel=LOGIN_PANEL)] = False,
+    username_field: Annotated[str | None, typer.Option(
+        "--username-field", help="Name of the user field in the login request, e.g. email (saved in the "
+        "profile as login_username_field).", metavar="<name>", rich_help_panel=LOGIN_PANEL)] = None,
+    credential_store: Annotated[CredentialStore | None, typer.Option(
+        "--credential-store", help="Where to keep the tokens: keyring (the default) or file (a 0600 file in "
+        "the config directory, for hosts without a keyring). Saved in the profile.",
+        rich_help_panel=STORE_PANEL, show_default=False)] = None,
+) -> None:
+    """Sign in to the service and keep the login for later commands.
+
+    Asks the service for a token pair and keeps it in the OS keyring, or in a 0600 file with
+    --credential-store file. The service URL, user name and store are saved in the profile
+    (--profile). Later commands refresh the access token automatically. What is not given is asked
+    for on a terminal (the password hidden); in a script use --password-stdin.
+
+    Examples:
+      $ wfctl login --base-url https://wams.example.com
+      $ wfctl login --base-url http://127.0.0.1:8000 --username admin@northwind.test
+      $ printf '%s' "$PASSWORD" | wfctl login -u <user> --password-stdin
+      $ wfctl --profile ci login --credential-store file -u <user> --password-stdin
+    """
+    from wfctl.api.session import anonymous_client, save_login
+    from wfctl.api.store import TokenPair
+    from wfctl.config import normalize_base_url, update_profile
+    from wfctl.errors import CliError
+
+    app = app_context(ctx)
+    io = app.io
+    settings = app.settings
+    url = base_url or settings.base_url
+    if not url:
+        if not io.can_prompt:
+            raise CliError("no service URL: pass --base-url <url> (or set WFCTL_BASE_URL)")
+        url = typer.prompt("Service URL", err=True).strip()
+    url = normalize_base_url(url)
+    field = username_field or settings.login_username_field
+    store_kind = credential_store.value if credential_store else settings.credential_store
+    explicit_store = credential_store is not None or settings.source("credential_store") != "default"
+
+    password = _read_password_stdin() if password_stdin else None
+    user = username or settings.username
+    if not user:
+        if not io.can_prompt:
+            raise CliError("no user name: pass --username <user>")
+        user = typer.prompt("Username", err=True).strip()
+    if password is None:
+        if not io.can_prompt:
+            raise CliError("no password: pipe it to --password-stdin, or run wfctl login on a terminal")
+        password = typer.prompt("Password", hide_input=True, err=True)
+    if not password:
+        raise CliError("the password is empty")
+
+    if store_kind == "keyring":
+        _check_keyring(settings, explicit_store)
+
+    with anonymous_client(settings, url, verbose=app.options.verbose) as client:
+        answer = client.login(user, password, username_field=field)
+    pair = TokenPair.from_response(answer, username=user, base_url=url)
+    store = save_login(settings, pair, store_kind)
+    update_profile(settings.profile, {
+        "base_url": url,
+        "username": user,
+        "credential_store": store_kind if explicit_store or store_kind != "keyring" else None,
+        "login_username_field": username_field,
+    })
+    io.note(f"Logged in to {url} as {user} (profile {settings.profile!r}); tokens kept in {store.describe()}.")
+
+
+def _read_password_stdin() -> str:
+    text = sys.stdin.read()
+    if text.endswith("\r\n"):
+        return text[:-2]
+    return text[:-1] if text.endswith("\n") else text
+
+
+def _check_keyring(settings: Settings, explicit: bool) -> None:
+    """Fail before sending the password when the keyring cannot keep the tokens."""
+    from wfctl.api.errors import CredentialStoreError
+    from wfctl.api.session import store_for_settings
+    from wfctl.api.store import KeyringStore, no_keyring_message
+
+    store = store_for_settings(settings, "keyring")
+    assert isinstance(store, KeyringStore)
+    try:
+        store.check()
+    except CredentialStoreError as exc:
+        if explicit:
+            raise
+        raise CredentialStoreError(no_keyring_message(exc.title, settings.config_dir)) from None

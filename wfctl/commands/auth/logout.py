@@ -1,8 +1,30 @@
-"""wfctl logout (placeholder: replaced by the login work)."""
+"""wfctl logout: forget the stored login of a profile."""
+
+from __future__ import annotations
 
 import typer
 
+from wfctl.commands.options import app_context
+
 
 def logout(ctx: typer.Context) -> None:
-    """Not yet written."""
-    raise typer.Exit(1)
+    """Sign out: remove the stored tokens of the profile.
+
+    Removes the token pair from the profile's credential store (keyring or file). The profile's
+    settings (service URL, user name) stay, so `wfctl login` asks only for the password.
+
+    Examples:
+      $ wfctl logout
+      $ wfctl --profile staging logout
+    """
+    from wfctl.api.session import store_for_settings
+
+    app = app_context(ctx)
+    settings = app.settings
+    store = store_for_settings(settings)
+    with store.lock():
+        removed = store.delete()
+    if removed:
+        app.io.note(f"Logged out of profile {settings.profile!r}; tokens removed from {store.describe()}.")
+    else:
+        app.io.note(f"Profile {settings.profile!r} was not logged in.")

@@ -1,0 +1,48 @@
+"""Origins (scheme, host, port) and the plain-http guard (G8, G19)."""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+
+import httpx
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin(url: Any) -> tuple[str, str, int | None]:
+    u = url if isinstance(url, httpx.URL) else httpx.URL(str(url))
+    scheme = u.scheme.lower()
+    return scheme, (u.host or "").lower(), u.port or _DEFAULT_PORTS.get(scheme)
+
+
+def origin_of(url: Any) -> str:
+    scheme, host, port = origin(url)
+    if ":" in host:
+        host = f"[{host}]"
+    default = _DEFAULT_PORTS.get(scheme)
+    return f"{scheme}://{host}" + (f":{port}" if port and port != default else "")
+
+
+def same_origin(a: Any, b: Any) -> bool:
+    """Same scheme, host and port, and no userinfo on `a` (an `https://good@evil/` trick)."""
+    ua = a if isinstance(a, httpx.URL) else httpx.URL(str(a))
+    if ua.userinfo:
+        return False
+    return origin(ua) == origin(b)
+
+
+def is_loopback(host: str) -> bool:
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def insecure(url: Any, allow_insecure_http: bool) -> bool:
+    """True when sending credentials to `url` would put them on the wire in clear text (G19)."""
+    scheme, host, _ = origin(url)
+    return scheme == "http" and not allow_insecure_http and not is_loopback(host)

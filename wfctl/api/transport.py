@@ -1,0 +1,164 @@
+"""The transport under the Client: retries with backoff, and the verbose log of every attempt.
+
+Retries (bounded in attempts and in total time):
+- GET, HEAD, OPTIONS, PUT and DELETE on a connection error, a timeout, or 408/425/429/500/502/503/504;
+- POST only when the request provably never left (the connection could not be made), when the
+  service answered 429 (it refused without acting), or when it carries an `Idempotency-Key` (G20).
+Delays are capped exponential backoff with full jitter; a `Retry-After` (seconds or an HTTP date)
+is honoured up to a cap (G18).
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from wfctl.api.redact import redact_body, redact_headers, redact_text
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+# The request never reached the service: safe to send again whatever the method.
+_NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
+
+
+@dataclass
+class RetryPolicy:
+    max_attempts: int = 4
+    backoff_base: float = 0.5
+    backoff_cap: float = 8.0
+    retry_after_cap: float = 30.0
+    total_time: float = 60.0
+
+    def backoff(self, attempt: int) -> float:
+        """Full jitter: uniform in [0, min(cap, base * 2**(attempt-1))]."""
+        return random.uniform(0.0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
+
+
+class RetryTransport(httpx.BaseTransport):
+    def __init__(self, inner: httpx.BaseTransport, *, policy: RetryPolicy | None = None,
+                 log: Callable[[str], None] | None = None,
+                 sleep: Callable[[float], None] = time.sleep,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.inner = inner
+        self.policy = policy or RetryPolicy()
+        self.log = log
+        self.sleep = sleep
+        self.clock = clock
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        started = self.clock()
+        method = request.method.upper()
+        replayable = method in IDEMPOTENT_METHODS or "idempotency-key" in request.headers
+        attempt = 0
+        while True:
+            attempt += 1
+            if self.log:
+                self._log_request(request, attempt)
+            try:
+                response = self.inner.handle_request(request)
+            except httpx.TransportError as exc:
+                retry = isinstance(exc, _NEVER_SENT) or replayable
+                delay = self._delay(attempt, started, None) if retry else None
+                if self.log:
+                    self.log(f"! {type(exc).__name__}: {redact_text(str(exc))}"
+                             + (f" (retrying in {delay:.1f} s)" if delay is not None else ""))
+                if delay is None:
+                    raise
+                self.sleep(delay)
+                continue
+            if self.log:
+                response = self._log_response(response)
+            status = response.status_code
+            if status in RETRY_STATUSES and (replayable or status == 429):
+                delay = self._delay(attempt, started, response.headers.get("retry-after"))
+                if delay is not None:
+                    if self.log:
+                        self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
+                    response.close()
+                    self.sleep(delay)
+                    continue
+            return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def _delay(self, attempt: int, started: float, retry_after: str | None) -> float | None:
+        """Seconds to wait before the next attempt, or None when attempts or time are used up."""
+        if attempt >= self.policy.max_attempts:
+            return None
+        delay = self.policy.backoff(attempt)
+        wanted = parse_retry_after(retry_after) if retry_after else None
+        if wanted is not None:
+            delay = min(wanted, self.policy.retry_after_cap)
+        if self.clock() - started + delay > self.policy.total_time:
+            return None
+        return delay
+
+    def _log_request(self, request: httpx.Request, attempt: int) -> None:
+        assert self.log is not None
+        suffix = f" (attempt {attempt})" if attempt > 1 else ""
+        self.log(f"> {request.method} {redact_text(str(request.url))}{suffix}")
+        for name, value in redact_headers(request.headers):
+            self.log(f"> {name}: {value}")
+        body = _request_body(request)
+        if body:
+            self.log("> " + redact_body(body, request.headers.get("content-type", "")))
+
+    def _log_response(self, response: httpx.Response) -> httpx.Response:
+        assert self.log is not None
+        raw = b"".join(response.iter_raw()) if hasattr(response, "stream") else b""
+        response.close()
+        copy = httpx.Response(response.status_code, headers=response.headers,
+                              stream=httpx.ByteStream(raw), extensions=response.extensions,
+                              request=response.request if _has_request(response) else None)
+        self.log(f"< HTTP {response.status_code} {response.reason_phrase}")
+        for name, value in redact_headers(response.headers):
+            self.log(f"< {name}: {value}")
+        if raw:
+            if response.headers.get("content-encoding", "identity") not in ("", "identity"):
+                self.log(f"< <{len(raw)} bytes, {response.headers['content-encoding']}-encoded>")
+            else:
+                self.log("< " + redact_body(raw, response.headers.get("content-type", "")))
+        return copy
+
+
+def parse_retry_after(value: str, now: float | None = None) -> float | None:
+    """`Retry-After` as seconds to wait: delta-seconds or an HTTP date; None when unreadable."""
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _request_body(request: httpx.Request) -> bytes:
+    try:
+        return request.content
+    except httpx.RequestNotRead:
+        return b""
+
+
+def _has_request(response: httpx.Response) -> bool:
+    try:
+        response.request  # noqa: B018 - raises when unset
+        return True
+    except RuntimeError:
+        return False
+
+
+def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPolicy | None = None,
+                   log: Callable[[str], None] | None = None, sleep: Callable[[float], None] | None = None,
+                   **transport_options: Any) -> RetryTransport:
+    base = inner if inner is not None else httpx.HTTPTransport(**transport_options)
+    return RetryTransport(base, policy=policy, log=log, sleep=sleep or time.sleep)

@@ -1,0 +1,70 @@
+"""wfctl auth status."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import typer
+
+from wfctl.commands.auth import app
+from wfctl.commands.options import Output, app_context, fmt
+
+_WHY = {
+    "flag": "chosen with --credential-store",
+    "env": "set by WFCTL_CREDENTIAL_STORE",
+    "profile": "set in the profile (credential_store)",
+    "default": "the default",
+}
+
+
+@app.command("status")
+def status(ctx: typer.Context, output: Output = None) -> None:
+    """Show who you are logged in as, and where the tokens are kept.
+
+    Shows the profile, service URL, user, agency, when the access token expires, and which
+    credential store holds the tokens and why. Asks the service for the agency (refreshing the
+    token if needed). Exits with 3 when the profile is not logged in.
+
+    Examples:
+      $ wfctl auth status
+      $ wfctl --profile staging auth status -o json
+    """
+    import os
+
+    from wfctl.api.errors import NetworkError, NotLoggedIn
+    from wfctl.api.session import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings
+
+    app_ctx = app_context(ctx)
+    out = app_ctx.output(fmt(output))
+    settings = app_ctx.settings
+    info: dict[str, Any] = {"profile": settings.profile, "baseUrl": settings.base_url}
+    if os.environ.get(ACCESS_TOKEN_ENV):
+        info.update(user=None, credentialStore="environment",
+                    credentialStoreReason=f"{ACCESS_TOKEN_ENV} is set: used as is, nothing stored")
+        pair = None
+    else:
+        store = store_for_settings(settings)
+        pair = store.load()
+        if pair is None:
+            raise NotLoggedIn(f"not logged in (profile {settings.profile!r}, {store.describe()})")
+        info.update(user=pair.username, credentialStore=settings.credential_store,
+                    credentialStoreLocation=store.describe(),
+                    credentialStoreReason=_WHY[settings.source("credential_store")])
+    client = client_for_settings(settings, verbose=app_ctx.options.verbose)
+    with client:
+        try:
+            agency = client.get_agency()
+            info["agency"] = agency.get("name")
+        except NetworkError as exc:
+            app_ctx.io.warn(f"agency unknown: {exc.one_line()}")
+            info["agency"] = None
+        if pair is not None:
+            pair = client.token_pair() if client.auth is not None else pair
+            info["accessTokenExpires"] = _iso(pair.expires_at)
+            info["accessTokenExpiresIn"] = f"{max(0, int(pair.seconds_left()))} s"
+    out.record(info, kind="login")
+
+
+def _iso(epoch: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(epoch))

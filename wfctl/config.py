@@ -1,0 +1,290 @@
+"""Profiles and settings: where the config file lives, how a setting is resolved, how the file is written.
+
+Precedence for every setting: flag > environment > profile > default. The file is TOML, read with
+tomllib and written with tomli_w, atomically (temp file, fsync, rename) with mode 0600. A file that
+cannot be parsed is reported with its path and line and is never overwritten.
+
+    [profiles.default]
+    base_url = "https://wams.example.com"
+    credential_store = "file"
+
+Light module: no httpx, keyring, pydantic, typer or rich imports.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from wfctl.context import GlobalOptions
+
+DEFAULT_PROFILE = "default"
+CREDENTIAL_STORES = ("keyring", "file")
+OUTPUT_FORMATS = ("table", "json", "jsonl", "csv")
+
+
+@dataclass(frozen=True)
+class Key:
+    """A profile setting: its type, default, environment variable and help line."""
+
+    name: str
+    kind: str  # "str", "bool", "float" or one of the choice tuples below
+    default: Any
+    env: str | None
+    help: str
+    choices: tuple[str, ...] = ()
+
+
+KEYS: dict[str, Key] = {
+    k.name: k
+    for k in (
+        Key("base_url", "str", None, "WFCTL_BASE_URL", "Service URL, e.g. https://wams.example.com"),
+        Key("output", "str", None, "WFCTL_OUTPUT", "Default output format", OUTPUT_FORMATS),
+        Key("credential_store", "str", "keyring", "WFCTL_CREDENTIAL_STORE",
+            "Where the token pair is kept: keyring or file", CREDENTIAL_STORES),
+        Key("login_username_field", "str", "username", None,
+            "Name of the username field in the login request body (G1), e.g. email"),
+        Key("allow_insecure_http", "bool", False, None,
+            "Allow sending tokens over plain http:// to a non-loopback host"),
+        Key("username", "str", None, None, "Username offered by `wfctl login`"),
+        Key("timeout", "float", 30.0, "WFCTL_TIMEOUT", "Seconds to wait for one HTTP answer"),
+    )
+}
+
+
+class ConfigError(CliError):
+    """The config file or a setting is unusable (exit 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, ExitCode.USAGE, title="config error")
+
+
+@dataclass
+class Settings:
+    """Every setting of the active profile, resolved, with where each value came from."""
+
+    profile: str
+    config_path: Path
+    base_url: str | None = None
+    output: str | None = None
+    credential_store: str = "keyring"
+    login_username_field: str = "username"
+    allow_insecure_http: bool = False
+    username: str | None = None
+    timeout: float = 30.0
+    sources: dict[str, str] = field(default_factory=dict)  # key -> "flag" | "env" | "profile" | "default"
+
+    @property
+    def config_dir(self) -> Path:
+        return self.config_path.parent
+
+    def source(self, key: str) -> str:
+        return self.sources.get(key, "default")
+
+
+# -- paths ---------------------------------------------------------------------
+
+
+def config_path() -> Path:
+    """`WFCTL_CONFIG`, else `$XDG_CONFIG_HOME/wfctl/config.toml`, else the platform's config directory."""
+    explicit = os.environ.get("WFCTL_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return _config_home() / "wfctl" / "config.toml"
+
+
+def _config_home() -> Path:
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg and os.path.isabs(xdg):
+        return Path(xdg)
+    if sys.platform == "win32":
+        return Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support"
+    return Path.home() / ".config"
+
+
+# -- reading -------------------------------------------------------------------
+
+
+def read_document(path: Path | None = None) -> dict[str, Any]:
+    """The whole config file as a dict ({} when it does not exist). A broken file raises ConfigError
+    naming the file and the line."""
+    path = path or config_path()
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    try:
+        doc = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {path} is not UTF-8 text; fix or remove it") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}; fix or remove it") from None
+    profiles = doc.get("profiles", {})
+    if not isinstance(profiles, dict) or not all(isinstance(v, dict) for v in profiles.values()):
+        raise ConfigError(f"config file {path}: [profiles] must hold tables like [profiles.default]")
+    return doc
+
+
+def profile_names(doc: dict[str, Any]) -> list[str]:
+    return sorted(doc.get("profiles", {}))
+
+
+def load_settings(options: GlobalOptions | None = None, *, profile: str | None = None) -> Settings:
+    """Resolve the active profile's settings: flag > environment > profile > default."""
+    path = config_path()
+    doc = read_document(path)
+    flags: dict[str, Any] = {}
+    if options is not None:
+        profile = profile or options.profile
+        if options.base_url:
+            flags["base_url"] = options.base_url
+        if options.output:
+            flags["output"] = options.output
+    name = profile or os.environ.get("WFCTL_PROFILE") or str(doc.get("default_profile") or DEFAULT_PROFILE)
+    stored = doc.get("profiles", {}).get(name, {})
+    settings = Settings(profile=name, config_path=path)
+    for key in KEYS.values():
+        value, source = key.default, "default"
+        if key.name in stored:
+            value, source = _coerce(key, stored[key.name], f"config file {path}, profile {name!r}"), "profile"
+        if key.env and os.environ.get(key.env):
+            value, source = _coerce(key, os.environ[key.env], f"environment variable {key.env}"), "env"
+        if key.name in flags:
+            value, source = flags[key.name], "flag"
+        setattr(settings, key.name, value)
+        settings.sources[key.name] = source
+    if settings.base_url:
+        settings.base_url = normalize_base_url(settings.base_url)
+    return settings
+
+
+def normalize_base_url(url: str) -> str:
+    url = url.strip()
+    if "://" not in url:
+        raise ConfigError(f"base URL {url!r} needs a scheme, e.g. https://{url}")
+    scheme = url.split("://", 1)[0].lower()
+    if scheme not in ("http", "https"):
+        raise ConfigError(f"base URL {url!r} must start with https:// (or http:// for a local sandbox)")
+    return url.rstrip("/")
+
+
+def parse_value(key: str, text: str) -> Any:
+    """A `config set` value, checked against the key's type."""
+    if key not in KEYS:
+        raise ConfigError(f"unknown setting {key!r}; known: {', '.join(KEYS)}")
+    return _coerce(KEYS[key], text, f"setting {key}")
+
+
+def _coerce(key: Key, value: Any, where: str) -> Any:
+    if key.kind == "bool":
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(f"{where}: {key.name} must be true or false, not {value!r}")
+    if key.kind == "float":
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{where}: {key.name} must be a number, not {value!r}") from None
+        if number <= 0:
+            raise ConfigError(f"{where}: {key.name} must be above 0")
+        return number
+    if not isinstance(value, str):
+        raise ConfigError(f"{where}: {key.name} must be a string")
+    if key.choices and value not in key.choices:
+        raise ConfigError(f"{where}: {key.name} must be one of {', '.join(key.choices)}, not {value!r}")
+    if key.name == "base_url":
+        return normalize_base_url(value)
+    return value
+
+
+# -- writing -------------------------------------------------------------------
+
+
+def update_profile(profile: str, values: dict[str, Any], *, unset: tuple[str, ...] = (),
+                   path: Path | None = None) -> Path:
+    """Set `values` and remove `unset` keys in one profile, under a lock, atomically.
+
+    Re-reads the file first: a broken file raises ConfigError and is left exactly as it is."""
+    path = path or config_path()
+    with _config_lock(path):
+        doc = read_document(path)
+        profiles = doc.setdefault("profiles", {})
+        section = profiles.setdefault(profile, {})
+        for key, value in values.items():
+            if value is not None:
+                section[key] = value
+        for key in unset:
+            section.pop(key, None)
+        save_document(doc, path)
+    return path
+
+
+def save_document(doc: dict[str, Any], path: Path | None = None) -> None:
+    """Write the config atomically with mode 0600."""
+    import tomli_w
+
+    path = path or config_path()
+    write_private_file(path, tomli_w.dumps(doc).encode("utf-8"))
+
+
+def write_private_file(path: Path, data: bytes) -> None:
+    """Atomic write readable by the owner only: temp file (0600) in the same directory, fsync, rename."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o600)
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    if sys.platform == "win32":
+        return
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextlib.contextmanager
+def _config_lock(path: Path) -> Iterator[None]:
+    from filelock import FileLock, Timeout
+
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    lock = FileLock(str(path) + ".lock", timeout=10)
+    try:
+        with lock:
+            yield
+    except Timeout:
+        raise ConfigError(f"config file {path} is locked by another wfctl process") from None
