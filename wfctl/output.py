@@ -34,7 +34,8 @@ SECTIONS: dict[str, list[str]] = {
     "bannedWorkers": [],
 }
 
-_NO_WRAP = {"id", "createdOn", "updatedOn", "modifiedOn"}
+_NO_WRAP = {"id", "branchId", "clientId", "phone", "email", "assessmentRequired", "createdOn", "updatedOn",
+            "modifiedOn"}
 
 _PLURAL = {"agency": "agencies", "branch": "branches", "client": "clients", "site": "sites"}
 
@@ -200,7 +201,7 @@ class Output:
 
             table = Table(box=_box(), show_edge=False, pad_edge=False, header_style="bold")
             for name in names:
-                table.add_column(name, overflow="fold", no_wrap=name in _NO_WRAP)
+                table.add_column(name, overflow="ellipsis" if name in _NO_WRAP else "fold", no_wrap=name in _NO_WRAP)
             for line in cells:
                 table.add_row(*line)
             self.io.console.print(table)
