@@ -17,7 +17,17 @@ GLOBAL_PANEL = "Global options"
 app = typer.Typer(
     name="wfctl",
     cls=WfctlGroup,  # plain-text help with option panels and Examples, for every command (no rich)
-    help="Administer the Workforce Agency Management Service: branches, clients and sites.",
+    help="""Administer the Workforce Agency Management Service: branches, clients and sites.
+
+    Log in once per profile; wfctl keeps the tokens (keyring, or a 0600 file) and refreshes them.
+    Output is a table on a terminal, or json, jsonl or csv for scripts (--output).
+
+    Examples:
+      $ wfctl login --base-url https://wams.example.com
+      $ wfctl sites list --client <client-id>
+      $ wfctl -o json branches get <branch-id>
+      $ wfctl doctor
+    """,
     epilog="Run `wfctl help environment` for environment variables, config keys and exit codes.",
     no_args_is_help=True,
     add_completion=False,
