@@ -1,5 +1,60 @@
-"""wfctl sandbox (placeholder)."""
+"""wfctl sandbox serve: the local reference service (FastAPI + SQLite), for trying wfctl and for tests.
+
+FastAPI and uvicorn come with the optional extra `wfctl[sandbox]`; they are imported only inside
+`serve`, so the rest of the CLI never loads them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Not yet written.", no_args_is_help=True, rich_markup_mode=None)
+from wfctl.errors import CliError
+
+app = typer.Typer(help="Run the local reference service (the sandbox).", no_args_is_help=True,
+                  rich_markup_mode=None)
+
+INSTALL_HINT = "the sandbox needs FastAPI and uvicorn: pip install 'wfctl[sandbox]'"
+
+
+@app.command("serve")
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on.", metavar="<host>")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="Port to listen on.", metavar="<port>")] = 8765,
+    db: Annotated[str | None, typer.Option("--db", help="SQLite file that keeps the data across restarts "
+                                              "(default: in memory).", metavar="<file>")] = None,
+    seed: Annotated[bool, typer.Option("--seed/--no-seed", help="Fill an empty database with sample agencies, "
+                                       "logins and records.")] = True,
+    access_ttl: Annotated[int, typer.Option("--access-ttl", min=1, help="Access token lifetime in seconds.",
+                                            metavar="<seconds>")] = 900,
+    rate_limit: Annotated[int | None, typer.Option("--rate-limit", min=1, help="Answer 429 past N requests "
+                                                      "a second.", metavar="<n>")] = None,
+    latency: Annotated[int, typer.Option("--latency", min=0, help="Delay every answer by this many "
+                                         "milliseconds (plays a remote service).", metavar="<ms>")] = 0,
+) -> None:
+    """Serve the sandbox on http://HOST:PORT until Ctrl-C.
+
+    Examples:
+
+        $ wfctl sandbox serve
+        $ wfctl sandbox serve --db sandbox.db --port 9000
+        $ wfctl sandbox serve --access-ttl 5 --rate-limit 50 --latency 20
+    """
+    if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
+        raise CliError(INSTALL_HINT)
+    from wfctl.sandbox.seed import LOGINS
+    from wfctl.sandbox.server import serve as run
+
+    url = f"http://{host}:{port}"
+    typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
+    typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
+    if seed:
+        typer.echo("seeded logins (username / password):", err=True)
+        for username, password, role, agency in LOGINS:
+            typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
+    typer.echo(f"log in with: wfctl login --base-url {url} --username admin@northwind.test", err=True)
+    typer.echo("press Ctrl-C to stop", err=True)
+    run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
+        latency_ms=latency)

@@ -1,0 +1,600 @@
+"""The sandbox's ASGI app: every endpoint of openapi.json with the gap decisions G1-G21.
+
+Speed matters (the sandbox must never be what limits wfctl's own benchmarks), so the handlers are
+plain `async def` Starlette endpoints registered on the FastAPI app: no per-request pydantic, bodies
+checked by hand (validation.py), JSON written with the standard library, short synchronous SQLite
+calls on one connection. FastAPI's own schema generation is off: /openapi.json serves the project's
+copy of the contract, and /docs renders that same document.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from wfctl.sandbox import validation as v
+from wfctl.sandbox.auth import Principal, Tokens, dummy_hash, verify_password
+from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, not_found, problem_response
+from wfctl.sandbox.store import Store
+
+JSON_TYPE = "application/json"
+DEFAULT_PAGE_SIZE = 10
+MAX_PAGE_SIZE = 100
+IDEMPOTENCY_WINDOW = 24 * 3600
+
+Handler = Callable[[Request, Principal], Awaitable[Response]]
+
+
+def create_app(
+    db_path: str | None = None,
+    *,
+    seed: bool = True,
+    access_ttl: int = 900,
+    rate_limit: int | None = None,
+    latency_ms: int = 0,
+) -> FastAPI:
+    """The sandbox app. `db_path=None` keeps the data in memory; `seed` fills an empty database (G21)."""
+    store = Store(db_path)
+    if seed:
+        from wfctl.sandbox.seed import seed as apply_seed
+
+        apply_seed(store)
+    store.purge_expired()
+    api = SandboxApi(store, Tokens(store, access_ttl))
+
+    app = FastAPI(title="Workforce Agency Management Service (sandbox)", openapi_url=None, docs_url=None,
+                  redoc_url=None,
+                  exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error})
+    app.state.store = store
+    for path, method, endpoint in api.routes():
+        app.add_route(path, endpoint, methods=[method], include_in_schema=False)
+    app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
+    app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
+    if rate_limit or latency_ms:
+        app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms)
+    return app
+
+
+def openapi_document() -> dict[str, Any]:
+    """The contract the sandbox implements (the project's own copy, shipped in the package)."""
+    text = resources.files("wfctl.sandbox").joinpath("openapi.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+class Throttle:
+    """`--rate-limit N` (429 with Retry-After past N requests a second, G18) and `--latency MS`.
+
+    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing."""
+
+    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0) -> None:
+        self.app = app
+        self.rate_limit = rate_limit or 0
+        self.latency = latency_ms / 1000
+        self.window = 0
+        self.count = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if self.rate_limit:
+            now = time.time()
+            second = int(now)
+            if second != self.window:
+                self.window, self.count = second, 0
+            self.count += 1
+            if self.count > self.rate_limit:
+                response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
+                                            headers={"Retry-After": "1"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class SandboxApi:
+    """The endpoints. Each handler checks the role, the tenancy, the body, then touches the database."""
+
+    def __init__(self, store: Store, tokens: Tokens) -> None:
+        self.store = store
+        self.db = store.db
+        self.tokens = tokens
+
+    def routes(self) -> list[tuple[str, str, Callable[[Request], Awaitable[Response]]]]:
+        p = self._protected
+        return [
+            ("/identity/login", "POST", self._public(self.login)),
+            ("/identity/refresh", "POST", self._public(self.refresh)),
+            ("/api/agency/", "GET", p(self.get_agency)),
+            ("/api/agency/", "PUT", p(self.update_agency)),
+            ("/api/branches", "GET", p(self.list_branches)),
+            ("/api/branches", "POST", p(self.create_branch)),
+            ("/api/branches/{branchId}", "GET", p(self.get_branch)),
+            ("/api/branches/{branchId}", "PUT", p(self.update_branch)),
+            ("/api/branches/{branchId}", "DELETE", p(self.delete_branch)),
+            ("/api/clients", "GET", p(self.list_clients)),
+            ("/api/clients", "POST", p(self.create_client)),
+            ("/api/clients/{clientId}", "GET", p(self.get_client)),
+            ("/api/clients/{clientId}", "PUT", p(self.update_client)),
+            ("/api/clients/{clientId}", "DELETE", p(self.delete_client)),
+            ("/api/clients/{clientId}/sites", "GET", p(self.list_sites)),
+            ("/api/clients/{clientId}/sites", "POST", p(self.create_site)),
+            ("/api/sites/{siteId}", "GET", p(self.get_site)),
+            ("/api/sites/{siteId}", "PUT", p(self.update_site)),
+            ("/api/sites/{siteId}", "DELETE", p(self.delete_site)),
+        ]
+
+    # ---- identity (G1-G4) -----------------------------------------------------------------------
+
+    async def login(self, request: Request) -> Response:
+        body = v.validate(v.parse_json_body(await request.body()), v.LOGIN, required=("username", "password"))
+        user = self.tokens.find_user(body["username"])
+        stored = user[1] if user else dummy_hash()
+        # scrypt is deliberately slow: keep it off the event loop.
+        verified = await asyncio.to_thread(verify_password, body["password"], stored)
+        if user is None or not verified:
+            raise ApiProblem(401, "wrong username or password", headers={"WWW-Authenticate": "Bearer"})
+        return _json(self.tokens.login(user[0]))
+
+    async def refresh(self, request: Request) -> Response:
+        body = v.validate(v.parse_json_body(await request.body()), v.REFRESH,
+                          required=("accessToken", "refreshToken"))
+        return _json(self.tokens.refresh(body["accessToken"], body["refreshToken"]))
+
+    # ---- agency (G6) ----------------------------------------------------------------------------
+
+    async def get_agency(self, request: Request, who: Principal) -> Response:
+        return _json(self._agency(who.agency_id))
+
+    async def update_agency(self, request: Request, who: Principal) -> Response:
+        if who.role != "admin":
+            raise forbidden("only an admin may update the agency")
+        fields = v.validate(await _body(request), v.AGENCY)
+        if fields:
+            sets = ", ".join(f"{_AGENCY_COLUMNS[k]} = ?" for k in fields)
+            with self.store.transaction() as db:
+                db.execute(f"UPDATE agencies SET {sets} WHERE id = ?", (*fields.values(), who.agency_id))
+        return _json(self._agency(who.agency_id))
+
+    def _agency(self, agency_id: str) -> dict[str, Any]:
+        row = self.db.execute("SELECT name, email, phone, work_week_start, calendar_year_start, "
+                              "holiday_year_start, holiday_cap_hours FROM agencies WHERE id = ?",
+                              (agency_id,)).fetchone()
+        return {"name": row[0], "email": row[1], "phone": row[2], "workWeekStart": row[3],
+                "calendarYearStart": row[4], "holidayYearStart": row[5], "holidayCapHours": row[6]}
+
+    # ---- branches -------------------------------------------------------------------------------
+
+    async def list_branches(self, request: Request, who: Principal) -> Response:
+        page, size = _page_params(request)
+        total = self.db.execute("SELECT count(*) FROM branches WHERE agency_id = ?", (who.agency_id,)).fetchone()[0]
+        rows = self.db.execute(
+            f"SELECT {_BRANCH_COLS} FROM branches WHERE agency_id = ? ORDER BY created_on, id LIMIT ? OFFSET ?",
+            (who.agency_id, size, _offset(page, size))).fetchall()
+        return _json(_envelope(request, [_branch(r) for r in rows], total, page, size))
+
+    async def get_branch(self, request: Request, who: Principal) -> Response:
+        return _json(_branch(self._branch_row(who, request.path_params["branchId"])))
+
+    async def create_branch(self, request: Request, who: Principal) -> Response:
+        if who.role == "staff":
+            raise forbidden("staff may not create branches")
+        fields = v.validate(await _body(request), v.BRANCH, required=("name",))
+        branch_id, now = str(uuid.uuid4()), _now()
+        with self._unique("branch", fields.get("name")), self.store.transaction() as db:
+            db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       (branch_id, who.agency_id, fields["name"], fields["name"].casefold(),
+                        fields.get("address", ""), fields.get("phone", ""), fields.get("email", ""), now))
+        return _json({"id": branch_id, "name": fields["name"], "address": fields.get("address", ""),
+                      "phone": fields.get("phone", ""), "email": fields.get("email", ""), "createdOn": now}, 201)
+
+    async def update_branch(self, request: Request, who: Principal) -> Response:
+        if who.role == "staff":
+            raise forbidden("staff may not change branches")
+        branch_id = request.path_params["branchId"]
+        self._branch_row(who, branch_id)
+        fields = v.validate(await _body(request), v.BRANCH)
+        now = _now()
+        with self._unique("branch", fields.get("name")), self.store.transaction() as db:
+            _update(db, "branches", branch_id, fields, _BRANCH_COLUMNS, "modified_on", now)
+        row = self._branch_row(who, branch_id)
+        out = _branch(row)
+        del out["createdOn"]
+        out["modifiedOn"] = now
+        return _json(out)
+
+    async def delete_branch(self, request: Request, who: Principal) -> Response:
+        if who.role == "staff":
+            raise forbidden("staff may not delete branches")
+        branch_id = request.path_params["branchId"]
+        self._branch_row(who, branch_id)
+        with self.store.transaction() as db:
+            clients = db.execute("SELECT count(*) FROM clients WHERE branch_id = ?", (branch_id,)).fetchone()[0]
+            if clients:
+                raise ApiProblem(409, f"branch {branch_id} still has {clients} client(s); "
+                                      "delete or move them first")
+            users = db.execute("SELECT count(*) FROM users WHERE branch_id = ?", (branch_id,)).fetchone()[0]
+            if users:
+                raise ApiProblem(409, f"branch {branch_id} has {users} staff login(s) bound to it")
+            db.execute("DELETE FROM branches WHERE id = ?", (branch_id,))
+        return _deleted("branch")
+
+    def _branch_row(self, who: Principal, branch_id: str) -> tuple[Any, ...]:
+        row = self.db.execute(f"SELECT {_BRANCH_COLS} FROM branches WHERE id = ? AND agency_id = ?",
+                              (branch_id, who.agency_id)).fetchone()
+        if row is None:
+            raise not_found("branch", branch_id)
+        return row
+
+    # ---- clients (G9; staff see only their branch's clients, G5) -------------------------------
+
+    async def list_clients(self, request: Request, who: Principal) -> Response:
+        page, size = _page_params(request)
+        branch_filter = request.query_params.get("branchId")
+        where, args = "agency_id = ?", [who.agency_id]
+        if who.role == "staff":
+            where += " AND branch_id = ?"
+            args.append(who.branch_id or "")
+        if branch_filter is not None:
+            where += " AND branch_id = ?"
+            args.append(branch_filter)
+        total = self.db.execute(f"SELECT count(*) FROM clients WHERE {where}", args).fetchone()[0]
+        rows = self.db.execute(
+            f"SELECT {_CLIENT_COLS} FROM clients WHERE {where} ORDER BY created_on, id LIMIT ? OFFSET ?",
+            (*args, size, _offset(page, size))).fetchall()
+        extra = "" if branch_filter is None else "&branchId=" + quote(branch_filter, safe="")
+        return _json(_envelope(request, [_client_summary(r) for r in rows], total, page, size, extra))
+
+    async def get_client(self, request: Request, who: Principal) -> Response:
+        return _json(_client(self._client_row(who, request.path_params["clientId"])))
+
+    async def create_client(self, request: Request, who: Principal) -> Response:
+        fields = v.validate(await _body(request), v.CLIENT_CREATE, required=("name", "branchId"))
+        branch_id = fields["branchId"]
+        self._branch_row(who, branch_id)
+        if who.role == "staff" and branch_id != who.branch_id:
+            raise forbidden("staff may only create clients in their own branch")
+        client_id, now = str(uuid.uuid4()), _now()
+        with self._unique("client", fields["name"], "in this branch"), self.store.transaction() as db:
+            db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, "
+                       "billing_address, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (client_id, who.agency_id, branch_id, fields["name"], fields["name"].casefold(),
+                        fields.get("email", ""), fields.get("phone", ""), fields.get("billingAddress", ""), now))
+        return _json({"id": client_id, "name": fields["name"], "branchId": branch_id,
+                      "email": fields.get("email", ""), "phone": fields.get("phone", ""),
+                      "billingAddress": fields.get("billingAddress", ""), "createdOn": now}, 201)
+
+    async def update_client(self, request: Request, who: Principal) -> Response:
+        client_id = request.path_params["clientId"]
+        self._client_row(who, client_id)
+        fields = v.validate(await _body(request), v.CLIENT_UPDATE)
+        now = _now()
+        with self._unique("client", fields.get("name"), "in this branch"), self.store.transaction() as db:
+            _update(db, "clients", client_id, fields, _CLIENT_COLUMNS, "updated_on", now)
+        out = _client(self._client_row(who, client_id))
+        del out["createdOn"]
+        out["updatedOn"] = now
+        return _json(out)
+
+    async def delete_client(self, request: Request, who: Principal) -> Response:
+        client_id = request.path_params["clientId"]
+        self._client_row(who, client_id)
+        with self.store.transaction() as db:
+            sites = db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client_id,)).fetchone()[0]
+            if sites:
+                raise ApiProblem(409, f"client {client_id} still has {sites} site(s); delete them first")
+            db.execute("DELETE FROM clients WHERE id = ?", (client_id,))
+        return _deleted("client")
+
+    def _client_row(self, who: Principal, client_id: str) -> tuple[Any, ...]:
+        row = self.db.execute(f"SELECT {_CLIENT_COLS}, billing_address, branch_id FROM clients "
+                              "WHERE id = ? AND agency_id = ?", (client_id, who.agency_id)).fetchone()
+        if row is None or (who.role == "staff" and row[-1] != who.branch_id):
+            raise not_found("client", client_id)
+        return row
+
+    # ---- sites ----------------------------------------------------------------------------------
+
+    async def list_sites(self, request: Request, who: Principal) -> Response:
+        client_id = request.path_params["clientId"]
+        page, size = _page_params(request)
+        self._client_row(who, client_id)
+        total = self.db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client_id,)).fetchone()[0]
+        rows = self.db.execute(
+            f"SELECT {_SITE_SUMMARY_COLS} FROM sites WHERE client_id = ? ORDER BY created_on, id LIMIT ? OFFSET ?",
+            (client_id, size, _offset(page, size))).fetchall()
+        return _json(_envelope(request, [_site_summary(r) for r in rows], total, page, size))
+
+    async def get_site(self, request: Request, who: Principal) -> Response:
+        return _json(_site(self._site_row(who, request.path_params["siteId"])))
+
+    async def create_site(self, request: Request, who: Principal) -> Response:
+        client_id = request.path_params["clientId"]
+        client = self._client_row(who, client_id)
+        fields = v.validate(await _body(request), v.SITE, required=("name",))
+        site_id, now = str(uuid.uuid4()), _now()
+        site = {"id": site_id, "clientId": client_id, "name": fields["name"],
+                "address": fields.get("address", ""), "phone": fields.get("phone", ""),
+                "email": fields.get("email", ""), "assessmentRequired": fields.get("assessmentRequired", False),
+                "departments": fields.get("departments", []), "rates": fields.get("rates", []),
+                "bannedWorkers": fields.get("bannedWorkers", []), "documents": [], "createdOn": now}
+        with self._unique("site", fields["name"], "for this client"), self.store.transaction() as db:
+            db.execute(
+                "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email, "
+                "assessment_required, departments, rates, banned_workers, documents, created_on) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?)",
+                (site_id, who.agency_id, client[-1], client_id, site["name"], fields["name"].casefold(),
+                 site["address"], site["phone"], site["email"], int(site["assessmentRequired"]),
+                 _dumps(site["departments"]), _dumps(site["rates"]), _dumps(site["bannedWorkers"]), now))
+        return _json(site, 201)
+
+    async def update_site(self, request: Request, who: Principal) -> Response:
+        site_id = request.path_params["siteId"]
+        row = self._site_row(who, site_id)
+        fields = v.validate(await _body(request), v.SITE)
+        now = _now()
+        stored = {k: (_dumps(val) if isinstance(val, list) else int(val) if isinstance(val, bool) else val)
+                  for k, val in fields.items()}
+        with self._unique("site", fields.get("name"), "for this client"), self.store.transaction() as db:
+            _update(db, "sites", site_id, stored, _SITE_COLUMNS, "updated_on", now)
+        # G13 / the specification: the answer carries id, clientId, the fields sent, and updatedOn.
+        return _json({"id": site_id, "clientId": row[1], **fields, "updatedOn": now})
+
+    async def delete_site(self, request: Request, who: Principal) -> Response:
+        site_id = request.path_params["siteId"]
+        self._site_row(who, site_id)
+        with self.store.transaction() as db:
+            db.execute("DELETE FROM sites WHERE id = ?", (site_id,))
+        return _deleted("site")
+
+    def _site_row(self, who: Principal, site_id: str) -> tuple[Any, ...]:
+        row = self.db.execute(f"SELECT {_SITE_COLS}, branch_id FROM sites WHERE id = ? AND agency_id = ?",
+                              (site_id, who.agency_id)).fetchone()
+        if row is None or (who.role == "staff" and row[-1] != who.branch_id):
+            raise not_found("site", site_id)
+        return row
+
+    # ---- plumbing -------------------------------------------------------------------------------
+
+    def _unique(self, kind: str, name: str | None, scope: str = "in this agency") -> _UniqueGuard:
+        return _UniqueGuard(kind, name, scope)
+
+    def _public(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except ApiProblem as exc:
+                return from_exception(exc)
+
+        return endpoint
+
+    def _protected(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+        async def endpoint(request: Request) -> Response:
+            try:
+                who = self.tokens.authenticate(request.headers.get("authorization"))
+                key = request.headers.get("idempotency-key") if request.method == "POST" else None
+                if key is not None:
+                    return await self._idempotent(request, who, key, handler)
+                return await handler(request, who)
+            except ApiProblem as exc:
+                return from_exception(exc)
+
+        return endpoint
+
+    async def _idempotent(self, request: Request, who: Principal, key: str, handler: Handler) -> Response:
+        """G20: a POST with `Idempotency-Key` is applied once; the same key and body replay the answer."""
+        if not key.strip() or len(key) > 255:
+            raise ApiProblem(400, "Idempotency-Key must be 1-255 characters",
+                             errors={"Idempotency-Key": ["must be 1-255 characters"]})
+        raw = await request.body()
+        fingerprint = _fingerprint(request.url.path, raw)
+        now = time.time()
+        row = self.db.execute("SELECT fingerprint, status, media_type, body, created_at FROM idempotency_keys "
+                              "WHERE user_id = ? AND key = ?", (who.user_id, key)).fetchone()
+        if row is not None and row[4] > now - IDEMPOTENCY_WINDOW:
+            if row[0] != fingerprint:
+                raise ApiProblem(422, "this Idempotency-Key was already used with another request body")
+            return Response(row[3], status_code=row[1], media_type=row[2],
+                            headers={"Idempotent-Replayed": "true"})
+        try:
+            response = await handler(request, who)
+        except ApiProblem as exc:
+            response = from_exception(exc)
+        if response.status_code < 500:
+            with self.store.transaction() as db:
+                db.execute("INSERT OR REPLACE INTO idempotency_keys (user_id, key, fingerprint, status, media_type, "
+                           "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (who.user_id, key, fingerprint, response.status_code,
+                            response.media_type or JSON_TYPE, bytes(response.body), now))
+        return response
+
+
+class _UniqueGuard:
+    """Turns the IntegrityError of a UNIQUE index (G12) into a 409, whatever the concurrency."""
+
+    def __init__(self, kind: str, name: str | None, scope: str) -> None:
+        self.kind, self.name, self.scope = kind, name, scope
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        if isinstance(exc, sqlite3.IntegrityError):
+            if "UNIQUE" in str(exc):
+                raise ApiProblem(409, f"a {self.kind} named {self.name!r} already exists {self.scope}") from None
+            raise ApiProblem(409, f"the {self.kind} conflicts with another record: {exc}") from None
+
+
+# ---- columns and shapes -------------------------------------------------------------------------
+
+_AGENCY_COLUMNS = {"name": "name", "email": "email", "phone": "phone", "workWeekStart": "work_week_start",
+                   "calendarYearStart": "calendar_year_start", "holidayYearStart": "holiday_year_start",
+                   "holidayCapHours": "holiday_cap_hours"}
+_BRANCH_COLUMNS = {"name": "name", "address": "address", "phone": "phone", "email": "email"}
+_CLIENT_COLUMNS = {"name": "name", "email": "email", "phone": "phone", "billingAddress": "billing_address"}
+_SITE_COLUMNS = {"name": "name", "address": "address", "phone": "phone", "email": "email",
+                 "assessmentRequired": "assessment_required", "departments": "departments", "rates": "rates",
+                 "bannedWorkers": "banned_workers"}
+_BRANCH_COLS = "id, name, address, phone, email, created_on"
+_CLIENT_COLS = "id, name, branch_id, email, phone, created_on"
+_SITE_SUMMARY_COLS = "id, client_id, name, address, phone, email, assessment_required, created_on"
+_SITE_COLS = _SITE_SUMMARY_COLS + ", departments, rates, banned_workers, documents"
+
+
+def _branch(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {"id": r[0], "name": r[1], "address": r[2], "phone": r[3], "email": r[4], "createdOn": r[5]}
+
+
+def _client_summary(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {"id": r[0], "name": r[1], "branchId": r[2], "email": r[3], "phone": r[4], "createdOn": r[5]}
+
+
+def _client(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {"id": r[0], "name": r[1], "branchId": r[2], "email": r[3], "phone": r[4], "billingAddress": r[6],
+            "createdOn": r[5]}
+
+
+def _site_summary(r: tuple[Any, ...]) -> dict[str, Any]:
+    return {"id": r[0], "clientId": r[1], "name": r[2], "address": r[3], "phone": r[4], "email": r[5],
+            "assessmentRequired": bool(r[6]), "createdOn": r[7]}
+
+
+def _site(r: tuple[Any, ...]) -> dict[str, Any]:
+    out = _site_summary(r)
+    out["departments"] = json.loads(r[8])
+    out["rates"] = json.loads(r[9])
+    out["bannedWorkers"] = json.loads(r[10])
+    out["documents"] = json.loads(r[11])
+    return out
+
+
+def _deleted(kind: str) -> Response:
+    return _json({"status": "success", "message": f"{kind} deleted"})
+
+
+def _update(db: sqlite3.Connection, table: str, record_id: str, fields: dict[str, Any],
+            columns: dict[str, str], stamp_column: str, now: str) -> None:
+    """G13: only the fields sent change; a field left out keeps its value."""
+    sets = [f"{columns[k]} = ?" for k in fields]
+    args = list(fields.values())
+    if "name" in fields:
+        sets.append("name_key = ?")
+        args.append(str(fields["name"]).casefold())
+    sets.append(f"{stamp_column} = ?")
+    args.append(now)
+    db.execute(f"UPDATE {table} SET {', '.join(sets)} WHERE id = ?", (*args, record_id))
+
+
+# ---- pagination (G7, G8) ------------------------------------------------------------------------
+
+
+def _page_params(request: Request) -> tuple[int, int]:
+    query = request.query_params
+    errors: dict[str, list[str]] = {}
+    page = _positive_int(query.get("pageNumber"), 1, "pageNumber", errors)
+    size = _positive_int(query.get("pageSize"), DEFAULT_PAGE_SIZE, "pageSize", errors)
+    if errors:
+        raise ApiProblem(400, "invalid paging parameters", errors=errors)
+    return page, min(size, MAX_PAGE_SIZE)
+
+
+def _positive_int(raw: str | None, default: int, name: str, errors: dict[str, list[str]]) -> int:
+    if raw is None:
+        return default
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        errors[name] = ["must be an integer"]
+        return default
+    if value < 1:
+        errors[name] = ["must be 1 or more"]
+    return value
+
+
+def _offset(page: int, size: int) -> int:
+    # A page far past the end is simply empty; keep the OFFSET inside SQLite's 64-bit range.
+    return min((page - 1) * size, 2**62)
+
+
+def _envelope(request: Request, data: list[dict[str, Any]], total: int, page: int, size: int,
+              extra_query: str = "") -> dict[str, Any]:
+    page_count = -(-total // size)
+    url = request.url
+    base = f"{url.scheme}://{url.netloc}{url.path}?pageSize={size}{extra_query}&pageNumber="
+    return {
+        "data": data,
+        "pageNumber": page,
+        "pageSize": size,
+        "nextPage": f"{base}{page + 1}" if page < page_count else None,
+        "previousPage": f"{base}{page - 1}" if page > 1 else None,
+        "pageCount": page_count,
+        "totalRecordCount": total,
+    }
+
+
+# ---- small helpers ------------------------------------------------------------------------------
+
+
+async def _body(request: Request) -> Any:
+    return v.parse_json_body(await request.body())
+
+
+def _json(payload: Any, status: int = 200) -> Response:
+    return Response(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode(),
+                    status_code=status, media_type=JSON_TYPE)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _fingerprint(path: str, raw: bytes) -> str:
+    try:
+        canonical = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        canonical = raw
+    return hashlib.sha256(path.encode() + b"\n" + canonical).hexdigest()
+
+
+async def _openapi(request: Request) -> Response:
+    return _json(_OPENAPI)
+
+
+async def _docs(request: Request) -> HTMLResponse:
+    return get_swagger_ui_html(openapi_url="/openapi.json", title="Workforce Agency Management Service - sandbox")
+
+
+async def _http_exception(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    detail = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
+    if exc.status_code == 404:
+        detail = f"no endpoint {request.method} {request.url.path}"
+    return problem_response(exc.status_code, detail, headers=dict(exc.headers or {}))
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return problem_response(500, f"internal error: {type(exc).__name__}")
+
+
+_OPENAPI = openapi_document()
