@@ -40,7 +40,7 @@ class Journal:
         self._lock = threading.Lock()
         self._dirty = False
         self._closed = threading.Event()
-        self._reader: Any = None
+        self._reader: int | None = None
         parent = os.path.dirname(path)
         if parent:
             os.makedirs(parent, mode=0o700, exist_ok=True)
@@ -49,6 +49,8 @@ class Journal:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
             self._size = os.fstat(self._fd).st_size
         else:
+            self.offsets = array("q", [-1]) * (rows + 1)
+            self.done = bytearray(rows + 1)
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             self._size = 0
             self._append(header_line)
@@ -71,9 +73,14 @@ class Journal:
         if offset < 0:
             return None
         if self._reader is None:
-            self._reader = open(self.path, "rb")  # noqa: SIM115 - kept open for the report pass
-        self._reader.seek(offset)
-        entry = json.loads(self._reader.readline())
+            self._reader = os.open(self.path, os.O_RDONLY)
+        data = b""
+        while not data.endswith(b"\n"):  # pread: no stale buffer while the file grows
+            chunk = os.pread(self._reader, 4096, offset + len(data))
+            if not chunk:
+                break
+            data += chunk.split(b"\n", 1)[0] + (b"\n" if b"\n" in chunk else b"")
+        entry = json.loads(data)
         return entry["s"], entry.get("id") or "", entry.get("e") or ""
 
     def finish(self, complete: bool) -> None:
@@ -89,7 +96,7 @@ class Journal:
 
     def close_reader(self) -> None:
         if self._reader is not None:
-            self._reader.close()
+            os.close(self._reader)
             self._reader = None
 
     # -- private -----------------------------------------------------------------------------
