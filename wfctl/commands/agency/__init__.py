@@ -4,5 +4,4 @@ import typer
 
 app = typer.Typer(help="Show and update your agency.", no_args_is_help=True, rich_markup_mode=None)
 
-# Verb modules register themselves on `app` when imported, e.g.:
-# from wfctl.commands.agency import create, delete, get, list, update  # noqa: E402,F401
+from wfctl.commands.agency import show, update  # noqa: E402,F401

@@ -1,0 +1,79 @@
+"""wfctl agency update."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from wfctl.commands.agency import app
+from wfctl.commands.options import DryRun, Fields, Output, app_context, fmt
+
+FIELDS_PANEL = "Fields"
+
+
+def _opt(name: str, help: str, metavar: str) -> Any:
+    return typer.Option(name, help=help, metavar=metavar, rich_help_panel=FIELDS_PANEL, show_default=False)
+
+
+@app.command("update")
+def update(
+    ctx: typer.Context,
+    name: Annotated[str | None, _opt("--name", "Agency name (1-200 characters).", "<text>")] = None,
+    email: Annotated[str | None, _opt("--email", "Contact e-mail address.", "<email>")] = None,
+    phone: Annotated[str | None, _opt("--phone", "Contact telephone.", "<text>")] = None,
+    work_week_start: Annotated[str | None, _opt("--work-week-start", "Weekday the work week starts on, "
+                                                   "e.g. Monday.", "<weekday>")] = None,
+    calendar_year_start: Annotated[str | None, _opt("--calendar-year-start", "Start of the calendar year.",
+                                                       "<YYYY-MM-DD>")] = None,
+    holiday_year_start: Annotated[str | None, _opt("--holiday-year-start", "Start of the holiday year.",
+                                                      "<YYYY-MM-DD>")] = None,
+    holiday_cap_hours: Annotated[float | None, _opt("--holiday-cap-hours", "Holiday cap in hours (>= 0).",
+                                                       "<hours>")] = None,
+    from_file: Annotated[str | None, typer.Option(
+        "--from-file", help="Read the fields from a JSON file (- for stdin); options override it.",
+        metavar="<path>", rich_help_panel=FIELDS_PANEL)] = None,
+    dry_run: DryRun = False,
+    output: Output = None,
+    fields: Fields = None,
+) -> None:
+    """Change your agency's settings (administrators only).
+
+    Fields left out keep their value. This is an extension of the service (the sandbox offers it);
+    a deployment without it is reported as such. Needs the admin role.
+
+    Examples:
+      $ wfctl agency update --phone "+44 161 496 0000"
+      $ wfctl agency update --work-week-start Sunday --holiday-cap-hours 200
+      $ wfctl agency update --from-file agency.json --dry-run
+    """
+    from pydantic import ValidationError
+
+    from wfctl.api.models import WRITE_MODELS, field_errors
+    from wfctl.commands.records import _read_file
+    from wfctl.errors import CliError
+
+    app_ctx = app_context(ctx)
+    out = app_ctx.output(fmt(output), fields)
+    values: dict[str, Any] = _read_file(from_file) if from_file else {}
+    changes = {"name": name, "email": email, "phone": phone, "workWeekStart": work_week_start,
+               "calendarYearStart": calendar_year_start, "holidayYearStart": holiday_year_start,
+               "holidayCapHours": holiday_cap_hours}
+    values.update({k: v for k, v in changes.items() if v is not None})
+    if not values:
+        raise CliError("nothing to update: give a field option (--name, --email, --phone, --work-week-start, "
+                       "--calendar-year-start, --holiday-year-start, --holiday-cap-hours) or --from-file")
+    try:
+        body = WRITE_MODELS[("agency", "update")].model_validate(values).body()
+    except ValidationError as exc:
+        errors = field_errors(exc)
+        raise CliError("; ".join(f"{k}: {'; '.join(v)}" for k, v in errors.items()),
+                       title="invalid input", errors=errors) from None
+    if dry_run:
+        if out.format in ("json", "jsonl"):
+            out.value({"dryRun": True, "method": "PUT", "path": "/api/agency/", "body": body})
+        else:
+            out.result({"dryRun": True, "message": "dry run: would send PUT /api/agency/ (nothing sent)"})
+            out.record(body, "agency")
+        return
+    out.record(app_ctx.client.update_agency(body), kind="agency")

@@ -1,0 +1,40 @@
+"""wfctl config get."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from wfctl.commands.config import app
+from wfctl.commands.options import Output, app_context, fmt
+
+Key = Annotated[str, typer.Argument(help="Setting name, e.g. base_url (see `wfctl config list`).",
+                                    metavar="<key>", show_default=False)]
+
+
+@app.command("get")
+def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
+    """Print the value of one setting of the profile.
+
+    Prints the effective value (flag > environment > profile > default) as plain text, whatever
+    the profile's output format; an unset setting prints an empty line. -o json adds the source.
+
+    Examples:
+      $ wfctl config get base_url
+      $ wfctl --profile staging config get credential_store
+    """
+    from wfctl.config import KEYS, ConfigError
+
+    app_ctx = app_context(ctx)
+    if key not in KEYS:
+        raise ConfigError(f"unknown setting {key!r}; known: {', '.join(KEYS)}")
+    value = getattr(app_ctx.settings, key)
+    # Only an explicit -o json changes the shape: `$(wfctl config get base_url)` must keep working
+    # whatever the profile's default output is.
+    if (fmt(output) or app_ctx.options.output) in ("json", "jsonl"):
+        app_ctx.output(fmt(output)).value({"key": key, "value": value,
+                                           "source": app_ctx.settings.source(key)})
+        return
+    text = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
+    app_ctx.io.write(text + "\n")

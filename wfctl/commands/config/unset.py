@@ -1,0 +1,27 @@
+"""wfctl config unset."""
+
+from __future__ import annotations
+
+import typer
+
+from wfctl.commands.config import app
+from wfctl.commands.config.get import Key
+from wfctl.commands.options import app_context
+
+
+@app.command("unset")
+def unset(ctx: typer.Context, key: Key) -> None:
+    """Remove one setting from the profile, so its default applies again.
+
+    Examples:
+      $ wfctl config unset output
+      $ wfctl --profile staging config unset allow_insecure_http
+    """
+    from wfctl.config import KEYS, ConfigError, load_settings, update_profile
+
+    app_ctx = app_context(ctx)
+    if key not in KEYS:
+        raise ConfigError(f"unknown setting {key!r}; known: {', '.join(KEYS)}")
+    settings = load_settings(app_ctx.options)
+    path = update_profile(settings.profile, {}, unset=(key,))
+    app_ctx.io.note(f"Unset {key} in profile {settings.profile!r} ({path}).")
