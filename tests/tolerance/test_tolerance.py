@@ -1,0 +1,144 @@
+"""The resource commands against a deliberately different server (tests/tolerance/server.py).
+
+Every case is a tolerance of contract part 1 (G8, G9, G10, G13) that the sandbox never exercises.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.tolerance.server import TOKEN, Behaviour, ToleranceServer
+
+
+@pytest.fixture
+def server() -> Iterator[ToleranceServer]:
+    srv = ToleranceServer()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def run(cli: Any, server: ToleranceServer) -> Any:
+    env = {"WFCTL_BASE_URL": server.url, "WFCTL_ACCESS_TOKEN": TOKEN}
+
+    def invoke(*args: str, **kwargs: Any) -> Any:
+        return cli(*args, env=env, **kwargs)
+
+    return invoke
+
+
+def _ids(jsonl: str) -> list[str]:
+    return [json.loads(line)["id"] for line in jsonl.splitlines()]
+
+
+ALL_SITES = [f"s{i:03d}" for i in range(1, 26)]
+
+
+@pytest.mark.parametrize("form", ["url", "relative", "number", "string", "object", "missing"])
+def test_every_next_page_form_is_followed(run: Any, server: ToleranceServer, form: str) -> None:
+    server.behaviour.next_page = form
+    r = run("sites", "list", "--client", "c1", "--all", "-o", "jsonl")
+    assert r.exit_code == 0, r
+    assert _ids(r.stdout) == ALL_SITES
+    gets = [(q.path, q.query.get("pageNumber")) for q in server.requests]
+    assert gets == [("/api/clients/c1/sites", None), ("/api/clients/c1/sites", "2"), ("/api/clients/c1/sites", "3")]
+
+
+def test_limit_stops_fetching_pages(run: Any, server: ToleranceServer) -> None:
+    server.behaviour.next_page = "number"
+    r = run("sites", "list", "--client", "c1", "--limit", "12", "--page-size", "10", "-o", "jsonl")
+    assert r.exit_code == 0, r
+    assert _ids(r.stdout) == ALL_SITES[:12]
+    assert len(server.paths()) == 2
+
+
+def test_a_next_page_cycle_stops_with_an_error(run: Any, server: ToleranceServer) -> None:
+    server.behaviour.next_page = "cycle"
+    r = run("sites", "list", "--client", "c1", "--all", "--page-size", "10", "-o", "jsonl")
+    assert r.exit_code == 1
+    assert _ids(r.stdout) == ALL_SITES[:20]  # pages 1 and 2 were streamed before the loop showed
+    assert "loop" in r.stderr
+
+
+def test_a_foreign_next_page_is_never_followed(run: Any, server: ToleranceServer) -> None:
+    other = ToleranceServer()
+    try:
+        server.behaviour.next_page = "foreign"
+        server.behaviour.foreign_url = other.url
+        r = run("sites", "list", "--all", "--client", "c1")
+        assert r.exit_code == 1
+        assert other.requests == []  # no request, so no token, left for the other origin
+        assert r.stderr.count("\n") == 1 and "origin" in r.stderr
+    finally:
+        other.stop()
+
+
+@pytest.mark.parametrize("form", ["problem", "message", "text", "html"])
+def test_error_bodies_become_one_line_with_the_status(run: Any, server: ToleranceServer, form: str) -> None:
+    server.behaviour.errors = form
+    r = run("sites", "get", "nope")
+    assert r.exit_code == 4
+    assert r.stdout == ""
+    assert r.stderr.count("\n") == 1
+    assert "(HTTP 404)" in r.stderr and "<" not in r.stderr
+    if form != "html":  # an HTML page gives its title as the cause
+        assert "site nope not found" in r.stderr
+
+    r = run("branches", "delete", "b1", "--yes")
+    assert r.exit_code == 5
+    assert "(HTTP 409)" in r.stderr and r.stderr.count("\n") == 1
+    if form != "html":
+        assert "branch still has 3 clients" in r.stderr
+    assert "b1" in server.state.branches
+
+
+def test_json_errors_keep_the_envelope_for_a_plain_text_error(run: Any, server: ToleranceServer) -> None:
+    server.behaviour.errors = "text"
+    r = run("clients", "get", "nope", "-o", "json")
+    assert r.exit_code == 4
+    error = json.loads(r.stderr)["error"]
+    assert error["status"] == 404 and "client nope not found" in (error["detail"] or error["title"])
+
+
+def test_update_loses_no_field_where_put_clears_left_out_fields(run: Any, server: ToleranceServer) -> None:
+    server.behaviour.put_clears = True
+    r = run("branches", "update", "b1", "--phone", "+44 1", "-o", "json")
+    assert r.exit_code == 0, r
+    assert server.state.branches["b1"] | {"updatedOn": None} == {
+        "id": "b1", "name": "Branch 1", "address": "1 High St", "phone": "+44 1", "email": "b1@example.com",
+        "createdOn": "2026-01-02T03:04:05Z", "updatedOn": None}
+    assert json.loads(r.stdout)["address"] == "1 High St"
+
+    r = run("clients", "update", "c2", "--email", "new@example.com")
+    assert r.exit_code == 0, r
+    assert server.state.clients["c2"]["billingAddress"] == "2 Bill Rd"
+    assert server.state.clients["c2"]["email"] == "new@example.com"
+    put = [q for q in server.requests if q.method == "PUT"][-1]
+    assert put.body == {"name": "Client 2", "email": "new@example.com", "phone": "072",
+                        "billingAddress": "2 Bill Rd"}
+
+
+def test_sites_update_sends_only_what_changed(run: Any, server: ToleranceServer) -> None:
+    r = run("sites", "update", "s001", "--assessment-required", "-o", "json")
+    assert r.exit_code == 0, r
+    put = [q for q in server.requests if q.method == "PUT"][-1]
+    assert put.body == {"assessmentRequired": True}
+    shown = json.loads(r.stdout)
+    assert shown["rates"] == [{"skill": "picker", "hourlyRate": 11.5}]  # the whole record is shown
+
+
+def test_branch_filter_holds_where_the_server_ignores_it(run: Any, server: ToleranceServer) -> None:
+    server.behaviour.ignore_branch_filter = True
+    r = run("clients", "list", "--branch", "b2", "--all", "-o", "json")
+    assert r.exit_code == 0, r
+    assert [c["id"] for c in json.loads(r.stdout)] == ["c4", "c5", "c6"]
+    assert server.requests[0].query.get("branchId") == "b2"
+
+
+def test_behaviour_defaults_match_the_sandbox() -> None:
+    assert Behaviour() == Behaviour(next_page="url", errors="problem", put_clears=False, ignore_branch_filter=False,
+                                    foreign_url="http://127.0.0.1:9")
