@@ -39,7 +39,12 @@ class CsvInput:
         if path == "-":
             fd, spool = tempfile.mkstemp(prefix="wfctl-import-", suffix=".csv")
             with os.fdopen(fd, "wb") as out:
-                shutil.copyfileobj(sys.stdin.buffer, out, 1 << 20)
+                binary = getattr(sys.stdin, "buffer", None)
+                if binary is not None:
+                    shutil.copyfileobj(binary, out, 1 << 20)
+                else:  # a text-only stdin (embedding, tests)
+                    while chunk := sys.stdin.read(1 << 20):
+                        out.write(chunk.encode("utf-8"))
             self._spool = spool
             self.path = spool
             self.display = "<stdin>"

@@ -1,0 +1,145 @@
+"""`wfctl sites import|export` end to end against the sandbox (real socket, real CLI entry point)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.bulk.helpers import export_rows, new_client, site_names, site_rows, write
+
+DATA = Path(__file__).parent / "data"
+
+
+def report(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+
+
+def test_formats_import_exactly(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    for name in ("bom_crlf.csv", "semicolon.csv", "quoted.csv"):
+        r = cli("sites", "import", str(DATA / name), "--client", cid)
+        assert r.exit_code == 0, r
+    r = cli("sites", "list", "--client", cid, "--all", "-o", "json")
+    by_name = {s["name"]: s for s in json.loads(r.stdout)}
+    assert set(by_name) == {"Hull depot", "Leeds hub", "York", "Bath", "Dock, North"}
+    hull = json.loads(cli("sites", "get", by_name["Hull depot"]["id"], "-o", "json").stdout)
+    assert hull["phone"] == "+44 1482 000000"
+    assert hull["assessmentRequired"] is True
+    assert hull["rates"] == [{"skill": "forklift", "hourlyRate": 12.5}, {"skill": "picker", "hourlyRate": 11}]
+    assert hull["departments"] == [{"name": "Goods in", "contactPerson": "Ann Lee", "email": "ann@example.com"}]
+    assert hull["bannedWorkers"] == ["w-1", "w-2"]
+    dock = json.loads(cli("sites", "get", by_name["Dock, North"]["id"], "-o", "json").stdout)
+    assert dock["address"] == '12 "Quay" St\r\nFloor 2'
+    assert dock["departments"][0]["name"] == "Goods in: east"
+    assert dock["bannedWorkers"] == ["w|1", "w2"]
+    assert by_name["Bath"]["address"] == "Line one\nLine two"
+
+
+def test_client_by_name_and_by_id(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    name = f"Harbour Foods {tmp_path.name[-12:]}"
+    cid = new_client(cli, name)
+    by_name = write(tmp_path / "by_name.csv", (DATA / "client_by_name.csv").read_text().replace("Harbour Foods", name)
+                    .replace("harbour foods", name.lower()))
+    assert cli("sites", "import", str(by_name)).exit_code == 0
+    by_id = write(tmp_path / "by_id.csv", (DATA / "client_by_id.csv").read_text().replace("{client_id}", cid))
+    assert cli("sites", "import", str(by_id)).exit_code == 0
+    assert site_names(cli, cid) == ["Id depot A", "Id depot B", "Name depot A", "Name depot B"]
+
+
+def test_invalid_rows_stop_the_run_exit_2_with_report(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    r = cli("sites", "import", str(DATA / "invalid_cells.csv"), "--client", cid, "--report", str(tmp_path / "r.csv"))
+    assert r.exit_code == 2, r
+    assert "invalid: row 2 (line 3), column email: 'not-an-email' is not an e-mail address" in r.stderr
+    assert "18 of 19 rows are invalid; nothing was sent" in r.stderr
+    assert site_names(cli, cid) == []
+    rows = report(tmp_path / "r.csv")
+    assert len(rows) == 19
+    assert [row["status"] for row in rows].count("invalid") == 18
+    assert rows[17] == {**rows[17], "name": "valid row", "status": "not sent", "id": "", "error": ""}
+    assert "email: 'not-an-email' is not an e-mail address" in rows[1]["error"]
+
+
+def test_cp1252_and_unknown_columns_exit_2(logged_in: Any) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    r = cli("sites", "import", str(DATA / "cp1252.csv"), "--client", cid)
+    assert r.exit_code == 2 and "line 2 is not UTF-8" in r.stderr, r
+    r = cli("sites", "import", str(DATA / "unknown_column.csv"), "--client", cid)
+    assert r.exit_code == 2 and "column colour: unknown column" in r.stderr, r
+
+
+def test_skip_invalid_imports_the_rest_exit_10(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    r = cli("sites", "import", str(DATA / "invalid_cells.csv"), "--client", cid, "--skip-invalid",
+            "--report", str(tmp_path / "r.csv"))
+    assert r.exit_code == 10, r
+    assert site_names(cli, cid) == ["valid row"]
+    rows = report(tmp_path / "r.csv")
+    created = [row for row in rows if row["status"] == "created"]
+    assert len(created) == 1 and created[0]["id"]
+
+
+def test_dry_run_plans_and_rerun_creates_nothing(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", site_rows(30))
+    r = cli("sites", "import", str(path), "--client", cid, "--dry-run")
+    assert r.exit_code == 0, r
+    assert r.stdout == "to create\t30\nto update\t0\nunchanged\t0\ninvalid\t0\n"
+    assert site_names(cli, cid) == []
+    r = cli("sites", "import", str(path), "--client", cid, "--report", str(tmp_path / "r.csv"))
+    assert r.exit_code == 0, r
+    assert {row["status"] for row in report(tmp_path / "r.csv")} == {"created"}
+    r = cli("sites", "import", str(path), "--client", cid, "-o", "json")
+    assert r.exit_code == 0, r
+    assert json.loads(r.stdout)["created"] == 0 and json.loads(r.stdout)["skipped (exist)"] == 30
+    # changed rows: update plans only what differs
+    changed = path.read_text().replace("site3@example.com", "changed@example.com")
+    write(path, changed)
+    r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update")
+    assert r.stdout == "to create\t0\nto update\t1\nunchanged\t29\ninvalid\t0\n", r
+    r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update", "-o", "json")
+    assert json.loads(r.stdout)["updated"] == 1, r
+    r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "fail")
+    assert r.exit_code == 2 and "already exists" in r.stderr
+
+
+def test_stdin_pipe_and_formula_roundtrip(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    source, target = new_client(cli), new_client(cli)
+    assert cli("sites", "import", "-", "--client", source, input=site_rows(14)).exit_code == 0
+    exported = cli("sites", "export", "--client", source).stdout
+    assert ",'=Site0," in exported and ",'+44 1482 000000," in exported
+    assert cli("sites", "import", "-", "--client", target, input=exported).exit_code == 0
+    assert export_rows(cli, source) == export_rows(cli, target)
+
+
+def test_roundtrip_1000_sites_field_for_field(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    source, target = new_client(cli), new_client(cli)
+    path = write(tmp_path / "s.csv", site_rows(1000))
+    r = cli("sites", "import", str(path), "--client", source, "--concurrency", "8")
+    assert r.exit_code == 0, r
+    exported = cli("sites", "export", "--client", source, "--file", str(tmp_path / "e.csv"))
+    assert exported.exit_code == 0
+    r = cli("sites", "import", str(tmp_path / "e.csv"), "--client", target)
+    assert r.exit_code == 0, r
+    a, b = export_rows(cli, source), export_rows(cli, target)
+    assert len(a) == 1000
+    assert a == b
+    # and field for field against the full records
+    ra = json.loads(cli("sites", "list", "--client", source, "--all", "-o", "json").stdout)
+    one = next(s for s in ra if s["name"] == "Site 00001")
+    full = json.loads(cli("sites", "get", one["id"], "-o", "json").stdout)
+    assert full["rates"] == [{"skill": "Forklift Driver", "hourlyRate": 11.01},
+                             {"skill": "Picker|Packer", "hourlyRate": 12.5}]
+    assert full["departments"][1] == {"name": "Night: Shift", "contactPerson": "Bo", "email": ""}
+    assert full["phone"] == "+44 1482 000001"
