@@ -1,0 +1,56 @@
+"""Many wfctl processes sharing one login with a short access TTL: refreshes never reuse a refresh token."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.fixtures.cli import REPO_ROOT
+
+CALLS = 25
+
+
+@pytest.mark.slow
+def test_eight_processes_25_calls_2s_ttl(cli, sandbox_factory):
+    """8 `wfctl api ... --paginate` processes, each walking 25 one-record pages (25 authenticated calls)
+    over more than one 2-second access TTL."""
+    server = sandbox_factory(access_ttl=2, latency_ms=60)
+    assert cli.login_as(server.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    from wfctl.api import Client
+
+    with Client.from_profile() as client:
+        existing = sum(1 for _ in client.iter_branches())
+        for n in range(CALLS - existing):
+            client.create_branch({"name": f"parallel-{n}"})
+    env = dict(cli.env, PYTHONPATH=str(REPO_ROOT))
+    args = [sys.executable, "-m", "wfctl", "api", "GET", "/api/branches", "-f", "pageSize=1", "--paginate",
+            "-o", "jsonl"]
+    started = time.monotonic()
+    procs = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=str(cli.tmp_path)) for _ in range(8)]
+    results = [p.communicate(timeout=240) for p in procs]
+    elapsed = time.monotonic() - started
+    errors = "".join(err for _, err in results)
+    assert [p.returncode for p in procs] == [0] * 8, errors
+    assert [len(out.splitlines()) for out, _ in results] == [CALLS] * 8, errors
+    assert server.reuse_detections() == 0
+    assert elapsed > 2, elapsed  # the TTL really ran out along the way, so refreshes raced
+
+
+def test_cli_processes_refresh_in_parallel(cli, sandbox_factory):
+    """The same with the real CLI (fewer calls: each process pays the start-up)."""
+    server = sandbox_factory(access_ttl=2)
+    assert cli.login_as(server.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    time.sleep(2.1)  # the stored access token has expired: every process wants to refresh at once
+    env = dict(cli.env, PYTHONPATH=str(REPO_ROOT))
+    procs = [subprocess.Popen([sys.executable, "-m", "wfctl", "agency", "show", "-o", "json"], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=str(cli.tmp_path)) for _ in range(6)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 6, [e for _, e in outs]
+    assert server.reuse_detections() == 0
+    assert os.path.exists(cli.config_dir / "locks" / "default.lock")
