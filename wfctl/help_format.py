@@ -23,6 +23,8 @@ from typing import Any
 from typer._click import Command, Context, HelpFormatter
 from typer.core import TyperGroup
 
+from wfctl.startup import lighten, lighten_param
+
 EXAMPLES_HEADING = "Examples"
 DEFAULT_OPTIONS_PANEL = "Options"
 DEFAULT_ARGUMENTS_PANEL = "Arguments"
@@ -52,6 +54,14 @@ class HelpMixin:
     """Formats a click command's help as plain text with panels and an Examples block."""
 
     _wfctl_help = True
+
+    def get_help_option(self: Any, ctx: Context) -> Any:
+        # click's own (typer does not override it); the option is built on first use, so it is
+        # lightened here rather than in adopt()
+        option = Command.get_help_option(self, ctx)
+        if option is not None:
+            lighten_param(option)
+        return option
 
     def format_help(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
         self.format_usage(ctx, formatter)
@@ -112,18 +122,21 @@ class WfctlGroup(HelpMixin, TyperGroup):
 
     def __init__(self, **attrs: Any) -> None:
         super().__init__(**attrs)
+        lighten(self)
         for command in self.commands.values():
             adopt(command)
 
 
 def adopt(command: Command) -> None:
-    """Give `command` and every command below it the plain-text help format.
+    """Give `command` and every command below it the plain-text help format (and the light
+    option coercion of wfctl.startup).
 
     Typer has no per-app default for the classes of the commands other modules register, so the
     class of each built command is swapped for a subclass carrying `HelpMixin` (same state, same
     behaviour apart from help)."""
     if not getattr(command, "_wfctl_help", False):
         command.__class__ = _help_class(type(command))
+    lighten(command)
     for child in getattr(command, "commands", {}).values():
         adopt(child)
 

@@ -31,6 +31,12 @@ def _run(args: list[str]) -> int:
     from wfctl.exit_codes import ExitCode
 
     try:
+        from wfctl.startup import fast_help
+
+        text = fast_help(args)  # `wfctl <command>... --help` without running any callback
+        if text is not None:
+            sys.stdout.write(text + "\n")
+            return 0
         from wfctl.cli import app
 
         rv = app(args=args, prog_name="wfctl", standalone_mode=False)
