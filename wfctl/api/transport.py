@@ -56,6 +56,7 @@ class RetryTransport(httpx.BaseTransport):
         method = request.method.upper()
         replayable = method in IDEMPOTENT_METHODS or "idempotency-key" in request.headers
         attempt = 0
+        slept = 0.0  # what we waited, counted even when `sleep` is a test's fake
         while True:
             attempt += 1
             if self.log:
@@ -64,23 +65,25 @@ class RetryTransport(httpx.BaseTransport):
                 response = self.inner.handle_request(request)
             except httpx.TransportError as exc:
                 retry = isinstance(exc, _NEVER_SENT) or replayable
-                delay = self._delay(attempt, started, None) if retry else None
+                delay = self._delay(attempt, started, slept, None) if retry else None
                 if self.log:
                     self.log(f"! {type(exc).__name__}: {redact_text(str(exc))}"
                              + (f" (retrying in {delay:.1f} s)" if delay is not None else ""))
                 if delay is None:
                     raise
+                slept += delay
                 self.sleep(delay)
                 continue
             if self.log:
                 response = self._log_response(response)
             status = response.status_code
             if status in RETRY_STATUSES and (replayable or status == 429):
-                delay = self._delay(attempt, started, response.headers.get("retry-after"))
+                delay = self._delay(attempt, started, slept, response.headers.get("retry-after"))
                 if delay is not None:
                     if self.log:
                         self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
                     response.close()
+                    slept += delay
                     self.sleep(delay)
                     continue
             return response
@@ -88,7 +91,7 @@ class RetryTransport(httpx.BaseTransport):
     def close(self) -> None:
         self.inner.close()
 
-    def _delay(self, attempt: int, started: float, retry_after: str | None) -> float | None:
+    def _delay(self, attempt: int, started: float, slept: float, retry_after: str | None) -> float | None:
         """Seconds to wait before the next attempt, or None when attempts or time are used up."""
         if attempt >= self.policy.max_attempts:
             return None
@@ -96,7 +99,8 @@ class RetryTransport(httpx.BaseTransport):
         wanted = parse_retry_after(retry_after) if retry_after else None
         if wanted is not None:
             delay = min(wanted, self.policy.retry_after_cap)
-        if self.clock() - started + delay > self.policy.total_time:
+        spent = max(self.clock() - started, slept)
+        if spent + delay > self.policy.total_time:
             return None
         return delay
 
