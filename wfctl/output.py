@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class Output:
         self.format = fmt
         self.fields = parse_fields(fields)
         self._pretty = io.stdout_is_tty
+        self._bold = "bold" if io.color else None  # --no-color/NO_COLOR: no escape codes at all
 
     # -- one object ----------------------------------------------------------------
     def record(self, record: dict[str, Any], kind: str | None = None) -> None:
@@ -199,12 +201,13 @@ class Output:
         if self.io.stdout_is_tty:
             from rich.table import Table
 
-            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style="bold")
+            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
             for name in names:
                 table.add_column(name, overflow="ellipsis" if name in _NO_WRAP else "fold", no_wrap=name in _NO_WRAP)
             for line in cells:
                 table.add_row(*line)
-            self.io.console.print(table)
+            with self._rich() as console:
+                console.print(table)
         else:
             self.io.write(_plain_table(names, cells))
         return len(rows)
@@ -227,11 +230,24 @@ class Output:
         self.io.write("\n".join(lines) + "\n")
 
     def _rich_record(self, scalars: list[tuple[str, str]], sections: list[str], record: dict[str, Any]) -> None:
+
+        with self._rich() as console:
+            self._rich_sections(console, scalars, sections, record)
+
+    @contextmanager
+    def _rich(self) -> Iterator[Any]:
+        """The Rich console, its output captured so that the cell padding at line ends can go."""
+        console = self.io.console
+        with console.capture() as capture:
+            yield console
+        self.io.write("".join(line.rstrip() + "\n" for line in capture.get().splitlines()))
+
+    def _rich_sections(self, console: Any, scalars: list[tuple[str, str]], sections: list[str],
+                       record: dict[str, Any]) -> None:
         from rich.table import Table
 
-        console = self.io.console
         grid = Table.grid(padding=(0, 2))
-        grid.add_column(style="bold")
+        grid.add_column(style=self._bold)
         grid.add_column(overflow="fold")
         for name, value in scalars:
             grid.add_row(name, value)
@@ -239,14 +255,14 @@ class Output:
         for name in sections:
             items = record.get(name) or []
             console.print()
-            console.print(f"{name} ({len(items)})", style="bold")
+            console.print(f"{name} ({len(items)})", style=self._bold)
             if not items:
                 continue
             if not SECTIONS[name]:
                 for item in items:
                     console.print(f"  {cell(item)}")
                 continue
-            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style="bold")
+            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
             for column in SECTIONS[name]:
                 table.add_column(column, overflow="fold")
             for item in items:
