@@ -184,8 +184,15 @@ class KeyringStore(_Locking):
         self.timeout = timeout if timeout is not None else _env_float("WFCTL_KEYRING_TIMEOUT", KEYRING_TIMEOUT)
 
     def check(self) -> str:
-        """Raise CredentialStoreError unless a real keyring backend is available; return its name."""
-        return self._call(_backend_name, "open the keyring")
+        """Raise CredentialStoreError unless a real keyring backend is available and answers (a read of
+        this profile's entry, so a locked keyring is found before a password is sent); return its name."""
+
+        def probe() -> str:
+            name = _backend_name()
+            _keyring().get_password(KEYRING_SERVICE, self.profile)
+            return name
+
+        return self._call(probe, "open the keyring")
 
     def load(self) -> TokenPair | None:
         text = self._call(lambda: _keyring().get_password(KEYRING_SERVICE, self.profile), "read the keyring")

@@ -1,0 +1,126 @@
+"""The keyring credential store: default choice, bounded wait, null/fail backends, and a real Secret Service."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require_component
+from tests.fixtures.cli import REPO_ROOT
+
+ADMIN = ("admin@northwind.test", "sandbox-admin")
+
+
+def _keyring_env(tmp_path: Path, backend: str = "tests.auth.keyrings.FileKeyring") -> dict[str, str]:
+    return {"PYTHON_KEYRING_BACKEND": backend, "WFCTL_TEST_KEYRING_FILE": str(tmp_path / "keyring.json"),
+            "PYTHONPATH": str(REPO_ROOT)}
+
+
+def _login(cli, url: str, env: dict[str, str], *extra: str):
+    return cli("login", "--base-url", url, "-u", ADMIN[0], "--password-stdin", *extra, input=ADMIN[1], env=env)
+
+
+def test_keyring_is_the_default_store(cli, sandbox, tmp_path):
+    env = _keyring_env(tmp_path)
+    r = _login(cli, sandbox.url, env)
+    assert r.exit_code == 0, r
+    stored = json.loads((tmp_path / "keyring.json").read_text())
+    pair = json.loads(stored["wfctl/default"])
+    assert pair["access_token"] and pair["refresh_token"] and pair["username"] == ADMIN[0]
+    assert not (cli.config_dir / "credentials").exists()
+    assert "credential_store" not in cli.config_path.read_text()  # the default is not written
+    status = json.loads(cli("auth", "status", "-o", "json", env=env).stdout)
+    assert status["credentialStore"] == "keyring"
+    assert status["credentialStoreReason"] == "the default"
+    assert cli("agency", "show", env=env).exit_code == 0
+    r = cli("logout", env=env)
+    assert r.exit_code == 0
+    assert "wfctl/default" not in json.loads((tmp_path / "keyring.json").read_text())
+
+
+@pytest.mark.parametrize("backend", ["keyring.backends.fail.Keyring", "keyring.backends.null.Keyring"])
+def test_no_usable_keyring_names_both_ways_out(cli, sandbox, tmp_path, backend):
+    r = _login(cli, sandbox.url, _keyring_env(tmp_path, backend))
+    assert r.exit_code == 3, r
+    assert r.stderr.count("\n") == 1
+    assert "no usable keyring" in r.stderr
+    assert "--credential-store file" in r.stderr and "gnome-keyring" in r.stderr
+    if "null" in backend:
+        assert "silently drops writes" in r.stderr
+    # The explicit way out works.
+    r = _login(cli, sandbox.url, _keyring_env(tmp_path, backend), "--credential-store", "file")
+    assert r.exit_code == 0, r
+    status = json.loads(cli("auth", "status", "-o", "json").stdout)
+    assert status["credentialStore"] == "file"
+    assert "credentials" in status["credentialStoreLocation"]
+
+
+def test_keyring_dropping_writes_is_detected(tmp_path, monkeypatch):
+    from wfctl.api.errors import CredentialStoreError
+    from wfctl.api.store import KeyringStore, TokenPair
+
+    class Forgetful:
+        def set_password(self, *a: str) -> None:
+            pass
+
+        def get_password(self, *a: str) -> None:
+            return None
+
+    monkeypatch.setattr("wfctl.api.store._keyring", lambda: Forgetful())
+    store = KeyringStore("default", tmp_path / "l.lock")
+    with pytest.raises(CredentialStoreError, match="did not keep them"):
+        store.save(TokenPair("a" * 10, "r" * 10, 0, 0))
+
+
+def test_locked_keyring_does_not_hang(cli, sandbox, tmp_path):
+    env = dict(_keyring_env(tmp_path, "tests.auth.keyrings.HangingKeyring"), WFCTL_KEYRING_TIMEOUT="0.5")
+    started = time.monotonic()
+    r = _login(cli, sandbox.url, env)
+    assert r.exit_code == 3, r
+    assert "did not answer within 0.5 s" in r.stderr and "--credential-store file" in r.stderr
+    r = cli("--base-url", sandbox.url, "agency", "show", env=env)
+    assert r.exit_code == 3 and "did not answer" in r.stderr
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.real_component
+def test_real_secret_service_login_and_logout(cli, sandbox, tmp_path):
+    """Log in and out through gnome-keyring under a private D-Bus session; the token is in the
+    Secret Service and nowhere on disk in clear."""
+    require_component("gnome-keyring-daemon")
+    require_component("dbus-run-session")
+    require_component("secret-tool")
+    py = sys.executable
+    script = f"""
+set -e
+echo -n keyring-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
+{py} -m wfctl login --base-url {sandbox.url} -u {ADMIN[0]} --password-stdin
+echo "STATUS $({py} -m wfctl auth status -o json)"
+echo "TOKEN $({py} -m wfctl auth token)"
+echo "SECRET $(secret-tool lookup service wfctl username default)"
+{py} -m wfctl logout
+echo "AFTER $(secret-tool lookup service wfctl username default || true)"
+"""
+    env = dict(cli.env, PYTHONPATH=str(REPO_ROOT))
+    proc = subprocess.run(["dbus-run-session", "--", "sh", "-c", script], input=ADMIN[1], text=True,
+                          capture_output=True, env=env, timeout=120, cwd=str(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] if " " in line else ""
+             for line in proc.stdout.splitlines()}
+    status = json.loads(lines["STATUS"])
+    assert status["credentialStore"] == "keyring" and "SecretService" in status["credentialStoreLocation"]
+    token = lines["TOKEN"]
+    assert len(token) > 10
+    assert json.loads(lines["SECRET"])["access_token"] == token
+    assert lines["AFTER"] == ""
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert token.encode() not in path.read_bytes(), path
+            assert ADMIN[1].encode() not in path.read_bytes() or path.name.endswith(".db"), path
+    assert shutil.which("gnome-keyring-daemon")
