@@ -272,21 +272,10 @@ def _check_clock(date_header: str | None, received: float, elapsed: float) -> Ch
 
 
 def _store_for(settings: Settings) -> Any:
-    """The profile's token store, as the HTTP layer builds it."""
-    import importlib
+    """The profile's token store, exactly as the HTTP layer builds it."""
+    from wfctl.api.session import store_for_settings
 
-    try:
-        factory = getattr(importlib.import_module("wfctl.api.session"), "store_for_settings", None)
-    except ImportError:  # the session module is optional: build the store the same way
-        factory = None
-    if factory is not None:
-        return factory(settings)
-    from wfctl.api.store import FileStore, KeyringStore
-
-    lock = settings.config_dir / "locks" / f"{settings.profile}.lock"
-    if settings.credential_store == "file":
-        return FileStore(settings.config_dir / "credentials" / f"{settings.profile}.json", lock)
-    return KeyringStore(settings.profile, lock)
+    return store_for_settings(settings)
 
 
 def _is_loopback(host: str) -> bool:

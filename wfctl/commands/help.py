@@ -51,7 +51,7 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
 
 @app.command("environment")
 def environment(ctx: typer.Context) -> None:
-    """List the environment variables, the config file and its keys, and the exit codes.
+    """List environment variables, config file keys and exit codes.
 
     Everything wfctl reads besides its arguments, on one page. Flags win over environment
     variables, which win over the profile in the config file, which wins over the defaults.

@@ -1,0 +1,111 @@
+"""Shell completion: `wfctl completion` prints the scripts, completions/ is not stale, and real
+bash, zsh and fish complete commands, options and option values with them."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import require_component
+from tests.newcomer.helpers import BIN, REPO_ROOT, clean_env, run_wfctl
+from wfctl.commands.completion import FILE_NAMES, script
+
+# (what is typed, a word the completion must offer)
+CASES = [
+    ("wfctl si", "sites"),              # a command
+    ("wfctl completion fi", "fish"),    # an argument value
+    ("wfctl --pro", "--profile"),       # an option
+    ("wfctl -o cs", "csv"),             # an option value
+    ("wfctl sites li", "list"),         # a command of a group
+]
+
+
+@pytest.mark.parametrize("shell", sorted(FILE_NAMES))
+def test_completion_command_prints_the_script(shell: str, tmp_path: Path) -> None:
+    proc = run_wfctl("completion", shell, env=clean_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == script(shell) + "\n"
+    assert "_WFCTL_COMPLETE=complete_" + shell in proc.stdout
+
+
+@pytest.mark.parametrize("directory", ["completions", "wfctl/completions"])
+def test_generated_completion_files_are_not_stale(directory: str) -> None:
+    for shell, name in FILE_NAMES.items():
+        path = REPO_ROOT / directory / name
+        assert path.read_text(encoding="utf-8") == script(shell) + "\n", (
+            f"{path} is stale: run `python -m wfctl.commands.completion --write completions wfctl/completions`")
+
+
+def _shell_env(tmp_path: Path) -> dict[str, str]:
+    assert (BIN / "wfctl").exists(), "the wfctl entry point is not installed next to this python"
+    return clean_env(tmp_path, TERM="dumb")
+
+
+@pytest.mark.real_component
+@pytest.mark.parametrize(("line", "expected"), CASES)
+def test_bash_completes(line: str, expected: str, tmp_path: Path) -> None:
+    require_component("bash")
+    words = line.split(" ")
+    program = (
+        f"source {REPO_ROOT / 'completions' / 'wfctl.bash'}\n"
+        f"COMP_WORDS=({' '.join(words)}); COMP_CWORD={len(words) - 1}\n"
+        f"complete -p wfctl >/dev/null || exit 3\n"
+        f"_wfctl_completion wfctl {words[-1]} {words[-2]}\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    proc = subprocess.run(["bash", "--norc", "--noprofile", "-c", program], capture_output=True, text=True,
+                          env=_shell_env(tmp_path), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert expected in proc.stdout.split("\n"), proc.stdout
+
+
+@pytest.mark.real_component
+@pytest.mark.parametrize(("line", "expected"), CASES)
+def test_fish_completes(line: str, expected: str, tmp_path: Path) -> None:
+    require_component("fish")
+    program = f"source {REPO_ROOT / 'completions' / 'wfctl.fish'}; complete -C '{line}'"
+    proc = subprocess.run(["fish", "--no-config", "-c", program], capture_output=True, text=True,
+                          env=_shell_env(tmp_path), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    offered = [entry.split("\t")[0] for entry in proc.stdout.splitlines()]
+    assert expected in offered, proc.stdout
+
+
+@pytest.mark.real_component
+@pytest.mark.parametrize(("line", "expected"), CASES)
+def test_zsh_completes_from_fpath_on_the_first_tab(line: str, expected: str, tmp_path: Path) -> None:
+    """A real interactive zsh (in a pty) with the generated _wfctl on $fpath and compinit."""
+    require_component("zsh")
+    pexpect = pytest.importorskip("pexpect")
+    zdotdir = tmp_path / "zdot"
+    zdotdir.mkdir()
+    (zdotdir / ".zshrc").write_text(
+        f"fpath=({REPO_ROOT / 'completions'} $fpath)\n"
+        "autoload -Uz compinit && compinit -u -d " + str(tmp_path / "zcompdump") + "\n"
+        "unsetopt beep\nPS1='READY> '\n")
+    env = _shell_env(tmp_path)
+    env["ZDOTDIR"] = str(zdotdir)
+    child = pexpect.spawn("zsh", ["-i"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 200))
+    try:
+        child.expect("READY> ")
+        child.send(line + "\t")
+        child.expect(expected + " ", timeout=30)  # the word completed and a space after it
+    finally:
+        child.close(force=True)
+
+
+def test_completion_answers_quickly(tmp_path: Path) -> None:
+    """One TAB press runs wfctl once (twice in fish); keep it interactive."""
+    env = clean_env(tmp_path, _WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl sites ", COMP_CWORD="2")
+    wfctl = shutil.which("wfctl", path=env["PATH"]) or str(BIN / "wfctl")
+    started = time.perf_counter()
+    proc = subprocess.run([wfctl], capture_output=True, text=True, env=env, timeout=60)
+    elapsed = time.perf_counter() - started
+    assert proc.returncode == 0, proc.stderr
+    assert "list" in proc.stdout.split()
+    assert elapsed < float(os.environ.get("WFCTL_TEST_TAB_SECONDS", "2.0"))
