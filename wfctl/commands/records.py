@@ -105,31 +105,6 @@ OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "ema
 READ_ONLY = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
 
 
-# -- field options -> changes ------------------------------------------------------------------
-def site_fields(*, name: str | None = None, address: str | None = None, phone: str | None = None,
-                email: str | None = None, assessment_required: bool | None = None,
-                rates: list[str] | None = None, departments: list[str] | None = None,
-                banned_workers: list[str] | None = None) -> dict[str, Any]:
-    """The changes given by a site's field options (None: not given), list options decoded."""
-    from wfctl.bulk import csvformat
-
-    changes: dict[str, Any] = {"name": name, "address": address, "phone": phone, "email": email,
-                               "assessmentRequired": assessment_required}
-    for field, values, decode in (("rates", rates, csvformat.decode_rates),
-                                  ("departments", departments, csvformat.decode_departments)):
-        if values:
-            items: list[Any] = []
-            for value in values:
-                try:
-                    items.extend(decode(value))
-                except csvformat.CellError as exc:
-                    raise CliError(f"{OPTION_FOR[field]}: {exc}") from None
-            changes[field] = items
-    if banned_workers:
-        changes["bannedWorkers"] = list(banned_workers)
-    return changes
-
-
 # -- the verbs ---------------------------------------------------------------------------------
 def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, page: int | None, page_size: int | None,
                  all_pages: bool, limit: int | None, output: OutputFormat | None, fields: str | None) -> None:
@@ -165,6 +140,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
     spec = KINDS[kind]
+    changes = _decode_lists(changes)
     given = _given(changes)
     values = _read_file(from_file) if from_file else {}
     if spec.parent_field:
@@ -197,6 +173,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
     spec = KINDS[kind]
+    changes = _decode_lists(changes)
     given = _given(changes)
     values = _read_file(from_file) if from_file else {}
     if spec.parent_field:
@@ -235,13 +212,40 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
         if not app.io.can_prompt:
             raise CliError(f"refusing to delete {kind} {record_id} without confirmation: "
                            "no terminal to ask on; pass --yes")
-        if not typer.confirm(f"Delete {kind} {record_id}?", default=False, err=True):
+        if not _confirm(f"Delete {kind} {record_id}? [y/N]: "):
             raise CliError(f"{kind} {record_id} not deleted", ExitCode.FAILURE)
     out.result(getattr(app.client, f"delete_{kind}")(record_id) or {"status": "success",
                                                                      "message": f"{kind} deleted"})
 
 
 # -- helpers -----------------------------------------------------------------------------------
+def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:
+    """--rate SKILL=RATE and --department NAME[:CONTACT[:EMAIL]] values as the service's objects
+    (the cell syntax of the CSV format, escapes included); an empty list means "not given"."""
+    from wfctl.bulk import csvformat
+
+    decoded = dict(changes)
+    for field, decode in (("rates", csvformat.decode_rates), ("departments", csvformat.decode_departments)):
+        items: list[Any] = []
+        for value in changes.get(field) or []:
+            try:
+                items.extend(decode(value))
+            except csvformat.CellError as exc:
+                raise CliError(f"{OPTION_FOR[field]}: {exc}", title="invalid input",
+                               errors={field: [str(exc)]}) from None
+        decoded[field] = items or None
+    if "bannedWorkers" in changes:
+        decoded["bannedWorkers"] = list(changes["bannedWorkers"] or []) or None
+    return decoded
+
+
+def _confirm(question: str) -> bool:
+    # Not typer.confirm: click's prompt writes a space to stdout, and stdout is for data only.
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
+
+
 def _given(changes: dict[str, Any]) -> set[str]:
     return {field for field, value in changes.items() if value is not None}
 

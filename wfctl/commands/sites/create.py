@@ -25,8 +25,8 @@ def create(ctx: typer.Context, client: records.ClientOption = None, name: record
       $ wfctl sites create --client <client-id> --name Dock --department "Goods in:Ann Lee:ann@example.com"
       $ wfctl sites create --client <client-id> --from-file site.json --dry-run
     """
-    changes = records.site_fields(name=name, address=address, phone=phone, email=email,
-                                  assessment_required=assessment_required, rates=rate, departments=department,
-                                  banned_workers=banned_worker)
+    changes = {"name": name, "address": address, "phone": phone, "email": email,
+               "assessmentRequired": assessment_required, "rates": rate, "departments": department,
+               "bannedWorkers": banned_worker}
     records.create_record(ctx, "site", changes, parent=client, from_file=from_file, dry_run=dry_run,
                           output=output, fields=fields)

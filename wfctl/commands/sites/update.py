@@ -26,8 +26,8 @@ def update(ctx: typer.Context, site_id: records.SiteId, name: records.Name = Non
       $ wfctl sites update <site-id> --rate forklift=13 --rate picker=11.50
       $ wfctl sites update <site-id> --banned-worker <worker-id> --dry-run
     """
-    changes = records.site_fields(name=name, address=address, phone=phone, email=email,
-                                  assessment_required=assessment_required, rates=rate, departments=department,
-                                  banned_workers=banned_worker)
+    changes = {"name": name, "address": address, "phone": phone, "email": email,
+               "assessmentRequired": assessment_required, "rates": rate, "departments": department,
+               "bannedWorkers": banned_worker}
     records.update_record(ctx, "site", site_id, changes, from_file=from_file, dry_run=dry_run, output=output,
                           fields=fields)
