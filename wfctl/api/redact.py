@@ -50,7 +50,9 @@ def redact_text(text: str) -> str:
 
 def redact_headers(headers: Any) -> list[tuple[str, str]]:
     out = []
-    for name, value in headers.items():
+    raw = getattr(headers, "raw", None)  # httpx.Headers: the names as sent, not lower-cased
+    items = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in raw] if raw is not None else headers.items()
+    for name, value in items:
         out.append((name, MASK if is_secret_key(name) else redact_text(value)))
     return out
 

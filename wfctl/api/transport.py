@@ -115,21 +115,15 @@ class RetryTransport(httpx.BaseTransport):
             self.log("> " + redact_body(body, request.headers.get("content-type", "")))
 
     def _log_response(self, response: httpx.Response) -> httpx.Response:
+        """Log the answer; its body is read here (and kept by the response for the Client)."""
         assert self.log is not None
-        raw = b"".join(response.iter_raw()) if hasattr(response, "stream") else b""
-        response.close()
-        copy = httpx.Response(response.status_code, headers=response.headers,
-                              stream=httpx.ByteStream(raw), extensions=response.extensions,
-                              request=response.request if _has_request(response) else None)
+        raw = response.read()
         self.log(f"< HTTP {response.status_code} {response.reason_phrase}")
         for name, value in redact_headers(response.headers):
             self.log(f"< {name}: {value}")
         if raw:
-            if response.headers.get("content-encoding", "identity") not in ("", "identity"):
-                self.log(f"< <{len(raw)} bytes, {response.headers['content-encoding']}-encoded>")
-            else:
-                self.log("< " + redact_body(raw, response.headers.get("content-type", "")))
-        return copy
+            self.log("< " + redact_body(raw, response.headers.get("content-type", "")))
+        return response
 
 
 def parse_retry_after(value: str, now: float | None = None) -> float | None:
@@ -151,14 +145,6 @@ def _request_body(request: httpx.Request) -> bytes:
         return request.content
     except httpx.RequestNotRead:
         return b""
-
-
-def _has_request(response: httpx.Response) -> bool:
-    try:
-        response.request  # noqa: B018 - raises when unset
-        return True
-    except RuntimeError:
-        return False
 
 
 def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPolicy | None = None,
