@@ -6,7 +6,6 @@ import json
 import os
 import time
 from dataclasses import asdict, dataclass
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -253,6 +252,8 @@ def _check_service(settings: Settings, timeout: float) -> list[Check]:
 def _check_clock(date_header: str | None, received: float, elapsed: float) -> Check:
     if not date_header:
         return Check("clock", WARN, "the service sent no Date header; skew unknown")
+    from email.utils import parsedate_to_datetime
+
     try:
         server = parsedate_to_datetime(date_header).timestamp()
     except (TypeError, ValueError):
