@@ -35,6 +35,8 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("WFCTL_TIMEOUT", "Seconds to wait for one HTTP answer. Default: 30."),
     ("WFCTL_KEYRING_TIMEOUT", "Seconds to wait for the keyring before giving up (a locked keyring). "
                               "Default: 5."),
+    ("WFCTL_BULK_HTTPX", "Set to 1 to send the rows of a bulk import through httpx instead of wfctl's "
+                         "leaner http.client path (to rule that path out when troubleshooting)."),
     ("WFCTL_FORCE_TTY", "Set to 1 to behave as on a terminal even through a pipe (tables, notes)."),
     ("NO_COLOR", "Set to anything to turn colour off (like --no-color)."),
     ("XDG_CONFIG_HOME", "Base of the config directory. Default: ~/.config."),
