@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""A guided tour of wfctl against a local sandbox: start it, log in, show real data, import a CSV.
+
+Run it through `python3 dev.py tour` (which installs wfctl into ./.venv first). Everything happens
+in a throw-away config directory; nothing touches your own wfctl config or keyring.
+
+    python3 examples/tour.py [--keep]    # --keep leaves the sandbox running at the end
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+WFCTL = [sys.executable, "-m", "wfctl"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until_up(url: str, proc: subprocess.Popen[bytes], seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"tour: the sandbox exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/openapi.json", timeout=1):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit("tour: the sandbox did not start within 30 s")
+
+
+class Tour:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+
+    def step(self, title: str) -> None:
+        sys.stdout.write(f"\n\033[1m# {title}\033[0m\n" if sys.stdout.isatty() else f"\n# {title}\n")
+
+    def wfctl(self, *args: str, input: str | None = None, show: bool = True) -> str:
+        """Run wfctl as a user would; show the command line and its output; stop the tour on failure."""
+        if show:
+            sys.stdout.write("$ wfctl " + " ".join(shlex.quote(a) for a in args) + "\n")
+            sys.stdout.flush()
+        done = subprocess.run([*WFCTL, *args], input=input, env=self.env, text=True, capture_output=True)
+        if show:
+            sys.stdout.write(done.stdout)
+            sys.stderr.write(done.stderr)
+        if done.returncode != 0:
+            if not show:
+                sys.stderr.write(done.stderr)
+            raise SystemExit(f"tour: `wfctl {' '.join(args)}` exited with {done.returncode}")
+        return done.stdout
+
+
+def main() -> int:
+    keep = "--keep" in sys.argv[1:]
+    work = Path(tempfile.mkdtemp(prefix="wfctl-tour-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WFCTL_")}
+    env.update({
+        "WFCTL_CONFIG": str(work / "config.toml"),
+        "XDG_CONFIG_HOME": str(work / "config"),
+        "XDG_CACHE_HOME": str(work / "cache"),
+        "WFCTL_PROFILE": "tour",
+    })
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = open(work / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the server
+    server = subprocess.Popen([*WFCTL, "sandbox", "serve", "--port", str(port), "--db", str(work / "sandbox.db")],
+                              env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        wait_until_up(url, server)
+        t = Tour(env)
+        t.step(f"A sandbox service is running at {url} (seeded with two agencies)")
+        t.step("Log in (the password comes from stdin, never from argv; tokens go to a 0600 file here)")
+        t.wfctl("login", "--base-url", url, "--username", "admin@northwind.test", "--password-stdin",
+                "--credential-store", "file", input="sandbox-admin\n")
+        t.wfctl("auth", "status")
+        t.step("Your agency and its branches")
+        t.wfctl("agency", "show")
+        t.wfctl("branches", "list")
+        t.step("Clients, and the sites of one of them")
+        t.wfctl("clients", "list", "--page-size", "5")
+        clients = json.loads(t.wfctl("clients", "list", "--all", "-o", "json", show=False))
+        first = clients[0]
+        t.wfctl("sites", "list", "--client", first["id"], "--page-size", "5")
+        t.step("Create a client and a site with its hourly rates")
+        created = json.loads(t.wfctl("clients", "create", "--name", "Harbour Logistics",
+                                     "--branch", first["branchId"], "--email", "ops@harbour.example",
+                                     "-o", "json"))
+        site = json.loads(t.wfctl("sites", "create", "--client", created["id"], "--name", "Salford Docks",
+                                  "--rate", "Forklift Driver=13.25", "--rate", "Picker Packer=11.60",
+                                  "--department", "Goods In:Amelia Hart:amelia@harbour.example", "-o", "json"))
+        t.wfctl("sites", "get", site["id"])
+        t.step("Import sites from a CSV exported by Excel (the `client` column names the client)")
+        t.wfctl("sites", "import", str(HERE / "sites.csv"), "--dry-run")
+        t.wfctl("sites", "import", str(HERE / "sites.csv"))
+        t.wfctl("sites", "list", "--client", first["id"], "--page-size", "5", "--page", "2")
+        t.step("JSON for pipelines")
+        t.wfctl("sites", "list", "--client", first["id"], "--limit", "2", "-o", "json")
+        sys.stdout.write(f"\nThe tour's config is in {work}.\n")
+        if keep:
+            sys.stdout.write(f"The sandbox keeps running at {url} (pid {server.pid}); try:\n"
+                             f"  WFCTL_CONFIG={env['WFCTL_CONFIG']} WFCTL_PROFILE=tour .venv/bin/wfctl sites --help\n")
+            return 0
+        return 0
+    finally:
+        if not keep:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
