@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from wfctl.api.client import Page
     from wfctl.commands.options import OutputFormat
+    from wfctl.context import AppContext
 
 FIELDS_PANEL = "Fields"
 PAGES_PANEL = "Pages"
@@ -113,7 +114,7 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
     if limit is not None and page_size is None and not all_pages:
         page_size = min(limit, 100)
     more = all_pages or limit is not None
-    client = app.client
+    client = _client(app)
     pages: Iterable[Page]
     if kind == "branch":
         pages = client.list_branches(page=page, page_size=page_size, all_pages=more)
@@ -130,7 +131,7 @@ def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputF
                fields: str | None) -> None:
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
-    out.record(getattr(app.client, f"get_{kind}")(record_id), kind)
+    out.record(getattr(_client(app), f"get_{kind}")(record_id), kind)
 
 
 def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,
@@ -160,7 +161,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
         _dry_run(out, "POST", path, body, kind)
         return
     key = str(uuid.uuid4())
-    client = app.client
+    client = _client(app)
     if kind == "site":
         created = client.create_site(str(parent), body, idempotency_key=key)
     else:
@@ -183,7 +184,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
         raise CliError(f"nothing to update: give a field option ({', '.join(OPTION_FOR[f] for f in spec.writable)}) "
                        "or --from-file")
     body = _validate(kind, "update", values, given)
-    client = app.client
+    client = _client(app)
     path = f"{spec.path}/{record_id}"
     current: dict[str, Any] = {}
     if spec.full_update:
@@ -214,11 +215,18 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
                            "no terminal to ask on; pass --yes")
         if not _confirm(f"Delete {kind} {record_id}? [y/N]: "):
             raise CliError(f"{kind} {record_id} not deleted", ExitCode.FAILURE)
-    out.result(getattr(app.client, f"delete_{kind}")(record_id) or {"status": "success",
+    out.result(getattr(_client(app), f"delete_{kind}")(record_id) or {"status": "success",
                                                                      "message": f"{kind} deleted"})
 
 
 # -- helpers -----------------------------------------------------------------------------------
+def _client(app: AppContext) -> Any:
+    # httpx's package __init__ imports its own command-line tool (click, rich, pygments: ~40 ms) when those
+    # happen to be installed; a None entry makes that optional import fail, as it is meant to when absent.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    return app.client
+
+
 def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:
     """--rate SKILL=RATE and --department NAME[:CONTACT[:EMAIL]] values as the service's objects
     (the cell syntax of the CSV format, escapes included); an empty list means "not given"."""
