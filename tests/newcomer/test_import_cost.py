@@ -43,8 +43,12 @@ def test_version_does_not_load_typer(tmp_path) -> None:
     assert not any(m == "typer" or m.startswith("typer.") for m in modules)
 
 
-def test_shell_completion_request_imports_no_heavy_modules(tmp_path) -> None:
-    env = clean_env(tmp_path, _WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl sites ", COMP_CWORD="2")
-    modules = imported_modules([], env)
-    heavy = sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in ("httpx", "pydantic", "keyring")))
+@pytest.mark.parametrize("request_env", [
+    {"_WFCTL_COMPLETE": "complete_bash", "COMP_WORDS": "wfctl sites ", "COMP_CWORD": "2"},
+    {"_WFCTL_COMPLETE": "complete_zsh", "_TYPER_COMPLETE_ARGS": "wfctl si"},
+    {"_WFCTL_COMPLETE": "complete_fish", "_TYPER_COMPLETE_ARGS": "wfctl -o ", "_TYPER_COMPLETE_FISH_ACTION": "get-args"},
+], ids=["bash", "zsh", "fish"])
+def test_a_tab_press_imports_no_heavy_modules(request_env: dict[str, str], tmp_path) -> None:
+    modules = imported_modules([], clean_env(tmp_path, **request_env))
+    heavy = sorted(m for m in modules if any(m == f or m.startswith(f + ".") for f in ("httpx", "pydantic", "keyring", "rich")))
     assert not heavy, f"a TAB press imported {heavy}"
