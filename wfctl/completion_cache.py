@@ -73,7 +73,7 @@ def _complete(ctx: Any, kind: str, incomplete: str) -> list[tuple[str, str]]:
     root = ctx.find_root() if ctx is not None else None
     params = getattr(root, "params", None) or {}
     path = cache_file(params.get("profile"), params.get("base_url"))
-    items = cached(path, kind)
+    items = cached(path, kind, max_age=TTL)
     if items is None:
         items = _fetch(params, kind, ctx) or cached(path, kind, max_age=None) or []
         if items:
