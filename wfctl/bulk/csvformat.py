@@ -252,6 +252,8 @@ def split_unescaped(text: str, sep: str) -> list[str]:
     """Split on `sep` where it is not behind a backslash; parts keep their escapes. "" -> []."""
     if text == "":
         return []
+    if "\\" not in text:
+        return text.split(sep)
     parts, current, i = [], [], 0
     while i < len(text):
         ch = text[i]
@@ -270,6 +272,8 @@ def split_unescaped(text: str, sep: str) -> list[str]:
 
 
 def unescape(part: str) -> str:
+    if "\\" not in part:
+        return part
     out, i = [], 0
     while i < len(part):
         if part[i] == "\\" and i + 1 < len(part):

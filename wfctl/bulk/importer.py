@@ -13,13 +13,13 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import threading
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,9 +113,17 @@ class Importer:
         self._parent_errors: dict[str, str] = {}
         self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
         self._invalid_rows: set[int] = set()
+        self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
+        self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
+        from wfctl.api.models import WRITE_MODELS
+
+        self._model = WRITE_MODELS[(options.kind, "create")]
         self._backoff = Backoff()
         self._lock = threading.Lock()
         self.journal: Journal | None = None
+        from wfctl.bulk.fastpath import FastSender
+
+        self._sender = FastSender(api) if FastSender.usable(api) else None
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -170,7 +178,7 @@ class Importer:
     def outcomes(self) -> Iterator[tuple[Row, str, str, str]]:
         """Every input row with (status, id, error), in file order, for the report."""
         for row in self.source.rows():
-            problems = self._row_problems(row)
+            problems, _, _ = self._check(row)
             if problems:
                 yield row, "invalid", "", "; ".join(f"{p.column}: {p.message}" if p.column else p.message
                                                     for p in problems)
@@ -270,11 +278,10 @@ class Importer:
         rows = 0
         for row in self.source.rows():
             rows += 1
-            problems = self._row_problems(row)
+            problems, parent, body = self._check(row)
             if problems:
                 self._invalid(row, problems)
                 continue
-            parent, body = self._body(row)
             key = _digest(f"{parent}\x00{natural_key(body.get('name'))}")
             digests.append(key)
         self.summary.rows = rows
@@ -289,31 +296,30 @@ class Importer:
         for row in self.source.rows():
             if row.number in self._invalid_rows:
                 continue
-            parent, body = self._body(row)
+            _, parent, body = self._check(row)
             key = _digest(f"{parent}\x00{natural_key(body.get('name'))}")
             if key in twice:
                 if key in first:
-                    self._invalid(row, [Problem(row.number, row.line, "name",
-                                                f"{body.get('name')!r} is already row {first[key]} "
-                                                f"(names are unique per {self.kind.parent or 'agency'})")])
+                    message = (f"{body.get('name')!r} is already row {first[key]} "
+                               f"(names are unique per {self.kind.parent or 'agency'})")
+                    self._duplicates[row.number] = message
+                    self._invalid(row, [Problem(row.number, row.line, "name", message)])
                 else:
                     first[key] = row.number
 
-    def _row_problems(self, row: Row) -> list[Problem]:
-        """Every problem of one row (decoding, field rules, parent, on-existing=fail)."""
+    def _check(self, row: Row) -> tuple[list[Problem], str | None, dict[str, Any]]:
+        """(problems, parent id, JSON body) of one row: decoding, field rules, parent, on-existing=fail."""
         from pydantic import ValidationError
 
-        from wfctl.api.models import WRITE_MODELS, field_errors
+        from wfctl.api.models import field_errors
 
         problems: list[Problem] = []
         if row.extra:
             problems.append(Problem(row.number, row.line, "", f"{row.extra} more cell(s) than the header has columns"))
-        if row.number in self._invalid_rows and not problems:
-            problems.append(Problem(row.number, row.line, "name", "duplicate name in this file"))
         data: dict[str, Any] = {}
+        skip = self._skip_columns
         for column, text in row.cells.items():
-            if column in csvformat.READ_ONLY_COLUMNS or column in (self.kind.parent_id_column,
-                                                                   self.kind.parent_name_column):
+            if column in skip:
                 continue
             try:
                 value = csvformat.decode_cell(column, text)
@@ -338,9 +344,9 @@ class Importer:
                 parent_id = self._parents[ref]
             if self.kind.parent_in_body:
                 data[self.kind.parent_id_column or ""] = parent_id or "?"
-        model = WRITE_MODELS[(self.options.kind, "create")]
+        body: dict[str, Any] = {}
         try:
-            model.model_validate(data)
+            body = self._model.model_validate(data).body()
         except ValidationError as exc:
             for location, messages in field_errors(exc).items():
                 column = location.split("[", 1)[0].split(".", 1)[0]
@@ -348,33 +354,13 @@ class Importer:
                 for message in messages:
                     problems.append(Problem(row.number, row.line, column,
                                             f"{detail}: {message}" if detail else message))
-        if not problems and self.options.on_existing == "fail":
-            name = natural_key(data.get("name"))
-            if (parent_id, name) in self._existing and not (self.journal and self.journal.done[row.number]):
-                problems.append(Problem(row.number, row.line, "name",
-                                        f"{data.get('name')!r} already exists (--on-existing fail)"))
-        return problems
-
-    def _body(self, row: Row) -> tuple[str | None, dict[str, Any]]:
-        """(parent id, JSON body) of a valid row."""
-        from wfctl.api.models import WRITE_MODELS
-
-        data: dict[str, Any] = {}
-        for column, text in row.cells.items():
-            if column in csvformat.READ_ONLY_COLUMNS or column in (self.kind.parent_id_column,
-                                                                   self.kind.parent_name_column):
-                continue
-            value = csvformat.decode_cell(column, text)
-            if value is not None:
-                data[column] = value
-        parent_id = None
-        if self.kind.parent:
-            ref = self._parent_ref(row)
-            parent_id = self._parents.get(ref or "")
-            if self.kind.parent_in_body:
-                data[self.kind.parent_id_column or ""] = parent_id
-        body = WRITE_MODELS[(self.options.kind, "create")].model_validate(data).body()
-        return parent_id, body
+        if (not problems and self.options.on_existing == "fail"
+                and (parent_id, natural_key(body.get("name"))) in self._existing):
+            problems.append(Problem(row.number, row.line, "name",
+                                    f"{body.get('name')!r} already exists (--on-existing fail)"))
+        if not problems and row.number in self._duplicates:
+            problems.append(Problem(row.number, row.line, "name", self._duplicates[row.number]))
+        return problems, parent_id, body
 
     def _invalid(self, row: Row, problems: list[Problem]) -> None:
         if row.number not in self._invalid_rows:
@@ -391,30 +377,46 @@ class Importer:
     # -- pass 4 --------------------------------------------------------------------------------
 
     def _send_all(self) -> None:
+        """Producer (this thread: read, check, plan each row) and `concurrency` workers on a bounded queue."""
+        import queue
+
         assert self.journal is not None
         limit = max(1, self.options.concurrency)
-        pending: set[Future[None]] = set()
-        with ThreadPoolExecutor(max_workers=limit, thread_name_prefix="wfctl-import") as pool:
-            try:
-                for row in self.source.rows():
-                    if row.number in self._invalid_rows or self.journal.done[row.number]:
-                        continue
-                    parent_id, body = self._body(row)
-                    existing = self._existing.get((parent_id, natural_key(body.get("name"))))
-                    if existing is not None and self.options.on_existing != "update":
-                        self._finish(row.number, "skipped", str(existing.get("id", "")))
-                        continue
-                    while len(pending) >= limit * 2:
-                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            future.result()
-                    pending.add(pool.submit(self._send_row, row.number, parent_id, body, existing))
-                for future in pending:
-                    future.result()
-            except BaseException:
-                for future in pending:
-                    future.cancel()
-                raise
+        tasks: queue.Queue[tuple[int, str | None, dict[str, Any], dict[str, Any] | None] | None] = \
+            queue.Queue(maxsize=limit * 4)
+        stop = threading.Event()
+
+        def work() -> None:
+            while (task := tasks.get()) is not None:
+                if not stop.is_set():
+                    self._send_row(*task)
+
+        workers = [threading.Thread(target=work, name=f"wfctl-import-{i}", daemon=True) for i in range(limit)]
+        for worker in workers:
+            worker.start()
+        try:
+            for row in self.source.rows():
+                if row.number in self._invalid_rows or self.journal.done[row.number]:
+                    continue
+                problems, parent_id, body = self._check(row)
+                if problems:
+                    continue
+                existing = self._existing.get((parent_id, natural_key(body.get("name"))))
+                if existing is not None and self.options.on_existing != "update":
+                    self._finish(row.number, "skipped", str(existing.get("id", "")))
+                    continue
+                tasks.put((row.number, parent_id, body, existing))
+        except BaseException:
+            stop.set()  # Ctrl-C: the rows in flight finish and are journaled; the queued ones are dropped
+            raise
+        finally:
+            for _ in workers:
+                if stop.is_set():
+                    _drain_put(tasks)
+                else:
+                    tasks.put(None)
+            for worker in workers:
+                worker.join()
 
     def _send_row(self, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:
@@ -442,7 +444,7 @@ class Importer:
             attempt += 1
             self._backoff.wait()
             try:
-                record = self.kind.create(self.api, parent_id, body, key)
+                record = self.kind.create(self.api, parent_id, body, key, self._sender)
                 return "created", str(record.get("id", ""))
             except Conflict:
                 found = self._find(parent_id, body.get("name"))
@@ -478,7 +480,7 @@ class Importer:
             attempt += 1
             self._backoff.wait()
             try:
-                self.kind.update(self.api, record_id, body)
+                self.kind.update(self.api, record_id, body, self._sender)
                 return "updated", record_id
             except ApiError as exc:  # PUT is idempotent: sending it again is safe
                 if not _transient(exc) or attempt >= MAX_ATTEMPTS:
@@ -511,6 +513,19 @@ class Importer:
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)
+
+
+def _drain_put(tasks: Any) -> None:
+    """Put the end marker even when the queue is full of rows that will not be sent."""
+    import queue
+
+    while True:
+        try:
+            tasks.put_nowait(None)
+            return
+        except queue.Full:
+            with contextlib.suppress(queue.Empty):
+                tasks.get_nowait()
 
 
 def _transient(exc: Any) -> bool:

@@ -38,14 +38,19 @@ class Kind:
     def get(self, api: Any, record_id: str) -> dict[str, Any]:
         return getattr(api, f"get_{self.name}")(record_id)
 
-    def create(self, api: Any, parent_id: str | None, body: dict[str, Any], key: str) -> dict[str, Any]:
+    def create(self, api: Any, parent_id: str | None, body: dict[str, Any], key: str,
+               sender: Any = None) -> dict[str, Any]:
+        if sender is not None:
+            return sender.request("POST", sender.path_of(self.name, parent_id), body, key)
         if self.name == "site":
             return api.create_site(parent_id, body, idempotency_key=key)
         return getattr(api, f"create_{self.name}")(body, idempotency_key=key)
 
-    def update(self, api: Any, record_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    def update(self, api: Any, record_id: str, body: dict[str, Any], sender: Any = None) -> dict[str, Any]:
         if self.parent_in_body and self.parent_id_column:
             body = {k: v for k, v in body.items() if k != self.parent_id_column}
+        if sender is not None:
+            return sender.request("PUT", sender.path_of(self.name, None, record_id), body)
         return getattr(api, f"update_{self.name}")(record_id, body)
 
 
