@@ -1,0 +1,136 @@
+"""Shared by the list benches: a sandbox in its own process with N sites under one client, and runs
+of a child process with its peak RSS (os.wait4 gives the rusage of exactly that child)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+
+
+@dataclass
+class Run:
+    seconds: float
+    peak_rss_mb: float
+    returncode: int
+    stdout: bytes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def run(argv: list[str], env: dict[str, str] | None = None, stdout: int | None = subprocess.DEVNULL) -> Run:
+    """Run a child; its wall time, and its peak RSS (the kernel's high-water mark VmHWM, read until it
+    exits; ru_maxrss would count the pages of this process that a fork shares before exec)."""
+    import threading
+
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, env=env, stdout=stdout, stderr=subprocess.PIPE)
+    peak = [0]
+    done = threading.Event()
+
+    def watch() -> None:
+        path = f"/proc/{proc.pid}/status"
+        while not done.is_set():
+            try:
+                with open(path) as status:
+                    for line in status:
+                        if line.startswith("VmHWM:"):
+                            peak[0] = max(peak[0], int(line.split()[1]))
+            except (OSError, ValueError):
+                return
+            time.sleep(0.005)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    out = b""
+    if stdout == subprocess.PIPE:
+        assert proc.stdout is not None
+        out = proc.stdout.read()
+    proc.wait()
+    seconds = time.perf_counter() - start
+    done.set()
+    watcher.join()
+    if proc.returncode != 0:
+        assert proc.stderr is not None
+        sys.stderr.write(proc.stderr.read().decode())
+    return Run(seconds, peak[0] / 1024, proc.returncode, out)
+
+
+class Service:
+    """`wfctl sandbox serve` on a copy of a seeded DB, with `sites` extra sites per listed client."""
+
+    def __init__(self, clients_with_sites: dict[str, int]) -> None:
+        self.tmp = tempfile.TemporaryDirectory(prefix="wfctl-bench-")
+        self.db = str(Path(self.tmp.name) / "bench.db")
+        # schema and seed, in a child: this process stays small (its children are measured)
+        subprocess.run([PY, "-c", "import sys; from wfctl.sandbox.app import create_app; "
+                        "create_app(sys.argv[1]).state.store.close()", self.db], check=True,
+                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        self.client_ids = self._fill(clients_with_sites)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen([PY, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
+                                      "--db", self.db], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env={**os.environ, "PYTHONPATH": str(ROOT)})
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                response = httpx.post(f"{self.url}/identity/login", timeout=2,
+                                       json={"username": "admin@northwind.test", "password": "sandbox-admin"})
+                self.token = response.json()["accessToken"]
+                break
+            except (httpx.HTTPError, KeyError, ValueError):
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+
+    def _fill(self, wanted: dict[str, int]) -> dict[str, str]:
+        db = sqlite3.connect(self.db)
+        agency_id, branch_id = db.execute(
+            "SELECT b.agency_id, b.id FROM branches b JOIN agencies a ON a.id = b.agency_id "
+            "WHERE a.name = 'Northwind Staffing' ORDER BY b.created_on LIMIT 1").fetchone()
+        ids = {}
+        for label, count in wanted.items():
+            client_id = str(uuid.uuid4())
+            db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, billing_address,"
+                       " created_on) VALUES (?, ?, ?, ?, ?, '', '', '', '2026-01-01T00:00:00Z')",
+                       (client_id, agency_id, branch_id, f"Bench {label}", f"bench {label}"))
+            rates = json.dumps([{"skill": "picker", "hourlyRate": 11.5}])
+            db.executemany(
+                "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email,"
+                " assessment_required, rates, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ((str(uuid.uuid4()), agency_id, branch_id, client_id, f"Site {i:06d}", f"site {i:06d}",
+                  f"{i} Industrial Estate, Hull HU{i % 10} 1AA", "+44 1482 000000", f"site{i}@example.com",
+                  i % 2, rates, f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z")
+                 for i in range(count)))
+            ids[label] = client_id
+        db.commit()
+        db.close()
+        return ids
+
+    def env(self) -> dict[str, str]:
+        return {**os.environ, "PYTHONPATH": str(ROOT), "WFCTL_BASE_URL": self.url, "WFCTL_ACCESS_TOKEN": self.token,
+                "WFCTL_CONFIG": str(Path(self.tmp.name) / "config.toml"),
+                "XDG_CACHE_HOME": str(Path(self.tmp.name) / "cache")}
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.tmp.cleanup()
