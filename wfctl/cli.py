@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from wfctl.commands import agency, api, auth, branches, clients, completion, config, doctor, help, sandbox, sites
+from wfctl.commands import (
+    agency,
+    api,
+    auth,
+    branches,
+    clients,
+    completion,
+    config,
+    doctor,
+    help,
+    sandbox,
+    sites,
+)
 from wfctl.commands.auth import login, logout
 from wfctl.commands.options import OutputFormat
 from wfctl.context import AppContext, GlobalOptions
@@ -48,13 +60,13 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     ctx: typer.Context,
-    profile: Annotated[Optional[str], typer.Option("--profile", "-p", envvar="WFCTL_PROFILE",
+    profile: Annotated[str | None, typer.Option("--profile", "-p", envvar="WFCTL_PROFILE",
                        help="Profile in the config file.", rich_help_panel=GLOBAL_PANEL,
                        metavar="<name>")] = None,
-    base_url: Annotated[Optional[str], typer.Option("--base-url", envvar="WFCTL_BASE_URL",
+    base_url: Annotated[str | None, typer.Option("--base-url", envvar="WFCTL_BASE_URL",
                         help="Service URL, e.g. https://wams.example.com.", rich_help_panel=GLOBAL_PANEL,
                         metavar="<url>")] = None,
-    output: Annotated[Optional[OutputFormat], typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
+    output: Annotated[OutputFormat | None, typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
                       help="Output format: table, json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
                       show_default=False)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show requests and responses on stderr "
