@@ -6,6 +6,7 @@ FastAPI and uvicorn come with the optional extra `wfctl[sandbox]`; they are impo
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 from typing import Annotated
 
@@ -45,8 +46,14 @@ def serve(
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
         raise CliError(INSTALL_HINT)
     from wfctl.sandbox.seed import LOGINS
+    from wfctl.sandbox.server import bind
     from wfctl.sandbox.server import serve as run
 
+    try:
+        sock = bind(host, port)
+    except OSError as exc:
+        raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    port = sock.getsockname()[1]
     url = f"http://{host}:{port}"
     typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
     typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
@@ -56,5 +63,8 @@ def serve(
             typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
     typer.echo(f"log in with: wfctl login --base-url {url} --username admin@northwind.test", err=True)
     typer.echo("press Ctrl-C to stop", err=True)
-    run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
-        latency_ms=latency)
+    # uvicorn shuts down gracefully on Ctrl-C, then re-raises the signal: for a server that is a clean stop.
+    with contextlib.suppress(KeyboardInterrupt):
+        run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
+            latency_ms=latency, sock=sock)
+    typer.echo("sandbox stopped", err=True)

@@ -26,7 +26,8 @@ def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_l
 
 def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     """A listening socket (port 0: a free port chosen by the kernel)."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
     sock.listen(2048)
@@ -43,7 +44,15 @@ def serve(
     access_ttl: int = 900,
     rate_limit: int | None = None,
     latency_ms: int = 0,
+    sock: socket.socket | None = None,
 ) -> None:
-    """Run the sandbox in the foreground until Ctrl-C (uvicorn handles SIGINT/SIGTERM gracefully)."""
+    """Run the sandbox in the foreground until Ctrl-C (uvicorn handles SIGINT/SIGTERM gracefully).
+
+    Pass a socket from `bind` to report a port in use before anything else (an OSError there)."""
+    sock = sock or bind(host, port)
     app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
-    uvicorn.Server(uvicorn_config(app, host=host, port=port)).run()
+    try:
+        uvicorn.Server(uvicorn_config(app, host=host, port=port)).run(sockets=[sock])
+    finally:
+        sock.close()
+        app.state.store.close()
