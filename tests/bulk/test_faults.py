@@ -81,3 +81,28 @@ def test_sigkill_three_times_then_resume(cli: Any, sandbox_factory: Any, tmp_pat
     assert len(names) == rows and len(set(names)) == rows
     r2 = cli("sites", "list", "--client", cid, "--all", "-o", "json")
     assert len(json.loads(r2.stdout)) == rows
+
+
+def test_rate_limited_service_every_row_created(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
+    server = sandbox_factory(rate_limit=40)
+    assert cli.login_as(server.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", site_rows(120))
+    r = cli("sites", "import", str(path), "--client", cid, "--concurrency", "8", "-o", "json")
+    assert r.exit_code == 0, r
+    assert json.loads(r.stdout)["created"] == 120
+    assert len(site_names(cli, cid)) == 120
+
+
+def test_terminal_progress_and_export_all_clients(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", site_rows(20))
+    r = cli("sites", "import", str(path), "--client", cid, tty=True)
+    assert r.exit_code == 0, r
+    assert "20/20" in r.stderr and "rows/s" in r.stderr
+    r = cli("sites", "export", "--all-clients")
+    assert r.exit_code == 0, r
+    assert r.stdout.count(cid) == 20
+    r = cli("sites", "export")
+    assert r.exit_code == 2 and "--all-clients" in r.stderr

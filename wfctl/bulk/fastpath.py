@@ -137,4 +137,10 @@ class FastSender:
         from wfctl.api.client import error_from_response
 
         request = httpx.Request(method, self.api.base_url + path)
-        return error_from_response(httpx.Response(status, headers=headers, content=data, request=request))
+        error = error_from_response(httpx.Response(status, headers=headers, content=data, request=request))
+        retry_after = next((value for name, value in headers if name.lower() == "retry-after"), None)
+        if retry_after is not None:
+            from wfctl.api.transport import parse_retry_after
+
+            error.retry_after = parse_retry_after(retry_after)  # type: ignore[attr-defined]
+        return error

@@ -470,7 +470,9 @@ class Importer:
                 if not _transient(exc) or attempt >= MAX_ATTEMPTS:
                     raise
                 if exc.status in (429, 503):
-                    self._backoff.trigger(min(30.0, 0.5 * 2 ** attempt))
+                    # Not applied: every worker pauses for the service's Retry-After, then this one resends.
+                    self._backoff.trigger(_pause_for(exc, attempt))
+                    continue
                 # The answer may have been lost after the service applied it: look before re-sending.
                 found = self._find(parent_id, body.get("name"))
                 if found is not None:
@@ -497,7 +499,7 @@ class Importer:
                 if not _transient(exc) or attempt >= MAX_ATTEMPTS:
                     raise
                 if exc.status in (429, 503):
-                    self._backoff.trigger(min(30.0, 0.5 * 2 ** attempt))
+                    self._backoff.trigger(_pause_for(exc, attempt))
 
     def _full(self, summary: dict[str, Any]) -> dict[str, Any]:
         if self.kind.list_is_full:
@@ -537,6 +539,14 @@ def _drain_put(tasks: Any) -> None:
         except queue.Full:
             with contextlib.suppress(queue.Empty):
                 tasks.get_nowait()
+
+
+def _pause_for(exc: Any, attempt: int) -> float:
+    """The service's Retry-After when it gave one, else capped exponential back-off."""
+    wanted = getattr(exc, "retry_after", None)
+    if isinstance(wanted, int | float) and wanted >= 0:
+        return min(30.0, float(wanted))
+    return min(30.0, 0.25 * 2 ** attempt)
 
 
 def _transient(exc: Any) -> bool:

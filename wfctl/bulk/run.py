@@ -32,7 +32,9 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""))
-        progress = Progress(f"{'planning' if dry_run else 'importing'} {source.display}",
+        import os
+
+        progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance, on_total=progress.start)
         try:
