@@ -1,0 +1,25 @@
+"""bench/startup.py holds its targets (a short run; the figures in docs/newcomer.md come from a long one)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import require_component
+from tests.newcomer.helpers import REPO_ROOT
+
+
+@pytest.mark.slow
+@pytest.mark.real_component
+def test_startup_targets_hold() -> None:
+    require_component("gh")
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "startup.py"), "--runs", "9", "--json"],
+                          capture_output=True, text=True, timeout=600)
+    results = json.loads(proc.stdout)["results"]
+    missed = [r for r in results if not r["ok"]]
+    assert not missed, json.dumps(results, indent=2)
+    names = {r["command"] for r in results}
+    assert {"wfctl --version", "wfctl --help", "gh --version", "wfctl sites --help"} <= names
