@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated, Optional
+from enum import StrEnum
+from typing import Annotated
 
 import typer
 
 from wfctl.context import AppContext
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     table = "table"
     json = "json"
     jsonl = "jsonl"
@@ -20,12 +20,12 @@ class OutputFormat(str, Enum):
 OUTPUT_PANEL = "Output"
 
 Output = Annotated[
-    Optional[OutputFormat],
+    OutputFormat | None,
     typer.Option("--output", "-o", help="Output format: table, json, jsonl or csv.",
                  rich_help_panel=OUTPUT_PANEL, show_default=False),
 ]
 Fields = Annotated[
-    Optional[str],
+    str | None,
     typer.Option("--fields", help="Comma-separated fields to show, e.g. id,name,email.",
                  rich_help_panel=OUTPUT_PANEL, metavar="<a,b,c>"),
 ]

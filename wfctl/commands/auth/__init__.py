@@ -2,6 +2,18 @@
 
 import typer
 
-app = typer.Typer(help="Show and use the stored login.", no_args_is_help=True, rich_markup_mode=None)
+HELP = """Show and use the stored login.
+
+The token pair of each profile is kept in the OS keyring, or in a 0600 file when the profile was
+logged in with `--credential-store file`. wfctl refreshes it on its own; these commands show its
+state and hand a valid access token to other tools.
+
+Examples:
+  $ wfctl auth status
+  $ wfctl auth token
+  $ curl -H "Authorization: Bearer $(wfctl auth token)" https://wams.example.com/api/agency/
+"""
+
+app = typer.Typer(help=HELP, short_help="Show and use the stored login.", no_args_is_help=True, rich_markup_mode=None)
 
 from wfctl.commands.auth import status, token  # noqa: E402,F401

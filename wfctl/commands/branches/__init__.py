@@ -2,7 +2,18 @@
 
 import typer
 
-app = typer.Typer(help="Manage branches of your agency.", no_args_is_help=True, rich_markup_mode=None)
+HELP = """Manage branches of your agency.
+
+A branch groups clients for operations and reporting. Lists come a page at a time (--all for
+every page); import and export use the CSV format of `wfctl sites import`.
+
+Examples:
+  $ wfctl branches list
+  $ wfctl branches create --name "Leeds Riverside" --email leeds@northwind.example
+  $ wfctl branches export > branches.csv
+"""
+
+app = typer.Typer(help=HELP, short_help="Manage branches of your agency.", no_args_is_help=True, rich_markup_mode=None)
 
 # Each verb module registers its command on `app` when imported.
 from wfctl.commands.branches import create, delete, export, get, import_, list, update  # noqa: E402,F401

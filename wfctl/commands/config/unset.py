@@ -13,6 +13,9 @@ from wfctl.commands.options import app_context
 def unset(ctx: typer.Context, key: Key) -> None:
     """Remove one setting from the profile, so its default applies again.
 
+    Only the active profile (--profile, WFCTL_PROFILE, or the default profile) changes; the file is
+    rewritten atomically and keeps mode 0600. An environment variable still overrides the default.
+
     Examples:
       $ wfctl config unset output
       $ wfctl --profile staging config unset allow_insecure_http
