@@ -2,9 +2,12 @@
 
 Two things typer 0.29 would otherwise do on every run:
 
-- it coerces every non-flag option value through a pydantic TypeAdapter, so any command, even
-  `wfctl completion bash`, imported pydantic (60-100 ms). `lighten()` gives options typed `str`
-  or a str Enum a plain coercion instead; options of other types keep typer's.
+- it coerces every option value through a pydantic TypeAdapter (built even for an option left
+  unset), so any command, even `wfctl completion bash` or `sites list`, imported pydantic
+  (60-100 ms, and ~10 MB). `lighten()` gives options typed `str`, a str Enum, `int` (with its
+  min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not
+  sure of (`--page x`, `--page 0`, `--page 1_000`) goes to typer's own, so messages and accepted
+  spellings do not change; options of other types keep typer's.
 - `wfctl <group> --help` ran the root callback first, coercing the global options. `fast_help()`
   prints the help of the command the arguments name without running any callback.
 """
@@ -30,7 +33,7 @@ def lighten(command: Command) -> None:
 
 
 def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
-    """Plain coercion for one option: str, a str Enum, or the -h/--help flag."""
+    """Plain coercion for one option: str, a str Enum, int, bool or list[str] (see the module's doc)."""
     if runtime_param_class is None:
         try:
             from typer._coercion import RuntimeParam
@@ -41,9 +44,13 @@ def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
     if descriptor is None or getattr(param, "_runtime_param", "absent") is not None:
         return
     annotation = _unwrap_optional(descriptor.annotation)
-    plain = (annotation is str
-             or (isinstance(annotation, type) and issubclass(annotation, Enum) and issubclass(annotation, str))
-             or (annotation is bool and param.name == "help"))
+    info = descriptor.parameter_info
+    if getattr(info, "parser", None) is not None:
+        return
+    plain = (annotation in (str, bool)
+             or (annotation is int and not info.clamp)
+             or annotation == list[str]
+             or (isinstance(annotation, type) and issubclass(annotation, Enum) and issubclass(annotation, str)))
     if plain:
         param._runtime_param = _plain_runtime_param(runtime_param_class)(
             parameter_info=descriptor.parameter_info, annotation=annotation)
@@ -93,6 +100,15 @@ def _unwrap_optional(annotation: Any) -> Any:
     return annotation
 
 
+def _plain_int(value: Any) -> int | None:
+    """An int from an int or a plain run of ASCII digits; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
 _plain_classes: dict[type, type] = {}
 
 
@@ -107,7 +123,22 @@ def _plain_runtime_param(base: type) -> type:
     class PlainRuntimeParam(base):
         def _coerce_value(self, value: Any, param: Any, ctx: Context) -> Any:
             annotation = self.annotation
-            if annotation in (str, bool) or isinstance(value, annotation):
+            if annotation is str:
+                return value
+            if annotation is bool:
+                return value if isinstance(value, bool) else self._typer_coercion(value, param, ctx)
+            if annotation is int:
+                number = _plain_int(value)
+                info = self.parameter_info
+                if (number is None or (info.min is not None and number < info.min)
+                        or (info.max is not None and number > info.max)):
+                    return self._typer_coercion(value, param, ctx)
+                return number
+            if annotation == list[str]:
+                if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+                    return list(value)
+                return self._typer_coercion(value, param, ctx)
+            if isinstance(value, annotation):
                 return value
             try:
                 return annotation(value)
@@ -116,6 +147,13 @@ def _plain_runtime_param(base: type) -> type:
 
                 choices = ", ".join(repr(member.value) for member in annotation)
                 raise BadParameter(f"{value!r} is not one of {choices}.", ctx=ctx, param=param) from None
+
+        def _typer_coercion(self, value: Any, param: Any, ctx: Context) -> Any:
+            """What typer would have done (pydantic): for values the plain path does not decide."""
+            from typer._coercion import build_runtime_param, resolve_type_descriptor
+
+            typer_param = build_runtime_param(resolve_type_descriptor(self.annotation, self.parameter_info))
+            return typer_param._coerce_value(value, param=param, ctx=ctx)
 
     _plain_classes[base] = PlainRuntimeParam
     return PlainRuntimeParam
