@@ -64,7 +64,8 @@ def message_for(exc: BaseException) -> str:
     if isinstance(exc, api_errors.Forbidden):
         return f"not allowed for your role: {exc.one_line()}"
     if isinstance(exc, api_errors.NotLoggedIn):
-        return f"{exc.one_line()}; run `wfctl login`"
+        text = exc.one_line()
+        return text if "wfctl login" in text else f"{text}; run `wfctl login`"
     if isinstance(exc, api_errors.ApiError):
         return exc.one_line()
     if isinstance(exc, KeyboardInterrupt):
