@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -120,6 +122,7 @@ class Importer:
         self._backoff = Backoff()
         self._lock = threading.Lock()
         self.journal: Journal | None = None
+        self._spool: Any = None
         from wfctl.bulk.fastpath import FastSender
 
         self._sender = FastSender(api) if FastSender.usable(api) else None
@@ -171,6 +174,9 @@ class Importer:
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
             self.journal.finish(complete and not opts.dry_run)
+            if self._spool is not None:
+                self._spool.close()
+                self._spool = None
             self.summary.seconds = time.monotonic() - started
         return self.summary
 
@@ -279,12 +285,16 @@ class Importer:
         seen = bytearray(BITMAP_BYTES)
         candidates: set[int] = set()
         rows = 0
+        self._spool = tempfile.TemporaryFile(prefix="wfctl-rows-")  # noqa: SIM115 - read by run()
+        spool = self._spool
         for row in self.source.rows():
             rows += 1
-            problems, parent, _ = self._check(row)
+            problems, parent, body = self._check(row)
             if problems:
                 self._invalid(row, problems)
                 continue
+            # The checked body, so the send pass does not decode and validate every row again.
+            spool.write(f"{row.number}\t{parent or ''}\t{json.dumps(body, ensure_ascii=False)}\n".encode())
             key = self._name_digest(row, parent)
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):
@@ -406,17 +416,14 @@ class Importer:
         for worker in workers:
             worker.start()
         try:
-            for row in self.source.rows():
-                if row.number in self._invalid_rows or self.journal.done[row.number]:
-                    continue
-                problems, parent_id, body = self._check(row)
-                if problems:
+            for number, parent_id, body in self._checked_rows():
+                if number in self._invalid_rows or self.journal.done[number]:
                     continue
                 existing = self._existing.get((parent_id, natural_key(body.get("name"))))
                 if existing is not None and self.options.on_existing != "update":
-                    self._finish(row.number, "skipped", str(existing.get("id", "")))
+                    self._finish(number, "skipped", str(existing.get("id", "")))
                     continue
-                tasks.put((row.number, parent_id, body, existing))
+                tasks.put((number, parent_id, body, existing))
         except BaseException:
             stop.set()  # Ctrl-C: the rows in flight finish and are journaled; the queued ones are dropped
             raise
@@ -428,6 +435,16 @@ class Importer:
                     tasks.put(None)
             for worker in workers:
                 worker.join()
+
+    def _checked_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
+        """(row, parent id, body) of every row that passed the checks, from the spool."""
+        spool = self._spool
+        assert spool is not None
+        spool.flush()
+        spool.seek(0)
+        for line in spool:
+            number, parent, body = line.decode().split("\t", 2)
+            yield int(number), parent or None, json.loads(body)
 
     def _send_row(self, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:
