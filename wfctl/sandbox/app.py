@@ -36,6 +36,7 @@ JSON_TYPE = "application/json"
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 IDEMPOTENCY_WINDOW = 24 * 3600
+_ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
 
@@ -61,8 +62,11 @@ def create_app(
                   redoc_url=None,
                   exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error})
     app.state.store = store
+    by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
     for path, method, endpoint in api.routes():
-        app.add_route(path, endpoint, methods=[method], include_in_schema=False)
+        by_path.setdefault(path, {})[method] = endpoint
+    for path, endpoints in by_path.items():
+        app.add_route(path, _dispatch(endpoints), methods=_ALL_METHODS, include_in_schema=False)
     app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
     if rate_limit or latency_ms:
@@ -575,6 +579,20 @@ def _fingerprint(path: str, raw: bytes) -> str:
     except (ValueError, UnicodeDecodeError, RecursionError):
         canonical = raw
     return hashlib.sha256(path.encode() + b"\n" + canonical).hexdigest()
+
+
+def _dispatch(endpoints: dict[str, Callable[[Request], Awaitable[Response]]]) -> Callable[[Request], Awaitable[Response]]:
+    """One route per path: the method picks the handler; any other method is a 405 that lists them all."""
+    allow = ", ".join(endpoints)
+
+    async def endpoint(request: Request) -> Response:
+        handler = endpoints.get(request.method)
+        if handler is None:
+            return problem_response(405, f"{request.method} is not allowed here; allowed: {allow}",
+                                    headers={"Allow": allow})
+        return await handler(request)
+
+    return endpoint
 
 
 async def _openapi(request: Request) -> Response:

@@ -21,7 +21,12 @@ from typing import Any
 
 from wfctl.sandbox.problems import ApiProblem, invalid
 
-EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+# Whitespace as JSON Schema patterns (ECMA-262 `\s`) define it, for trimming and for the e-mail rule, so
+# that what openapi.json calls valid is valid here too (Python's `\s` also matches U+001C-U+001F).
+WHITESPACE = ("\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009"
+              "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff")
+_NOT_AT_OR_SPACE = f"[^@{WHITESPACE}]+"
+EMAIL_RE = re.compile(f"^{_NOT_AT_OR_SPACE}@{_NOT_AT_OR_SPACE}\\.{_NOT_AT_OR_SPACE}$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 NAME_MAX = 200
@@ -84,7 +89,7 @@ def text(max_len: int, *, min_len: int = 0) -> Checker:
         if not isinstance(value, str):
             raise FieldError("must be a string")
         _require_unicode(value)
-        value = value.strip()
+        value = value.strip(WHITESPACE)
         if len(value) < min_len:
             raise FieldError("must not be empty")
         if len(value) > max_len:
@@ -108,7 +113,7 @@ def secret(value: Any) -> str:
 
 def email(value: Any) -> str:
     value = text(TEXT_MAX)(value)
-    if value and not EMAIL_RE.match(value):
+    if value and not EMAIL_RE.fullmatch(value):
         raise FieldError("must be an e-mail address")
     return value
 
