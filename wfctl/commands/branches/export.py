@@ -13,6 +13,9 @@ from wfctl.commands.options import app_context
 def export_branches(ctx: typer.Context, file: bulk.ExportFile = None) -> int:
     """Write every branch as CSV in the import format.
 
+    The columns are name, address, phone and email; `wfctl branches import` reads the file back.
+    Cells a spreadsheet would run as a formula get a leading ', which import removes again.
+
     Examples:
       $ wfctl branches export > branches.csv
       $ wfctl branches export --file branches.csv

@@ -22,6 +22,9 @@ def export_clients(
 ) -> int:
     """Write clients as CSV in the import format, billing addresses included.
 
+    List items carry no billing address, so each client is read in full (--concurrency at a time).
+    The `branchId` column keeps each client's branch, so `wfctl clients import` reads the file back.
+
     Examples:
       $ wfctl clients export > clients.csv
       $ wfctl clients export --branch <branch-id> --file clients.csv
