@@ -221,9 +221,6 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
 
 # -- helpers -----------------------------------------------------------------------------------
 def _client(app: AppContext) -> Any:
-    # httpx's package __init__ imports its own command-line tool (click, rich, pygments: ~40 ms) when those
-    # happen to be installed; a None entry makes that optional import fail, as it is meant to when absent.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     return app.client
 
 
