@@ -115,7 +115,7 @@ class Client:
     def request(
         self,
         method: str,
-        path: str,
+        path: str | httpx.URL,
         *,
         params: dict[str, Any] | None = None,
         json: Any = None,
@@ -131,7 +131,7 @@ class Client:
     def send(
         self,
         method: str,
-        path: str,
+        path: str | httpx.URL,
         *,
         params: dict[str, Any] | None = None,
         json: Any = None,
@@ -182,11 +182,12 @@ class Client:
             return response
         raise ServerError(f"too many redirects (more than {MAX_REDIRECTS})")
 
-    def url_for(self, path: str) -> str:
-        """Absolute URL for a path relative to base_url or a same-origin absolute URL."""
+    def url_for(self, path: str | httpx.URL) -> Any:
+        """Absolute URL for a path relative to base_url or a same-origin absolute URL (an httpx.URL
+        is checked and returned as it is)."""
         from wfctl.api.origin import origin_of, same_origin
 
-        if "://" in path or path.startswith("//"):
+        if not isinstance(path, str) or "://" in path or path.startswith("//"):
             if not same_origin(path, self.base_url):
                 raise ForeignOrigin(f"refused {origin_of(path)}: not the service origin "
                                     f"{origin_of(self.base_url)}, so no token is sent there")
@@ -204,6 +205,8 @@ class Client:
     ) -> Iterator[Page]:
         """Yield pages starting at `page` (default 1), following nextPage in every G8 form;
         stops after one page when all_pages is False. A loop or a foreign origin raises."""
+        import httpx
+
         from wfctl.api.pagination import next_request, to_page
 
         query = dict(params or {})
@@ -211,20 +214,26 @@ class Client:
             query["pageNumber"] = page
         if page_size is not None:
             query["pageSize"] = page_size
-        url: str = self.url_for(path)
+        # One parse per page: the URL of each request is built once, as an httpx.URL, and used as is
+        # for the request, the loop check and the next page's address.
+        url = httpx.URL(self.url_for(path))
+        if query:
+            url = url.copy_merge_params({k: v for k, v in query.items() if v is not None})
         seen: set[str] = set()
         while True:
-            key = _request_key(url, query)
+            key = _request_key(url)
             if key in seen:
                 raise PaginationError(f"the service's pages loop back to {key}")
             seen.add(key)
-            body = self.request("GET", url, params=query or None)
-            current = _absolute(url, query)
-            nxt = next_request(body, current, self.base_url)
-            yield to_page(body, next_url=nxt)
+            body = self.request("GET", url)
+            nxt = next_request(body, url, self.base_url)
+            current = to_page(body, next_url=None if nxt is None else str(nxt))
+            del body  # the page holds what is needed; nothing else of this answer outlives the yield
+            yield current
+            del current
             if not all_pages or nxt is None:
                 return
-            url, query = nxt, {}
+            url = nxt
 
     def login(self, username: str, password: str, *, username_field: str = "username") -> dict[str, Any]:
         """POST /identity/login; return the token answer (accessToken, refreshToken, ...)."""
@@ -373,7 +382,7 @@ class Client:
             from wfctl.api.transport import make_transport
 
             transport = make_transport(inner=self._inner_transport, policy=self._retry, log=self._log,
-                                       sleep=self._sleep)
+                                       sleep=self._sleep, tls=not self.base_url.lower().startswith("http://"))
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
@@ -512,21 +521,11 @@ def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:
     return {k: v for k, v in params.items() if v is not None}
 
 
-def _absolute(url: str, query: dict[str, Any]) -> str:
-    import httpx
-
-    u = httpx.URL(url)
-    if query:
-        u = u.copy_merge_params({k: v for k, v in query.items() if v is not None})
-    return str(u)
-
-
-def _request_key(url: str, query: dict[str, Any]) -> str:
-    import httpx
-
-    u = httpx.URL(_absolute(url, query))
-    items = sorted(u.params.multi_items())
-    return str(u.copy_with(query=None)) + "?" + "&".join(f"{k}={v}" for k, v in items)
+def _request_key(url: httpx.URL) -> str:
+    """The URL with its query parameters in a fixed order: two pages with the same key are the same page."""
+    items = sorted(url.params.multi_items())
+    address = str(url).split("?", 1)[0].split("#", 1)[0]
+    return address + "?" + "&".join(f"{k}={v}" for k, v in items)
 
 
 def _transport_reason(exc: Exception) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from functools import lru_cache
 from typing import Any
 
 import httpx
@@ -11,7 +12,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def origin(url: Any) -> tuple[str, str, int | None]:
-    u = url if isinstance(url, httpx.URL) else httpx.URL(str(url))
+    u = url if isinstance(url, httpx.URL) else _parse(str(url))
     scheme = u.scheme.lower()
     return scheme, (u.host or "").lower(), u.port or _DEFAULT_PORTS.get(scheme)
 
@@ -26,7 +27,7 @@ def origin_of(url: Any) -> str:
 
 def same_origin(a: Any, b: Any) -> bool:
     """Same scheme, host and port, and no userinfo on `a` (an `https://good@evil/` trick)."""
-    ua = a if isinstance(a, httpx.URL) else httpx.URL(str(a))
+    ua = a if isinstance(a, httpx.URL) else _parse(str(a))
     if ua.userinfo:
         return False
     return origin(ua) == origin(b)
@@ -46,3 +47,10 @@ def insecure(url: Any, allow_insecure_http: bool) -> bool:
     """True when sending credentials to `url` would put them on the wire in clear text (G19)."""
     scheme, host, _ = origin(url)
     return scheme == "http" and not allow_insecure_http and not is_loopback(host)
+
+
+@lru_cache(maxsize=64)
+def _parse(url: str) -> httpx.URL:
+    """URLs given as text, parsed once: the service's base URL is checked against on every request
+    and every page (an httpx.URL is immutable, so sharing one is safe)."""
+    return httpx.URL(url)

@@ -35,14 +35,16 @@ def to_page(body: Any, *, next_url: str | None) -> Page:
     )
 
 
-def next_request(body: Any, current_url: str, base_url: str) -> str | None:
-    """Absolute URL of the next page, or None on the last page."""
+def next_request(body: Any, current: httpx.URL | str, base_url: str) -> httpx.URL | None:
+    """Absolute URL of the next page, or None on the last page. `current` is the URL of this page,
+    query included (pass the httpx.URL the request was made with: it is not parsed again)."""
     if not isinstance(body, dict):
         return None
     data = body.get("data")
     if isinstance(data, list) and not data:
         return None  # an empty page ends the list whatever the links say
-    current = httpx.URL(current_url)
+    if not isinstance(current, httpx.URL):
+        current = httpx.URL(current)
     page_number = _int(body.get("pageNumber"), None)
     if "nextPage" not in body:
         page_count = _int(body.get("pageCount"), None)
@@ -74,7 +76,7 @@ def next_request(body: Any, current_url: str, base_url: str) -> str | None:
     raise PaginationError(f"cannot follow the service's nextPage of type {type(ref).__name__}")
 
 
-def _resolve(current: httpx.URL, ref: str, base_url: str) -> str:
+def _resolve(current: httpx.URL, ref: str, base_url: str) -> httpx.URL:
     try:
         target = current.join(ref)
     except httpx.InvalidURL:
@@ -82,11 +84,11 @@ def _resolve(current: httpx.URL, ref: str, base_url: str) -> str:
     if not same_origin(target, base_url):
         raise ForeignOrigin(f"the service's nextPage points at {origin_of(target)}, another origin; "
                             "not followed, no token sent there")
-    return str(target)
+    return target
 
 
-def _with_page(current: httpx.URL, number: int) -> str:
-    return str(current.copy_set_param("pageNumber", str(number)))
+def _with_page(current: httpx.URL, number: int) -> httpx.URL:
+    return current.copy_set_param("pageNumber", str(number))
 
 
 def _int(value: Any, default: Any) -> Any:

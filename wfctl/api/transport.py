@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import email.utils
 import random
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -149,6 +150,12 @@ def _request_body(request: httpx.Request) -> bytes:
 
 def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPolicy | None = None,
                    log: Callable[[str], None] | None = None, sleep: Callable[[float], None] | None = None,
-                   **transport_options: Any) -> RetryTransport:
+                   tls: bool = True, **transport_options: Any) -> RetryTransport:
+    """The retrying transport. `tls=False` for a Client whose origin is http://: it never leaves that
+    origin (every URL, redirect and nextPage is checked), so its pool never starts TLS and loading the
+    CA bundle (20-40 ms) is skipped; the context given instead has no CA at all, so a TLS connection
+    through it would fail verification rather than go unchecked."""
+    if inner is None and not tls:
+        transport_options.setdefault("verify", ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
     base = inner if inner is not None else httpx.HTTPTransport(**transport_options)
     return RetryTransport(base, policy=policy, log=log, sleep=sleep or time.sleep)
