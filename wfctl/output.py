@@ -80,23 +80,27 @@ class Output:
     def records(self, rows: Iterable[dict[str, Any]], kind: str | None = None,
                 columns: list[str] | None = None) -> int:
         """Rows of a list; returns how many were written."""
-        return self._rows_out([iter(rows)], kind, columns)
+        return self._rows_out([list(rows)], kind, columns)
 
     def pages(self, pages: Iterable[Page], kind: str | None = None, columns: list[str] | None = None,
               limit: int | None = None) -> int:
         """The rows of each page as it arrives; a table ends with 'page 2 of 7, 63 clients'."""
-        seen: list[Page] = []
+        footer: list[tuple[int, int, int]] = []  # (number, count, total records) of the first and last page
 
-        def chunks() -> Iterator[Iterator[dict[str, Any]]]:
+        def chunks() -> Iterator[list[dict[str, Any]]]:
             for page in pages:
-                seen.append(page)
-                if len(seen) > 2:
-                    del seen[1]  # keep the first and the last page only
-                yield iter(page.data)
+                numbers = (page.page_number, page.page_count, page.total_record_count)
+                if footer:
+                    footer[1:] = [numbers]
+                else:
+                    footer.append(numbers)
+                rows = page.data
+                del page  # only the rows travel on: the page's answer is not kept while the next is fetched
+                yield rows
 
         count = self._rows_out(chunks(), kind, columns, limit=limit)
-        if self.format == "table" and seen and self.io.stdout_is_tty:
-            self.io.write(_footer(seen[0], seen[-1], count, kind, limit) + "\n")
+        if self.format == "table" and footer and self.io.stdout_is_tty:
+            self.io.write(_footer(footer[0], footer[-1], count, kind, limit) + "\n")
         return count
 
     # -- other documents -----------------------------------------------------------
@@ -116,10 +120,7 @@ class Output:
 
     # -- json ----------------------------------------------------------------------
     def _write_json(self, obj: Any) -> None:
-        if self._pretty:
-            self.io.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
-        else:
-            self.io.write(_compact(obj) + "\n")
+        self.io.write((_indented if self._pretty else _compact)(obj) + "\n")
 
     def _select(self, record: dict[str, Any]) -> dict[str, Any]:
         if not self.fields:
@@ -127,9 +128,9 @@ class Output:
         return {name: record.get(name) for name in self.fields}
 
     # -- rows ----------------------------------------------------------------------
-    def _rows_out(self, chunks: Iterable[Iterator[dict[str, Any]]], kind: str | None,
+    def _rows_out(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
                   columns: list[str] | None, *, limit: int | None = None) -> int:
-        limited = _limited(chunks, limit)
+        limited = _limited(chunks, limit) if limit is not None else chunks
         if self.format == "json":
             return self._json_array(limited)
         if self.format == "jsonl":
@@ -141,18 +142,16 @@ class Output:
     def _json_array(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
         count = 0
         write = self.io.write
-        indent = 2 if self._pretty else None
-        separators = (",", ": ") if self._pretty else (",", ":")
+        encode = _indented if self._pretty else _compact
+        first, between = ("[\n  ", ",\n  ") if self._pretty else ("[", ",")
         for chunk in chunks:
-            parts = []
-            for row in chunk:
-                text = json.dumps(self._select(row), indent=indent, separators=separators, ensure_ascii=False)
-                if self._pretty:
-                    text = "  " + text.replace("\n", "\n  ")
-                parts.append(("[" if count == 0 else ",") + ("\n" if self._pretty else "") + text)
-                count += 1
-            if parts:
-                write("".join(parts))
+            if not chunk:
+                continue
+            texts = [encode(row) for row in self._selected(chunk)]
+            if self._pretty:
+                texts = [text.replace("\n", "\n  ") for text in texts]
+            write((first if count == 0 else between) + between.join(texts))  # one write per page
+            count += len(texts)
         if count == 0:
             write("[]\n")
         else:
@@ -161,12 +160,15 @@ class Output:
 
     def _jsonl(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
         count = 0
-        select = self._select
+        write = self.io.write
         for chunk in chunks:
             if chunk:
-                self.io.write("".join(_compact(select(row)) + "\n" for row in chunk))
+                write("\n".join(map(_compact, self._selected(chunk))) + "\n")  # one write per page
                 count += len(chunk)
         return count
+
+    def _selected(self, rows: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+        return map(self._select, rows) if self.fields else rows
 
     def _csv(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
              columns: list[str] | None) -> int:
@@ -285,21 +287,22 @@ def cell(value: Any, name: str | None = None) -> str:
     return _compact(value)
 
 
-_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode  # one encoder: no per-call set-up
+# One encoder each for the process (json.dumps builds one per call). Records are decoded JSON or
+# built here, so they cannot refer to themselves: the circular-reference check is skipped.
+_compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+_indented = json.JSONEncoder(indent=2, ensure_ascii=False, check_circular=False).encode
 
 
-def _limited(chunks: Iterable[Iterator[dict[str, Any]]], limit: int | None) -> Iterator[list[dict[str, Any]]]:
+def _limited(chunks: Iterable[list[dict[str, Any]]], limit: int) -> Iterator[list[dict[str, Any]]]:
     """Lists of rows, stopping (and closing the source, so no further page is fetched) at `limit`."""
     left = limit
     source = iter(chunks)
     try:
-        for chunk in source:
-            rows = list(chunk)
-            if left is not None:
-                rows = rows[:left]
-                left -= len(rows)
+        for rows in source:
+            rows = rows[:left]
+            left -= len(rows)
             yield rows
-            if left is not None and left <= 0:
+            if left <= 0:
                 return
     finally:
         close = getattr(source, "close", None)
@@ -341,13 +344,17 @@ def _box() -> Any:
     return box.SIMPLE_HEAD
 
 
-def _footer(first: Page, last: Page, count: int, kind: str | None, limit: int | None) -> str:
-    total = plural(kind, last.total_record_count)
-    if first.page_number == last.page_number:
-        text = f"page {last.page_number} of {last.page_count}, {total}"
+def _footer(first: tuple[int, int, int], last: tuple[int, int, int], count: int, kind: str | None,
+            limit: int | None) -> str:
+    """`first` and `last` are (page number, page count, total records) of the first and last page."""
+    first_number = first[0]
+    last_number, page_count, total_records = last
+    total = plural(kind, total_records)
+    if first_number == last_number:
+        text = f"page {last_number} of {page_count}, {total}"
     else:
-        text = f"pages {first.page_number}-{last.page_number} of {last.page_count}, {total}"
-    if limit is not None and count < last.total_record_count:
+        text = f"pages {first_number}-{last_number} of {page_count}, {total}"
+    if limit is not None and count < total_records:
         text += f" (showing {count})"
     return text
 
