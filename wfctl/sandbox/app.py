@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
 import json
 import sqlite3
 import time
@@ -58,9 +59,14 @@ def create_app(
     store.purge_expired()
     api = SandboxApi(store, Tokens(store, access_ttl))
 
+    options: dict[str, Any] = {}
+    if "telemetry" in inspect.signature(FastAPI.__init__).parameters:
+        # Newer FastAPI asks OpenTelemetry on every request whether it is configured: about 10% of a create.
+        options["telemetry"] = {"tracing": False, "metrics": False, "logs": False}
     app = FastAPI(title="Workforce Agency Management Service (sandbox)", openapi_url=None, docs_url=None,
                   redoc_url=None,
-                  exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error})
+                  exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error},
+                  **options)
     app.state.store = store
     by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
     for path, method, endpoint in api.routes():

@@ -20,7 +20,8 @@ def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_l
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
     return uvicorn.Config(app, host=host, port=port, loop=loop, http=http, lifespan="off",
-                          access_log=False, log_level=log_level, timeout_graceful_shutdown=3,
+                          access_log=False, proxy_headers=False, server_header=False, log_level=log_level,
+                          timeout_graceful_shutdown=3,
                           backlog=2048)
 
 

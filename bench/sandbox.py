@@ -1,0 +1,216 @@
+#!/usr/bin/env python3
+"""Requests per second of the sandbox: list and create, with 1 and 16 concurrent connections.
+
+    .venv/bin/python bench/sandbox.py                 # wrk when installed, else a lean Python client
+    .venv/bin/python bench/sandbox.py --tool python --duration 3
+
+It starts `wfctl sandbox serve` (one process, as a user runs it) on a free port with a fresh database,
+logs in as the seeded admin and measures:
+
+- list:   GET /api/clients/<id>/sites?pageSize=10   (a page of a seeded client's sites)
+- create: POST /api/clients/<id>/sites               (a new site with a rate, unique names)
+
+The target (issue 2): the sandbox must not be what limits wfctl's own benchmarks, so one process on a
+2-core machine serves at least 2,000 creates and 2,000 list pages a second under 16 connections. The
+ratio column is req/s divided by that target (>= 1.00 meets it). Exit status 1 if any answer was not 2xx.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+TARGET_16 = 2000.0
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Result:
+    scenario: str
+    connections: int
+    rps: float
+    errors: int
+    tool: str
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=5.0, help="seconds per measurement (default 5)")
+    parser.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto")
+    parser.add_argument("--connections", default="1,16", help="comma-separated (default 1,16)")
+    args = parser.parse_args()
+    tool = args.tool
+    if tool == "auto":
+        tool = "wrk" if shutil.which("wrk") else "python"
+    if tool == "wrk" and not shutil.which("wrk"):
+        print("wrk is not installed (apt-get install wrk); use --tool python", file=sys.stderr)
+        return 2
+    connections = [int(c) for c in args.connections.split(",")]
+
+    with tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp, Sandbox(Path(tmp)) as server:
+        token, list_path, create_path = server.prepare()
+        results: list[Result] = []
+        for scenario in ("list", "create"):
+            for conns in connections:
+                prefix = f"Bench {uuid.uuid4().hex[:8]}"
+                if tool == "wrk":
+                    result = run_wrk(server.url, scenario, conns, args.duration, token, list_path, create_path,
+                                     prefix, Path(tmp))
+                else:
+                    result = asyncio.run(run_python(server.port, scenario, conns, args.duration, token,
+                                                    list_path, create_path, prefix))
+                results.append(result)
+                print(f"  {scenario:<6} {conns:>2} connection(s): {result.rps:,.0f} req/s", file=sys.stderr)
+    report(results, tool, args.duration)
+    return 1 if any(r.errors for r in results) else 0
+
+
+def report(results: list[Result], tool: str, duration: float) -> None:
+    print(f"sandbox throughput ({tool}, {duration:g} s each, {os.cpu_count()} cores, one sandbox process)")
+    print(f"{'scenario':<8} {'conns':>5} {'req/s':>9} {'target':>7} {'ratio':>6} {'non-2xx':>8}")
+    for r in results:
+        target = f"{TARGET_16:,.0f}" if r.connections >= 16 else "-"
+        ratio = f"{r.rps / TARGET_16:.2f}" if r.connections >= 16 else "-"
+        print(f"{r.scenario:<8} {r.connections:>5} {r.rps:>9,.0f} {target:>7} {ratio:>6} {r.errors:>8}")
+
+
+# ---- the server under test ----------------------------------------------------------------------
+
+
+class Sandbox:
+    """`wfctl sandbox serve` in a subprocess, on a free port, with a fresh database."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = int(sock.getsockname()[1])
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Sandbox:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
+             "--db", str(self.tmp / "bench.db"), "--access-ttl", "86400"],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{self.url}/openapi.json", timeout=1)
+                return self
+            except httpx.TransportError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("the sandbox did not start") from None
+                time.sleep(0.1)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+    def prepare(self) -> tuple[str, str, str]:
+        """A token, the list path (a seeded client's sites) and the create path (a new client's sites)."""
+        login = httpx.post(f"{self.url}/identity/login", timeout=10,
+                           json={"username": "admin@northwind.test", "password": "sandbox-admin"})
+        token = login.json()["accessToken"]
+        headers = {"Authorization": f"Bearer {token}"}
+        clients = httpx.get(f"{self.url}/api/clients", headers=headers, timeout=10).json()["data"]
+        created = httpx.post(f"{self.url}/api/clients", headers=headers, timeout=10,
+                             json={"name": f"Bench client {uuid.uuid4().hex[:8]}", "branchId": clients[0]["branchId"]})
+        created.raise_for_status()
+        return (token, f"/api/clients/{clients[0]['id']}/sites?pageSize=10",
+                f"/api/clients/{created.json()['id']}/sites")
+
+
+# ---- wrk ---------------------------------------------------------------------------------------
+
+_WRK_CREATE = """
+local counter = 0
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer %(token)s"
+request = function()
+  counter = counter + 1
+  local body = '{"name":"%(prefix)s ' .. counter .. '","rates":[{"skill":"Picker","hourlyRate":11.5}]}'
+  return wrk.format(nil, "%(path)s", nil, body)
+end
+"""
+
+
+def run_wrk(url: str, scenario: str, conns: int, duration: float, token: str, list_path: str,
+            create_path: str, prefix: str, tmp: Path) -> Result:
+    # One wrk thread: on 2 cores the load generator must leave a core to the server.
+    cmd = ["wrk", "-t1", f"-c{conns}", f"-d{max(1, round(duration))}s"]
+    if scenario == "list":
+        cmd += ["-H", f"Authorization: Bearer {token}", url + list_path]
+    else:
+        script = tmp / "create.lua"
+        script.write_text(_WRK_CREATE % {"token": token, "path": create_path, "prefix": prefix})
+        cmd += ["-s", str(script), url]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
+    non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    socket_errors = re.search(r"Socket errors:.*?timeout (\d+)", out)
+    errors = (int(non_2xx.group(1)) if non_2xx else 0) + (int(socket_errors.group(1)) if socket_errors else 0)
+    return Result(scenario, conns, rps, errors, "wrk")
+
+
+# ---- the lean Python client (when wrk is missing) ----------------------------------------------
+
+
+async def run_python(port: int, scenario: str, conns: int, duration: float, token: str, list_path: str,
+                     create_path: str, prefix: str) -> Result:
+    """Keep-alive HTTP/1.1 over raw asyncio streams: far cheaper per request than a full HTTP client."""
+    counter = iter(range(10**9))
+    head = f"Host: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+
+    def make_request() -> bytes:
+        if scenario == "list":
+            return f"GET {list_path} HTTP/1.1\r\n{head}\r\n".encode()
+        body = json.dumps({"name": f"{prefix} {next(counter)}", "rates": [{"skill": "Picker", "hourlyRate": 11.5}]})
+        return (f"POST {create_path} HTTP/1.1\r\n{head}Content-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n{body}").encode()
+
+    done = 0
+    errors = 0
+
+    async def worker(deadline: float) -> None:
+        nonlocal done, errors
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            while time.monotonic() < deadline:
+                writer.write(make_request())
+                header = await reader.readuntil(b"\r\n\r\n")
+                status = int(header[9:12])
+                length = int(re.search(rb"(?i)content-length:\s*(\d+)", header).group(1))  # type: ignore[union-attr]
+                await reader.readexactly(length)
+                done += 1
+                if not 200 <= status < 300:
+                    errors += 1
+        finally:
+            writer.close()
+
+    start = time.monotonic()
+    await asyncio.gather(*(worker(start + duration) for _ in range(conns)))
+    return Result(scenario, conns, done / (time.monotonic() - start), errors, "python")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
