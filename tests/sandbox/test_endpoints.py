@@ -511,3 +511,16 @@ def test_data_survives_a_restart_with_the_same_db_file(sandbox_factory, tmp_path
     with api_client(second, ADMIN) as admin:
         assert admin.get(f"/api/branches/{branch['id']}").json() == branch
         assert all_pages(admin, "/api/branches") == before  # not seeded twice
+
+
+def test_without_seed_records_the_agencies_and_logins_still_exist(sandbox_factory) -> None:  # type: ignore[no-untyped-def]
+    server = sandbox_factory(seed=False)
+    with api_client(server, ADMIN) as admin, api_client(server, STAFF) as staff:
+        assert admin.get("/api/agency/").json()["name"] == "Northwind Staffing"
+        assert all_pages(admin, "/api/branches") == [] and all_pages(admin, "/api/clients") == []
+        branch = create_branch(admin)
+        assert all_pages(staff, "/api/branches") == [branch]
+        # The staff login is bound to no branch here: it sees no clients and may create none.
+        create_client(admin, branch["id"])
+        assert all_pages(staff, "/api/clients") == []
+        assert_problem(staff.post("/api/clients", json={"name": "x", "branchId": branch["id"]}), 403)

@@ -26,8 +26,8 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="Port to listen on.", metavar="<port>")] = 8765,
     db: Annotated[str | None, typer.Option("--db", help="SQLite file that keeps the data across restarts "
                                               "(default: in memory).", metavar="<file>")] = None,
-    seed: Annotated[bool, typer.Option("--seed/--no-seed", help="Fill an empty database with sample agencies, "
-                                       "logins and records.")] = True,
+    seed: Annotated[bool, typer.Option("--seed/--no-seed", help="Fill an empty database with sample branches, "
+                                       "clients and sites (the agencies and logins are always created).")] = True,
     access_ttl: Annotated[int, typer.Option("--access-ttl", min=1, help="Access token lifetime in seconds.",
                                             metavar="<seconds>")] = 900,
     rate_limit: Annotated[int | None, typer.Option("--rate-limit", min=1, help="Answer 429 past N requests "
@@ -57,10 +57,9 @@ def serve(
     url = f"http://{host}:{port}"
     typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
     typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
-    if seed:
-        typer.echo("seeded logins (username / password):", err=True)
-        for username, password, role, agency in LOGINS:
-            typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
+    typer.echo("logins (username / password):", err=True)
+    for username, password, role, agency in LOGINS:
+        typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
     typer.echo(f"log in with: wfctl login --base-url {url} --username admin@northwind.test", err=True)
     typer.echo("press Ctrl-C to stop", err=True)
     # uvicorn shuts down gracefully on Ctrl-C, then re-raises the signal: for a server that is a clean stop.

@@ -50,12 +50,13 @@ def create_app(
     rate_limit: int | None = None,
     latency_ms: int = 0,
 ) -> FastAPI:
-    """The sandbox app. `db_path=None` keeps the data in memory; `seed` fills an empty database (G21)."""
-    store = Store(db_path)
-    if seed:
-        from wfctl.sandbox.seed import seed as apply_seed
+    """The sandbox app. `db_path=None` keeps the data in memory.
 
-        apply_seed(store)
+    An empty database gets the agencies and logins of G21; `seed` adds their sample records."""
+    from wfctl.sandbox.seed import seed as apply_seed
+
+    store = Store(db_path)
+    apply_seed(store, records=seed)  # an empty database always gets the agencies and logins of G21
     store.purge_expired()
     api = SandboxApi(store, Tokens(store, access_ttl))
 

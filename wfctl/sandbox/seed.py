@@ -15,7 +15,7 @@ import uuid
 from wfctl.sandbox.auth import hash_password
 from wfctl.sandbox.store import Store
 
-# (username, password, role, agency name, branch index for staff)
+# (username, password, role, agency name); the staff login is bound to the first branch
 LOGINS: list[tuple[str, str, str, str]] = [
     ("admin@northwind.test", "sandbox-admin", "admin", "Northwind Staffing"),
     ("manager@northwind.test", "sandbox-manager", "manager", "Northwind Staffing"),
@@ -71,8 +71,11 @@ _CONTACTS = ["Amelia Hart", "Ravi Chandra", "Sophie Walsh", "Tomasz Nowak", "Gra
 _DEPARTMENTS = ["Operations", "Goods In", "Night Shift", "HR", "Health & Safety", "Front of House"]
 
 
-def seed(store: Store) -> None:
-    """Fill an empty database with the G21 agencies, logins and records."""
+def seed(store: Store, *, records: bool = True) -> None:
+    """Fill an empty database with the G21 agencies and logins, and (`records`) their sample records.
+
+    Without records (`--no-seed`) the agencies and logins still exist, so the service can be used at all;
+    the staff login is then bound to no branch (it reads branches, and sees no clients)."""
     if not store.is_empty():
         return
     start = time.time() - 90 * 86400  # records created over the last three months, oldest first
@@ -94,6 +97,9 @@ def seed(store: Store) -> None:
                         agency["calendar_year_start"], agency["holiday_year_start"], agency["holiday_cap_hours"]))
         northwind, southgate = agency_ids["Northwind Staffing"], agency_ids["Southgate Recruitment"]
 
+        if not records:
+            _users(db, agency_ids, hashes, staff_branch=None)
+            return
         branch_ids = [_branch(db, northwind, *b, stamp()) for b in _NORTHWIND_BRANCHES]
         n = 0
         for branch_index, name, email, phone, billing, sites in _NORTHWIND_CLIENTS:
@@ -110,11 +116,16 @@ def seed(store: Store) -> None:
             _site(db, southgate, sg_branch, sg_client, site_name, n, stamp())
             n += 1
 
-        for username, password, role, agency_name in LOGINS:
-            branch = branch_ids[0] if role == "staff" else None
-            db.execute("INSERT INTO users (id, agency_id, username, password_hash, role, branch_id) "
-                       "VALUES (?, ?, ?, ?, ?, ?)",
-                       (str(uuid.uuid4()), agency_ids[agency_name], username, hashes[password], role, branch))
+        _users(db, agency_ids, hashes, staff_branch=branch_ids[0])
+
+
+def _users(db: sqlite3.Connection, agency_ids: dict[str, str], hashes: dict[str, str],
+           staff_branch: str | None) -> None:
+    for username, password, role, agency_name in LOGINS:
+        branch = staff_branch if role == "staff" else None
+        db.execute("INSERT INTO users (id, agency_id, username, password_hash, role, branch_id) "
+                   "VALUES (?, ?, ?, ?, ?, ?)",
+                   (str(uuid.uuid4()), agency_ids[agency_name], username, hashes[password], role, branch))
 
 
 def _branch(db: sqlite3.Connection, agency_id: str, name: str, address: str, phone: str, email: str, created: str) -> str:
