@@ -179,7 +179,7 @@ class SandboxApi:
         fields = v.validate(await _body(request), v.AGENCY)
         if fields:
             sets = ", ".join(f"{_AGENCY_COLUMNS[k]} = ?" for k in fields)
-            with self.store.transaction() as db:
+            with self.store.statement() as db:
                 db.execute(f"UPDATE agencies SET {sets} WHERE id = ?", (*fields.values(), who.agency_id))
         return _json(self._agency(who.agency_id))
 
@@ -208,7 +208,7 @@ class SandboxApi:
             raise forbidden("staff may not create branches")
         fields = v.validate(await _body(request), v.BRANCH, required=("name",))
         branch_id, now = str(uuid.uuid4()), _now()
-        with self._unique("branch", fields.get("name")), self.store.transaction() as db:
+        with self._unique("branch", fields.get("name")), self.store.statement() as db:
             db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                        (branch_id, who.agency_id, fields["name"], fields["name"].casefold(),
@@ -223,7 +223,7 @@ class SandboxApi:
         self._branch_row(who, branch_id)
         fields = v.validate(await _body(request), v.BRANCH)
         now = _now()
-        with self._unique("branch", fields.get("name")), self.store.transaction() as db:
+        with self._unique("branch", fields.get("name")), self.store.statement() as db:
             _update(db, "branches", branch_id, fields, _BRANCH_COLUMNS, "modified_on", now)
         row = self._branch_row(who, branch_id)
         out = _branch(row)
@@ -283,7 +283,7 @@ class SandboxApi:
         if who.role == "staff" and branch_id != who.branch_id:
             raise forbidden("staff may only create clients in their own branch")
         client_id, now = str(uuid.uuid4()), _now()
-        with self._unique("client", fields["name"], "in this branch"), self.store.transaction() as db:
+        with self._unique("client", fields["name"], "in this branch"), self.store.statement() as db:
             db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, "
                        "billing_address, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        (client_id, who.agency_id, branch_id, fields["name"], fields["name"].casefold(),
@@ -297,7 +297,7 @@ class SandboxApi:
         self._client_row(who, client_id)
         fields = v.validate(await _body(request), v.CLIENT_UPDATE)
         now = _now()
-        with self._unique("client", fields.get("name"), "in this branch"), self.store.transaction() as db:
+        with self._unique("client", fields.get("name"), "in this branch"), self.store.statement() as db:
             _update(db, "clients", client_id, fields, _CLIENT_COLUMNS, "updated_on", now)
         out = _client(self._client_row(who, client_id))
         del out["createdOn"]
@@ -346,7 +346,7 @@ class SandboxApi:
                 "email": fields.get("email", ""), "assessmentRequired": fields.get("assessmentRequired", False),
                 "departments": fields.get("departments", []), "rates": fields.get("rates", []),
                 "bannedWorkers": fields.get("bannedWorkers", []), "documents": [], "createdOn": now}
-        with self._unique("site", fields["name"], "for this client"), self.store.transaction() as db:
+        with self._unique("site", fields["name"], "for this client"), self.store.statement() as db:
             db.execute(
                 "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email, "
                 "assessment_required, departments, rates, banned_workers, documents, created_on) "
@@ -363,7 +363,7 @@ class SandboxApi:
         now = _now()
         stored = {k: (_dumps(val) if isinstance(val, list) else int(val) if isinstance(val, bool) else val)
                   for k, val in fields.items()}
-        with self._unique("site", fields.get("name"), "for this client"), self.store.transaction() as db:
+        with self._unique("site", fields.get("name"), "for this client"), self.store.statement() as db:
             _update(db, "sites", site_id, stored, _SITE_COLUMNS, "updated_on", now)
         # G13 / the specification: the answer carries id, clientId, the fields sent, and updatedOn.
         return _json({"id": site_id, "clientId": row[1], **fields, "updatedOn": now})
@@ -371,7 +371,7 @@ class SandboxApi:
     async def delete_site(self, request: Request, who: Principal) -> Response:
         site_id = request.path_params["siteId"]
         self._site_row(who, site_id)
-        with self.store.transaction() as db:
+        with self.store.statement() as db:
             db.execute("DELETE FROM sites WHERE id = ?", (site_id,))
         return _deleted("site")
 
@@ -429,7 +429,7 @@ class SandboxApi:
         except ApiProblem as exc:
             response = from_exception(exc)
         if response.status_code < 500:
-            with self.store.transaction() as db:
+            with self.store.statement() as db:
                 db.execute("INSERT OR REPLACE INTO idempotency_keys (user_id, key, fingerprint, status, media_type, "
                            "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                            (who.user_id, key, fingerprint, response.status_code,

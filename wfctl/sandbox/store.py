@@ -147,6 +147,12 @@ class Store:
             raise
         self.db.execute("COMMIT")
 
+    @contextmanager
+    def statement(self) -> Iterator[sqlite3.Connection]:
+        """One write statement in SQLite's own implicit transaction: atomic, and a third of the calls of
+        BEGIN/INSERT/COMMIT (a create is one statement; constraint checks happen inside it)."""
+        yield self.db
+
     def is_empty(self) -> bool:
         return self.db.execute("SELECT 1 FROM agencies LIMIT 1").fetchone() is None
 
