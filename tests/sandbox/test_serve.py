@@ -22,7 +22,8 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def test_serve_prints_the_logins_answers_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_serve_prints_the_logins_answers_and_stops_cleanly(tmp_path: Path, stop: signal.Signals) -> None:
     port = _free_port()
     db = tmp_path / "serve.db"
     proc = subprocess.Popen(
@@ -43,7 +44,7 @@ def test_serve_prints_the_logins_answers_and_stops_on_ctrl_c(tmp_path: Path) -> 
                 assert time.monotonic() < deadline, "the sandbox did not start"
                 time.sleep(0.1)
         assert response.status_code == 200 and response.json()["expiresIn"] == 60
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(stop)
         stdout, stderr = proc.communicate(timeout=15)
     finally:
         if proc.poll() is None:
@@ -56,6 +57,7 @@ def test_serve_prints_the_logins_answers_and_stops_on_ctrl_c(tmp_path: Path) -> 
                   "staff@northwind.test", "sandbox-staff", "admin@southgate.test"):
         assert login in stderr
     assert db.exists()
+    assert stderr.rstrip().endswith("sandbox stopped")
 
 
 def test_serve_without_the_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch,

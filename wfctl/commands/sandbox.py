@@ -55,15 +55,18 @@ def serve(
         raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     port = sock.getsockname()[1]
     url = f"http://{host}:{port}"
-    typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
-    typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
-    typer.echo("logins (username / password):", err=True)
-    for username, password, role, agency in LOGINS:
-        typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
-    typer.echo(f"log in with: wfctl login --base-url {url} --username admin@northwind.test", err=True)
-    typer.echo("press Ctrl-C to stop", err=True)
-    # uvicorn shuts down gracefully on Ctrl-C, then re-raises the signal: for a server that is a clean stop.
+
+    def banner() -> None:
+        typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
+        typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
+        typer.echo("logins (username / password):", err=True)
+        for username, password, role, agency in LOGINS:
+            typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
+        typer.echo(f"log in with: wfctl login --base-url {url} --username admin@northwind.test", err=True)
+        typer.echo("press Ctrl-C to stop", err=True)
+
+    # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
     with contextlib.suppress(KeyboardInterrupt):
         run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
-            latency_ms=latency, sock=sock)
+            latency_ms=latency, sock=sock, ready=banner)
     typer.echo("sandbox stopped", err=True)

@@ -7,7 +7,10 @@ small requests (and the SQLite writer is one anyway); uvloop and httptools are w
 from __future__ import annotations
 
 import importlib.util
+import signal
 import socket
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -46,14 +49,43 @@ def serve(
     rate_limit: int | None = None,
     latency_ms: int = 0,
     sock: socket.socket | None = None,
+    ready: Callable[[], None] | None = None,
 ) -> None:
-    """Run the sandbox in the foreground until Ctrl-C (uvicorn handles SIGINT/SIGTERM gracefully).
+    """Run the sandbox in the foreground until Ctrl-C or SIGTERM; `ready` is called once it can answer.
 
-    Pass a socket from `bind` to report a port in use before anything else (an OSError there)."""
-    sock = sock or bind(host, port)
-    app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
+    Pass a socket from `bind` to report a port in use before anything else (an OSError there).
+    uvicorn shuts down gracefully on SIGINT and SIGTERM and then re-raises the signal; SIGTERM is made a
+    KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too)."""
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
+    app = None
     try:
-        uvicorn.Server(uvicorn_config(app, host=host, port=port)).run(sockets=[sock])
+        sock = sock or bind(host, port)
+        app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
+        server = uvicorn.Server(uvicorn_config(app, host=host, port=port))
+        if ready is not None:
+            _notify_when_started(server, ready)
+        server.run(sockets=[sock])
     finally:
-        sock.close()
-        app.state.store.close()
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
+        if sock is not None:
+            sock.close()
+        if app is not None:
+            app.state.store.close()
+
+
+def _notify_when_started(server: uvicorn.Server, ready: Callable[[], None]) -> None:
+    """Call `ready` from the event loop right after uvicorn has started listening."""
+    startup = server.startup
+
+    async def startup_then_notify(sockets: list[socket.socket] | None = None) -> None:
+        await startup(sockets=sockets)
+        if server.started:
+            ready()
+
+    server.startup = startup_then_notify  # type: ignore[method-assign]
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
