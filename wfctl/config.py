@@ -16,8 +16,6 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-import tempfile
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +126,8 @@ def read_document(path: Path | None = None) -> dict[str, Any]:
         return {}
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror or exc}") from None
+    import tomllib  # here, not at the top: without a config file (WFCTL_BASE_URL, CI) it is not needed
+
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
@@ -250,6 +250,8 @@ def save_document(doc: dict[str, Any], path: Path | None = None) -> None:
 def write_private_file(path: Path, data: bytes) -> None:
     """Atomic write readable by the owner only: temp file (0600) in the same directory, fsync, rename."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
