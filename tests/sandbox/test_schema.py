@@ -66,7 +66,8 @@ def known_ids(fuzzed_sandbox: SandboxServer, admin_headers: dict[str, str]) -> d
 
 
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=MAX_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
+          database=None)
 def test_the_sandbox_conforms_to_its_openapi_document(case: Any, fuzzed_sandbox: SandboxServer,
                                                       admin_headers: dict[str, str],
                                                       known_ids: dict[str, list[str]]) -> None:
