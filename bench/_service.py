@@ -98,6 +98,13 @@ class Service:
         self.proc = subprocess.Popen([PY, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
                                       "--db", self.db], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      env={**os.environ, "PYTHONPATH": str(ROOT)})
+        try:
+            self._log_in()
+        except BaseException:
+            self.stop()  # no sandbox left running when the bench cannot start
+            raise
+
+    def _log_in(self) -> None:
         deadline = time.monotonic() + 30
         while True:
             try:
