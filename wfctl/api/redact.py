@@ -33,6 +33,12 @@ def register_secret(value: str | None) -> None:
             _known.add(value)
 
 
+def forget_secrets() -> None:
+    """Forget every remembered secret (a long-lived process that serves several logins in turn)."""
+    with _known_lock:
+        _known.clear()
+
+
 def is_secret_key(name: str) -> bool:
     return bool(_SECRET_KEY.search(name))
 

@@ -14,7 +14,18 @@ import typer
 
 from wfctl.errors import CliError
 
-app = typer.Typer(help="Run the local reference service (the sandbox).", no_args_is_help=True,
+HELP = """Run the local reference service (the sandbox).
+
+The sandbox implements the service's whole contract (tokens that rotate, roles, tenancy, pagination,
+problem details, rate limits) on SQLite, seeded with two agencies and four logins. It is how to try
+wfctl without an account, and what the tests talk to. Needs the extra: pip install 'wfctl[sandbox]'.
+
+Examples:
+  $ wfctl sandbox serve
+  $ wfctl sandbox serve --db sandbox.db --port 9000
+"""
+
+app = typer.Typer(help=HELP, short_help="Run the local reference service (the sandbox).", no_args_is_help=True,
                   rich_markup_mode=None)
 
 INSTALL_HINT = "the sandbox needs FastAPI and uvicorn: pip install 'wfctl[sandbox]'"
@@ -35,10 +46,13 @@ def serve(
     latency: Annotated[int, typer.Option("--latency", min=0, help="Delay every answer by this many "
                                          "milliseconds (plays a remote service).", metavar="<ms>")] = 0,
 ) -> None:
-    """Serve the sandbox on http://HOST:PORT until Ctrl-C.
+    """Serve the sandbox on http://<host>:<port> until Ctrl-C.
+
+    The seeded logins and the URL are printed on stderr once it answers. Data lives in memory unless
+    --db names a file; --access-ttl, --rate-limit and --latency play a harder service for tests and
+    benchmarks.
 
     Examples:
-
         $ wfctl sandbox serve
         $ wfctl sandbox serve --db sandbox.db --port 9000
         $ wfctl sandbox serve --access-ttl 5 --rate-limit 50 --latency 20
