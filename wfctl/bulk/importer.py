@@ -123,9 +123,8 @@ class Importer:
         self._lock = threading.Lock()
         self.journal: Journal | None = None
         self._spool: Any = None
-        from wfctl.bulk.fastpath import FastSender
-
-        self._sender = FastSender(api) if FastSender.usable(api) else None
+        lean_writer = getattr(api, "lean_writer", None)  # test doubles of the Client have none
+        self._sender = lean_writer() if lean_writer is not None else None
 
     # -- the run -------------------------------------------------------------------------------
 
