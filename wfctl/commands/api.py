@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from typing import Annotated, Any
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import Output, app_context, fmt, read_json_input
 
 REQUEST_PANEL = "Request"
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
@@ -62,7 +61,7 @@ def api(
     query: dict[str, Any] | None = None
     body: Any = None
     if input_file is not None:
-        body = _read_json(input_file)
+        body = read_json_input(input_file, "--input")
     if pairs:
         if verb in ("GET", "DELETE", "HEAD", "OPTIONS"):
             query = {k: (v if isinstance(v, str) else json.dumps(v)) for k, v in pairs}
@@ -110,19 +109,3 @@ def _header(item: str) -> tuple[str, str]:
         raise CliError(f"--header {item!r}: expected 'Name: value'")
     return name.strip(), value.strip()
 
-
-def _read_json(path: str) -> Any:
-    from wfctl.errors import CliError
-
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8-sig") as handle:
-                text = handle.read()
-    except OSError as exc:
-        raise CliError(f"--input: cannot read {path}: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"--input {path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None

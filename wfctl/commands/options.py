@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -46,3 +46,24 @@ def app_context(ctx: typer.Context) -> AppContext:
 
 def fmt(output: OutputFormat | None) -> str | None:
     return output.value if output is not None else None
+
+
+def read_json_input(path: str, option: str) -> Any:
+    """The JSON document in file `path` (`-` is stdin) given to `option`; a problem is one line, exit 2."""
+    import json
+    import sys
+
+    from wfctl.errors import CliError
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8-sig") as handle:
+                text = handle.read()
+    except OSError as exc:
+        raise CliError(f"{option}: cannot read {path}: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{option} {path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None

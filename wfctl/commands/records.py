@@ -7,14 +7,13 @@ pydantic (the write models), httpx (the client) and the output module load when 
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.options import app_context, fmt
+from wfctl.commands.options import app_context, fmt, read_json_input
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
@@ -143,7 +142,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     spec = KINDS[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
-    values = _read_file(from_file) if from_file else {}
+    values = read_record_file(from_file) if from_file else {}
     if spec.parent_field:
         parent = parent or values.get(spec.parent_field)
         values.pop(spec.parent_field, None)
@@ -176,7 +175,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     spec = KINDS[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
-    values = _read_file(from_file) if from_file else {}
+    values = read_record_file(from_file) if from_file else {}
     if spec.parent_field:
         values.pop(spec.parent_field, None)  # a record's parent is not changed by update
     values.update({k: v for k, v in changes.items() if v is not None})
@@ -267,19 +266,9 @@ def _only(pages: Iterable[Page], field: str, value: str) -> Iterator[Page]:
         yield page
 
 
-def _read_file(path: str) -> dict[str, Any]:
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8-sig") as handle:
-                text = handle.read()
-    except OSError as exc:
-        raise CliError(f"--from-file: cannot read {path}: {exc.strerror}") from None
-    try:
-        values = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CliError(f"--from-file {path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+def read_record_file(path: str) -> dict[str, Any]:
+    """The record in a --from-file JSON file (`-` is stdin), without the read-only fields of `get -o json`."""
+    values = read_json_input(path, "--from-file")
     if not isinstance(values, dict):
         raise CliError(f"--from-file {path}: expected a JSON object with the record's fields")
     return {k: v for k, v in values.items() if k not in READ_ONLY}

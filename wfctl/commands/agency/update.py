@@ -50,12 +50,12 @@ def update(
     from pydantic import ValidationError
 
     from wfctl.api.models import WRITE_MODELS, field_errors
-    from wfctl.commands.records import _read_file
+    from wfctl.commands.records import read_record_file
     from wfctl.errors import CliError
 
     app_ctx = app_context(ctx)
     out = app_ctx.output(fmt(output), fields)
-    values: dict[str, Any] = _read_file(from_file) if from_file else {}
+    values: dict[str, Any] = read_record_file(from_file) if from_file else {}
     changes = {"name": name, "email": email, "phone": phone, "workWeekStart": work_week_start,
                "calendarYearStart": calendar_year_start, "holidayYearStart": holiday_year_start,
                "holidayCapHours": holiday_cap_hours}
