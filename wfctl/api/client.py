@@ -14,6 +14,7 @@ from __future__ import annotations
 import json as jsonlib
 import logging
 import re
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -91,6 +92,7 @@ class Client:
             raise TypeError(f"unknown Client option(s): {', '.join(sorted(options))}")
         self._insecure = insecure(self.base_url, self.allow_insecure_http)
         self._http: httpx.Client | None = None
+        self._http_lock = threading.Lock()  # bulk workers may make their first request at once
 
     @classmethod
     def from_profile(cls, profile: str | None = None) -> Client:
@@ -387,7 +389,11 @@ class Client:
 
     # -- internals ---------------------------------------------------------------
     def _session(self) -> httpx.Client:
-        if self._http is None:
+        if self._http is not None:
+            return self._http
+        with self._http_lock:
+            if self._http is not None:
+                return self._http
             import httpx
 
             from wfctl.api.transport import make_transport
