@@ -23,6 +23,14 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]
 
 
 @pytest.fixture
+def tag() -> str:
+    """A unique prefix for the names a test creates in the shared sandbox."""
+    import uuid
+
+    return uuid.uuid4().hex[:8]
+
+
+@pytest.fixture
 def wf(cli: Any, service: SandboxServer) -> Any:
     """`cli`, logged in as the Northwind admin to `service`."""
     result = cli.login_as(service.url, *ADMIN)

@@ -4,7 +4,6 @@ sending, dry runs, confirmation, and the exit codes 4, 5, 6 and 8 reached by rea
 from __future__ import annotations
 
 import json
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,6 @@ import pytest
 
 from tests.fixtures.sandbox import STAFF
 from tests.resources.conftest import as_json, make_tree
-
-
-@pytest.fixture
-def tag() -> str:
-    return uuid.uuid4().hex[:8]
 
 
 def test_branch_lifecycle(wf: Any, tag: str) -> None:
@@ -144,7 +138,8 @@ def test_dry_run_sends_nothing(wf: Any, tag: str) -> None:
     r = wf("branches", "update", tree["branch"], "--phone", "9", "--dry-run", "-o", "json")
     assert json.loads(r.stdout)["body"] == {"name": f"{tag} branch", "address": "", "phone": "9", "email": ""}
     r = wf("sites", "update", tree["site1"], "--name", "Renamed", "--dry-run")
-    assert r.stdout == f"dry run: would send PUT /api/sites/{tree['site1']} (nothing sent)\nname: Renamed\n"
+    assert r.stdout == (f"dry run: would send PUT /api/sites/{tree['site1']} (nothing sent): 1 field would change\n"
+                        f"  name: {tag} site 1 -> Renamed\n")
     r = wf("sites", "delete", tree["site1"], "--dry-run")
     assert r.stdout == f"dry run: would send DELETE /api/sites/{tree['site1']} (nothing sent)\n"
     assert wf("sites", "get", tree["site1"], "-o", "json").stdout == before

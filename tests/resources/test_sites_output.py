@@ -106,8 +106,8 @@ def test_get_json_jsonl_csv_and_fields(wf: Any, site: dict[str, Any]) -> None:
     assert wf("sites", "get", site["id"], "-o", "jsonl").stdout == json.dumps(record, separators=(",", ":")) + "\n"
     r = wf("sites", "get", site["id"], "-o", "csv")
     assert r.stdout == (
-        "clientId,name,address,phone,email,assessmentRequired,rates,departments,bannedWorkers\n"
-        f"{site['clientId']},Hull depot,1 Quay St,'+44 1482 000000,hull@example.com,true,"
+        "id,clientId,name,address,phone,email,assessmentRequired,rates,departments,bannedWorkers\n"
+        f"{site['id']},{site['clientId']},Hull depot,1 Quay St,'+44 1482 000000,hull@example.com,true,"
         "Forklift Driver=13.25|Picker=11,Goods in:Ann Lee:ann@example.com|Office::,w-17\n")
     r = wf("sites", "get", site["id"], "-o", "json", "--fields", "name,phone")
     assert r.stdout == '{"name":"Hull depot","phone":"+44 1482 000000"}\n'

@@ -36,7 +36,7 @@ from wfctl.api.errors import (
 )
 
 if TYPE_CHECKING:
-    from wfctl.api.client import Client, Page
+    from wfctl.api.client import Client, NotSupported, Page
 
 __all__ = [
     "ApiError",
@@ -49,6 +49,7 @@ __all__ = [
     "NetworkError",
     "NotFound",
     "NotLoggedIn",
+    "NotSupported",
     "Page",
     "PaginationError",
     "ServerError",
@@ -57,7 +58,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Client", "Page"):
+    if name in ("Client", "NotSupported", "Page"):
         from wfctl.api import client
 
         return getattr(client, name)

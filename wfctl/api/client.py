@@ -15,7 +15,7 @@ import json as jsonlib
 import logging
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("wfctl.http")
 
 USER_AGENT = "wfctl"
+#: Request extension set by the retry transport when it resends after an answer was lost.
+ANSWER_LOST = "wfctl_answer_lost"
 MAX_REDIRECTS = 5
 
 
@@ -180,7 +182,10 @@ class Client:
                 kwargs["params"] = None
                 continue
             if response.status_code >= 400:
-                raise error_from_response(response)
+                error = error_from_response(response)
+                # The transport resent this request after losing an answer: a 409 may be our own create.
+                error.answer_lost = bool(response.request.extensions.get(ANSWER_LOST))  # type: ignore[attr-defined]
+                raise error
             return response
         raise ServerError(f"too many redirects (more than {MAX_REDIRECTS})")
 
@@ -204,7 +209,7 @@ class Client:
         page: int | None = None,
         page_size: int | None = None,
         all_pages: bool = True,
-    ) -> Iterator[Page]:
+    ) -> Generator[Page, None, None]:
         """Yield pages starting at `page` (default 1), following nextPage in every G8 form;
         stops after one page when all_pages is False. A loop or a foreign origin raises."""
         import httpx
@@ -327,11 +332,12 @@ class Client:
         return _record(self.request("GET", f"/api/branches/{_seg(branch_id)}"))
 
     def create_branch(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
-        return _record(self.request("POST", "/api/branches", json=body,
-                                    idempotency_key=idempotency_key or new_idempotency_key()))
+        return self.create_record("branch", None, body, idempotency_key=idempotency_key)
 
-    def update_branch(self, branch_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return _record(self.request("PUT", f"/api/branches/{_seg(branch_id)}", json=body))
+    def update_branch(self, branch_id: str, changes: dict[str, Any], *,
+                      current: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Change the fields in `changes`, and only those (see `update_record`)."""
+        return self.update_record("branch", branch_id, changes, current=current)
 
     def delete_branch(self, branch_id: str) -> dict[str, Any]:
         return _record(self.request("DELETE", f"/api/branches/{_seg(branch_id)}"))
@@ -339,12 +345,10 @@ class Client:
     # -- clients -----------------------------------------------------------------
     def list_clients(self, *, branch_id: str | None = None, page: int | None = None,
                      page_size: int | None = None, all_pages: bool = False) -> Iterator[Page]:
-        """Pages of clients; with branch_id the rows are also filtered here (G9)."""
-        params = {"branchId": branch_id} if branch_id else None
-        for p in self.pages("/api/clients", params, page=page, page_size=page_size, all_pages=all_pages):
-            if branch_id:
-                p.data = [row for row in p.data if str(row.get("branchId")) == branch_id]
-            yield p
+        """Pages of clients; with branch_id, pages of that branch's clients on every deployment (G9)."""
+        if not branch_id:
+            return self.pages("/api/clients", page=page, page_size=page_size, all_pages=all_pages)
+        return self._branch_clients(branch_id, page, page_size, all_pages)
 
     def iter_clients(self, *, branch_id: str | None = None, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
         for p in self.list_clients(branch_id=branch_id, page_size=page_size, all_pages=True):
@@ -354,11 +358,12 @@ class Client:
         return _record(self.request("GET", f"/api/clients/{_seg(client_id)}"))
 
     def create_client(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
-        return _record(self.request("POST", "/api/clients", json=body,
-                                    idempotency_key=idempotency_key or new_idempotency_key()))
+        return self.create_record("client", None, body, idempotency_key=idempotency_key)
 
-    def update_client(self, client_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return _record(self.request("PUT", f"/api/clients/{_seg(client_id)}", json=body))
+    def update_client(self, client_id: str, changes: dict[str, Any], *,
+                      current: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Change the fields in `changes`, and only those (see `update_record`)."""
+        return self.update_record("client", client_id, changes, current=current)
 
     def delete_client(self, client_id: str) -> dict[str, Any]:
         return _record(self.request("DELETE", f"/api/clients/{_seg(client_id)}"))
@@ -378,16 +383,130 @@ class Client:
 
     def create_site(self, client_id: str, body: dict[str, Any], *,
                     idempotency_key: str | None = None) -> dict[str, Any]:
-        return _record(self.request("POST", f"/api/clients/{_seg(client_id)}/sites", json=body,
-                                    idempotency_key=idempotency_key or new_idempotency_key()))
+        return self.create_record("site", client_id, body, idempotency_key=idempotency_key)
 
-    def update_site(self, site_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        return _record(self.request("PUT", f"/api/sites/{_seg(site_id)}", json=body))
+    def update_site(self, site_id: str, changes: dict[str, Any], *,
+                    current: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Change the fields in `changes`, and only those (see `update_record`)."""
+        return self.update_record("site", site_id, changes, current=current)
 
     def delete_site(self, site_id: str) -> dict[str, Any]:
         return _record(self.request("DELETE", f"/api/sites/{_seg(site_id)}"))
 
+    # -- any kind ("branch", "client", "site") -------------------------------------------------
+    def get_record(self, kind: str, record_id: str) -> dict[str, Any]:
+        return _record(self.request("GET", record_path(kind, record_id)))
+
+    def iter_records(self, kind: str, parent_id: str | None = None) -> Iterator[dict[str, Any]]:
+        """Every record of `kind` (under `parent_id`: a client's sites, a branch's clients)."""
+        if kind == "site":
+            return self.iter_sites(str(parent_id))
+        if kind == "client":
+            return self.iter_clients(branch_id=parent_id)
+        return self.iter_branches()
+
+    def create_record(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
+                      idempotency_key: str | None = None, sender: LeanSender | None = None) -> dict[str, Any]:
+        """POST a new record (a site under `parent_id`); `sender` is a lean writer of bulk runs.
+
+        A create is applied once and reported once (G20): when its answer was lost after the service
+        applied it (the connection dropped, and the resend met 409 on a deployment that ignores
+        `Idempotency-Key`, or every attempt failed), the record is looked up by its natural key and
+        returned if it holds exactly `body`. An answer replayed for the key whose record has since
+        been deleted is not taken for done: the create is sent again under a new key."""
+        key = idempotency_key or new_idempotency_key()
+        path = collection_path(kind, parent_id)
+        try:
+            if sender is not None:
+                answer = sender.request("POST", path, body, key)
+                replayed = sender.replayed()
+            else:
+                response = self.send("POST", path, json=body, idempotency_key=key)
+                answer, replayed = decode_body(response), _replayed(response)
+        except (Conflict, NetworkError) as exc:
+            if isinstance(exc, Conflict) and not getattr(exc, "answer_lost", False):
+                raise
+            found = self.find_same(kind, parent_id, body)
+            if found is None:
+                raise
+            return found
+        record = _record(answer)
+        if replayed and record.get("id") is not None:
+            try:
+                self.get_record(kind, str(record["id"]))
+            except NotFound:
+                return self.create_record(kind, parent_id, body, sender=sender)
+        return record
+
+    def update_record(self, kind: str, record_id: str, changes: dict[str, Any], *,
+                      current: dict[str, Any] | None = None, sender: LeanSender | None = None) -> dict[str, Any]:
+        """Change exactly the fields in `changes`, on every deployment, and return the whole record.
+
+        Some deployments clear what a PUT leaves out (G13), so the body is the current record's
+        writable fields merged with `changes` (`current` is read first unless given). Read-only fields
+        and the parent in `changes` (a record from `get_*` passed back) are dropped."""
+        from wfctl.api.records import update_body
+
+        if current is None:
+            current = self.get_record(kind, record_id)
+        body = update_body(kind, current, changes)
+        if sender is not None:
+            answer = sender.request("PUT", record_path(kind, record_id), body)
+        else:
+            answer = self.request("PUT", record_path(kind, record_id), json=body)
+        return {**current, **body, **_record(answer)}
+
+    def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
+        """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
+        list shows it; None when there is none."""
+        from wfctl.api.records import natural_key
+
+        wanted = natural_key(name)
+        for record in self.iter_records(kind, parent_id):
+            if natural_key(record.get("name")) == wanted:
+                return record
+        return None
+
+    def find_same(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The full record named as `body` that holds every field of `body` (a create of ours whose
+        answer was lost), or None."""
+        from wfctl.api.records import same_record
+
+        found = self.find_by_name(kind, parent_id, body.get("name"))
+        if found is None:
+            return None
+        if kind != "branch":  # list items of clients and sites lack fields a create may carry
+            found = self.get_record(kind, str(found["id"]))
+        return found if same_record(body, found) else None
+
     # -- internals ---------------------------------------------------------------
+    def _branch_clients(self, branch_id: str, page: int | None, page_size: int | None,
+                        all_pages: bool) -> Iterator[Page]:
+        """G9: trust the service's `branchId` filter while its rows show it applied it; where it
+        ignores the filter, page through every client, keep the branch's, and number and count those
+        pages (with the page size the service serves) as a filtering service would have."""
+        pages = self.pages("/api/clients", {"branchId": branch_id}, page=page, page_size=page_size,
+                           all_pages=all_pages)
+        first = next(pages)
+        if all(str(row.get("branchId")) == branch_id for row in first.data):
+            yield first
+            for later in pages:
+                if any(str(row.get("branchId")) != branch_id for row in later.data):
+                    raise PaginationError("the service applied the branchId filter to some pages only")
+                yield later
+            return
+        pages.close()
+        size = max(1, first.page_size)
+        rows = [row for p in self.pages("/api/clients", page_size=100)
+                for row in p.data if str(row.get("branchId")) == branch_id]
+        count = max(1, -(-len(rows) // size))
+        number = page or 1
+        while True:
+            yield Page(rows[(number - 1) * size:number * size], number, size, count, len(rows))
+            number += 1
+            if not all_pages or number > count:
+                return
+
     def _session(self) -> httpx.Client:
         if self._http is not None:
             return self._http
@@ -419,6 +538,20 @@ class Client:
             raise ForeignOrigin(f"the service redirected to {origin_of(target)}, another origin; "
                                 "not followed, no token sent there")
         return str(target)
+
+
+def collection_path(kind: str, parent_id: str | None = None) -> str:
+    """Where records of `kind` are created: a site under its client, the others at the top."""
+    if kind == "site":
+        return f"/api/clients/{_seg(str(parent_id or ''))}/sites"
+    return f"/api/{PLURAL[kind]}"
+
+
+def record_path(kind: str, record_id: str) -> str:
+    return f"/api/{PLURAL[kind]}/{_seg(record_id)}"
+
+
+PLURAL = {"branch": "branches", "client": "clients", "site": "sites"}
 
 
 def new_idempotency_key() -> str:
@@ -516,6 +649,11 @@ def _snippet(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _replayed(response: httpx.Response) -> bool:
+    """Whether the service replayed an earlier answer for this Idempotency-Key (a sandbox extension)."""
+    return response.headers.get("idempotent-replayed", "").lower() == "true"
+
+
 def _record(body: Any) -> dict[str, Any]:
     if isinstance(body, dict):
         return body
@@ -528,9 +666,11 @@ def _seg(value: str) -> str:
     """An id as one path segment: ids are opaque (G16), so quote anything that could change the path."""
     from urllib.parse import quote
 
+    from wfctl.api.errors import InvalidId
+
     text = str(value)
     if not text or text in (".", ".."):
-        raise ValidationFailed(f"invalid id {text!r}")
+        raise InvalidId(f"invalid id {text!r}: an id is one path segment")
     return quote(text, safe="")
 
 

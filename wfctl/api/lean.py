@@ -64,6 +64,8 @@ class LeanSender:
         from wfctl.api.errors import NetworkError
 
         payload = json.dumps(body).encode()
+        lost = False
+        self._local.replayed = False
         for attempt in (1, 2):
             headers = {"Content-Type": "application/json", "Accept": "application/json",
                        "Authorization": f"Bearer {self._access_token()}", "User-Agent": self._user_agent}
@@ -78,6 +80,7 @@ class LeanSender:
                 self._drop_connection()
                 # Safe to send once more at once: a PUT is idempotent, a create carries its key.
                 if attempt == 1 and (method == "PUT" or idempotency_key):
+                    lost = not isinstance(exc, ConnectionRefusedError)
                     time.sleep(0.05)
                     continue
                 raise NetworkError(f"cannot reach {self.api.base_url}",
@@ -90,9 +93,16 @@ class LeanSender:
                 self._pair = None
                 return self.api.request(method, path, json=body, idempotency_key=idempotency_key)
             if status >= 400:
-                raise self._error(method, path, status, response.getheaders(), data)
+                error = self._error(method, path, status, response.getheaders(), data)
+                error.answer_lost = lost  # type: ignore[attr-defined]
+                raise error
+            self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
             return json.loads(data) if data.strip() else None
         raise AssertionError("unreachable")
+
+    def replayed(self) -> bool:
+        """Whether this thread's last answer was a replay of an earlier one for its Idempotency-Key."""
+        return bool(getattr(self._local, "replayed", False))
 
     # -- private -----------------------------------------------------------------------------
 

@@ -72,6 +72,9 @@ class RetryTransport(httpx.BaseTransport):
                              + (f" (retrying in {delay:.1f} s)" if delay is not None else ""))
                 if delay is None:
                     raise
+                if not isinstance(exc, _NEVER_SENT):
+                    # The service may have acted on it: the Client reads this on a 409 (G20).
+                    request.extensions["wfctl_answer_lost"] = True
                 slept += delay
                 self.sleep(delay)
                 continue

@@ -43,13 +43,16 @@ AssessmentRequired = Annotated[bool | None, typer.Option(
     "--assessment-required/--no-assessment-required", help="Whether workers need an assessment for the site.",
     rich_help_panel=FIELDS_PANEL, show_default=False)]
 Rates = Annotated[list[str] | None, typer.Option(
-    "--rate", help="Hourly rate of a skill, e.g. forklift=12.50 (repeat for each skill; replaces the rates).",
+    "--rate", help="Hourly rate of a skill, e.g. forklift=12.50 (repeat for each skill). On update it REPLACES "
+    "every rate: --set-rate changes one.",
     rich_help_panel=FIELDS_PANEL, metavar="<skill=rate>")]
 Departments = Annotated[list[str] | None, typer.Option(
-    "--department", help="Department NAME[:CONTACT[:EMAIL]] (repeat for each; replaces the departments).",
+    "--department", help="Department NAME[:CONTACT[:EMAIL]] (repeat for each). On update it REPLACES every department: "
+    "--add-department adds one.",
     rich_help_panel=FIELDS_PANEL, metavar="<name[:contact[:email]]>")]
 BannedWorkers = Annotated[list[str] | None, typer.Option(
-    "--banned-worker", help="Id of a worker banned from the site (repeat for each; replaces the list).",
+    "--banned-worker", help="Id of a worker banned from the site (repeat for each). On update it REPLACES the whole list, "
+    "unbanning anyone not given: --add-banned-worker bans one more.",
     rich_help_panel=FIELDS_PANEL, metavar="<worker-id>")]
 FromFile = Annotated[str | None, typer.Option(
     "--from-file", help="Read the fields from a JSON object (- for stdin); field options override it.",
@@ -81,17 +84,19 @@ class Kind:
     name: str
     plural: str
     path: str  # collection path; a site is created under /api/clients/{clientId}/sites
-    writable: tuple[str, ...]  # the fields of an update body
-    full_update: bool  # G13: update sends the complete record (read, change, write)
     parent_field: str | None = None
+
+    @property
+    def writable(self) -> tuple[str, ...]:
+        from wfctl.api.records import WRITABLE
+
+        return WRITABLE[self.name]
 
 
 KINDS = {
-    "branch": Kind("branch", "branches", "/api/branches", ("name", "address", "phone", "email"), True),
-    "client": Kind("client", "clients", "/api/clients", ("name", "email", "phone", "billingAddress"), True,
-                   "branchId"),
-    "site": Kind("site", "sites", "/api/sites", ("name", "address", "phone", "email", "assessmentRequired",
-                                                  "departments", "rates", "bannedWorkers"), False, "clientId"),
+    "branch": Kind("branch", "branches", "/api/branches"),
+    "client": Kind("client", "clients", "/api/clients", "branchId"),
+    "site": Kind("site", "sites", "/api/sites", "clientId"),
 }
 
 #: The option that sets each field, for messages that name what the user typed.
@@ -100,9 +105,6 @@ OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "ema
               "assessmentRequired": "--assessment-required", "rates": "--rate", "departments": "--department",
               "bannedWorkers": "--banned-worker"}
 
-#: Fields the service returns but never accepts: dropped from --from-file, so `get -o json` output can be
-#: edited and fed back.
-READ_ONLY = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
 
 
 # -- the verbs ---------------------------------------------------------------------------------
@@ -135,8 +137,6 @@ def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputF
 
 def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,
                   from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
-    import uuid
-
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
     spec = KINDS[kind]
@@ -159,17 +159,17 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     if dry_run:
         _dry_run(out, "POST", path, body, kind)
         return
-    key = str(uuid.uuid4())
-    client = _client(app)
-    if kind == "site":
-        created = client.create_site(str(parent), body, idempotency_key=key)
-    else:
-        created = getattr(client, f"create_{kind}")(body, idempotency_key=key)
-    out.record(created, kind)
+    out.record(_client(app).create_record(kind, parent, body), kind)
 
 
 def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[str, Any], *,
-                  from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
+                  from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None,
+                  edits: dict[str, list[str]] | None = None) -> None:
+    """Update a record. `edits` are the site's list edits (--add-banned-worker, --set-rate, ...),
+    applied to the current lists; everything else replaces the field it names."""
+    from wfctl.api.records import changed_fields, update_body
+    from wfctl.changes import as_json, lines
+
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
     spec = KINDS[kind]
@@ -179,25 +179,29 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     if spec.parent_field:
         values.pop(spec.parent_field, None)  # a record's parent is not changed by update
     values.update({k: v for k, v in changes.items() if v is not None})
-    if not values:
+    edits = {k: v for k, v in (edits or {}).items() if v}
+    if not values and not edits:
         raise CliError(f"nothing to update: give a field option ({', '.join(OPTION_FOR[f] for f in spec.writable)}) "
                        "or --from-file")
-    body = _validate(kind, "update", values, given)
+    body = _validate(kind, "update", values, given) if values else {}
     client = _client(app)
-    path = f"{spec.path}/{record_id}"
-    current: dict[str, Any] = {}
-    if spec.full_update:
-        # G13: some deployments clear the fields a PUT leaves out, so send the whole record.
-        current = getattr(client, f"get_{kind}")(record_id)
-        body = {**{f: current[f] for f in spec.writable if current.get(f) is not None}, **body}
+    current = client.get_record(kind, record_id)
+    if edits:
+        from wfctl.commands.list_edits import apply
+
+        body.update(_validate(kind, "update", apply(current, body, edits), set(edits)))
     if dry_run:
-        _dry_run(out, "PUT", path, body, kind)
+        path = f"{spec.path}/{record_id}"
+        diff = changed_fields(current, update_body(kind, current, body))
+        if out.format in ("json", "jsonl"):
+            out.value({"dryRun": True, "method": "PUT", "path": path, "body": update_body(kind, current, body),
+                       "changes": as_json(diff)})
+            return
+        summary = "no change" if not diff else f"{len(diff)} field{'s' if len(diff) != 1 else ''} would change"
+        out.result({"dryRun": True, "message": f"dry run: would send PUT {path} (nothing sent): {summary}"})
+        app.io.write("".join(f"  {line}\n" for line in lines(kind, diff)))
         return
-    updated = getattr(client, f"update_{kind}")(record_id, body)
-    if spec.full_update:
-        out.record({**current, **(updated or {})}, kind)
-    else:
-        out.record(client.get_site(record_id), kind)  # the answer holds only the changed fields
+    out.record(client.update_record(kind, record_id, body, current=current), kind)
 
 
 def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, dry_run: bool,
@@ -271,6 +275,8 @@ def read_record_file(path: str) -> dict[str, Any]:
     values = read_json_input(path, "--from-file")
     if not isinstance(values, dict):
         raise CliError(f"--from-file {path}: expected a JSON object with the record's fields")
+    from wfctl.api.records import READ_ONLY
+
     return {k: v for k, v in values.items() if k not in READ_ONLY}
 
 

@@ -1,0 +1,92 @@
+"""Changes to a record, said for a person: what an update's `--dry-run`, the import plan and the
+import report show.
+
+    >>> lines("site", {"bannedWorkers": (["W-1"], ["W-2"]), "email": ("a@x.test", "")})
+    ['- banned worker W-1', '+ banned worker W-2', 'email: a@x.test -> (empty)']
+
+`changes` is {field: (old, new)} as `wfctl.api.records.changed_fields` gives it. Lists are compared
+item by item (a rate by its skill, a department by its name, a banned worker by its id), so a diff
+names what is added, removed or changed, never the whole list again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EMPTY = "(empty)"
+
+
+def lines(kind: str, changes: dict[str, tuple[Any, Any]]) -> list[str]:
+    """One line per changed scalar, per added/removed/changed list item."""
+    del kind  # the field name decides; kept so callers say what they describe
+    out: list[str] = []
+    for name, (old, new) in changes.items():
+        if name == "rates":
+            out.extend(_list_lines("rate", old, new, lambda r: str(r.get("skill", "")).casefold(),
+                                   _rate_text, lambda r: _number(r.get("hourlyRate"))))
+        elif name == "departments":
+            out.extend(_list_lines("department", old, new, lambda d: str(d.get("name", "")).casefold(),
+                                   _department_text, _department_rest))
+        elif name == "bannedWorkers":
+            out.extend(_list_lines("banned worker", old, new, str, str, None))
+        else:
+            out.append(f"{name}: {text(old)} -> {text(new)}")
+    return out
+
+
+def compact(kind: str, changes: dict[str, tuple[Any, Any]]) -> str:
+    """The lines on one line, for a CSV cell: `email: a@x.test -> (empty); + rate Picker=11.50`."""
+    return "; ".join(lines(kind, changes))
+
+
+def as_json(changes: dict[str, tuple[Any, Any]]) -> dict[str, dict[str, Any]]:
+    """{"field": {"old": ..., "new": ...}}: the plan's and `imports show`'s JSON shape."""
+    return {name: {"old": old, "new": new} for name, (old, new) in changes.items()}
+
+
+def text(value: Any) -> str:
+    """A value as a person reads it in a diff; nothing at all is `(empty)`."""
+    if value is None or value == "" or value == []:
+        return EMPTY
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "|".join(text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={text(v)}" for k, v in value.items())
+    return str(value)
+
+
+def _list_lines(label: str, old: Any, new: Any, key: Any, whole: Any, rest: Any) -> list[str]:
+    before = {key(item): item for item in (old or [])}
+    after = {key(item): item for item in (new or [])}
+    out = [f"- {label} {whole(item)}" for k, item in before.items() if k not in after]
+    for k, item in after.items():
+        if k not in before:
+            out.append(f"+ {label} {whole(item)}")
+        elif rest is not None and rest(before[k]) != rest(item):
+            name = item.get("skill") or item.get("name")
+            out.append(f"{label} {name}: {rest(before[k])} -> {rest(item)}")
+    return out
+
+
+def _number(value: Any) -> str:
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        return f"{Decimal(str(value)):.2f}"
+    except (InvalidOperation, ValueError):
+        return str(value)
+
+
+def _rate_text(rate: dict[str, Any]) -> str:
+    return f"{rate.get('skill', '')}={_number(rate.get('hourlyRate'))}"
+
+
+def _department_rest(department: dict[str, Any]) -> str:
+    return ":".join(str(department.get(k) or "") for k in ("contactPerson", "email")).rstrip(":") or EMPTY
+
+
+def _department_text(department: dict[str, Any]) -> str:
+    rest = _department_rest(department)
+    return str(department.get("name", "")) + ("" if rest == EMPTY else ":" + rest)
