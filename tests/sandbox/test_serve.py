@@ -81,5 +81,6 @@ def test_serve_help_names_every_option() -> None:
     result = subprocess.run([sys.executable, "-m", "wfctl", "sandbox", "serve", "--help"], capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0
-    for option in ("--host", "--port", "--db", "--seed", "--no-seed", "--access-ttl", "--rate-limit", "--latency"):
+    for option in ("--host", "--port", "--db", "--seed", "--no-seed", "--access-ttl", "--rate-limit", "--latency",
+                   "--max-body", "--quirk"):
         assert option in result.stdout

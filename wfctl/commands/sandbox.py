@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import ipaddress
 from typing import Annotated
 
 import typer
 
 from wfctl.errors import CliError
+from wfctl.sandbox.quirks import QUIRKS, parse_quirks
 
 HELP = """Run the local reference service (the sandbox).
 
@@ -23,12 +25,15 @@ wfctl without an account, and what the tests talk to. Needs the extra: pip insta
 Examples:
   $ wfctl sandbox serve
   $ wfctl sandbox serve --db sandbox.db --port 9000
+  $ wfctl sandbox serve --quirk put-clears --quirk next-page=int
 """
 
 app = typer.Typer(help=HELP, short_help="Run the local reference service (the sandbox).", no_args_is_help=True,
                   rich_markup_mode=None)
 
 INSTALL_HINT = "the sandbox needs FastAPI and uvicorn: pip install 'wfctl[sandbox]'"
+QUIRK_HELP = ("Play a deployment that does what the contract only tolerates (repeatable; see docs/sandbox.md): "
+              + "; ".join(f"{name} ({gap})" for name, (gap, _) in QUIRKS.items()) + ".")
 
 
 @app.command("serve")
@@ -45,24 +50,40 @@ def serve(
                                                       "a second.", metavar="<n>")] = None,
     latency: Annotated[int, typer.Option("--latency", min=0, help="Delay every answer by this many "
                                          "milliseconds (plays a remote service).", metavar="<ms>")] = 0,
+    max_body: Annotated[int, typer.Option("--max-body", min=0, help="Answer 413 to a request body larger than "
+                                          "this (0: no limit).", metavar="<bytes>")] = 1024 * 1024,
+    quirk: Annotated[list[str] | None, typer.Option("--quirk", help=QUIRK_HELP, metavar="<name[=value]>",
+                                                    rich_help_panel="Quirks")] = None,
 ) -> None:
     """Serve the sandbox on http://<host>:<port> until Ctrl-C.
 
     The seeded logins and the URL are printed on stderr once it answers. Data lives in memory unless
     --db names a file; --access-ttl, --rate-limit and --latency play a harder service for tests and
-    benchmarks.
+    benchmarks. Request bodies above --max-body are answered 413. Each --quirk plays one tolerance of
+    the contract (a PUT that clears, an ignored filter, a lost create answer, other page links or
+    error bodies), to rehearse a script against an odd deployment.
 
     Examples:
         $ wfctl sandbox serve
         $ wfctl sandbox serve --db sandbox.db --port 9000
         $ wfctl sandbox serve --access-ttl 5 --rate-limit 50 --latency 20
+        $ wfctl sandbox serve --quirk put-clears --quirk drop-create-answer --quirk errors=html
     """
+    try:
+        quirks = parse_quirks(quirk or [])
+    except ValueError as exc:
+        raise CliError(f"--quirk: {exc}") from None
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
         raise CliError(INSTALL_HINT)
+    import sqlite3
+
     from wfctl.sandbox.seed import LOGINS
     from wfctl.sandbox.server import bind
     from wfctl.sandbox.server import serve as run
 
+    if not _is_loopback(host):
+        typer.echo(f"warning: {host} is not a loopback address: the sandbox will be reachable from other machines, "
+                   "with public logins and passwords over plain HTTP", err=True)
     try:
         sock = bind(host, port)
     except OSError as exc:
@@ -73,6 +94,9 @@ def serve(
     def banner() -> None:
         typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
         typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
+        if quirks.names():
+            typer.echo(f"quirks: {', '.join(quirks.names())} (not the contract's decisions: see docs/sandbox.md)",
+                       err=True)
         typer.echo("logins (username / password):", err=True)
         for username, password, role, agency in LOGINS:
             typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
@@ -80,7 +104,19 @@ def serve(
         typer.echo("press Ctrl-C to stop", err=True)
 
     # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
-    with contextlib.suppress(KeyboardInterrupt):
-        run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
-            latency_ms=latency, sock=sock, ready=banner)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
+                latency_ms=latency, max_body=max_body or None, quirks=quirks, sock=sock, ready=banner)
+    except sqlite3.DatabaseError as exc:
+        raise CliError(f"--db {db}: cannot use it as the sandbox's database: {exc}") from None
     typer.echo("sandbox stopped", err=True)
+
+
+def _is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a host name: it may resolve anywhere
+        return False

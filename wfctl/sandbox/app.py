@@ -16,7 +16,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from importlib import resources
 from typing import Any
 from urllib.parse import quote
@@ -26,17 +26,19 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from wfctl.sandbox import validation as v
 from wfctl.sandbox.auth import Principal, Tokens, dummy_hash, verify_password
-from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, not_found, problem_response
+from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, ErrorForm, Throttle
+from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, invalid, not_found, problem_response
+from wfctl.sandbox.quirks import Quirks, parse_quirks
 from wfctl.sandbox.store import Store
 
 JSON_TYPE = "application/json"
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 IDEMPOTENCY_WINDOW = 24 * 3600
+DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is answered 413 before it is read
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
@@ -49,16 +51,26 @@ def create_app(
     access_ttl: int = 900,
     rate_limit: int | None = None,
     latency_ms: int = 0,
+    max_body: int | None = DEFAULT_MAX_BODY,
+    quirks: Quirks | Iterable[str] | None = None,
 ) -> FastAPI:
     """The sandbox app. `db_path=None` keeps the data in memory.
 
-    An empty database gets the agencies and logins of G21; `seed` adds their sample records."""
+    An empty database gets the agencies and logins of G21; `seed` adds their sample records.
+    `max_body`: request bodies above it (bytes) are answered 413 (None: no limit). `quirks`: tolerances
+    of the contract to play (`["put-clears", "next-page=int"]`, see quirks.py); none by default.
+    A `db_path` that is not a SQLite database raises sqlite3.DatabaseError."""
     from wfctl.sandbox.seed import seed as apply_seed
 
+    played = parse_quirks(quirks)
     store = Store(db_path)
-    apply_seed(store, records=seed)  # an empty database always gets the agencies and logins of G21
-    store.purge_expired()
-    api = SandboxApi(store, Tokens(store, access_ttl))
+    try:
+        apply_seed(store, records=seed)  # an empty database always gets the agencies and logins of G21
+        store.purge_expired()
+    except sqlite3.DatabaseError:
+        store.close()
+        raise
+    api = SandboxApi(store, Tokens(store, access_ttl), played)
 
     options: dict[str, Any] = {}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters:
@@ -69,6 +81,7 @@ def create_app(
                   exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error},
                   **options)
     app.state.store = store
+    app.state.quirks = played
     by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
     for path, method, endpoint in api.routes():
         by_path.setdefault(path, {})[method] = endpoint
@@ -76,8 +89,15 @@ def create_app(
         app.add_route(path, _dispatch(endpoints), methods=_ALL_METHODS, include_in_schema=False)
     app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
+    # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included.
+    if played.drop_create_answer:
+        app.add_middleware(DropCreateAnswer)
     if rate_limit or latency_ms:
         app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms)
+    if max_body:
+        app.add_middleware(BodyLimit, max_body=max_body)
+    if played.errors != "problem":
+        app.add_middleware(ErrorForm, form=played.errors)
     return app
 
 
@@ -87,49 +107,19 @@ def openapi_document() -> dict[str, Any]:
     return json.loads(text)
 
 
-class Throttle:
-    """`--rate-limit N` (429 with Retry-After past N requests a second, G18) and `--latency MS`.
-
-    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing."""
-
-    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0) -> None:
-        self.app = app
-        self.rate_limit = rate_limit or 0
-        self.latency = latency_ms / 1000
-        self.window = 0
-        self.count = 0
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if self.latency:
-            await asyncio.sleep(self.latency)
-        if self.rate_limit:
-            now = time.time()
-            second = int(now)
-            if second != self.window:
-                self.window, self.count = second, 0
-            self.count += 1
-            if self.count > self.rate_limit:
-                response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
-                                            headers={"Retry-After": "1"})
-                await response(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
-
-
 class SandboxApi:
     """The endpoints. Each handler checks the role, the tenancy, the body, then touches the database."""
 
-    def __init__(self, store: Store, tokens: Tokens) -> None:
+    def __init__(self, store: Store, tokens: Tokens, quirks: Quirks | None = None) -> None:
         self.store = store
         self.db = store.db
         self.tokens = tokens
+        self.quirks = quirks or Quirks()
+        self.created = 200 if self.quirks.create_200 else 201
 
     def routes(self) -> list[tuple[str, str, Callable[[Request], Awaitable[Response]]]]:
         p = self._protected
-        return [
+        routes = [
             ("/identity/login", "POST", self._public(self.login)),
             ("/identity/refresh", "POST", self._public(self.refresh)),
             ("/api/agency/", "GET", p(self.get_agency)),
@@ -150,23 +140,33 @@ class SandboxApi:
             ("/api/sites/{siteId}", "PUT", p(self.update_site)),
             ("/api/sites/{siteId}", "DELETE", p(self.delete_site)),
         ]
+        if self.quirks.no_agency_update:  # G6 tolerance: the path answers 405, allowing GET only
+            routes = [route for route in routes if route[:2] != ("/api/agency/", "PUT")]
+        return routes
 
     # ---- identity (G1-G4) -----------------------------------------------------------------------
 
     async def login(self, request: Request) -> Response:
-        body = v.validate(v.parse_json_body(await request.body()), v.LOGIN, required=("username", "password"))
-        user = self.tokens.find_user(body["username"])
+        field = self.quirks.login_field  # G1 tolerance: another name for the user field
+        schema = v.LOGIN if field == "username" else {field: v.LOGIN["username"], "password": v.LOGIN["password"]}
+        body = v.validate(v.parse_json_body(await request.body()), schema, required=(field, "password"))
+        user = self.tokens.find_user(body[field])
         stored = user[1] if user else dummy_hash()
         # scrypt is deliberately slow: keep it off the event loop.
         verified = await asyncio.to_thread(verify_password, body["password"], stored)
         if user is None or not verified:
             raise ApiProblem(401, "wrong username or password", headers={"WWW-Authenticate": "Bearer"})
-        return _json(self.tokens.login(user[0]))
+        return _json(self._token_answer(self.tokens.login(user[0])))
 
     async def refresh(self, request: Request) -> Response:
         body = v.validate(v.parse_json_body(await request.body()), v.REFRESH,
                           required=("accessToken", "refreshToken"))
-        return _json(self.tokens.refresh(body["accessToken"], body["refreshToken"]))
+        return _json(self._token_answer(self.tokens.refresh(body["accessToken"], body["refreshToken"])))
+
+    def _token_answer(self, tokens: dict[str, object]) -> dict[str, object]:
+        if self.quirks.no_expires_in:  # G2 tolerance
+            tokens.pop("expiresIn", None)
+        return tokens
 
     # ---- agency (G6) ----------------------------------------------------------------------------
 
@@ -198,7 +198,8 @@ class SandboxApi:
         rows = self.db.execute(
             f"SELECT {_BRANCH_COLS} FROM branches WHERE agency_id = ? ORDER BY created_on, id LIMIT ? OFFSET ?",
             (who.agency_id, size, _offset(page, size))).fetchall()
-        return _json(_envelope(request, [_branch(r) for r in rows], total, page, size))
+        return _json(_envelope(request, [_branch(r) for r in rows], total, page, size,
+                                   links=self.quirks.next_page))
 
     async def get_branch(self, request: Request, who: Principal) -> Response:
         return _json(_branch(self._branch_row(who, request.path_params["branchId"])))
@@ -211,20 +212,20 @@ class SandboxApi:
         with self._unique("branch", fields.get("name")), self.store.statement() as db:
             db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       (branch_id, who.agency_id, fields["name"], fields["name"].casefold(),
+                       (branch_id, who.agency_id, fields["name"], self._name_key(fields["name"]),
                         fields.get("address", ""), fields.get("phone", ""), fields.get("email", ""), now))
         return _json({"id": branch_id, "name": fields["name"], "address": fields.get("address", ""),
-                      "phone": fields.get("phone", ""), "email": fields.get("email", ""), "createdOn": now}, 201)
+                      "phone": fields.get("phone", ""), "email": fields.get("email", ""), "createdOn": now}, self.created)
 
     async def update_branch(self, request: Request, who: Principal) -> Response:
         if who.role == "staff":
             raise forbidden("staff may not change branches")
         branch_id = request.path_params["branchId"]
         self._branch_row(who, branch_id)
-        fields = v.validate(await _body(request), v.BRANCH)
+        fields = self._replacing(v.validate(await _body(request), v.BRANCH), v.BRANCH)
         now = _now()
         with self._unique("branch", fields.get("name")), self.store.statement() as db:
-            _update(db, "branches", branch_id, fields, _BRANCH_COLUMNS, "modified_on", now)
+            _update(db, "branches", branch_id, fields, _BRANCH_COLUMNS, "modified_on", now, self._name_key)
         row = self._branch_row(who, branch_id)
         out = _branch(row)
         del out["createdOn"]
@@ -258,7 +259,7 @@ class SandboxApi:
 
     async def list_clients(self, request: Request, who: Principal) -> Response:
         page, size = _page_params(request)
-        branch_filter = request.query_params.get("branchId")
+        branch_filter = None if self.quirks.ignore_branch_filter else request.query_params.get("branchId")
         where, args = "agency_id = ?", [who.agency_id]
         if who.role == "staff":
             where += " AND branch_id = ?"
@@ -271,7 +272,8 @@ class SandboxApi:
             f"SELECT {_CLIENT_COLS} FROM clients WHERE {where} ORDER BY created_on, id LIMIT ? OFFSET ?",
             (*args, size, _offset(page, size))).fetchall()
         extra = "" if branch_filter is None else "&branchId=" + quote(branch_filter, safe="")
-        return _json(_envelope(request, [_client_summary(r) for r in rows], total, page, size, extra))
+        return _json(_envelope(request, [_client_summary(r) for r in rows], total, page, size, extra,
+                                   links=self.quirks.next_page))
 
     async def get_client(self, request: Request, who: Principal) -> Response:
         return _json(_client(self._client_row(who, request.path_params["clientId"])))
@@ -286,19 +288,19 @@ class SandboxApi:
         with self._unique("client", fields["name"], "in this branch"), self.store.statement() as db:
             db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, "
                        "billing_address, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       (client_id, who.agency_id, branch_id, fields["name"], fields["name"].casefold(),
+                       (client_id, who.agency_id, branch_id, fields["name"], self._name_key(fields["name"]),
                         fields.get("email", ""), fields.get("phone", ""), fields.get("billingAddress", ""), now))
         return _json({"id": client_id, "name": fields["name"], "branchId": branch_id,
                       "email": fields.get("email", ""), "phone": fields.get("phone", ""),
-                      "billingAddress": fields.get("billingAddress", ""), "createdOn": now}, 201)
+                      "billingAddress": fields.get("billingAddress", ""), "createdOn": now}, self.created)
 
     async def update_client(self, request: Request, who: Principal) -> Response:
         client_id = request.path_params["clientId"]
         self._client_row(who, client_id)
-        fields = v.validate(await _body(request), v.CLIENT_UPDATE)
+        fields = self._replacing(v.validate(await _body(request), v.CLIENT_UPDATE), v.CLIENT_UPDATE)
         now = _now()
         with self._unique("client", fields.get("name"), "in this branch"), self.store.statement() as db:
-            _update(db, "clients", client_id, fields, _CLIENT_COLUMNS, "updated_on", now)
+            _update(db, "clients", client_id, fields, _CLIENT_COLUMNS, "updated_on", now, self._name_key)
         out = _client(self._client_row(who, client_id))
         del out["createdOn"]
         out["updatedOn"] = now
@@ -331,7 +333,8 @@ class SandboxApi:
         rows = self.db.execute(
             f"SELECT {_SITE_SUMMARY_COLS} FROM sites WHERE client_id = ? ORDER BY created_on, id LIMIT ? OFFSET ?",
             (client_id, size, _offset(page, size))).fetchall()
-        return _json(_envelope(request, [_site_summary(r) for r in rows], total, page, size))
+        return _json(_envelope(request, [_site_summary(r) for r in rows], total, page, size,
+                                   links=self.quirks.next_page))
 
     async def get_site(self, request: Request, who: Principal) -> Response:
         return _json(_site(self._site_row(who, request.path_params["siteId"])))
@@ -351,20 +354,20 @@ class SandboxApi:
                 "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email, "
                 "assessment_required, departments, rates, banned_workers, documents, created_on) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '[]', ?)",
-                (site_id, who.agency_id, client[-1], client_id, site["name"], fields["name"].casefold(),
+                (site_id, who.agency_id, client[-1], client_id, site["name"], self._name_key(fields["name"]),
                  site["address"], site["phone"], site["email"], int(site["assessmentRequired"]),
                  _dumps(site["departments"]), _dumps(site["rates"]), _dumps(site["bannedWorkers"]), now))
-        return _json(site, 201)
+        return _json(site, self.created)
 
     async def update_site(self, request: Request, who: Principal) -> Response:
         site_id = request.path_params["siteId"]
         row = self._site_row(who, site_id)
-        fields = v.validate(await _body(request), v.SITE)
+        fields = self._replacing(v.validate(await _body(request), v.SITE), v.SITE)
         now = _now()
         stored = {k: (_dumps(val) if isinstance(val, list) else int(val) if isinstance(val, bool) else val)
                   for k, val in fields.items()}
         with self._unique("site", fields.get("name"), "for this client"), self.store.statement() as db:
-            _update(db, "sites", site_id, stored, _SITE_COLUMNS, "updated_on", now)
+            _update(db, "sites", site_id, stored, _SITE_COLUMNS, "updated_on", now, self._name_key)
         # G13 / the specification: the answer carries id, clientId, the fields sent, and updatedOn.
         return _json({"id": site_id, "clientId": row[1], **fields, "updatedOn": now})
 
@@ -384,6 +387,20 @@ class SandboxApi:
 
     # ---- plumbing -------------------------------------------------------------------------------
 
+    def _name_key(self, name: str) -> str:
+        """The key of the case-insensitive UNIQUE index (G12); with no-unique-names, never a duplicate."""
+        if self.quirks.no_unique_names:
+            return f"{name.casefold()}\x00{uuid.uuid4()}"
+        return name.casefold()
+
+    def _replacing(self, fields: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
+        """put-clears (G13 tolerance): a PUT is the whole record, so what it leaves out is cleared."""
+        if not self.quirks.put_clears:
+            return fields
+        if "name" not in fields:
+            raise invalid({"name": ["is required: a PUT replaces the whole record here"]})
+        return {**{name: _CLEARED.get(name, "") for name in schema}, **fields}
+
     def _unique(self, kind: str, name: str | None, scope: str = "in this agency") -> _UniqueGuard:
         return _UniqueGuard(kind, name, scope)
 
@@ -401,6 +418,8 @@ class SandboxApi:
             try:
                 who = self.tokens.authenticate(request.headers.get("authorization"))
                 key = request.headers.get("idempotency-key") if request.method == "POST" else None
+                if self.quirks.ignore_idempotency_key:  # G20 tolerance
+                    key = None
                 if key is not None:
                     return await self._idempotent(request, who, key, handler)
                 return await handler(request, who)
@@ -463,6 +482,7 @@ _CLIENT_COLUMNS = {"name": "name", "email": "email", "phone": "phone", "billingA
 _SITE_COLUMNS = {"name": "name", "address": "address", "phone": "phone", "email": "email",
                  "assessmentRequired": "assessment_required", "departments": "departments", "rates": "rates",
                  "bannedWorkers": "banned_workers"}
+_CLEARED: dict[str, Any] = {"assessmentRequired": False, "departments": [], "rates": [], "bannedWorkers": []}
 _BRANCH_COLS = "id, name, address, phone, email, created_on"
 _CLIENT_COLS = "id, name, branch_id, email, phone, created_on"
 _SITE_SUMMARY_COLS = "id, client_id, name, address, phone, email, assessment_required, created_on"
@@ -501,13 +521,13 @@ def _deleted(kind: str) -> Response:
 
 
 def _update(db: sqlite3.Connection, table: str, record_id: str, fields: dict[str, Any],
-            columns: dict[str, str], stamp_column: str, now: str) -> None:
+            columns: dict[str, str], stamp_column: str, now: str, name_key: Callable[[str], str]) -> None:
     """G13: only the fields sent change; a field left out keeps its value."""
     sets = [f"{columns[k]} = ?" for k in fields]
     args = list(fields.values())
     if "name" in fields:
         sets.append("name_key = ?")
-        args.append(str(fields["name"]).casefold())
+        args.append(name_key(str(fields["name"])))
     sets.append(f"{stamp_column} = ?")
     args.append(now)
     db.execute(f"UPDATE {table} SET {', '.join(sets)} WHERE id = ?", (*args, record_id))
@@ -545,19 +565,29 @@ def _offset(page: int, size: int) -> int:
 
 
 def _envelope(request: Request, data: list[dict[str, Any]], total: int, page: int, size: int,
-              extra_query: str = "") -> dict[str, Any]:
+              extra_query: str = "", *, links: str = "url") -> dict[str, Any]:
+    """The list envelope (G7). `links`: how nextPage/previousPage are written (G8; quirk next-page=FORM)."""
     page_count = -(-total // size)
-    url = request.url
-    base = f"{url.scheme}://{url.netloc}{url.path}?pageSize={size}{extra_query}&pageNumber="
-    return {
-        "data": data,
-        "pageNumber": page,
-        "pageSize": size,
-        "nextPage": f"{base}{page + 1}" if page < page_count else None,
-        "previousPage": f"{base}{page - 1}" if page > 1 else None,
-        "pageCount": page_count,
-        "totalRecordCount": total,
-    }
+    envelope: dict[str, Any] = {"data": data, "pageNumber": page, "pageSize": size}
+    if links != "missing":
+        path = f"{request.url.path}?pageSize={size}{extra_query}&pageNumber="
+        envelope["nextPage"] = _page_link(request, path, page + 1, links) if page < page_count else None
+        envelope["previousPage"] = _page_link(request, path, page - 1, links) if page > 1 else None
+    envelope["pageCount"] = page_count
+    envelope["totalRecordCount"] = total
+    return envelope
+
+
+def _page_link(request: Request, path: str, page: int, form: str) -> Any:
+    if form == "int":
+        return page
+    if form == "string":
+        return str(page)
+    if form == "object":
+        return {"pageNumber": page}
+    if form == "relative":
+        return f"{path}{page}"
+    return f"{request.url.scheme}://{request.url.netloc}{path}{page}"
 
 
 # ---- small helpers ------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from typing import Any
 
 import uvicorn
 
-from wfctl.sandbox.app import create_app
+from wfctl.sandbox.app import DEFAULT_MAX_BODY, create_app
+from wfctl.sandbox.quirks import Quirks
 
 
 def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning") -> uvicorn.Config:
@@ -48,6 +49,8 @@ def serve(
     access_ttl: int = 900,
     rate_limit: int | None = None,
     latency_ms: int = 0,
+    max_body: int | None = DEFAULT_MAX_BODY,
+    quirks: Quirks | None = None,
     sock: socket.socket | None = None,
     ready: Callable[[], None] | None = None,
 ) -> None:
@@ -61,7 +64,8 @@ def serve(
     app = None
     try:
         sock = sock or bind(host, port)
-        app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
+        app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms,
+                         max_body=max_body, quirks=quirks)
         server = uvicorn.Server(uvicorn_config(app, host=host, port=port))
         if ready is not None:
             _notify_when_started(server, ready)

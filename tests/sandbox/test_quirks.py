@@ -1,0 +1,223 @@
+"""`--quirk`: the sandbox plays each tolerance of the contract (part 1), over a real socket.
+
+Each quirky server shares its database with a default one, which reads back what the quirky one holds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
+from tests.sandbox.helpers import (
+    api_client,
+    assert_problem,
+    create_branch,
+    create_client,
+    create_site,
+    unique,
+)
+from wfctl.sandbox.quirks import QUIRKS, Quirks, parse_quirks
+
+Pair = tuple[httpx.Client, httpx.Client]  # (the quirky server, a default server on the same database)
+
+
+@pytest.fixture
+def pair(sandbox_factory: Callable[..., SandboxServer]) -> Iterator[Callable[..., Pair]]:
+    clients: list[httpx.Client] = []
+
+    def start(*quirks: str) -> Pair:
+        plain = sandbox_factory(seed=False)
+        odd = sandbox_factory(seed=False, db_path=plain.db_path, quirks=quirks)
+        token = login_token(plain, *ADMIN)["accessToken"]
+        made = [httpx.Client(base_url=s.url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+                for s in (odd, plain)]
+        clients.extend(made)
+        return made[0], made[1]
+
+    yield start
+    for client in clients:
+        client.close()
+
+
+def test_quirks_parse_as_the_option_spells_them() -> None:
+    quirks = parse_quirks(["put-clears", "next-page=int", "errors=html", "login-field=email"])
+    assert quirks == Quirks(put_clears=True, next_page="int", errors="html", login_field="email")
+    assert quirks.names() == ["put-clears", "next-page=int", "errors=html", "login-field=email"]
+    assert Quirks().names() == []
+    for bad, message in [("bogus", "unknown quirk 'bogus'"), ("next-page=cursor", "next-page=url|int|"),
+                         ("errors", "errors=problem|"), ("put-clears=yes", "takes no value")]:
+        with pytest.raises(ValueError, match=message.replace("|", r"\|")):
+            parse_quirks([bad])
+
+
+def test_every_quirk_is_documented() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "sandbox.md").read_text(encoding="utf-8")
+    for name in QUIRKS:
+        assert f"`{name}`".replace("|", "\\|") in docs, name  # a | in a table cell is written \|
+
+
+def test_put_clears_replaces_the_record(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("put-clears")
+    branch = create_branch(plain, address="1 Dock Rd", phone="0161", email="b@example.com")
+    client = create_client(plain, branch["id"], phone="07", email="c@example.com", billingAddress="2 Bill St")
+    site = create_site(plain, client["id"], phone="01", rates=[{"skill": "picker", "hourlyRate": 12.5}],
+                       departments=[{"name": "Goods In"}], bannedWorkers=["W-1"], assessmentRequired=True)
+
+    assert odd.put(f"/api/branches/{branch['id']}", json={"name": branch["name"], "phone": "0999"}).status_code == 200
+    assert odd.put(f"/api/clients/{client['id']}", json={"name": client["name"], "phone": "08"}).status_code == 200
+    answer = odd.put(f"/api/sites/{site['id']}", json={"name": site["name"], "phone": "02"})
+    assert answer.status_code == 200
+
+    assert plain.get(f"/api/branches/{branch['id']}").json() | {"createdOn": ""} == {
+        "id": branch["id"], "name": branch["name"], "address": "", "phone": "0999", "email": "", "createdOn": ""}
+    held_client = plain.get(f"/api/clients/{client['id']}").json()
+    assert (held_client["phone"], held_client["email"], held_client["billingAddress"]) == ("08", "", "")
+    held_site = plain.get(f"/api/sites/{site['id']}").json()
+    assert {k: held_site[k] for k in ("phone", "address", "rates", "departments", "bannedWorkers",
+                                      "assessmentRequired")} == {
+        "phone": "02", "address": "", "rates": [], "departments": [], "bannedWorkers": [],
+        "assessmentRequired": False}
+    assert answer.json()["rates"] == []  # the answer says what it cleared
+    # A replacing PUT still needs the name, as a create does.
+    assert_problem(odd.put(f"/api/branches/{branch['id']}", json={"phone": "1"}), 400, "name")
+
+
+def test_ignore_branch_filter_lists_every_client(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("ignore-branch-filter")
+    one, two = create_branch(plain), create_branch(plain)
+    create_client(plain, one["id"])
+    create_client(plain, two["id"])
+    assert plain.get("/api/clients", params={"branchId": one["id"]}).json()["totalRecordCount"] == 1
+    page = odd.get("/api/clients", params={"branchId": one["id"]}).json()
+    assert page["totalRecordCount"] == 2
+    assert {row["branchId"] for row in page["data"]} == {one["id"], two["id"]}
+
+
+def test_drop_create_answer_applies_the_create_and_answers_nothing(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("drop-create-answer")
+    branch = create_branch(plain)
+    for path, body in [("/api/branches", {"name": unique("Branch")}),
+                       ("/api/clients", {"name": unique("Client"), "branchId": branch["id"]})]:
+        with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+            odd.post(path, json=body)
+        held = plain.get(path, params={"pageSize": 100}).json()["data"]
+        assert [row["name"] for row in held].count(body["name"]) == 1
+    client = plain.get("/api/clients").json()["data"][0]
+
+    # The same Idempotency-Key again: nothing is applied, and the first answer is replayed.
+    body = {"name": unique("Site")}
+    headers = {"Idempotency-Key": unique("key")}
+    with pytest.raises(httpx.RemoteProtocolError):
+        odd.post(f"/api/clients/{client['id']}/sites", json=body, headers=headers)
+    replay = odd.post(f"/api/clients/{client['id']}/sites", json=body, headers=headers)
+    assert replay.status_code == 201 and replay.headers["idempotent-replayed"] == "true"
+    held = plain.get(f"/api/clients/{client['id']}/sites").json()["data"]
+    assert [row["id"] for row in held] == [replay.json()["id"]]
+    # What is not applied is answered.
+    assert_problem(odd.post("/api/branches", json={"name": branch["name"]}), 409)
+    assert_problem(odd.post("/api/branches", json={}), 400, "name")
+
+
+def test_ignore_idempotency_key_applies_every_post(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("ignore-idempotency-key")
+    headers = {"Idempotency-Key": unique("key")}
+    first = odd.post("/api/branches", json={"name": unique("Branch")}, headers=headers)
+    second = odd.post("/api/branches", json={"name": unique("Branch")}, headers=headers)  # default: 422
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert "idempotent-replayed" not in second.headers
+    assert plain.get("/api/branches").json()["totalRecordCount"] == 2
+
+
+@pytest.mark.parametrize(("form", "next_page", "previous_page"), [
+    ("url", "{url}/api/branches?pageSize=2&pageNumber=3", "{url}/api/branches?pageSize=2&pageNumber=1"),
+    ("relative", "/api/branches?pageSize=2&pageNumber=3", "/api/branches?pageSize=2&pageNumber=1"),
+    ("int", 3, 1),
+    ("string", "3", "1"),
+    ("object", {"pageNumber": 3}, {"pageNumber": 1}),
+])
+def test_next_page_forms(pair: Callable[..., Pair], form: str, next_page: Any, previous_page: Any) -> None:
+    odd, plain = pair(f"next-page={form}")
+    for _ in range(5):
+        create_branch(plain)
+    page = odd.get("/api/branches", params={"pageSize": 2, "pageNumber": 2}).json()
+    expand = (lambda v: v.format(url=str(odd.base_url).rstrip("/"))) if form == "url" else (lambda v: v)
+    assert (page["nextPage"], page["previousPage"]) == (expand(next_page), expand(previous_page))
+    last = odd.get("/api/branches", params={"pageSize": 2, "pageNumber": 3}).json()
+    assert last["nextPage"] is None
+
+
+def test_next_page_missing_leaves_the_fields_out(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("next-page=missing")
+    for _ in range(3):
+        create_branch(plain)
+    page = odd.get("/api/branches", params={"pageSize": 2}).json()
+    assert "nextPage" not in page and "previousPage" not in page
+    assert (page["pageNumber"], page["pageCount"], len(page["data"])) == (1, 2, 2)
+
+
+def test_no_expires_in(pair: Callable[..., Pair]) -> None:
+    odd, _ = pair("no-expires-in")
+    tokens = odd.post("/identity/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()
+    assert set(tokens) == {"accessToken", "refreshToken", "tokenType"}
+    fresh = odd.post("/identity/refresh", json={"accessToken": tokens["accessToken"],
+                                                "refreshToken": tokens["refreshToken"]}).json()
+    assert set(fresh) == {"accessToken", "refreshToken", "tokenType"}
+
+
+ERROR_FORMS = [
+    ("message", "application/json", lambda body: json.loads(body) == {"message": "branch nope not found"}),
+    ("error", "application/json", lambda body: json.loads(body) == {"error": "branch nope not found"}),
+    ("list", "application/json", lambda body: json.loads(body) == {"errors": ["branch nope not found"]}),
+    ("text", "text/plain", lambda body: body == "branch nope not found"),
+    ("html", "text/html", lambda body: body.startswith("<!DOCTYPE html>") and "<h1>404 Not Found</h1>" in body
+     and "branch nope not found" in body),
+    ("empty", None, lambda body: body == ""),
+]
+
+
+@pytest.mark.parametrize(("form", "media_type", "check"), ERROR_FORMS, ids=[f[0] for f in ERROR_FORMS])
+def test_error_forms(pair: Callable[..., Pair], form: str, media_type: str | None,
+                     check: Callable[[str], bool]) -> None:
+    odd, _ = pair(f"errors={form}")
+    missing = odd.get("/api/branches/nope")
+    assert missing.status_code == 404
+    assert missing.headers.get("content-type", "").split(";")[0] == (media_type or "")
+    assert check(missing.text), missing.text
+    unauthorized = odd.get("/api/branches", headers={"Authorization": "Bearer wrong"})
+    assert unauthorized.status_code == 401 and unauthorized.headers["www-authenticate"].startswith("Bearer")
+    invalid = odd.post("/api/branches", json={"name": ""})
+    assert invalid.status_code == 400
+    if form == "list":  # field messages survive as "field: message" items
+        assert [item.split(":")[0] for item in invalid.json()["errors"]] == ["name"]
+
+
+def test_login_field(pair: Callable[..., Pair]) -> None:
+    odd, _ = pair("login-field=email")
+    assert odd.post("/identity/login", json={"email": ADMIN[0], "password": ADMIN[1]}).status_code == 200
+    assert_problem(odd.post("/identity/login", json={"username": ADMIN[0], "password": ADMIN[1]}), 400, "username")
+
+
+def test_create_200_no_unique_names_no_agency_update(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("create-200", "no-unique-names", "no-agency-update")
+    name = unique("Branch")
+    first, second = (odd.post("/api/branches", json={"name": name}) for _ in range(2))
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert [b["name"] for b in plain.get("/api/branches").json()["data"]] == [name, name]
+    assert odd.put(f"/api/branches/{first.json()['id']}", json={"name": name.upper()}).status_code == 200
+    refused = odd.put("/api/agency/", json={"phone": "1"})
+    assert_problem(refused, 405)
+    assert refused.headers["allow"] == "GET"
+
+
+def test_a_default_sandbox_plays_no_quirk(sandbox: SandboxServer) -> None:
+    assert sandbox.quirks == []
+    with api_client(sandbox, ADMIN) as client:
+        page = client.get("/api/branches", params={"pageSize": 1}).json()
+        assert page["nextPage"].startswith(sandbox.url)
+        assert_problem(client.get("/api/branches/nope"), 404)

@@ -1,0 +1,216 @@
+"""The sandbox's pure ASGI middlewares, each added by create_app only when its option is on.
+
+- BodyLimit: 413 above `--max-body` (on by default), before a body is held in memory;
+- Throttle: `--rate-limit` (G18) and `--latency`;
+- DropCreateAnswer, ErrorForm: the quirks drop-create-answer (G20) and errors=FORM (G10), quirks.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from html import escape
+from http import HTTPStatus
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from wfctl.sandbox.problems import problem_response
+
+
+class Throttle:
+    """`--rate-limit N` (429 with Retry-After past N requests a second, G18) and `--latency MS`.
+
+    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing."""
+
+    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0) -> None:
+        self.app = app
+        self.rate_limit = rate_limit or 0
+        self.latency = latency_ms / 1000
+        self.window = 0
+        self.count = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        if self.rate_limit:
+            now = time.time()
+            second = int(now)
+            if second != self.window:
+                self.window, self.count = second, 0
+            self.count += 1
+            if self.count > self.rate_limit:
+                response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
+                                            headers={"Retry-After": "1"})
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    """413 above `max_body` bytes (issue 12), before the body is held in memory.
+
+    A Content-Length above the limit is answered at once, nothing read. A body without one (chunked) is
+    counted as it streams and refused at the first chunk past the limit. A body with a Content-Length
+    within the limit passes untouched: the server never delivers more than it announced."""
+
+    def __init__(self, app: ASGIApp, max_body: int) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = next((value for name, value in scope["headers"] if name == b"content-length"), None)
+        if length is not None:
+            if int(length) > self.max_body:
+                await self._too_large(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
+            return
+        received = 0
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.max_body:
+                raise _BodyTooLarge
+            return message
+
+        try:
+            await self.app(scope, counting_receive, send)
+        except _BodyTooLarge:  # raised while a handler reads the body: nothing was answered yet
+            await self._too_large(scope, receive, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = problem_response(413, f"the request body is larger than {self.max_body} bytes",
+                                    headers={"Connection": "close"})
+        await response(scope, receive, send)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class AnswerDropped(Exception):
+    """Raised to make uvicorn close the connection after a create was applied (drop-create-answer)."""
+
+
+class DropCreateAnswer:
+    """drop-create-answer (G20 tolerance): the create is applied, and the client gets no answer at all.
+
+    The answer's status line is replaced by one uvicorn refuses to write (a header value holding a
+    line break): uvicorn, with httptools and with h11 alike, has then marked the response started,
+    writes nothing, and closes the connection once the app raises. The client sees the connection
+    drop before any byte of an answer (httpx: RemoteProtocolError "Server disconnected without
+    sending a response"). A replay of an Idempotency-Key (nothing applied) is answered normally."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        logging.getLogger("uvicorn.error").addFilter(_quiet_dropped_answers)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+
+        async def dropping_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300 and not any(
+                    name.lower() == b"idempotent-replayed" for name, _ in message.get("headers", [])):
+                try:
+                    await send({"type": "http.response.start", "status": 500,
+                                "headers": [(b"x-sandbox-quirk", b"drop-create-answer\n")]})
+                except Exception as exc:  # the server refused that status line, as intended
+                    raise AnswerDropped(scope["path"]) from exc
+                raise AnswerDropped(scope["path"])  # another ASGI server: still never answer
+            await send(message)
+
+        await self.app(scope, receive, dropping_send)
+
+
+class ErrorForm:
+    """errors=FORM (G10 tolerance): every problem+json answer rewritten to another body form.
+
+    Status and headers (WWW-Authenticate, Retry-After, Allow) are kept; only the body and its type change."""
+
+    def __init__(self, app: ASGIApp, form: str) -> None:
+        self.app = app
+        self.form = form
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def rewriting_send(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start":
+                if dict(message.get("headers", [])).get(b"content-type", b"").startswith(b"application/problem+json"):
+                    start = message
+                    return
+                await send(message)
+            elif start is None:
+                await send(message)
+            else:
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    status = start["status"]
+                    media_type, body = error_body(self.form, status, b"".join(chunks))
+                    headers = [(k, v) for k, v in start.get("headers", [])
+                               if k.lower() not in (b"content-type", b"content-length")]
+                    headers.append((b"content-length", str(len(body)).encode()))
+                    if media_type:
+                        headers.append((b"content-type", media_type.encode()))
+                    await send({"type": "http.response.start", "status": status, "headers": headers})
+                    await send({"type": "http.response.body", "body": body})
+
+        await self.app(scope, receive, rewriting_send)
+
+
+def error_body(form: str, status: int, problem: bytes) -> tuple[str | None, bytes]:
+    """The body (and its media type) a deployment of this error form sends for a problem document."""
+    try:
+        doc: dict[str, Any] = json.loads(problem)
+    except ValueError:
+        doc = {}
+    phrase = HTTPStatus(status).phrase
+    detail = str(doc.get("detail") or phrase)
+    errors = doc.get("errors") or {}
+    if form == "message":
+        return "application/json", _dumps({"message": detail})
+    if form == "error":
+        return "application/json", _dumps({"error": detail})
+    if form == "list":
+        items = [f"{field}: {msg}" for field, msgs in errors.items() for msg in msgs] or [detail]
+        return "application/json", _dumps({"errors": items})
+    if form == "text":
+        return "text/plain; charset=utf-8", detail.encode()
+    if form == "html":
+        page = (f"<!DOCTYPE html><html><head><title>{status} {phrase}</title></head>"
+                f"<body><h1>{status} {phrase}</h1><p>{escape(detail)}</p></body></html>")
+        return "text/html; charset=utf-8", page.encode()
+    if form == "empty":
+        return None, b""
+    return "application/problem+json", problem
+
+
+# ---- private helpers --------------------------------------------------------------------------
+
+
+def _quiet_dropped_answers(record: logging.LogRecord) -> bool:
+    """uvicorn logs every exception of the app; a dropped answer is the quirk working, not an error."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return not isinstance(exc, AnswerDropped)
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
