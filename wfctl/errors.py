@@ -10,6 +10,7 @@ from typing import IO, Any
 
 from wfctl.api import errors as api_errors
 from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
 
 
 class CliError(Exception):
@@ -34,6 +35,7 @@ class CliError(Exception):
 
 
 _EXIT_BY_ERROR: list[tuple[type[api_errors.ApiError], ExitCode]] = [
+    (api_errors.InvalidId, ExitCode.USAGE),  # before ValidationFailed, its base: refused before sending
     (api_errors.NotLoggedIn, ExitCode.AUTH),
     (api_errors.Forbidden, ExitCode.FORBIDDEN),
     (api_errors.NotFound, ExitCode.NOT_FOUND),
@@ -54,6 +56,8 @@ def exit_code_for(exc: BaseException) -> int:
     for cls, code in _EXIT_BY_ERROR:
         if isinstance(exc, cls):
             return int(code)
+    if _bad_input(exc) is not None:
+        return int(ExitCode.USAGE)
     return int(ExitCode.FAILURE)
 
 
@@ -71,6 +75,9 @@ def message_for(exc: BaseException) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted"
     text = " ".join(str(exc).split()) or exc.__class__.__name__
+    bad_input = _bad_input(exc)
+    if bad_input is not None:
+        return f"{bad_input}: {text}"
     return f"unexpected error: {exc.__class__.__name__}: {text}"
 
 
@@ -90,8 +97,19 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
 def report(exc: BaseException, *, json_mode: bool, stream: IO[str]) -> int:
     """Write the error to `stream` (stderr) and return the exit code."""
     if json_mode:
-        stream.write(json.dumps(envelope_for(exc)) + "\n")
+        stream.write(json.dumps(envelope_for(exc)) + "\n")  # json escapes every control character
     else:
-        stream.write(f"error: {message_for(exc)}\n")
+        stream.write(f"error: {one_line(message_for(exc))}\n")
     stream.flush()
     return exit_code_for(exc)
+
+
+def _bad_input(exc: BaseException) -> str | None:
+    """What was wrong, when `exc` can only come from input taken as given: a URL that httpx cannot
+    parse (a base URL or a path; the commands check what they can first, with a better message)."""
+    import sys
+
+    httpx = sys.modules.get("httpx")  # not imported: its errors cannot have been raised
+    if httpx is not None and isinstance(exc, httpx.InvalidURL):
+        return "invalid URL"
+    return None

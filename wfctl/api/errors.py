@@ -57,6 +57,10 @@ class ValidationFailed(ApiError):
     """400/422: the service rejected the request's content."""
 
 
+class InvalidId(ValidationFailed, ValueError):
+    """Refused before sending: an id that is not one path segment (empty, `.` or `..`)."""
+
+
 class ServerError(ApiError):
     """5xx (after retries), or any other unexpected status."""
 

@@ -1,0 +1,48 @@
+"""Text that came from the service or a file, made safe to show a person.
+
+Everything such text passes through before a human-readable output (tables, `get` sections, error
+lines, notes, progress) so that a hostile record cannot drive the terminal: C0 and C1 control
+characters (ESC, BEL, CSI, ...) and DEL are shown escaped as `\\x1b`. Rich markup is never applied
+to such text: the output module hands Rich `Text` objects, never strings, for anything from outside.
+
+Standard library only and cheap to import: the error boundary uses it on every failed run.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 controls, DEL and C1 controls: the characters a terminal may act on instead of showing.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_LAYOUT = re.compile("\r\n|[\t\n\r\u2028\u2029]")
+
+
+def plain(text: str, *, keep_newlines: bool = False) -> str:
+    """`text` with every control character shown as `\\xNN` (newlines kept if `keep_newlines`)."""
+    if keep_newlines:
+        return "\n".join(plain(line) for line in text.split("\n"))
+    if _CONTROL.search(text) is None:  # the common case: nothing to replace, no new string
+        return text
+    return _CONTROL.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """`text` for a table cell or an error line: each line break or tab becomes a space, other controls
+    are escaped (a cell or a line cannot hold a line break). Runs of spaces are kept: `North  Yard`
+    and `North Yard` are different names."""
+    return plain(_LAYOUT.sub(" ", text))
+
+
+def json_text(text: str) -> str:
+    """Encoded JSON with DEL and C1 controls written as `\\u00NN` (json writes C0 escaped already but
+    leaves these raw when ensure_ascii is off). Only valid for JSON text: they can only occur in strings."""
+    if _C1.search(text) is None:
+        return text
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+_C1 = re.compile("[\x7f-\x9f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
