@@ -49,6 +49,35 @@ app = typer.Typer(
 )
 
 
+def _base_url(ctx: typer.Context, value: str | None) -> str | None:
+    """--base-url (or WFCTL_BASE_URL) that cannot be parsed as a URL is bad usage, found before anything runs."""
+    if value is None or ctx.resilient_parsing:
+        return value
+    problem = _url_problem(value.strip())
+    if problem:
+        raise typer.BadParameter(f"{value!r}: {problem}")
+    return value
+
+
+def _url_problem(url: str) -> str | None:
+    """Why `url` is not a URL a request can go to, or None (a missing scheme is left to the config's
+    own check, which suggests one)."""
+    from urllib.parse import urlsplit
+
+    if any(ch.isspace() or not ch.isprintable() for ch in url):
+        return "a URL cannot hold spaces or control characters"
+    if "://" not in url:
+        return None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        return f"not a valid URL ({exc})"
+    if not parts.hostname:
+        return "not a valid URL (no host)"
+    return None
+
+
 def _version(value: bool) -> None:
     if value:
         from wfctl import __version__
@@ -65,7 +94,7 @@ def root(
                        metavar="<name>")] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", envvar="WFCTL_BASE_URL",
                         help="Service URL, e.g. https://wams.example.com.", rich_help_panel=GLOBAL_PANEL,
-                        metavar="<url>")] = None,
+                        metavar="<url>", callback=_base_url)] = None,
     output: Annotated[OutputFormat | None, typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
                       help="Output format: table, json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
                       show_default=False)] = None,

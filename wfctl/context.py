@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from wfctl.safetext import plain
+
 if TYPE_CHECKING:
     from wfctl.api.client import Client
     from wfctl.config import Settings
@@ -59,13 +61,14 @@ class IO:
         sys.stdout.write(text)
 
     def note(self, text: str) -> None:
-        """A hint for a person: shown on a terminal only, never in a pipeline's stderr."""
+        """A hint for a person: shown on a terminal only, never in a pipeline's stderr.
+        Control characters in `text` (it may quote the service or a file) are shown escaped."""
         if self.stderr_is_tty:
-            sys.stderr.write(text + "\n")
+            sys.stderr.write(plain(text, keep_newlines=True) + "\n")
 
     def warn(self, text: str) -> None:
-        """Always shown, on stderr."""
-        sys.stderr.write(f"warning: {text}\n")
+        """Always shown, on stderr (control characters escaped, as for `note`)."""
+        sys.stderr.write(f"warning: {plain(text, keep_newlines=True)}\n")
 
     @cached_property
     def console(self) -> Any:

@@ -53,6 +53,11 @@ def _run(args: list[str]) -> int:
         # `wfctl ... | head`: the reader left; not an error of ours.
         _silence_stdout()
         return 0
+    except SystemExit:
+        if not _reader_left():
+            raise
+        _silence_stdout()
+        return 0
     except Exception as exc:
         ctx = context.current()
         return report(exc, json_mode=bool(ctx and ctx.json_errors()), stream=sys.stderr)
@@ -64,11 +69,32 @@ def _run(args: list[str]) -> int:
     return rv if isinstance(rv, int) else 0
 
 
+def _reader_left() -> bool:
+    """Whether typer ended the run because stdout's reader left: it turns a BrokenPipeError met inside a
+    command into sys.exit(1), with stdout and stderr wrapped to ignore EPIPE. Unwrap them: the exit is
+    ours to decide, and a reader leaving is not a failure."""
+    from typer._click.utils import PacifyFlushWrapper
+
+    if not isinstance(sys.stdout, PacifyFlushWrapper):
+        return False
+    sys.stdout = sys.stdout.wrapped
+    if isinstance(sys.stderr, PacifyFlushWrapper):
+        sys.stderr = sys.stderr.wrapped
+    return True
+
+
 def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so the flush of what is still buffered (ours now, the interpreter's
+    at exit) cannot fail again (the recipe in Python's `signal` docs, on SIGPIPE)."""
     import os
 
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a real file (a test's StringIO): nothing is flushed to a pipe
+        return
     devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":

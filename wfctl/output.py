@@ -7,6 +7,11 @@ service sends them. Rows are written as they arrive for json, jsonl and csv (con
 On a terminal a table is drawn with Rich; anywhere else it is plain aligned text: no colour, no
 truncation, and no Rich import (Rich costs tens of milliseconds to import, and json/jsonl/csv never
 need it).
+
+What the service sent is data, never markup or terminal control: a table shows every value through
+`wfctl.safetext` (control characters escaped, line breaks as spaces) and hands Rich `Text`, never a
+string it would parse as markup; json escapes DEL and C1 controls too; csv cells that a spreadsheet
+would run as a formula get a `'` in front.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
+
+from wfctl.safetext import json_text, one_line
 
 if TYPE_CHECKING:
     from wfctl.api.client import Page
@@ -70,7 +77,7 @@ class Output:
         if self.format == "json":
             self._write_json(self._select(record))
         elif self.format == "jsonl":
-            self.io.write(_compact(self._select(record)) + "\n")
+            self.io.write(json_text(_compact(self._select(record))) + "\n")
         elif self.format == "csv":
             self.records([record], kind)
         else:
@@ -109,10 +116,10 @@ class Output:
         if self.format == "json":
             self._write_json(obj)
         elif self.format == "jsonl":
-            self.io.write(_compact(obj) + "\n")
+            self.io.write(json_text(_compact(obj)) + "\n")
         else:
             message = obj.get("message") or obj.get("status") or ""
-            self.io.write(f"{message}\n")
+            self.io.write(f"{one_line(str(message))}\n")
 
     def value(self, obj: Any) -> None:
         """A raw JSON document: indented on a terminal, compact in a pipe."""
@@ -120,7 +127,7 @@ class Output:
 
     # -- json ----------------------------------------------------------------------
     def _write_json(self, obj: Any) -> None:
-        self.io.write((_indented if self._pretty else _compact)(obj) + "\n")
+        self.io.write(json_text((_indented if self._pretty else _compact)(obj)) + "\n")
 
     def _select(self, record: dict[str, Any]) -> dict[str, Any]:
         if not self.fields:
@@ -150,7 +157,7 @@ class Output:
             texts = [encode(row) for row in self._selected(chunk)]
             if self._pretty:
                 texts = [text.replace("\n", "\n  ") for text in texts]
-            write((first if count == 0 else between) + between.join(texts))  # one write per page
+            write(json_text((first if count == 0 else between) + between.join(texts)))  # one write per page
             count += len(texts)
         if count == 0:
             write("[]\n")
@@ -163,7 +170,7 @@ class Output:
         write = self.io.write
         for chunk in chunks:
             if chunk:
-                write("\n".join(map(_compact, self._selected(chunk))) + "\n")  # one write per page
+                write(json_text("\n".join(map(_compact, self._selected(chunk)))) + "\n")  # one write per page
                 count += len(chunk)
         return count
 
@@ -199,15 +206,17 @@ class Output:
                columns: list[str] | None) -> int:
         rows = [row for chunk in chunks for row in chunk]
         names = self.fields or columns or LIST_COLUMNS.get(kind or "") or _keys_of(rows)
-        cells = [[cell(row.get(name)) for name in names] for row in rows]
+        cells = [[shown(row.get(name)) for name in names] for row in rows]
         if self.io.stdout_is_tty:
             from rich.table import Table
+            from rich.text import Text
 
             table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
             for name in names:
-                table.add_column(name, overflow="ellipsis" if name in _NO_WRAP else "fold", no_wrap=name in _NO_WRAP)
+                table.add_column(Text(one_line(name)), overflow="ellipsis" if name in _NO_WRAP else "fold",
+                                 no_wrap=name in _NO_WRAP)
             for line in cells:
-                table.add_row(*line)
+                table.add_row(*map(Text, line))
             with self._rich() as console:
                 console.print(table)
         else:
@@ -216,7 +225,7 @@ class Output:
 
     def _record_table(self, record: dict[str, Any], kind: str | None) -> None:
         names = self.fields or list(record)
-        scalars = [(name, cell(record.get(name))) for name in names if name not in SECTIONS]
+        scalars = [(one_line(name), shown(record.get(name))) for name in names if name not in SECTIONS]
         sections = [name for name in names if name in SECTIONS and name in record]
         if self.io.stdout_is_tty:
             self._rich_record(scalars, sections, record)
@@ -247,28 +256,29 @@ class Output:
     def _rich_sections(self, console: Any, scalars: list[tuple[str, str]], sections: list[str],
                        record: dict[str, Any]) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style=self._bold)
         grid.add_column(overflow="fold")
         for name, value in scalars:
-            grid.add_row(name, value)
+            grid.add_row(Text(name), Text(value))
         console.print(grid)
         for name in sections:
             items = record.get(name) or []
             console.print()
-            console.print(f"{name} ({len(items)})", style=self._bold)
+            console.print(Text(f"{name} ({len(items)})", style=self._bold or ""))
             if not items:
                 continue
             if not SECTIONS[name]:
                 for item in items:
-                    console.print(f"  {cell(item)}")
+                    console.print(Text(f"  {shown(item)}"))
                 continue
             table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
             for column in SECTIONS[name]:
                 table.add_column(column, overflow="fold")
             for item in items:
-                table.add_row(*(cell(_get(item, column), column) for column in SECTIONS[name]))
+                table.add_row(*(Text(shown(_get(item, column), column)) for column in SECTIONS[name]))
             console.print(table)
 
 
@@ -317,6 +327,11 @@ def _keys_of(rows: list[dict[str, Any]]) -> list[str]:
     return list(names)
 
 
+def shown(value: Any, name: str | None = None) -> str:
+    """A value as a person sees it in a table: `cell`, on one line, control characters escaped."""
+    return one_line(cell(value, name))
+
+
 def _get(item: Any, column: str) -> Any:
     return item.get(column) if isinstance(item, dict) else item
 
@@ -324,14 +339,14 @@ def _get(item: Any, column: str) -> Any:
 def _section_lines(name: str, items: list[Any]) -> list[str]:
     columns = SECTIONS[name]
     if not columns:
-        return [cell(item) for item in items]
-    return _plain_table(columns, [[cell(_get(item, c), c) for c in columns] for item in items]).splitlines()
+        return [shown(item) for item in items]
+    return _plain_table(columns, [[shown(_get(item, c), c) for c in columns] for item in items]).splitlines()
 
 
 def _plain_table(names: list[str], rows: list[list[str]]) -> str:
-    """Aligned columns, two spaces apart, nothing cut: what a pipe gets instead of a Rich table."""
-    rows = [[" ".join(value.split()) if ("\n" in value or "\t" in value) else value for value in row]
-            for row in rows]
+    """Aligned columns, two spaces apart, nothing cut: what a pipe gets instead of a Rich table.
+    `rows` hold `shown` text: one line each, nothing a terminal would act on."""
+    names = [one_line(name) for name in names]
     widths = [max([len(name)] + [len(row[i]) for row in rows]) for i, name in enumerate(names)]
     lines = ["  ".join(value.ljust(widths[i]) for i, value in enumerate(row)).rstrip()
              for row in [names, *rows]]
@@ -367,5 +382,14 @@ def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, A
         csvformat = importlib.import_module("wfctl.bulk.csvformat")
         names = columns or csvformat.columns_for(kind)
         return (lambda row: csvformat.encode_record(kind, row, names)), names
+    from wfctl.bulk.csvformat import neutralise
+
     names = columns or list(first)
-    return (lambda row: [cell(row.get(name)) for name in names]), names
+    return (lambda row: [_csv_cell(row.get(name), neutralise) for name in names]), [neutralise(n) for n in names]
+
+
+def _csv_cell(value: Any, neutralise: Any) -> str:
+    """A cell of a csv that is not in an import format: a number stays a number (`-5` is no formula)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return cell(value)
+    return neutralise(cell(value))

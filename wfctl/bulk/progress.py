@@ -7,6 +7,8 @@ import threading
 import time
 from typing import Any
 
+from wfctl.safetext import one_line
+
 OK = frozenset({"created", "updated", "unchanged", "skipped"})
 
 
@@ -14,7 +16,7 @@ class Progress:
     """Counts rows as workers finish them (thread-safe) and shows the rate, ETA, ok and failed."""
 
     def __init__(self, label: str, *, terminal: bool, interval: float = 5.0, stream: Any = None) -> None:
-        self.label = label
+        self.label = one_line(label)  # it names a file: shown as text, never as markup or terminal control
         self.terminal = terminal
         self.interval = interval
         self.stream = stream or sys.stderr
@@ -22,14 +24,17 @@ class Progress:
         self.done = 0
         self.ok = 0
         self.failed = 0
+        self._base = 0  # rows done before this run started (a resumed run)
         self._lock = threading.Lock()
         self._started = time.monotonic()
         self._last = self._started
         self._bar: Any = None
         self._task: Any = None
 
-    def start(self, total: int) -> None:
+    def start(self, total: int, done: int = 0) -> None:
+        """Show `total` rows, of which `done` were done by an earlier run (the bar starts there)."""
         self.total = total
+        self.done = self.ok = self._base = done
         self._started = self._last = time.monotonic()
         if self.terminal:
             from rich.console import Console
@@ -43,11 +48,11 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(
-                TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]:>7.0f} rows/s"), TextColumn("ok {task.fields[ok]}"),
                 TextColumn("[red]failed {task.fields[failed]}"), TimeElapsedColumn(), TimeRemainingColumn(),
                 console=Console(file=self.stream, stderr=True), transient=False)
-            self._task = self._bar.add_task(self.label, total=total, ok=0, failed=0, rate=0.0)
+            self._task = self._bar.add_task(self.label, total=total, completed=done, ok=done, failed=0, rate=0.0)
             self._bar.start()
 
     def advance(self, status: str) -> None:
@@ -67,7 +72,7 @@ class Progress:
 
     def rate(self, now: float | None = None) -> float:
         elapsed = (now or time.monotonic()) - self._started
-        return self.done / elapsed if elapsed > 0 else 0.0
+        return (self.done - self._base) / elapsed if elapsed > 0 else 0.0
 
     def line(self, now: float | None = None) -> str:
         rate = self.rate(now)

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wfctl.commands.options import Output, app_context, fmt, read_json_input
 
+if TYPE_CHECKING:
+    from wfctl.api.client import Page
+
 REQUEST_PANEL = "Request"
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header name (RFC 9110 token)
+_HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")  # visible ASCII, spaces and tabs
 
 
 def api(
@@ -56,6 +63,8 @@ def api(
     verb = method.upper()
     if verb not in ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"):
         raise CliError(f"unknown HTTP method {method!r}")
+    if _CONTROL.search(path):
+        raise CliError(f"path {path!r}: a path cannot hold control characters (a line break, a tab, ...)")
     pairs = [_pair(item) for item in field or []]
     headers = dict(_header(item) for item in header or [])
     query: dict[str, Any] | None = None
@@ -76,8 +85,7 @@ def api(
     if paginate:
         if verb != "GET":
             raise CliError("--paginate works with GET only")
-        rows = (row for page in client.pages(path, query) for row in page.data)
-        out.records(rows)
+        out.records(_paginated_rows(client.pages(path, query), path))
         return
     response = client.send(verb, path, params=query, json=body, headers=headers)
     if not response.content.strip():
@@ -105,7 +113,28 @@ def _header(item: str) -> tuple[str, str]:
     from wfctl.errors import CliError
 
     name, sep, value = item.partition(":")
-    if not sep or not name.strip():
+    name, value = name.strip(), value.strip()
+    if not sep or not name:
         raise CliError(f"--header {item!r}: expected 'Name: value'")
-    return name.strip(), value.strip()
+    if not _TOKEN.fullmatch(name):
+        raise CliError(f"--header {item!r}: a header name is ASCII letters, digits and !#$%&'*+-.^_`|~ only")
+    if not _HEADER_VALUE.fullmatch(value):
+        raise CliError(f"--header {item!r}: a header value is printable ASCII only (no line breaks)")
+    return name, value
+
+
+def _paginated_rows(pages: Iterator[Page], path: str) -> Iterator[dict[str, Any]]:
+    """The rows of every page; an answer that is not a page at all is a usage error (exit 2)."""
+    from wfctl.api.errors import PaginationError
+    from wfctl.errors import CliError
+
+    try:
+        first = next(pages, None)
+    except PaginationError as exc:
+        raise CliError(f"--paginate: cannot page through GET {path}: {exc.title}; run it without --paginate") from None
+    if first is None:
+        return
+    yield from first.data
+    for page in pages:
+        yield from page.data
 

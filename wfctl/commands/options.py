@@ -55,6 +55,7 @@ def read_json_input(path: str, option: str) -> Any:
 
     from wfctl.errors import CliError
 
+    where = "stdin" if path == "-" else path
     try:
         if path == "-":
             text = sys.stdin.read()
@@ -63,7 +64,41 @@ def read_json_input(path: str, option: str) -> Any:
                 text = handle.read()
     except OSError as exc:
         raise CliError(f"{option}: cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise CliError(f"{option} {where}: not UTF-8 text") from None
     try:
-        return json.loads(text)
+        document = json.loads(text, parse_constant=_not_json)
     except json.JSONDecodeError as exc:
-        raise CliError(f"{option} {path}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        raise CliError(f"{option} {where}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise CliError(f"{option} {where}: JSON nested more than {MAX_JSON_DEPTH} levels deep") from None
+    except ValueError as exc:  # NaN or Infinity; an integer of more digits than Python converts
+        reason = str(exc) if "NaN" in str(exc) or "Infinity" in str(exc) else "a number with too many digits"
+        raise CliError(f"{option} {where}: not valid JSON: {reason}") from None
+    if _depth_exceeds(document, MAX_JSON_DEPTH):
+        raise CliError(f"{option} {where}: JSON nested more than {MAX_JSON_DEPTH} levels deep")
+    return document
+
+
+#: Deepest JSON document accepted as input. Records nest three levels; far deeper documents would
+#: break Python's recursion limit somewhere between here and the wire.
+MAX_JSON_DEPTH = 100
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _depth_exceeds(document: Any, limit: int) -> bool:
+    """Whether lists and objects nest more than `limit` levels (iterative: no recursion of its own)."""
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            value = list(value.values())
+        elif not isinstance(value, list):
+            continue
+        if depth > limit:
+            return True
+        stack.extend((item, depth + 1) for item in value if isinstance(item, dict | list))
+    return False
