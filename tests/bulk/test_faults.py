@@ -76,7 +76,7 @@ def test_sigkill_three_times_then_resume(cli: Any, sandbox_factory: Any, tmp_pat
     r = subprocess.run([*args, "--report", str(tmp_path / "r.csv")], env=env, capture_output=True, text=True,
                        cwd=str(tmp_path), timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "resumed" in r.stderr
+    assert "resuming run " in r.stderr and "created 600" in r.stderr
     names = site_names(cli, cid)
     assert len(names) == rows and len(set(names)) == rows
     r2 = cli("sites", "list", "--client", cid, "--all", "-o", "json")

@@ -13,8 +13,14 @@ from tests.bulk.helpers import export_rows, new_client, site_names, site_rows, w
 DATA = Path(__file__).parent / "data"
 
 
+def as_rows(cli: Any, client_id: str) -> list[dict[str, Any]]:
+    r = cli("sites", "list", "--client", client_id, "--all", "-o", "json")
+    assert r.exit_code == 0, r
+    return list(json.loads(r.stdout))
+
+
 def report(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline="")))
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
 
 
 def test_formats_import_exactly(logged_in: Any, tmp_path: Path) -> None:
@@ -93,19 +99,33 @@ def test_dry_run_plans_and_rerun_creates_nothing(logged_in: Any, tmp_path: Path)
     path = write(tmp_path / "s.csv", site_rows(30))
     r = cli("sites", "import", str(path), "--client", cid, "--dry-run")
     assert r.exit_code == 0, r
-    assert r.stdout == "to create\t30\nto update\t0\nunchanged\t0\ninvalid\t0\n"
+    assert r.stdout.endswith("to create        30\nto update        0\nunchanged        0\n"
+                             "skipped (exist)  0\ninvalid          0\n"), r
+    assert r.stdout.startswith("row 1  create  =Site0\n  address: 0 Dock Road"), r
+    assert r.stdout.count("  create  ") == 30
     assert site_names(cli, cid) == []
     r = cli("sites", "import", str(path), "--client", cid, "--report", str(tmp_path / "r.csv"))
     assert r.exit_code == 0, r
     assert {row["status"] for row in report(tmp_path / "r.csv")} == {"created"}
     r = cli("sites", "import", str(path), "--client", cid, "-o", "json")
     assert r.exit_code == 0, r
-    assert json.loads(r.stdout)["created"] == 0 and json.loads(r.stdout)["skipped (exist)"] == 30
+    assert json.loads(r.stdout)["created"] == 0 and json.loads(r.stdout)["skipped"] == 30
+    r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "-o", "json")
+    plan = json.loads(r.stdout)
+    assert plan["rows"] == [] and plan["summary"]["skipped"] == 30 and plan["summary"]["dryRun"] is True
     # changed rows: update plans only what differs
     changed = path.read_text().replace("site3@example.com", "changed@example.com")
     write(path, changed)
     r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update")
-    assert r.stdout == "to create\t0\nto update\t1\nunchanged\t29\ninvalid\t0\n", r
+    site3 = next(s for s in as_rows(cli, cid) if s["name"] == "Site 00003")
+    assert r.stdout == (f"row 4  update  Site 00003  ({site3['id']})\n"
+                        "  email: site3@example.com -> changed@example.com\n"
+                        "to create        0\nto update        1\nunchanged        29\n"
+                        "skipped (exist)  0\ninvalid          0\n"), r
+    r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update", "-o", "jsonl")
+    assert json.loads(r.stdout.splitlines()[0]) == {
+        "row": 4, "action": "update", "status": "updated", "id": site3["id"], "name": "Site 00003",
+        "changes": {"email": {"old": "site3@example.com", "new": "changed@example.com"}}}
     r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update", "-o", "json")
     assert json.loads(r.stdout)["updated"] == 1, r
     r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "fail")

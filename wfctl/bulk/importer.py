@@ -6,9 +6,13 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 2. existing records of those parents are listed (natural key -> summary);
 3. every row is decoded and validated with the write models; problems are listed with row and column
    and, unless `skip_invalid`, stop the run before anything is sent;
-4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each outcome
-   goes to the journal; 429/503 pause every worker together;
+4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each row's
+   intent is written to the run's journal before it is sent and its outcome (with the values it
+   changed, for review and undo) after; 429/503 pause every worker together;
 5. the report re-reads the file and the journal.
+
+A run stops early, with every row it sent recorded, when the journal cannot be written, when the
+service stays unreachable, or on Ctrl-C (`Stopped`); running the same command again resumes it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import tempfile
 import threading
 import time
@@ -23,16 +28,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from wfctl.api.records import changed_fields, natural_key, same_record
 from wfctl.bulk import csvformat
-from wfctl.bulk.journal import Journal
-from wfctl.bulk.kinds import KINDS, Kind, natural_key, same_record
+from wfctl.bulk.journal import Entry, Journal, JournalError
+from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.reader import CsvInput, Row
 
 MAX_LISTED_PROBLEMS = 50
+MAX_LISTED_COLUMNS = 10
 MAX_ATTEMPTS = 6
 BITMAP_BYTES = 1 << 20
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
 DRY_STATUSES = {"created": "create", "updated": "update"}
+#: How long the service may stay unreachable before the run stops (rows are retried meanwhile).
+UNREACHABLE_SECONDS = float(os.environ.get("WFCTL_UNREACHABLE_SECONDS", "30"))
 
 
 @dataclass
@@ -55,8 +64,10 @@ class Options:
     concurrency: int = 8
     dry_run: bool = False
     skip_invalid: bool = False
-    journal_path: str | None = None
-    target: str = ""  # the service origin (names the journal)
+    journal_path: str | None = None  # --journal; default: a new run under journal.runs_dir(profile)
+    target: str = ""  # the service origin (part of what makes two runs the same import)
+    profile: str = "default"
+    file_path: str = ""  # as the user named it, for `imports list`
 
 
 @dataclass
@@ -69,10 +80,21 @@ class Summary:
     seconds: float = 0.0
     dry_run: bool = False
     journal_path: str | None = None
+    run_id: str = ""
+    blank: int = 0
 
     @property
     def failed(self) -> int:
         return self.counts["failed"] + self.counts["invalid"]
+
+    @property
+    def done(self) -> int:
+        return sum(self.counts[s] for s in ("created", "updated", "unchanged", "skipped"))
+
+    def as_json(self) -> dict[str, Any]:
+        """The summary's JSON shape, the same keys for a plan and a run."""
+        return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
+                "blank": self.blank, "seconds": round(self.seconds, 3), "dryRun": self.dry_run}
 
 
 class ValidationStopped(Exception):
@@ -81,6 +103,16 @@ class ValidationStopped(Exception):
     def __init__(self, summary: Summary) -> None:
         super().__init__(f"{summary.invalid} of {summary.rows} rows are invalid")
         self.summary = summary
+
+
+class Stopped(Exception):
+    """The run stopped before its end; every row it sent is recorded. `cause` is "interrupted",
+    "journal" (a local fault) or "unreachable"."""
+
+    def __init__(self, cause: str, message: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.message = message
 
 
 class Backoff:
@@ -102,14 +134,16 @@ class Backoff:
 class Importer:
     def __init__(self, api: Any, source: CsvInput, options: Options,
                  progress: Callable[[str], None] | None = None,
-                 on_total: Callable[[int], None] | None = None) -> None:
+                 on_total: Callable[[int, int], None] | None = None,
+                 note: Callable[[str], None] | None = None) -> None:
         self.api = api
         self.source = source
         self.options = options
         self.kind: Kind = KINDS[options.kind]
         self.summary = Summary(dry_run=options.dry_run)
         self._progress = progress or (lambda status: None)
-        self._on_total = on_total or (lambda total: None)
+        self._on_total = on_total or (lambda total, done: None)
+        self._note = note or (lambda text: None)
         self._parents: dict[str, str | None] = {}  # reference -> id (None: unresolved, message below)
         self._parent_errors: dict[str, str] = {}
         self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
@@ -121,12 +155,61 @@ class Importer:
         self._model = WRITE_MODELS[(options.kind, "create")]
         self._backoff = Backoff()
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._stopped: Stopped | None = None
+        self._unreachable_since: float | None = None
         self.journal: Journal | None = None
+        self._lock_held: Any = None
         self._spool: Any = None
         lean_writer = getattr(api, "lean_writer", None)  # test doubles of the Client have none
         self._sender = lean_writer() if lean_writer is not None else None
 
     # -- the run -------------------------------------------------------------------------------
+
+    def open_journal(self) -> Journal:
+        """Start this run's journal, or resume the unfinished one of the same import; a real run also
+        takes the import's lock. Raises RunLocked, JournalError."""
+        from wfctl.bulk import journal as journals
+
+        opts = self.options
+        header = {"kind": opts.kind, "file": self.source.sha256, "path": opts.file_path or self.source.display,
+                  "target": opts.target, "profile": opts.profile, "parent": opts.parent_id or "",
+                  "onExisting": opts.on_existing, "undo": None}
+        if opts.dry_run:
+            fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
+            os.close(fd)
+            self.journal = Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()})
+            return self.journal
+        directory = journals.runs_dir(opts.profile)
+        self._lock_held = journals.ImportLock(directory, header).__enter__()
+        try:
+            path: str | None = opts.journal_path or journals.find_unfinished(directory, header)
+            if path and os.path.exists(path):
+                old, entries, end = journals.read(path)
+                if end is None and journals.import_key(old) == journals.import_key(header):
+                    self.journal = Journal(path, old, entries)
+            if self.journal is None:
+                import secrets
+
+                run = journals.new_run_id()
+                self.journal = Journal(opts.journal_path or journals.journal_path(directory, run),
+                                       {**header, "run": run, "nonce": secrets.token_hex(8), "started": _now()})
+        except BaseException:
+            self.release()
+            raise
+        self.summary.journal_path = self.journal.path
+        self.summary.run_id = self.journal.run_id
+        self.summary.resumed = self.journal.resumed
+        return self.journal
+
+    def release(self) -> None:
+        """Give up the import's lock, and remove a plan's temporary journal."""
+        if self._lock_held is not None:
+            self._lock_held.__exit__(None, None, None)
+            self._lock_held = None
+        if self.options.dry_run and self.journal is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.journal.path)
 
     def validate(self) -> Summary:
         """Passes 1-3. Raises ValidationStopped when rows are invalid and skip_invalid is off."""
@@ -135,44 +218,35 @@ class Importer:
         self._resolve_parents()
         self._load_existing()
         self._validate_rows()
+        self.summary.blank = getattr(self.source, "blank_rows", 0)
         self.summary.seconds = time.monotonic() - started
         if self.summary.invalid and not self.options.skip_invalid:
             raise ValidationStopped(self.summary)
         return self.summary
 
     def run(self) -> Summary:
-        """Pass 4: send (or, on a dry run, plan) every valid row not done by an earlier run."""
+        """Pass 4: send (or, on a dry run, plan) every valid row not done by an earlier run.
+        Raises Stopped when the run ends early (every row it sent is recorded)."""
         started = time.monotonic()
-        opts = self.options
-        header = {"file": self.source.sha256, "kind": opts.kind, "target": opts.target,
-                  "parent": opts.parent_id or "", "onExisting": opts.on_existing}
-        if opts.dry_run:
-            import tempfile
-
-            fd, path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
-            import os
-
-            os.close(fd)
-            self.journal = Journal(path, header, self.summary.rows, resume=False)
-        else:
-            from wfctl.bulk.journal import default_path
-
-            path = opts.journal_path or default_path(opts.kind, self.source.sha256, opts.target)
-            self.journal = Journal(path, header, self.summary.rows)
-            self.summary.journal_path = path
-        self.summary.resumed = self.journal.resumed
-        for row in range(1, self.summary.rows + 1):
-            if self.journal.done[row]:
-                with self._lock:
-                    status = (self.journal.outcome(row) or ("created",))[0]
-                    self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
-        self._on_total(self.summary.rows)
+        if self.journal is None:
+            self.open_journal()
+        journal = self.journal
+        assert journal is not None
+        for entry in journal.entries.values():
+            if entry.done and entry.row <= self.summary.rows:
+                self.summary.counts[entry.status] = self.summary.counts.get(entry.status, 0) + 1
+        self._on_total(self.summary.rows, self.summary.resumed)
         complete = False
         try:
-            self._send_all()
+            try:
+                self._send_all()
+            except KeyboardInterrupt:
+                self._stopped = Stopped("interrupted", "interrupted")
+            if self._stopped is not None:
+                raise self._stopped
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
-            self.journal.finish(complete and not opts.dry_run)
+            journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
             if self._spool is not None:
                 self._spool.close()
                 self._spool = None
@@ -181,31 +255,42 @@ class Importer:
 
     def outcomes(self) -> Iterator[tuple[Row, str, str, str]]:
         """Every input row with (status, id, error), in file order, for the report."""
+        for row, status, entry in self._row_outcomes():
+            yield row, status, entry.id if entry else "", entry.error if entry else ""
+
+    def changes(self) -> Iterator[Entry]:
+        """The journal's entries in row order (each row's latest outcome, with its changes)."""
+        if self.journal is None:
+            return iter(())
+        from wfctl.bulk.journal import iter_entries
+
+        return iter_entries(self.journal.entries)
+
+    def _row_outcomes(self) -> Iterator[tuple[Row, str, Entry | None]]:
+        entries = self.journal.entries if self.journal else {}
         for row in self.source.rows():
             problems, _, _ = self._check(row)
             if problems:
-                yield row, "invalid", "", "; ".join(f"{p.column}: {p.message}" if p.column else p.message
-                                                    for p in problems)
+                error = "; ".join(f"{p.column}: {p.message}" if p.column else p.message for p in problems)
+                yield row, "invalid", Entry(row.number, "invalid", error=error)
                 continue
-            outcome = self.journal.outcome(row.number) if self.journal else None
-            if outcome is None:
-                yield row, "not sent", "", ""
-            else:
-                status = outcome[0]
-                if self.options.dry_run:
-                    status = DRY_STATUSES.get(status, status)
-                yield row, status, outcome[1], outcome[2]
-        if self.journal:
-            self.journal.close_reader()
+            entry = entries.get(row.number)
+            if entry is None or entry.status == "sending":
+                yield row, "not sent", None
+                continue
+            status = DRY_STATUSES.get(entry.status, entry.status) if self.options.dry_run else entry.status
+            yield row, status, entry
 
     # -- passes 1-3 ----------------------------------------------------------------------------
 
     def _check_columns(self) -> None:
         known = csvformat.known_columns(self.options.kind)
-        for column in self.source.header:
-            if column not in known:
-                self._problem(0, 1, column, "unknown column; the columns are "
-                              + ", ".join(csvformat.columns_for(self.options.kind)))
+        unknown = [column for column in self.source.header if column not in known]
+        written = getattr(self.source, "written", lambda column: column)
+        for column in unknown[:MAX_LISTED_COLUMNS]:
+            self._problem(0, 1, written(column), csvformat.unknown_column_message(self.options.kind, column))
+        if len(unknown) > MAX_LISTED_COLUMNS:
+            self._problem(0, 1, "", f"... and {len(unknown) - MAX_LISTED_COLUMNS} more unknown columns")
         if "name" not in self.source.header:
             self._problem(0, 1, "name", "missing column: every row needs a name")
         kind = self.kind
@@ -375,7 +460,8 @@ class Importer:
                     problems.append(Problem(row.number, row.line, column,
                                             f"{detail}: {message}" if detail else message))
         if (not problems and self.options.on_existing == "fail"
-                and (parent_id, natural_key(body.get("name"))) in self._existing):
+                and (parent_id, natural_key(body.get("name"))) in self._existing
+                and not (self.journal and (self.journal.done(row.number) or self.journal.was_sending(row.number)))):
             problems.append(Problem(row.number, row.line, "name",
                                     f"{body.get('name')!r} already exists (--on-existing fail)"))
         if not problems and row.number in self._duplicates:
@@ -397,14 +483,15 @@ class Importer:
     # -- pass 4 --------------------------------------------------------------------------------
 
     def _send_all(self) -> None:
-        """Producer (this thread: read, check, plan each row) and `concurrency` workers on a bounded queue."""
+        """Producer (this thread: plan each row) and `concurrency` workers on a bounded queue."""
         import queue
 
-        assert self.journal is not None
+        journal = self.journal
+        assert journal is not None
         limit = max(1, self.options.concurrency)
         tasks: queue.Queue[tuple[int, str | None, dict[str, Any], dict[str, Any] | None] | None] = \
             queue.Queue(maxsize=limit * 4)
-        stop = threading.Event()
+        stop = self._stop
 
         def work() -> None:
             while (task := tasks.get()) is not None:
@@ -416,11 +503,15 @@ class Importer:
             worker.start()
         try:
             for number, parent_id, body in self._checked_rows():
-                if number in self._invalid_rows or self.journal.done[number]:
+                if stop.is_set():
+                    break
+                if number in self._invalid_rows or journal.done(number):
                     continue
                 existing = self._existing.get((parent_id, natural_key(body.get("name"))))
+                if existing is not None and journal.was_sending(number):
+                    existing = None  # sent by the run that was stopped: ours, or not made; the create says
                 if existing is not None and self.options.on_existing != "update":
-                    self._finish(number, "skipped", str(existing.get("id", "")))
+                    self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                     continue
                 tasks.put((number, parent_id, body, existing))
         except BaseException:
@@ -448,100 +539,176 @@ class Importer:
     def _send_row(self, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:
         from wfctl.api.errors import ApiError
+        from wfctl.api.redact import redact_text
 
         try:
             if existing is not None:
-                status, record_id = self._update(parent_id, body, existing)
+                self._update(row, body, existing)
             else:
-                status, record_id = self._create(row, parent_id, body)
-            self._finish(row, status, record_id)
+                self._create(row, parent_id, body)
+        except _Abandon:
+            pass
+        except JournalError as exc:
+            self._halt(Stopped("journal", str(exc)))
         except ApiError as exc:
-            self._finish(row, "failed", "", exc.one_line())
+            self._record_failure(row, body, exc.one_line())
         except Exception as exc:  # a worker must record every row, whatever went wrong
-            self._finish(row, "failed", "", f"{exc.__class__.__name__}: {exc}")
+            self._record_failure(row, body, redact_text(f"{exc.__class__.__name__}: {exc}"))
 
-    def _create(self, row: int, parent_id: str | None, body: dict[str, Any]) -> tuple[str, str]:
-        from wfctl.api.errors import ApiError, Conflict
+    def _record_failure(self, row: int, body: dict[str, Any], error: str) -> None:
+        try:
+            self._finish(row, "failed", "", error, name=str(body.get("name", "")))
+        except JournalError as exc:
+            self._halt(Stopped("journal", str(exc)))
 
+    def _create(self, row: int, parent_id: str | None, body: dict[str, Any]) -> None:
+        from wfctl.api.errors import Conflict
+
+        name = str(body.get("name", ""))
+        given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
         if self.options.dry_run:
-            return "created", ""
+            self._finish(row, "created", "", name=name, changes=given)
+            return
+        resent = self.journal is not None and self.journal.was_sending(row)
+        self._intend(row)
         key = self._idempotency_key(row, parent_id)
-        attempt = 0
-        while True:
-            attempt += 1
+        for attempt in range(1, MAX_ATTEMPTS + 1):
             self._backoff.wait()
             try:
-                record = self.kind.create(self.api, parent_id, body, key, self._sender)
-                return "created", str(record.get("id", ""))
+                record = self._sent(lambda: self.api.create_record(self.options.kind, parent_id, body,
+                                                                   idempotency_key=key, sender=self._sender))
+                self._finish(row, "created", str(record.get("id", "")), name=name, changes=given)
+                return
             except Conflict:
-                found = self._find(parent_id, body.get("name"))
+                found = self.api.find_by_name(self.options.kind, parent_id, body.get("name"))
                 if found is None:
                     raise
-                if same_record(body, self._full(found)):
-                    return "created", str(found.get("id", ""))  # ours, whose answer was lost
-                if self.options.on_existing == "update":
-                    return self._update(parent_id, body, found)
-                return "skipped", str(found.get("id", ""))
-            except ApiError as exc:
-                if not _transient(exc) or attempt >= MAX_ATTEMPTS:
-                    raise
-                if exc.status in (429, 503):
-                    # Not applied: every worker pauses for the service's Retry-After, then this one resends.
-                    self._backoff.trigger(_pause_for(exc, attempt))
-                    continue
-                # The answer may have been lost after the service applied it: look before re-sending.
-                found = self._find(parent_id, body.get("name"))
-                if found is not None:
-                    return "created", str(found.get("id", ""))
+                full = self._full(found)
+                if (resent or attempt > 1) and same_record(body, full):
+                    # sent by this run (or the one it resumes) whose answer was lost: ours
+                    self._finish(row, "created", str(full.get("id", "")), name=name, changes=given)
+                elif self.options.on_existing == "update":
+                    self._update(row, body, full, intended=True)
+                else:
+                    self._finish(row, "skipped", str(found.get("id", "")), name=name)
+                return
+            except _Retry:
+                continue
+        raise AssertionError("unreachable: _sent raises on the last attempt")
 
-    def _update(self, parent_id: str | None, body: dict[str, Any],
-                existing: dict[str, Any]) -> tuple[str, str]:
+    def _update(self, row: int, body: dict[str, Any], existing: dict[str, Any], *, intended: bool = False) -> None:
         record_id = str(existing.get("id", ""))
         current = self._full(existing)
-        if same_record(body, current):
-            return "unchanged", record_id
-        if self.options.dry_run:
-            return "updated", record_id
-        from wfctl.api.errors import ApiError
+        name = str(current.get("name", body.get("name", "")))
+        from wfctl.api.records import update_body
 
-        attempt = 0
-        while True:
-            attempt += 1
+        changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
+            self.options.kind, current, body)).items()}
+        if not changes:
+            self._finish(row, "unchanged", record_id, name=name)
+            return
+        if self.options.dry_run:
+            self._finish(row, "updated", record_id, name=name, changes=changes)
+            return
+        if not intended:
+            self._intend(row)
+        for _ in range(MAX_ATTEMPTS):
             self._backoff.wait()
             try:
-                self.kind.update(self.api, record_id, body, self._sender)
-                return "updated", record_id
-            except ApiError as exc:  # PUT is idempotent: sending it again is safe
-                if not _transient(exc) or attempt >= MAX_ATTEMPTS:
-                    raise
-                if exc.status in (429, 503):
-                    self._backoff.trigger(_pause_for(exc, attempt))
+                self._sent(lambda: self.api.update_record(self.options.kind, record_id, body, current=current,
+                                                          sender=self._sender))
+                self._finish(row, "updated", record_id, name=name, changes=changes)
+                return
+            except _Retry:  # PUT is idempotent: sending it again is safe
+                continue
+
+    def _sent(self, send: Callable[[], Any]) -> Any:
+        """Run one request: 429/503 pause every worker; while the service is unreachable, retry (and
+        say so once) until UNREACHABLE_SECONDS have passed, then stop the run. Raises _Retry to resend."""
+        from wfctl.api.errors import ApiError, NetworkError
+
+        if self._stop.is_set():
+            raise _Abandon()
+        attempt = getattr(self._local_attempts(), "n", 0) + 1
+        try:
+            result = send()
+        except NetworkError as exc:
+            now = time.monotonic()
+            with self._lock:
+                first = self._unreachable_since is None
+                if first:
+                    self._unreachable_since = now
+                since = self._unreachable_since or now
+            if first:
+                self._note(f"service unreachable ({exc.one_line()}), retrying")
+            if now - since > UNREACHABLE_SECONDS:
+                self._halt(Stopped("unreachable", f"the service is unreachable ({exc.one_line()})"))
+                raise _Abandon() from None
+            self._backoff.trigger(min(5.0, 0.5 * attempt))
+            self._local_attempts().n = attempt
+            raise _Retry() from None
+        except ApiError as exc:
+            if not _transient(exc) or attempt >= MAX_ATTEMPTS:
+                self._local_attempts().n = 0
+                raise
+            if exc.status in (429, 503):
+                self._backoff.trigger(_pause_for(exc, attempt))  # not applied: resend after the pause
+            self._local_attempts().n = attempt
+            raise _Retry() from None
+        with self._lock:
+            self._unreachable_since = None
+        self._local_attempts().n = 0
+        return result
+
+    def _local_attempts(self) -> Any:
+        local = getattr(self, "_attempts", None)
+        if local is None:
+            local = self._attempts = threading.local()
+        return local
+
+    def _halt(self, stopped: Stopped) -> None:
+        with self._lock:
+            if self._stopped is None:
+                self._stopped = stopped
+        self._stop.set()
+
+    def _intend(self, row: int) -> None:
+        assert self.journal is not None
+        self.journal.intend(row)
 
     def _full(self, summary: dict[str, Any]) -> dict[str, Any]:
         if self.kind.list_is_full:
             return summary
         self._backoff.wait()
-        return self.kind.get(self.api, str(summary["id"]))
-
-    def _find(self, parent_id: str | None, name: Any) -> dict[str, Any] | None:
-        """Look a record up by its natural key, on the service (not the plan's snapshot)."""
-        wanted = natural_key(name)
-        self._backoff.wait()
-        for record in self.kind.iter_existing(self.api, parent_id):
-            if natural_key(record.get("name")) == wanted:
-                return record
-        return None
+        return self.api.get_record(self.options.kind, str(summary["id"]))
 
     def _idempotency_key(self, row: int, parent_id: str | None) -> str:
-        seed = f"{self.source.sha256}:{self.options.kind}:{parent_id or ''}:{row}"
+        """One attempt to apply this row in this run (and the run that resumes it): the journal's nonce
+        makes a later run of the same file send new keys, so no replayed answer stands for a record
+        deleted since."""
+        nonce = self.journal.header.get("nonce", "") if self.journal else ""
+        seed = f"{nonce}:{self.source.sha256}:{self.options.kind}:{parent_id or ''}:{row}"
         return "wfctl-import-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
 
-    def _finish(self, row: int, status: str, record_id: str = "", error: str = "") -> None:
+    def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
+                changes: dict[str, list[Any]] | None = None) -> None:
         assert self.journal is not None
-        self.journal.record(row, status, record_id, error)
+        self.journal.record(row, status, record_id, error, name, changes)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)
+
+
+class _Retry(Exception):
+    """Send the same request again (after the shared pause)."""
+
+
+class _Abandon(Exception):
+    """The run is stopping: leave the row as the journal has it (sent or not, the resume finds out)."""
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _drain_put(tasks: Any) -> None:

@@ -1,14 +1,22 @@
-"""The import journal: an append-only file of each row's outcome, so a killed run can be resumed.
+"""The run journal: an append-only file per bulk run (import or undo), so a killed run resumes, and a
+finished one can be listed, shown and undone.
 
-One JSON object per line. The first line names the run (file hash, kind, target); then
-`{"r": row, "s": status, "id": ..., "e": error}` per finished row; `{"end": true}` when every row
-is done. A background thread writes the lines in batches and fsyncs them (every 50 ms at most): no
-write or fsync on the per-row path (an fsync blocks writes to its file, which measurably stalled the
-workers when they wrote their own lines). A kill loses at most the last batch: those rows were done,
-and the next run finds their records by natural key instead of creating them again.
+One JSON object per line:
 
-A journal whose header matches and that has no end line is resumed: its done rows are not sent again.
-A finished journal is started afresh (a re-run then finds every record by its natural key).
+- the header: `{"journal": 2, "run": "<id>", "nonce", "kind", "file", "path", "target", "profile",
+  "parent", "onExisting", "started", "undo"}` (`undo`: the run id an undo run takes back, else null);
+- before a row is sent, its intent: `{"r": row, "s": "sending"}`;
+- its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes}` where
+  `changes` is `{field: [old, new]}`: for an update the values before and after (what undo puts
+  back), for a create the fields it was given (old null);
+- `{"end": true, "counts": {...}}` when the run is complete.
+
+Every line is written (os.write, so a killed process loses nothing it wrote) before the next step:
+a row whose intent cannot be written is not sent, and a failed write stops the run (`JournalError`).
+A background thread fsyncs at most every 50 ms, for power loss. Runs live under the state directory,
+one folder per profile: `$XDG_STATE_HOME/wfctl/runs/<profile>/<run>.journal`. A run holds a lock on its
+import (kind, file, target, parent) for as long as it runs, so a second run of the same import at
+once refuses instead of sending the same rows.
 """
 
 from __future__ import annotations
@@ -16,145 +24,292 @@ from __future__ import annotations
 import json
 import os
 import threading
-from array import array
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
-DONE = frozenset({"created", "updated", "unchanged", "skipped"})
+DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone"})
+SENDING = "sending"
 FSYNC_INTERVAL = 0.05
+VERSION = 2
 
 
-def default_path(kind: str, file_sha: str, target: str) -> str:
+class JournalError(Exception):
+    """A journal could not be written or read: the run stops; nothing sent is unrecorded."""
+
+    def __init__(self, path: str, cause: OSError | str) -> None:
+        reason = cause if isinstance(cause, str) else (cause.strerror or str(cause)).lower()
+        super().__init__(f"cannot write the journal ({path}): {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class RunLocked(Exception):
+    """Another process is running the same import (or undo) right now."""
+
+    def __init__(self, pid: str) -> None:
+        super().__init__(f"another run of this import is in progress (pid {pid or 'unknown'})")
+        self.pid = pid
+
+
+@dataclass
+class Entry:
+    """The latest line of one row."""
+
+    row: int
+    status: str
+    id: str = ""
+    error: str = ""
+    name: str = ""
+    changes: dict[str, list[Any]] = field(default_factory=dict)
+
+    @property
+    def done(self) -> bool:
+        return self.status in DONE
+
+
+def runs_dir(profile: str) -> str:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "wfctl", "runs", _safe(profile or "default"))
+
+
+def new_run_id() -> str:
+    import secrets
+    import time
+
+    return time.strftime("%y%m%d") + "-" + secrets.token_hex(3)
+
+
+def import_key(header: dict[str, Any]) -> str:
+    """What makes two runs the same import (the resume and lock key)."""
     import hashlib
 
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    tag = hashlib.sha256(target.encode()).hexdigest()[:10]
-    return os.path.join(base, "wfctl", "imports", f"{kind}-{file_sha[:16]}-{tag}.journal")
+    parts = [str(header.get(k) or "") for k in ("kind", "file", "target", "parent", "onExisting", "undo")]
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:20]
 
 
 class Journal:
-    """Outcomes by row. `offsets[row]` is where that row's latest line starts (0: none; the header is
-    at 0). Four bytes and one a row: memory stays flat in the file's size."""
+    """The journal of one run, open for writing. `entries` holds each row's latest line (in memory:
+    a few dozen bytes a row)."""
 
-    def __init__(self, path: str, header: dict[str, Any], rows: int, *, resume: bool = True) -> None:
+    def __init__(self, path: str, header: dict[str, Any], entries: dict[int, Entry] | None = None) -> None:
         self.path = path
-        self.offsets = array("L", [0]) * (rows + 1)
-        self.done = bytearray(rows + 1)
-        self.resumed = 0
+        self.header = header
+        self.entries: dict[int, Entry] = entries or {}
+        self.resumed = sum(1 for e in self.entries.values() if e.done)
         self._lock = threading.Lock()
-        self._pending: list[bytes] = []
-        self._write_lock = threading.Lock()
+        self._dirty = False
         self._closed = threading.Event()
-        self._reader: int | None = None
-        parent = os.path.dirname(path)
-        if parent:
-            os.makedirs(parent, mode=0o700, exist_ok=True)
-        header_line = json.dumps({"journal": 1, **header}, sort_keys=True)
-        if resume and self._load(header_line):
-            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-            self._size = os.fstat(self._fd).st_size
-        else:
-            self.offsets = array("L", [0]) * (rows + 1)
-            self.done = bytearray(rows + 1)
-            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            self._size = 0
-            self._append(header_line)
-            os.fsync(self._fd)
+        self._failed: JournalError | None = None
+        _makedirs(os.path.dirname(path))
+        try:
+            if entries is None:
+                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                os.write(self._fd, (json.dumps({"journal": VERSION, **header}, sort_keys=True) + "\n").encode())
+                os.fsync(self._fd)
+            else:
+                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+        except OSError as exc:
+            raise JournalError(path, exc) from None
         self._syncer = threading.Thread(target=self._sync_loop, name="wfctl-journal-fsync", daemon=True)
         self._syncer.start()
 
-    def record(self, row: int, status: str, record_id: str = "", error: str = "") -> None:
-        data = (json.dumps({"r": row, "s": status, "id": record_id, "e": error}, ensure_ascii=False)
-                + "\n").encode()
-        with self._lock:
-            self.offsets[row] = self._size
-            self._size += len(data)
-            self._pending.append(data)
-            if status in DONE:
-                self.done[row] = 1
+    @property
+    def run_id(self) -> str:
+        return str(self.header.get("run", ""))
 
-    def outcome(self, row: int) -> tuple[str, str, str] | None:
-        """(status, id, error) of the row's latest line, read back from the file."""
-        offset = self.offsets[row] if row < len(self.offsets) else 0
-        if offset <= 0:
-            return None
-        if self._pending and not self._closed.is_set():
-            self._flush()
-        if self._reader is None:
-            self._reader = os.open(self.path, os.O_RDONLY)
-        data = b""
-        while not data.endswith(b"\n"):  # pread: no stale buffer while the file grows
-            chunk = os.pread(self._reader, 4096, offset + len(data))
-            if not chunk:
-                break
-            data += chunk.split(b"\n", 1)[0] + (b"\n" if b"\n" in chunk else b"")
-        entry = json.loads(data)
-        return entry["s"], entry.get("id") or "", entry.get("e") or ""
+    def done(self, row: int) -> bool:
+        entry = self.entries.get(row)
+        return entry is not None and entry.done
 
-    def finish(self, complete: bool) -> None:
-        """Flush and close; `complete` writes the end line (a later run starts afresh)."""
+    def was_sending(self, row: int) -> bool:
+        """Whether a run sent this row and was stopped before its answer was recorded."""
+        entry = self.entries.get(row)
+        return entry is not None and entry.status == SENDING
+
+    def intend(self, row: int) -> None:
+        """Record that `row` is about to be sent. Raises JournalError: then it must not be sent."""
+        self._write(Entry(row, SENDING), {"r": row, "s": SENDING})
+
+    def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
+               changes: dict[str, list[Any]] | None = None) -> None:
+        line: dict[str, Any] = {"r": row, "s": status}
+        for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes)):
+            if value:
+                line[key] = value
+        self._write(Entry(row, status, record_id, error, name, changes or {}), line)
+
+    def finish(self, counts: dict[str, int] | None) -> None:
+        """Flush and close; `counts` (a complete run) writes the end line."""
         self._closed.set()
         self._syncer.join()
-        self._flush()
-        if complete:
-            self._append(json.dumps({"end": True}))
-        os.fsync(self._fd)
-        os.close(self._fd)
-
-    def close_reader(self) -> None:
-        if self._reader is not None:
-            os.close(self._reader)
-            self._reader = None
+        try:
+            if counts is not None and self._failed is None:
+                os.write(self._fd, (json.dumps({"end": True, "counts": counts}) + "\n").encode())
+            os.fsync(self._fd)
+        except OSError:
+            pass  # the rows are written; a missing end line only means "resumable"
+        finally:
+            os.close(self._fd)
 
     # -- private -----------------------------------------------------------------------------
 
-    def _append(self, line: str) -> None:
-        data = (line + "\n").encode()
-        os.write(self._fd, data)
-        self._size += len(data)
-
-    def _flush(self) -> bool:
-        with self._write_lock:  # batches reach the file in the order their offsets were given
-            with self._lock:
-                batch, self._pending = self._pending, []
-            if batch:
-                os.write(self._fd, b"".join(batch))
-            return bool(batch)
+    def _write(self, entry: Entry, line: dict[str, Any]) -> None:
+        data = (json.dumps(line, ensure_ascii=False) + "\n").encode()
+        with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            try:
+                written = os.write(self._fd, data)
+                if written != len(data):
+                    raise OSError(28, "No space left on device")
+            except OSError as exc:
+                self._failed = JournalError(self.path, exc)
+                raise self._failed from None
+            self.entries[entry.row] = entry
+            self._dirty = True
 
     def _sync_loop(self) -> None:
         while not self._closed.wait(FSYNC_INTERVAL):
-            try:
-                if self._flush():
-                    os.fsync(self._fd)
-            except OSError:
-                return
-
-    def _load(self, header_line: str) -> bool:
-        """Read an unfinished journal of the same run; False when there is none to resume."""
-        if not os.path.exists(self.path):
-            return False
-        with open(self.path, "rb") as f:
-            first = f.readline()
-            if not first.endswith(b"\n") or first.decode(errors="replace").strip() != header_line:
-                return False
-            offset = len(first)
-            good_end = offset
-            for raw in f:
-                if not raw.endswith(b"\n"):
-                    break  # a line cut by a kill: ignored, and overwritten below
+            if self._dirty:
+                self._dirty = False
                 try:
-                    entry = json.loads(raw)
-                except ValueError:
-                    break
-                if entry.get("end"):
-                    return False
-                row = entry.get("r")
-                if isinstance(row, int) and 0 < row < len(self.offsets):
-                    self.offsets[row] = offset
-                    self.done[row] = 1 if entry.get("s") in DONE else 0
-                offset += len(raw)
-                good_end = offset
-        if good_end != os.path.getsize(self.path):
-            with open(self.path, "r+b") as f:
-                f.truncate(good_end)
-        self.resumed = sum(self.done)
-        return True
+                    os.fsync(self._fd)
+                except OSError:
+                    return
+
+
+# -- finding, reading and locking runs -------------------------------------------------------------
+
+def read(path: str) -> tuple[dict[str, Any], dict[int, Entry], dict[str, Any] | None]:
+    """(header, latest entry per row, end line or None) of a journal. A line cut by a kill ends it;
+    a corrupted line raises JournalError naming the file and the line."""
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise JournalError(path, exc) from None
+    entries: dict[int, Entry] = {}
+    end = None
+    with f:
+        first = f.readline()
+        header = _header(path, first)
+        for number, raw in enumerate(f, start=2):
+            if not raw.endswith(b"\n"):
+                break  # cut by a kill; the next write appends after it
+            try:
+                line = json.loads(raw)
+                if line.get("end"):
+                    end = line
+                    continue
+                row = int(line["r"])
+                entries[row] = Entry(row, str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
+                                     str(line.get("n") or ""), dict(line.get("c") or {}))
+            except (ValueError, KeyError, TypeError, AttributeError):
+                raise JournalError(path, f"line {number} is corrupted; move the file away to start afresh") from None
+    return header, entries, end
+
+
+def header_of(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as f:
+            return _header(path, f.readline())
+    except (OSError, JournalError):
+        return None
+
+
+def is_finished(path: str) -> bool:
+    """Whether the journal's last line is the end line (read from the end, not the whole file)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - 4096))
+            tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
+    except OSError:
+        return False
+    return tail.startswith(b'{"end": true')
+
+
+def find_unfinished(directory: str, header: dict[str, Any]) -> str | None:
+    """The newest unfinished journal in `directory` of the same import as `header`, if any."""
+    key = import_key(header)
+    best: tuple[float, str] | None = None
+    for path in list_journals(directory):
+        other = header_of(path)
+        if other is None or other.get("journal") != VERSION or import_key(other) != key:
+            continue
+        if is_finished(path):
+            continue
+        mtime = os.path.getmtime(path)
+        if best is None or mtime > best[0]:
+            best = (mtime, path)
+    return best[1] if best else None
+
+
+def list_journals(directory: str) -> list[str]:
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in sorted(names) if n.endswith(".journal")]
+
+
+def journal_path(directory: str, run_id: str) -> str:
+    return os.path.join(directory, f"{run_id}.journal")
+
+
+class ImportLock:
+    """An exclusive lock on one import (its `import_key`) while a run sends, holding the runner's pid."""
+
+    def __init__(self, directory: str, header: dict[str, Any]) -> None:
+        self.path = os.path.join(directory, f"{import_key(header)}.lock")
+        self._fd: int | None = None
+
+    def __enter__(self) -> ImportLock:
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks on this platform: run unlocked
+            return self
+        _makedirs(os.path.dirname(self.path))
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            os.close(fd)
+            raise RunLocked(pid) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing releases the lock; the file stays (removing it would race)
+            self._fd = None
+
+
+def iter_entries(entries: dict[int, Entry]) -> Iterator[Entry]:
+    """Entries in row order."""
+    for row in sorted(entries):
+        yield entries[row]
+
+
+def _header(path: str, first: bytes) -> dict[str, Any]:
+    try:
+        header = json.loads(first)
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or "journal" not in header:
+        raise JournalError(path, "not a wfctl journal")
+    return header
+
+
+def _makedirs(directory: str) -> None:
+    if directory:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+
+
+def _safe(name: str) -> str:
+    """A profile name as one folder name, one-to-one (`prod/eu` and `prod_eu` stay apart)."""
+    return "".join(ch if ch.isalnum() or ch in "-." else f"_{ord(ch):x}_" for ch in name)

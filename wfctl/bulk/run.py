@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -16,58 +17,174 @@ if TYPE_CHECKING:
 def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, dry_run: bool,
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None) -> int:
-    """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2)."""
-    from wfctl.bulk.importer import Importer, Options, ValidationStopped
+    """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 130)."""
+    from wfctl.bulk.files import check_writable
+    from wfctl.bulk.importer import Importer, Options, Stopped
+    from wfctl.bulk.journal import JournalError, RunLocked
     from wfctl.bulk.progress import Progress
     from wfctl.bulk.reader import CsvInput
-    from wfctl.bulk.report import write_report
 
     if concurrency < 1 or concurrency > 256:
         raise CliError("--concurrency must be between 1 and 256")
     if on_existing not in ("skip", "update", "fail"):
         raise CliError("--on-existing must be skip, update or fail")
+    _refuse_overwriting_input(file, report, journal)
+    if report:
+        check_writable(report)  # before anything is sent, not after every row was
     io = app.io
     with CsvInput(file, delimiter=delimiter) as source:
         api = app.client
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
-                          target=str(getattr(api, "base_url", "") or ""))
-        import os
-
+                          target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
+                          file_path=source.display if file == "-" else os.path.abspath(file))
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
-        importer = Importer(api, source, options, progress=progress.advance, on_total=progress.start)
+        importer = Importer(api, source, options, progress=progress.advance,
+                            on_total=lambda total, done: progress.start(total, done),
+                            note=_say)
         try:
-            summary = importer.validate()
-        except ValidationStopped as stop:
-            _list_problems(stop.summary)
-            if report:
-                write_report(report, source.header, importer.outcomes(), source.delimiter)
-            invalid = stop.summary.invalid
-            raise CliError(
-                f"{invalid} of {stop.summary.rows} rows are invalid; nothing was sent "
-                "(fix them, or use --skip-invalid to import the others)" if invalid else
-                f"{source.display}: the columns are not right; nothing was sent") from None
-        if summary.problems:
-            _list_problems(summary)
-        if summary.resumed:
-            io.note(f"resuming: {summary.resumed} rows were done by an earlier run")
+            importer.open_journal()
+        except RunLocked as exc:
+            raise CliError(str(exc)) from None
+        except JournalError as exc:
+            raise CliError(f"{exc}; nothing was sent") from None
         try:
-            summary = importer.run()
+            return _validate_and_run(app, importer, source, report, output)
+        except Stopped as stop:
+            return _stopped(importer, stop, report, source)
         finally:
-            progress.stop()
+            importer.release()
+
+
+def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None) -> int:
+    from wfctl.bulk.importer import ValidationStopped
+
+    try:
+        summary = importer.validate()
+    except ValidationStopped as stop:
+        _list_problems(stop.summary)
         if report:
-            write_report(report, source.header, importer.outcomes(), source.delimiter)
-    if importer.journal and importer.summary.resumed:
-        sys.stderr.write(f"resumed: {importer.summary.resumed} rows were done by an earlier run\n")
-    _show_summary(app, summary, output)
-    if summary.failed:
-        if not dry_run:
-            sys.stderr.write(f"{summary.failed} of {summary.rows} rows failed"
+            _write_report(report, importer, source)
+        invalid = stop.summary.invalid
+        raise CliError(
+            f"{invalid} of {stop.summary.rows} rows are invalid; nothing was sent "
+            "(fix them in the file and run again, or use --skip-invalid to import the others)" if invalid else
+            f"{source.display}: the columns are not right; nothing was sent") from None
+    if summary.problems:
+        _list_problems(summary)
+    if summary.resumed:
+        sys.stderr.write(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
+    progress_stop = getattr(importer._progress, "__self__", None)
+    try:
+        summary = importer.run()
+    finally:
+        if progress_stop is not None:
+            progress_stop.stop()
+    if report:
+        _write_report(report, importer, source)
+    dry_run = summary.dry_run
+    _show_result(app, importer, output)
+    failed = summary.counts["failed"]
+    if summary.failed and not dry_run:
+        if failed:
+            sys.stderr.write(f"{failed} of {summary.rows} rows failed"
                              + (f"; see {report}" if report else "; use --report FILE for each row's error")
                              + "; run the same command again to retry them\n")
-        return int(ExitCode.PARTIAL) if not dry_run else 0
+        if summary.invalid:
+            sys.stderr.write(f"{summary.invalid} invalid rows were not sent: fix them in {source.display} "
+                             "and run again\n")
+        return int(ExitCode.PARTIAL)
     return 0
+
+
+def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:
+    """A run that ended early: say why and how far it got, write the report of the rows done."""
+    summary = importer.summary
+    if report:
+        _write_report(report, importer, source)
+    done = f"{summary.done} of {summary.rows} rows done"
+    if stop.cause == "interrupted":
+        raise CliError(f"interrupted: {done}; run the same command again to resume", ExitCode.INTERRUPTED)
+    if stop.cause == "journal":
+        raise CliError(f"stopped: {stop.message}; {done}; free some space and run again to resume",
+                       ExitCode.LOCAL_FAULT)
+    raise CliError(f"stopped: {stop.message}; {done}; run the same command again to resume", ExitCode.NETWORK)
+
+
+def _say(text: str) -> None:
+    sys.stderr.write(f"{text}\n")
+
+
+def _write_report(report: str, importer: Any, source: Any) -> None:
+    from wfctl.bulk.report import write_report
+
+    write_report(report, source.header, importer.outcomes(), source.delimiter)
+
+
+def _refuse_overwriting_input(file: str, report: str | None, journal: str | None) -> None:
+    """--report and --journal never replace the input file (nor each other)."""
+    def same(a: str, b: str) -> bool:
+        try:
+            return os.path.samefile(a, b)
+        except OSError:
+            return os.path.abspath(a) == os.path.abspath(b)
+
+    for option, path in (("--report", report), ("--journal", journal)):
+        if path and file != "-" and same(path, file):
+            raise CliError(f"{option} {path} is the input file; name another file")
+    if report and journal and same(report, journal):
+        raise CliError(f"--report and --journal name the same file ({report})")
+
+
+def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
+    """A plan prints each row it would change, then the counts, on stdout (the plan is its result); a
+    run prints its counts on stderr, and with --verbose each row it changed. Under -o json/jsonl the
+    counts are one object with the same keys for a plan and a run; a plan's -o json is one document
+    `{"rows": [...], "summary": {...}}`."""
+    import json
+
+    from wfctl.bulk import plan
+
+    summary = importer.summary
+    fmt = app.output_format(output)
+    kind = importer.options.kind
+    if summary.dry_run:
+        rows = plan.changing(importer.changes())
+        if fmt == "json":
+            plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty)
+            return
+        plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty)
+    elif app.options.verbose:
+        plan.write(sys.stderr.write, "table", kind, plan.changing(importer.changes()), None,
+                   terminal=app.io.stderr_is_tty)
+    if fmt in ("json", "jsonl"):
+        app.io.write(json.dumps(summary.as_json()) + "\n")
+        return
+    labels = _labels(summary)
+    if summary.dry_run:
+        width = max(len(label) for label, _ in labels)
+        app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
+        return
+    rate = summary.rows / summary.seconds if summary.seconds > 0 else 0.0
+    counts = ", ".join(f"{label} {count}" for label, count in labels if count)
+    sys.stderr.write(f"run {summary.run_id}: {summary.rows} rows in {summary.seconds:.1f}s ({rate:.0f} rows/s): "
+                     f"{counts or 'nothing to do'}\n")
+
+
+def _labels(summary: Summary) -> list[tuple[str, int]]:
+    """(label, count): a plan and a run use the same words, a plan in the future tense."""
+    counts = summary.counts
+    done = [("created", "to create"), ("updated", "to update"), ("unchanged", "unchanged"),
+            ("skipped", "skipped (exist)")]
+    rows = [(plan if summary.dry_run else label, counts[status])
+            for status, (label, plan) in zip(("created", "updated", "unchanged", "skipped"), done, strict=True)]
+    if not summary.dry_run:
+        rows.append(("failed", counts["failed"]))
+    rows.append(("invalid", counts["invalid"]))
+    if summary.blank:
+        rows.append(("blank (skipped)", summary.blank))
+    return rows
 
 
 def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | None, all_parents: bool,
@@ -95,33 +212,3 @@ def _list_problems(summary: Summary) -> None:
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
         sys.stderr.write(f"... and {more} more invalid rows (--report FILE lists every one)\n")
-
-
-def _show_summary(app: AppContext, summary: Summary, output: str | None) -> None:
-    from wfctl.bulk.report import summary_rows
-
-    rows = summary_rows(summary)
-    fmt = app.output_format(output)
-    if fmt in ("json", "jsonl"):
-        import json
-
-        result: dict[str, Any] = {label: count for label, count in rows}
-        result.update(rows=summary.rows, seconds=round(summary.seconds, 3), dryRun=summary.dry_run)
-        app.io.write(json.dumps(result) + "\n")
-        return
-    rate = summary.rows / summary.seconds if summary.seconds > 0 else 0.0
-    title = "plan" if summary.dry_run else f"{summary.rows} rows in {summary.seconds:.1f}s ({rate:.0f} rows/s)"
-    if summary.dry_run:
-        # A dry run's plan is its result: data, on stdout.
-        app.io.write("".join(f"{label}\t{count}\n" for label, count in rows))
-        return
-    if app.io.stderr_is_tty:
-        from rich.table import Table
-
-        table = Table(title=title, show_header=False)
-        for label, count in rows:
-            if count:
-                table.add_row(label, str(count))
-        app.io.err_console.print(table)
-    else:
-        sys.stderr.write(title + ": " + ", ".join(f"{label} {count}" for label, count in rows if count) + "\n")

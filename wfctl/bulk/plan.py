@@ -1,0 +1,84 @@
+"""Each row's change, for a person and for a program: the import plan (`--dry-run`), a run's
+`--verbose` lines, and `wfctl imports show`.
+
+Text (a terminal or a pipe), one block per changing row, values shortened on a terminal only:
+
+    row 12  update  North Yard  (5e699734-5457-4787-843d-1e100c2a1b9f)
+      address: 1 High St -> 2 High St
+      rate Forklift: 13.25 -> 14.00
+
+`-o jsonl`: one object per row, `{"row", "action", "status", "id", "name", "changes": {field: {"old", "new"}}}`
+(`error` too when the row failed); `-o json`: `{"rows": [...], "summary": {...}}`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from wfctl.bulk.journal import Entry
+from wfctl.changes import as_json, lines, text
+
+#: The action a row's status stands for.
+ACTIONS = {"created": "create", "updated": "update", "undone": "undo", "deleted": "delete", "restored": "restore"}
+SHORTEN = 60
+
+
+def row_object(entry: Entry) -> dict[str, Any]:
+    obj: dict[str, Any] = {"row": entry.row, "action": ACTIONS.get(entry.status, entry.status),
+                           "status": entry.status, "id": entry.id or None, "name": entry.name,
+                           "changes": as_json(_pairs(entry))}
+    if entry.error:
+        obj["error"] = entry.error
+    return obj
+
+
+def text_block(kind: str, entry: Entry, *, shorten: bool) -> str:
+    """The row's heading line and one indented line per change."""
+    from wfctl.safetext import one_line
+
+    head = f"row {entry.row}  {ACTIONS.get(entry.status, entry.status)}"
+    if entry.name:
+        head += f"  {one_line(entry.name)}"
+    if entry.id:
+        head += f"  ({one_line(entry.id)})"
+    if entry.error:
+        head += f"  error: {one_line(entry.error)}"
+    if entry.status == "created":  # every field is new: its value, without the name the heading gives
+        said = [f"{name}: {text(new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
+    else:
+        said = lines(kind, _pairs(entry))
+    body = [one_line(_short(line) if shorten else line) for line in said]
+    return head + "\n" + "".join(f"  {line}\n" for line in body)
+
+
+def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary: dict[str, Any] | None,
+          *, terminal: bool) -> int:
+    """Write each entry in `fmt` (json: with `summary`); returns how many rows were written."""
+    count = 0
+    if fmt == "json":
+        rows = [row_object(e) for e in entries]
+        write_out(json.dumps({"rows": rows, "summary": summary or {}}, indent=2 if terminal else None,
+                             ensure_ascii=False) + "\n")
+        return len(rows)
+    for entry in entries:
+        if fmt == "jsonl":
+            write_out(json.dumps(row_object(entry), ensure_ascii=False) + "\n")
+        else:
+            write_out(text_block(kind, entry, shorten=terminal))
+        count += 1
+    return count
+
+
+def changing(entries: Iterable[Entry]) -> Iterator[Entry]:
+    """The entries that change something (unchanged and skipped rows are only counted)."""
+    return (e for e in entries if e.status in ACTIONS or e.error)
+
+
+def _pairs(entry: Entry) -> dict[str, tuple[Any, Any]]:
+    return {name: (pair[0], pair[1]) for name, pair in entry.changes.items()}
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= SHORTEN else text[: SHORTEN - 1] + "…"
