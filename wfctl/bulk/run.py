@@ -189,17 +189,19 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
 
 def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | None, all_parents: bool,
                file: str | None, concurrency: int) -> int:
-    from wfctl.bulk.exporter import export
+    from wfctl.bulk.exporter import export, export_to_file
+    from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
 
     spec = KINDS[kind]
+    if file and file != "-":
+        check_writable(file)  # before the first request, not after every record was read
     api = app.client
     ids: Any = parent_ids if parent_ids else [None]
     if spec.parent and all_parents:
         ids = (str(p["id"]) for p in spec.iter_parents(api))
     if file and file != "-":
-        with open(file, "w", encoding="utf-8", newline="") as out:
-            count = export(api, kind, out, parent_ids=ids, concurrency=concurrency)
+        count = export_to_file(api, kind, file, parent_ids=ids, concurrency=concurrency)
     else:
         count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency)
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind}")
