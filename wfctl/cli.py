@@ -16,6 +16,7 @@ from wfctl.commands import (
     config,
     doctor,
     help,
+    imports,
     sandbox,
     sites,
 )
@@ -118,6 +119,7 @@ app.add_typer(agency.app, name="agency")
 app.add_typer(branches.app, name="branches")
 app.add_typer(clients.app, name="clients")
 app.add_typer(sites.app, name="sites")
+app.add_typer(imports.app, name="imports")
 app.command("api")(api.api)
 app.command("doctor")(doctor.doctor)
 app.command("completion")(completion.completion)

@@ -1,0 +1,41 @@
+"""wfctl imports show."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from wfctl.commands.imports import RunId, app
+from wfctl.commands.options import Output, app_context, fmt
+
+
+@app.command("show")
+def show(ctx: typer.Context, run_id: Annotated[str, RunId], output: Output = None) -> None:
+    """Show what each row of a run did.
+
+    One block per row that changed something (or failed): its row number in the file, the action,
+    the record's name and id, and each changed field's old and new value; unchanged and skipped rows
+    are only counted, in the last lines. -o jsonl gives one object per row, -o json
+    {"rows": [...], "summary": {...}}: the shapes of the import plan (docs/imports.md).
+
+    Examples:
+      $ wfctl imports show <run-id>
+      $ wfctl imports show <run-id> -o jsonl
+      $ wfctl imports show <run-id> -o json | jq '.rows[] | select(.action == "update")'
+    """
+    from wfctl.bulk import plan
+    from wfctl.bulk.journal import iter_entries
+    from wfctl.bulk.undo import count_lines, find_profile_run, heading
+
+    app_ = app_context(ctx)
+    out_format = app_.output_format(fmt(output))
+    run = find_profile_run(app_.settings.profile, run_id)
+    io = app_.io
+    rows = plan.changing(iter_entries(run.entries()))
+    if out_format in ("json", "jsonl"):
+        plan.write(io.write, out_format, run.kind, rows, run.summary(), terminal=io.stdout_is_tty)
+        return
+    io.write(heading(run))
+    plan.write(io.write, "text", run.kind, rows, None, terminal=io.stdout_is_tty)
+    io.write(count_lines(run.counts, run.undo_of is not None))

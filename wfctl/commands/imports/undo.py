@@ -1,0 +1,142 @@
+"""wfctl imports undo."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from wfctl.commands.imports import RunId, app
+from wfctl.commands.options import Output, Yes, app_context, fmt
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+
+if TYPE_CHECKING:
+    from wfctl.bulk.journal import Entry
+    from wfctl.bulk.undo import Run, Undoer, UndoPlan
+    from wfctl.context import AppContext
+
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Check each row against the service and print what "
+                                      "undo would do; change nothing.")]
+Force = Annotated[bool, typer.Option("--force", help="Also delete or overwrite records that someone changed "
+                                     "since the run.")]
+
+
+@app.command("undo")
+def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = False, yes: Yes = False,
+         force: Force = False, output: Output = None) -> int:
+    """Take back a run: delete what it created, put back what it updated.
+
+    Rows are taken back newest first. A record changed since the run is reported (`changed since the
+    run`) and left as it is unless --force; one that cannot be deleted (a client that now has sites)
+    is reported too; the exit code is then 10. Undo is journalled: a killed undo resumes when run
+    again, and a run already undone is not undone twice. Asks on a terminal; elsewhere --yes is required.
+
+    Examples:
+      $ wfctl imports undo <run-id> --dry-run
+      $ wfctl imports undo <run-id>
+      $ wfctl imports undo <run-id> --yes --force -o json
+    """
+    from wfctl.bulk import undo as runs
+
+    app_ = app_context(ctx)
+    out_format = app_.output_format(fmt(output))
+    profile = app_.settings.profile
+    every = runs.profile_runs(profile)
+    run = runs.find_run(every, run_id)
+    _check(run, str(app_.client.base_url))
+    plan = runs.plan_undo(run, every, profile)
+    if not plan.pending:
+        _nothing_to_do(app_, plan, out_format)
+        return 0
+    undoer = runs.Undoer(app_.client, run.kind, force=force)
+    if dry_run:
+        outcomes = [undoer.preview(entry) for entry in plan.pending]
+        counts = runs.count_outcomes(outcomes, run.entries())
+        _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=True))
+        if out_format not in ("json", "jsonl"):
+            app_.io.write(runs.count_lines(counts, True, planned=True))
+        return 0
+    if not yes:
+        if not app_.io.can_prompt:
+            raise CliError("refusing to undo without confirmation: no terminal to ask on; pass --yes "
+                           "(or --dry-run to see what undo would do)")
+        if not _confirm(runs.question(plan, run.kind)):
+            sys.stderr.write("Not undone.\n")
+            return int(ExitCode.USAGE)
+    if plan.resumed:
+        app_.io.note(f"resuming undo run {plan.run_id}: {len(plan.resumed)} rows were done before it stopped")
+    outcomes, counts = _run(app_, plan, undoer, out_format)
+    if out_format == "json":
+        _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=False))
+    else:
+        sys.stderr.write(runs.summary_line(plan, counts, run.kind) + "\n")
+    return int(ExitCode.PARTIAL) if runs.unsettled(counts) else 0
+
+
+def _check(run: Run, base_url: str) -> None:
+    if run.undo_of:
+        raise CliError(f"run {run.id} is an undo (of run {run.undo_of}); an undo cannot be undone")
+    if run.state == "running":
+        raise CliError(f"run {run.id} is still running; wait for it to end (or stop it) before undoing it")
+    target = str(run.header.get("target") or "").rstrip("/")
+    if target and target != base_url.rstrip("/"):
+        raise CliError(f"run {run.id} was made against {target}, but this profile uses {base_url}: "
+                       "use the profile (or --base-url) of the run")
+
+
+def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str) -> tuple[list[Entry], dict[str, int]]:
+    from wfctl.bulk import plan as shapes
+    from wfctl.bulk.journal import JournalError, RunLocked
+    from wfctl.bulk.undo import CHANGED, FAILED, run_undo
+
+    outcomes: list[Entry] = []
+
+    def on_row(outcome: Entry) -> None:
+        outcomes.append(outcome)
+        if out_format == "jsonl":
+            shapes.write(app.io.write, "jsonl", undoer.kind, shapes.changing([outcome]), None, terminal=False)
+        elif out_format != "json" and outcome.status in (CHANGED, FAILED):
+            sys.stderr.write(shapes.text_block(undoer.kind, outcome, shorten=app.io.stderr_is_tty))
+
+    try:
+        return outcomes, run_undo(plan, undoer, on_row)
+    except RunLocked as exc:
+        raise CliError(f"run {plan.run.id}: another undo or import of it is in progress "
+                       f"(pid {exc.pid or 'unknown'})", ExitCode.CONFLICT) from None
+    except JournalError as exc:
+        raise CliError(str(exc), ExitCode.FAILURE) from None
+
+
+def _nothing_to_do(app: AppContext, plan: UndoPlan, out_format: str) -> None:
+    if plan.undoable == 0:
+        message = f"run {plan.run.id} changed nothing: nothing to undo"
+    else:
+        message = f"run {plan.run.id} is undone already (by run {', '.join(plan.undone_by)}): nothing to do"
+    if out_format == "json":
+        _write(app, out_format, plan.run.kind, [], {**_summary(plan, {}, dry_run=False), "run": None,
+                                                    "message": message})
+    else:
+        sys.stderr.write(message + "\n")
+
+
+def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[str, Any]:
+    from wfctl.bulk.undo import UNDO_COUNTS
+
+    return {"run": plan.run_id, "undo": plan.run.id, "kind": plan.run.kind, "dryRun": dry_run,
+            **{name: counts.get(name, 0) for name in UNDO_COUNTS}}
+
+
+def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
+    from wfctl.bulk import plan as shapes
+
+    shapes.write(app.io.write, out_format if out_format in ("json", "jsonl") else "text", kind,
+                 shapes.changing(rows), summary, terminal=app.io.stdout_is_tty)
+
+
+def _confirm(question: str) -> bool:
+    # Not typer.confirm: click's prompt writes to stdout, and stdout is for data only.
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    return sys.stdin.readline().strip().lower() in ("y", "yes")
