@@ -108,7 +108,8 @@ class Journal:
                 os.write(self._fd, (json.dumps({"journal": VERSION, **header}, sort_keys=True) + "\n").encode())
                 os.fsync(self._fd)
             else:
-                self._fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+                self._fd = os.open(path, os.O_RDWR | os.O_APPEND)
+                _drop_cut_line(self._fd)
         except OSError as exc:
             raise JournalError(path, exc) from None
         self._syncer = threading.Thread(target=self._sync_loop, name="wfctl-journal-fsync", daemon=True)
@@ -303,6 +304,21 @@ def _header(path: str, first: bytes) -> dict[str, Any]:
     if not isinstance(header, dict) or "journal" not in header:
         raise JournalError(path, "not a wfctl journal")
     return header
+
+
+def _drop_cut_line(fd: int) -> None:
+    """Cut a last line that a kill or a full disk left without its newline (read() ignores it), so
+    what a resumed run appends starts a line of its own instead of corrupting that one."""
+    end = os.fstat(fd).st_size
+    if end == 0 or os.pread(fd, 1, end - 1) == b"\n":
+        return
+    while end > 0:
+        start = max(0, end - 4096)
+        cut = os.pread(fd, end - start, start).rfind(b"\n")
+        if cut >= 0:
+            os.ftruncate(fd, start + cut + 1)
+            return
+        end = start
 
 
 def _makedirs(directory: str) -> None:

@@ -1,0 +1,242 @@
+"""Import runs end to end (issues 12 and 14): a nonce per run, the service's natural key, capped column
+problems, files that are never replaced, no dry-run journal left behind, the advice for invalid rows,
+and plan and run speaking the same words. The slow subprocess ones (kills, Ctrl-C, an unreachable
+service, an unwritable journal, a second run at once) are in test_runs_faults.py."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.bulk.helpers import new_client, site_names, write
+from tests.fixtures.cli import REPO_ROOT
+
+SUMMARY_KEYS = {"run", "rows", "created", "updated", "unchanged", "skipped", "failed", "invalid", "blank",
+                "seconds", "dryRun"}
+
+
+def report(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")))
+
+
+def sites(cli: Any, client_id: str) -> list[dict[str, Any]]:
+    r = cli("sites", "list", "--client", client_id, "--all", "-o", "json")
+    assert r.exit_code == 0, r
+    return list(json.loads(r.stdout))
+
+
+def state_journals(cli: Any) -> list[Path]:
+    return sorted(Path(cli.env["XDG_STATE_HOME"]).rglob("*.journal"))
+
+
+# -- issue 12 High: a nonce per run ----------------------------------------------------------------
+
+def test_reimport_after_delete_creates_the_deleted_row_again(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,phone\nDock A,01482 1\nDock B,01482 2\n")
+    r = cli("sites", "import", str(path), "--client", cid, "--report", str(tmp_path / "r1.csv"), "-o", "json")
+    assert r.exit_code == 0, r
+    assert json.loads(r.stdout)["created"] == 2
+    first = {row["name"]: row["id"] for row in report(tmp_path / "r1.csv")}
+    r = cli("sites", "delete", first["Dock A"], "--yes")
+    assert r.exit_code == 0, r
+    assert cli("sites", "get", first["Dock A"]).exit_code == 4
+
+    r = cli("sites", "import", str(path), "--client", cid, "--report", str(tmp_path / "r2.csv"), "-o", "json")
+    assert r.exit_code == 0, r
+    summary = json.loads(r.stdout)
+    assert (summary["created"], summary["skipped"]) == (1, 1), summary
+    second = {row["name"]: (row["status"], row["id"]) for row in report(tmp_path / "r2.csv")}
+    assert second["Dock A"][0] == "created" and second["Dock A"][1] != first["Dock A"]
+    assert second["Dock B"] == ("skipped", first["Dock B"])
+    for _, record_id in second.values():  # the report lists only ids that exist
+        r = cli("sites", "get", record_id, "-o", "json")
+        assert r.exit_code == 0, r
+    assert sorted(s["id"] for s in sites(cli, cid)) == sorted(i for _, i in second.values())
+    # each run has its own id (and nonce): two finished journals
+    runs = [json.loads(p.read_text().splitlines()[0]) for p in state_journals(cli)]
+    runs = [h for h in runs if h.get("parent") == cid]
+    assert len(runs) == 2 and runs[0]["run"] != runs[1]["run"] and runs[0]["nonce"] != runs[1]["nonce"]
+    assert all(h["nonce"] for h in runs)
+
+
+# -- issue 12 Low 12: the service's natural key ----------------------------------------------------
+
+def test_inner_whitespace_is_part_of_the_name(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,phone\nNorth Yard,01 1\nNorth  Yard,01 2\n")
+    r = cli("sites", "import", str(path), "--client", cid, "-o", "json")
+    assert r.exit_code == 0, r
+    assert json.loads(r.stdout)["created"] == 2
+    assert site_names(cli, cid) == ["North  Yard", "North Yard"]
+
+    update = write(tmp_path / "u.csv", "name,phone\nNorth Yard,01 9\n")
+    r = cli("sites", "import", str(update), "--client", cid, "--on-existing", "update", "-o", "json")
+    assert r.exit_code == 0, r
+    summary = json.loads(r.stdout)
+    assert (summary["updated"], summary["created"]) == (1, 0), summary
+    by_name = {s["name"]: s for s in sites(cli, cid)}
+    assert set(by_name) == {"North Yard", "North  Yard"}  # nothing renamed
+    assert by_name["North  Yard"]["phone"] == "01 2"  # untouched
+    r = cli("sites", "get", by_name["North Yard"]["id"], "-o", "json")
+    assert json.loads(r.stdout)["phone"] == "01 9"
+
+
+def test_names_equal_after_trim_and_casefold_are_still_duplicates(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name\nSouth Gate\n south GATE \n")
+    r = cli("sites", "import", str(path), "--client", cid)
+    assert r.exit_code == 2, r
+    assert "row 2" in r.stderr and "already row 1" in r.stderr
+    assert site_names(cli, cid) == []
+
+
+# -- issue 12 Low 14: unknown columns are capped ---------------------------------------------------
+
+def test_twenty_thousand_unknown_columns_print_a_few_lines(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    columns = [f"junk{i}" for i in range(20_000)]
+    path = write(tmp_path / "s.csv", ",".join(["name", *columns]) + "\n" + ",".join(["A", *[""] * 20_000]) + "\n")
+    r = cli("sites", "import", str(path), "--client", cid)
+    assert r.exit_code == 2, r
+    lines = r.stderr.splitlines()
+    assert len(lines) <= 15, len(lines)
+    assert any("19990 more unknown columns" in line for line in lines), r.stderr[:2000]
+    assert "junk0" in r.stderr and "junk19999" not in r.stderr
+    assert site_names(cli, cid) == []
+
+
+# -- issue 12 Low 15: --journal and --report never replace the input (or a file that is no journal) ----
+
+def test_journal_or_report_naming_the_input_is_refused(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    text = "name\nKeep A\nKeep B\n"
+    path = write(tmp_path / "s.csv", text)
+    for option in ("--journal", "--report"):
+        for spelling in (str(path), "s.csv", f"{tmp_path}/./s.csv"):
+            cwd = os.getcwd()
+            os.chdir(tmp_path)
+            try:
+                r = cli("sites", "import", str(path), "--client", cid, option, spelling)
+            finally:
+                os.chdir(cwd)
+            assert r.exit_code == 2, r
+            assert "is the input file" in r.stderr, r
+            assert path.read_text() == text
+    assert site_names(cli, cid) == []
+
+
+def test_journal_naming_a_file_that_is_no_journal_is_refused(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name\nKeep C\n")
+    precious = write(tmp_path / "notes.txt", "my notes\nline 2\n")
+    r = cli("sites", "import", str(path), "--client", cid, "--journal", str(precious))
+    assert r.exit_code == 2, r
+    assert "not a wfctl journal" in r.stderr and "nothing was sent" in r.stderr
+    assert precious.read_text() == "my notes\nline 2\n"
+    empty = write(tmp_path / "empty.journal", "")
+    r = cli("sites", "import", str(path), "--client", cid, "--journal", str(empty))
+    assert r.exit_code == 2, r
+    assert empty.read_text() == ""
+    assert site_names(cli, cid) == []
+
+
+def test_report_to_a_missing_folder_is_refused_before_sending(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name\nNope A\nNope B\n")
+    r = cli("sites", "import", str(path), "--client", cid, "--report", str(tmp_path / "missing" / "r.csv"))
+    assert r.exit_code == 2, r
+    assert "cannot write" in r.stderr and "missing" in r.stderr
+    assert site_names(cli, cid) == []
+    assert state_journals(cli) == []  # not even a run was started
+
+
+# -- issue 12 Low 16: a dry run leaves no journal behind ------------------------------------------------
+
+def test_dry_run_leaves_nothing_in_the_temporary_directory(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name\nPlan A\nPlan B\n")
+    bad = write(tmp_path / "bad.csv", "name,email\nPlan C,not-an-email\n")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**cli.env, "TMPDIR": str(tmpdir), "PYTHONPATH": str(REPO_ROOT)}
+    wfctl = REPO_ROOT / ".venv" / "bin" / "wfctl"
+    for args, code in (([str(path)], 0), ([str(path), "-o", "json"], 0), ([str(bad)], 2)):
+        proc = subprocess.run([str(wfctl), "sites", "import", *args, "--client", cid, "--dry-run"], env=env,
+                              capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+        assert proc.returncode == code, proc.stderr
+        assert sorted(os.listdir(tmpdir)) == [], (args, os.listdir(tmpdir))
+    assert state_journals(cli) == []
+    assert site_names(cli, cid) == []
+
+
+# -- issue 14 §3: invalid rows are not failed rows ----------------------------------------------------
+
+def test_invalid_rows_get_their_own_advice(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,email\nGood A,a@example.com\nBad B,not-an-email\nGood C,\n")
+    r = cli("sites", "import", str(path), "--client", cid, "--skip-invalid")
+    assert r.exit_code == 10, r
+    assert f"1 invalid rows were not sent: fix them in {path} and run again" in r.stderr
+    assert "run the same command again" not in r.stderr
+    assert site_names(cli, cid) == ["Good A", "Good C"]
+
+
+# -- issue 14 §2: plan and run use the same words and keys --------------------------------------------
+
+def test_plan_and_run_share_words_and_json_keys(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,phone\nWord A,1\nWord B,2\nWord C,3\n")
+    r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "-o", "json")
+    assert r.exit_code == 0, r
+    plan = json.loads(r.stdout)
+    assert set(plan) == {"rows", "summary"}
+    assert set(plan["summary"]) == SUMMARY_KEYS, plan["summary"]
+    assert plan["summary"]["dryRun"] is True and plan["summary"]["created"] == 3
+    assert [(row["row"], row["action"]) for row in plan["rows"]] == [(1, "create"), (2, "create"), (3, "create")]
+
+    r = cli("sites", "import", str(path), "--client", cid, "-o", "json")
+    assert r.exit_code == 0, r
+    run = json.loads(r.stdout)
+    assert set(run) == SUMMARY_KEYS, run
+    assert run["dryRun"] is False and run["created"] == 3 and run["run"]
+    assert all(" " not in key for key in run)
+
+    # 3 rows that exist, never compared under --on-existing skip: skipped, in the plan as in the run
+    changed = write(tmp_path / "s.csv", "name,phone\nWord A,9\nWord B,2\nWord C,3\n")
+    r = cli("sites", "import", str(changed), "--client", cid, "--dry-run")
+    assert r.exit_code == 0, r
+    assert "skipped (exist)  3\n" in r.stdout and "unchanged        0\n" in r.stdout, r
+    r = cli("sites", "import", str(changed), "--client", cid, "--dry-run", "-o", "json")
+    plan = json.loads(r.stdout)["summary"]
+    r = cli("sites", "import", str(changed), "--client", cid, "-o", "json")
+    run = json.loads(r.stdout)
+    assert set(plan) == set(run) == SUMMARY_KEYS
+    assert {k: plan[k] for k in ("rows", "created", "updated", "unchanged", "skipped", "invalid")} == \
+           {k: run[k] for k in ("rows", "created", "updated", "unchanged", "skipped", "invalid")} == \
+           {"rows": 3, "created": 0, "updated": 0, "unchanged": 0, "skipped": 3, "invalid": 0}
+    r = cli("sites", "import", str(changed), "--client", cid)
+    assert r.exit_code == 0, r
+    assert "skipped 3" in r.stderr and "unchanged" not in r.stderr, r
+
+    # --on-existing update: 1 to update, 2 unchanged, and the run says the same
+    r = cli("sites", "import", str(changed), "--client", cid, "--dry-run", "--on-existing", "update", "-o", "json")
+    plan = json.loads(r.stdout)["summary"]
+    r = cli("sites", "import", str(changed), "--client", cid, "--on-existing", "update", "-o", "json")
+    run = json.loads(r.stdout)
+    assert (plan["updated"], plan["unchanged"]) == (run["updated"], run["unchanged"]) == (1, 2), (plan, run)
