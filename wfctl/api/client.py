@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("wfctl.http")
 
 USER_AGENT = "wfctl"
-#: Request extension set by the retry transport when it resends after an answer was lost.
-ANSWER_LOST = "wfctl_answer_lost"
+#: How often a create whose answer was lost, and that its natural key does not find, is sent again.
+LOST_ANSWER_RESENDS = 2
 MAX_REDIRECTS = 5
 
 
@@ -182,10 +182,7 @@ class Client:
                 kwargs["params"] = None
                 continue
             if response.status_code >= 400:
-                error = error_from_response(response)
-                # The transport resent this request after losing an answer: a 409 may be our own create.
-                error.answer_lost = bool(response.request.extensions.get(ANSWER_LOST))  # type: ignore[attr-defined]
-                raise error
+                raise error_from_response(response)
             return response
         raise ServerError(f"too many redirects (more than {MAX_REDIRECTS})")
 
@@ -406,37 +403,49 @@ class Client:
         return self.iter_branches()
 
     def create_record(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
-                      idempotency_key: str | None = None, sender: LeanSender | None = None) -> dict[str, Any]:
+                      idempotency_key: str | None = None, sender: LeanSender | None = None,
+                      maybe_applied: bool = False) -> dict[str, Any]:
         """POST a new record (a site under `parent_id`); `sender` is a lean writer of bulk runs.
 
-        A create is applied once and reported once (G20): when its answer was lost after the service
-        applied it (the connection dropped, and the resend met 409 on a deployment that ignores
-        `Idempotency-Key`, or every attempt failed), the record is looked up by its natural key and
-        returned if it holds exactly `body`. An answer replayed for the key whose record has since
-        been deleted is not taken for done: the create is sent again under a new key."""
+        A create is applied once and reported once (G20): when its answer is lost, the record is looked
+        up by its natural key before the create is sent again (a deployment may ignore
+        `Idempotency-Key`), and returned if it holds exactly `body`. `maybe_applied` says an earlier
+        call for this body may have been applied (a retry, a resumed run): the look-up comes first.
+        An answer replayed for the key whose record has since been deleted is not taken for done: the
+        create is sent again under a new key."""
         key = idempotency_key or new_idempotency_key()
         path = collection_path(kind, parent_id)
-        try:
-            if sender is not None:
-                answer = sender.request("POST", path, body, key)
-                replayed = sender.replayed()
-            else:
-                response = self.send("POST", path, json=body, idempotency_key=key)
-                answer, replayed = decode_body(response), _replayed(response)
-        except (Conflict, NetworkError) as exc:
-            if isinstance(exc, Conflict) and not getattr(exc, "answer_lost", False):
-                raise
-            found = self.find_same(kind, parent_id, body)
-            if found is None:
-                raise
-            return found
-        record = _record(answer)
-        if replayed and record.get("id") is not None:
+        for resend in range(LOST_ANSWER_RESENDS + 1):
+            if maybe_applied or resend:
+                found = self.find_same(kind, parent_id, body)
+                if found is not None:
+                    return found
             try:
-                self.get_record(kind, str(record["id"]))
-            except NotFound:
-                return self.create_record(kind, parent_id, body, sender=sender)
-        return record
+                if sender is not None:
+                    answer = sender.request("POST", path, body, key)
+                    replayed = sender.replayed()
+                else:
+                    response = self.send("POST", path, json=body, idempotency_key=key)
+                    answer, replayed = decode_body(response), _replayed(response)
+            except NetworkError:
+                if resend == LOST_ANSWER_RESENDS:
+                    raise
+                continue  # the answer is lost: look the record up before sending again
+            except Conflict:
+                if not (maybe_applied or resend):
+                    raise
+                found = self.find_same(kind, parent_id, body)  # applied before the answer got lost
+                if found is None:
+                    raise
+                return found
+            record = _record(answer)
+            if replayed and record.get("id") is not None:
+                try:
+                    self.get_record(kind, str(record["id"]))
+                except NotFound:
+                    return self.create_record(kind, parent_id, body, sender=sender)
+            return record
+        raise AssertionError("unreachable")
 
     def update_record(self, kind: str, record_id: str, changes: dict[str, Any], *,
                       current: dict[str, Any] | None = None, sender: LeanSender | None = None) -> dict[str, Any]:

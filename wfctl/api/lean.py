@@ -64,7 +64,6 @@ class LeanSender:
         from wfctl.api.errors import NetworkError
 
         payload = json.dumps(body).encode()
-        lost = False
         self._local.replayed = False
         for attempt in (1, 2):
             headers = {"Content-Type": "application/json", "Accept": "application/json",
@@ -78,9 +77,9 @@ class LeanSender:
                 data = response.read()
             except (OSError, http.client.HTTPException) as exc:
                 self._drop_connection()
-                # Safe to send once more at once: a PUT is idempotent, a create carries its key.
-                if attempt == 1 and (method == "PUT" or idempotency_key):
-                    lost = not isinstance(exc, ConnectionRefusedError)
+                # Safe to send once more at once: a PUT is idempotent, and a create that never left
+                # (refused) was not applied; a create whose answer was lost is the Client's to look up.
+                if attempt == 1 and (method == "PUT" or isinstance(exc, ConnectionRefusedError)):
                     time.sleep(0.05)
                     continue
                 raise NetworkError(f"cannot reach {self.api.base_url}",
@@ -93,9 +92,7 @@ class LeanSender:
                 self._pair = None
                 return self.api.request(method, path, json=body, idempotency_key=idempotency_key)
             if status >= 400:
-                error = self._error(method, path, status, response.getheaders(), data)
-                error.answer_lost = lost  # type: ignore[attr-defined]
-                raise error
+                raise self._error(method, path, status, response.getheaders(), data)
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
             return json.loads(data) if data.strip() else None
         raise AssertionError("unreachable")

@@ -3,7 +3,9 @@
 Retries (bounded in attempts and in total time):
 - GET, HEAD, OPTIONS, PUT and DELETE on a connection error, a timeout, or 408/425/429/500/502/503/504;
 - POST only when the request provably never left (the connection could not be made), when the
-  service answered 429 (it refused without acting), or when it carries an `Idempotency-Key` (G20).
+  service answered 429 (it refused without acting), or, for an answer (408/425/5xx) to a POST that
+  carries an `Idempotency-Key` (G20). A POST whose answer was lost is not resent here: the Client
+  looks the record up by its natural key first, since a deployment may ignore the key.
 Delays are capped exponential backoff with full jitter; a `Retry-After` (seconds or an HTTP date)
 is honoured up to a cap (G18).
 """
@@ -65,16 +67,15 @@ class RetryTransport(httpx.BaseTransport):
             try:
                 response = self.inner.handle_request(request)
             except httpx.TransportError as exc:
-                retry = isinstance(exc, _NEVER_SENT) or replayable
+                # A create whose answer was lost is not resent here: the Client looks it up by its natural
+                # key first (G20), since a deployment may ignore Idempotency-Key.
+                retry = isinstance(exc, _NEVER_SENT) or method in IDEMPOTENT_METHODS
                 delay = self._delay(attempt, started, slept, None) if retry else None
                 if self.log:
                     self.log(f"! {type(exc).__name__}: {redact_text(str(exc))}"
                              + (f" (retrying in {delay:.1f} s)" if delay is not None else ""))
                 if delay is None:
                     raise
-                if not isinstance(exc, _NEVER_SENT):
-                    # The service may have acted on it: the Client reads this on a 409 (G20).
-                    request.extensions["wfctl_answer_lost"] = True
                 slept += delay
                 self.sleep(delay)
                 continue

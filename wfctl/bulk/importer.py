@@ -575,8 +575,10 @@ class Importer:
         for attempt in range(1, MAX_ATTEMPTS + 1):
             self._backoff.wait()
             try:
-                record = self._sent(lambda: self.api.create_record(self.options.kind, parent_id, body,
-                                                                   idempotency_key=key, sender=self._sender))
+                applied = resent or attempt > 1  # an earlier attempt may have been applied: look first
+                record = self._sent(lambda applied=applied: self.api.create_record(  # type: ignore[misc]
+                    self.options.kind, parent_id, body, idempotency_key=key, sender=self._sender,
+                    maybe_applied=applied))
                 self._finish(row, "created", str(record.get("id", "")), name=name, changes=given)
                 return
             except Conflict:
