@@ -9,7 +9,15 @@ from typing import Any
 
 import pytest
 
-from tests.matrix.conftest import FOR_CREATES, FOR_RECORDS, FOR_ROUND_TRIPS, Deployment, Run, unique
+from tests.matrix.conftest import (
+    FOR_CREATES,
+    FOR_RECORDS,
+    FOR_ROUND_TRIPS,
+    Deployment,
+    Run,
+    unique,
+    without_stamps,
+)
 
 KINDS = ["branches", "clients", "sites"]
 
@@ -33,8 +41,9 @@ def _held(deployment: Deployment, kind: str, ids: list[str]) -> list[dict[str, A
 
 
 def _all_branches(deployment: Deployment) -> list[dict[str, Any] | None]:
-    # branches list -o csv holds the agency's first page of branches, not only this test's.
-    return [deployment.get("branches", row["id"]) for row in deployment.all("/api/branches")]
+    # branches list -o csv holds the agency's first page of branches, not only this test's; a branch list
+    # item is the whole record.
+    return [without_stamps(row) for row in deployment.all("/api/branches")]
 
 
 @pytest.mark.parametrize("kind", KINDS)
