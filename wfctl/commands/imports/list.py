@@ -9,7 +9,7 @@ import typer
 from wfctl.commands.imports import app
 from wfctl.commands.options import Output, app_context, fmt
 
-COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
+COLUMNS = ["run", "kind", "file", "profile", "started", "counts", "state"]
 
 
 @app.command("list")
@@ -18,7 +18,7 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
         output: Output = None) -> None:
     """List the recent runs of the profile, newest first.
 
-    Each run: its id, kind, file, start time, row counts and state: complete, interrupted (stopped
+    Each run: its id, kind, file, profile, start time, row counts and state: complete, interrupted (stopped
     before the end: run the same import again to resume it), running, undone or partly undone
     (`wfctl imports undo` took all or some of it back). An undo run's file reads `undo of <run-id>`.
 

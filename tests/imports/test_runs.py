@@ -1,0 +1,87 @@
+"""Run states in `imports list` (interrupted, running), `imports prune`, and undo of an interrupted run:
+journals written with the journal API, next to records on the sandbox."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Any
+
+from tests.bulk.helpers import new_client
+from tests.imports.helpers import get, runs
+from wfctl.bulk import journal
+
+
+def header(run: str, started: str, target: str = "", path: str = "/data/sites.csv") -> dict[str, Any]:
+    return {"run": run, "nonce": "n", "kind": "site", "file": run * 2, "path": path, "target": target,
+            "profile": "default", "parent": "", "onExisting": "skip", "started": started, "undo": None}
+
+
+def runs_dir(cli: Any) -> str:
+    return os.path.join(str(cli.tmp_path), "state", "wfctl", "runs", "default")
+
+
+def test_states_limit_and_prune(cli: Any) -> None:
+    directory = runs_dir(cli)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    old = journal.Journal(journal.journal_path(directory, "250101-aaaaaa"), header("250101-aaaaaa",
+                                                                                   "2025-01-01T10:00:00Z"))
+    old.record(1, "created", "id-1", name="A", changes={"name": [None, "A"]})
+    old.finish({"created": 1})
+    stopped = journal.Journal(journal.journal_path(directory, "261001-bbbbbb"),
+                              header("261001-bbbbbb", now, path="/data/b.csv"))
+    stopped.record(1, "created", "id-2", name="B")
+    stopped.intend(2)
+    stopped.finish(None)
+    assert [(r["run"], r["state"]) for r in runs(cli)] == [("261001-bbbbbb", "interrupted"),
+                                                          ("250101-aaaaaa", "complete")]
+    with journal.ImportLock(directory, journal.header_of(stopped.path) or {}):
+        assert runs(cli)[0]["state"] == "running"
+        r = cli("--base-url", "http://127.0.0.1:9", "imports", "undo", "261001", "--yes")
+        assert (r.exit_code, r.stderr) == (2, "error: run 261001-bbbbbb is still running; wait for it to end "
+                                              "(or stop it) before undoing it\n")
+    assert runs(cli)[0]["counts"] == {"created": 1, "sending": 1}
+    r = cli("imports", "list", "--limit", "1")
+    assert r.stdout.splitlines()[1].split() == ["261001-bbbbbb", "site", "/data/b.csv", "default", now,
+                                                "created", "1,", "sending", "1", "interrupted"]
+
+    r = cli("imports", "prune", "--older-than", "soon")
+    assert (r.exit_code, r.stderr) == (2, "error: --older-than: 'soon' is not an age like 30d, 12h, 90m, 2w\n")
+    r = cli("imports", "prune", "--older-than", "30d", "--dry-run", "-o", "json")
+    assert r.exit_code == 0, r
+    assert [p["run"] for p in json.loads(r.stdout)] == ["250101-aaaaaa"]
+    assert len(runs(cli)) == 2
+    r = cli("imports", "prune", "--older-than", "30d")
+    assert r.exit_code == 0 and r.stdout.splitlines()[1].startswith("250101-aaaaaa  site  2025-01-01T10:00:00Z"), r
+    assert [row["run"] for row in runs(cli)] == ["261001-bbbbbb"]
+    assert not os.path.exists(old.path)
+
+
+def test_empty_profile_lists_nothing(cli: Any) -> None:
+    r = cli("imports", "list", "-o", "json")
+    assert (r.exit_code, r.stdout) == (0, "[]\n")
+    r = cli("imports", "list", tty=True)
+    assert r.exit_code == 0 and "no runs yet in this profile" in r.stderr
+
+
+def test_undo_of_an_interrupted_run_reports_rows_of_unknown_outcome(logged_in: Any, sandbox: Any) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    site = json.loads(cli("sites", "create", "--client", cid, "--name", "Made", "--address", "1 Road",
+                          "-o", "json").stdout)
+    run = journal.Journal(journal.journal_path(runs_dir(cli), "261002-cccccc"),
+                          header("261002-cccccc", "2026-10-02T10:00:00Z", target=sandbox.url))
+    run.record(1, "created", site["id"], name="Made", changes={"name": [None, "Made"], "address": [None, "1 Road"]})
+    run.intend(2)
+    run.finish(None)
+    r = cli("imports", "undo", "261002-cccccc", "--yes")
+    assert r.exit_code == 10, r
+    assert r.stderr.splitlines()[0] == ("row 2  failed  error: the run stopped before this row's answer arrived: "
+                                        "run the import again to finish it, then undo it")
+    assert r.stderr.splitlines()[-1].endswith("of run 261002-cccccc: deleted 1 site, 1 failed")
+    assert get(cli, "sites", site["id"]) is None
+    assert {row["run"]: row["state"] for row in runs(cli)}["261002-cccccc"] == "partly undone"
+
+    r = cli("--base-url", "http://127.0.0.1:9", "imports", "undo", "261002-cccccc", "--yes")
+    assert r.exit_code == 2 and f"was made against {sandbox.url}, but this profile uses http://127.0.0.1:9" in r.stderr
