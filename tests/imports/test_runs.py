@@ -43,8 +43,16 @@ def test_states_limit_and_prune(cli: Any) -> None:
                                               "(or stop it) before undoing it\n")
     assert runs(cli)[0]["counts"] == {"created": 1, "sending": 1}
     r = cli("imports", "list", "--limit", "1")
-    assert r.stdout.splitlines()[1].split() == ["261001-bbbbbb", "site", "/data/b.csv", "default", now,
+    assert r.stdout.splitlines()[1].split() == ["261001-bbbbbb", "site", "/data/b.csv", now,
                                                 "created", "1,", "sending", "1", "interrupted"]
+
+    r = cli("--no-color", "imports", "list", tty=True, env={"COLUMNS": "80"})  # ids and times are never wrapped
+    assert r.stderr == "runs of profile default, newest first\n"
+    lines = r.stdout.splitlines()
+    assert lines[0].split() == ["run", "kind", "file", "started", "counts", "state"]
+    assert lines[2].startswith("261001-bbbbbb   site   ") and f"   {now}   " in lines[2] and lines[2].endswith(
+        "   interrupted")
+    assert any(line.startswith("250101-aaaaaa   site   ") and line.endswith("   complete") for line in lines)
 
     r = cli("imports", "prune", "--older-than", "soon")
     assert (r.exit_code, r.stderr) == (2, "error: --older-than: 'soon' is not an age like 30d, 12h, 90m, 2w\n")
@@ -62,7 +70,8 @@ def test_empty_profile_lists_nothing(cli: Any) -> None:
     r = cli("imports", "list", "-o", "json")
     assert (r.exit_code, r.stdout) == (0, "[]\n")
     r = cli("imports", "list", tty=True)
-    assert r.exit_code == 0 and "no runs yet in this profile" in r.stderr
+    assert (r.exit_code, r.stdout) == (0, "")
+    assert r.stderr == "no runs yet in profile default: `wfctl sites import FILE` makes one\n"
 
 
 def test_undo_of_an_interrupted_run_reports_rows_of_unknown_outcome(logged_in: Any, sandbox: Any) -> None:

@@ -33,8 +33,8 @@ def test_list_and_show_a_run(logged_in: Any, tmp_path: Path) -> None:
     r = cli("imports", "list")
     assert r.exit_code == 0, r
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["run", "kind", "file", "profile", "started", "counts", "state"]
-    assert lines[1].startswith(f"{second}  site  {tmp_path / 'second.csv'}  default  ")
+    assert lines[0].split() == ["run", "kind", "file", "started", "counts", "state"]
+    assert lines[1].startswith(f"{second}  site  {tmp_path / 'second.csv'}  ")
     assert lines[1].endswith("  created 1, updated 2, unchanged 1  complete")
 
     r = cli("imports", "show", second)

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from wfctl.commands.imports import app
 from wfctl.commands.options import Output, app_context, fmt
 
-COLUMNS = ["run", "kind", "file", "profile", "started", "counts", "state"]
+if TYPE_CHECKING:
+    from wfctl.context import AppContext
+
+COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
+#: Never wrapped on a terminal (ids, times and states are read and copied whole); file and counts give way.
+WHOLE = ("run", "kind", "started", "state")
 
 
 @app.command("list")
@@ -18,7 +23,7 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
         output: Output = None) -> None:
     """List the recent runs of the profile, newest first.
 
-    Each run: its id, kind, file, profile, start time, row counts and state: complete, interrupted (stopped
+    Each run: its id, kind, file, start time, row counts and state: complete, interrupted (stopped
     before the end: run the same import again to resume it), running, undone or partly undone
     (`wfctl imports undo` took all or some of it back). An undo run's file reads `undo of <run-id>`.
 
@@ -35,9 +40,34 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
     if out.format in ("json", "jsonl"):
         out.records([run.summary() for run in runs])
         return
-    out.records([_row(run.summary()) for run in runs], columns=COLUMNS)
+    profile = app_.settings.profile
     if not runs:
-        app_.io.note("no runs yet in this profile: `wfctl sites import FILE` makes one")
+        app_.io.note(f"no runs yet in profile {profile}: `wfctl sites import FILE` makes one")
+        return
+    app_.io.note(f"runs of profile {profile}, newest first")
+    rows = [_row(run.summary()) for run in runs]
+    if app_.io.stdout_is_tty and out.format == "table":
+        _terminal_table(app_, rows)
+    else:
+        out.records(rows, columns=COLUMNS)
+
+
+def _terminal_table(app_: AppContext, rows: list[dict[str, object]]) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from wfctl.safetext import one_line
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if app_.io.color else None)
+    for name in COLUMNS:
+        table.add_column(name, no_wrap=name in WHOLE, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(one_line(str(row[name]))) for name in COLUMNS))
+    console = app_.io.console
+    with console.capture() as capture:
+        console.print(table)
+    app_.io.write("".join(line.rstrip() + "\n" for line in capture.get().splitlines()))
 
 
 def _row(summary: dict[str, object]) -> dict[str, object]:
