@@ -255,6 +255,7 @@ def test_unwritable_journal_stops_and_nothing_unrecorded_was_sent(cli: Any, sand
         done = sum(1 for s in recorded.values() if s == "created")
         in_flight = sum(1 for s in recorded.values() if s == "sending")
         assert int(match.group(2)) == done and 0 < done < rows
+        assert match.group(1) == ("file too large" if fault == "rlimit" else "no space left on device")
         on_server = len(site_names(cli, cid))
         assert done <= on_server <= done + in_flight, (done, in_flight, on_server)  # nothing sent unrecorded
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,48 +90,101 @@ def import_key(header: dict[str, Any]) -> str:
 
 
 class Journal:
-    """The journal of one run, open for writing. `entries` holds each row's latest line (in memory:
-    a few dozen bytes a row)."""
+    """The journal of one run, open for appending. In memory it keeps one status byte and one file
+    offset per row (9 bytes a row: memory stays flat in the file's size); a row's whole entry is read
+    back from the file when asked for. `Journal.resume(path)` reopens an unfinished one; `entries`
+    (a caller's already-read rows, e.g. undo's) also resumes."""
 
-    def __init__(self, path: str, header: dict[str, Any], entries: dict[int, Entry] | None = None) -> None:
+    def __init__(self, path: str, header: dict[str, Any], entries: dict[int, Entry] | None = None, *,
+                 _scan: bool = False) -> None:
         self.path = path
         self.header = header
-        self.entries: dict[int, Entry] = entries or {}
-        self.resumed = sum(1 for e in self.entries.values() if e.done)
+        self._codes = bytearray()
+        self._offsets = array("Q")
+        self._given: dict[int, Entry] = dict(entries or {})
         self._lock = threading.Lock()
         self._dirty = False
         self._closed = threading.Event()
         self._failed: JournalError | None = None
+        self._reader: int | None = None
         _makedirs(os.path.dirname(path))
         try:
-            if entries is None:
+            if entries is None and not _scan:
                 self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-                os.write(self._fd, (json.dumps({"journal": VERSION, **header}, sort_keys=True) + "\n").encode())
+                data = (json.dumps({"journal": VERSION, **header}, sort_keys=True) + "\n").encode()
+                os.write(self._fd, data)
                 os.fsync(self._fd)
+                self._size = len(data)
             else:
                 self._fd = os.open(path, os.O_RDWR | os.O_APPEND)
                 _drop_cut_line(self._fd)
+                self._size = os.fstat(self._fd).st_size
         except OSError as exc:
             raise JournalError(path, exc) from None
+        for row, entry in self._given.items():
+            self._set(row, entry.status, 0)
+        self.resumed = 0
         self._syncer = threading.Thread(target=self._sync_loop, name="wfctl-journal-fsync", daemon=True)
         self._syncer.start()
+
+    @classmethod
+    def resume(cls, path: str) -> Journal:
+        """Reopen an unfinished journal: each row's latest status and where its line starts."""
+        header, offsets, _ = _scan(path)
+        journal = cls(path, header, _scan=True)
+        for row, (status, offset) in offsets.items():
+            journal._set(row, status, offset)
+        journal.resumed = sum(1 for row in offsets if journal.done(row))
+        return journal
 
     @property
     def run_id(self) -> str:
         return str(self.header.get("run", ""))
 
+    def status(self, row: int) -> str | None:
+        code = self._codes[row] if row < len(self._codes) else 0
+        return _STATUS_NAMES[code] if code else None
+
     def done(self, row: int) -> bool:
-        entry = self.entries.get(row)
-        return entry is not None and entry.done
+        return self.status(row) in DONE
 
     def was_sending(self, row: int) -> bool:
         """Whether a run sent this row and was stopped before its answer was recorded."""
-        entry = self.entries.get(row)
-        return entry is not None and entry.status == SENDING
+        return self.status(row) == SENDING
+
+    def rows(self) -> Iterator[int]:
+        """The rows that have an entry, in order."""
+        return (row for row, code in enumerate(self._codes) if code)
+
+    def entry(self, row: int) -> Entry | None:
+        """The row's latest entry, read back from the file."""
+        offset = self._offsets[row] if row < len(self._offsets) else 0
+        if not offset:
+            return self._given.get(row)
+        if self._reader is None:
+            self._reader = os.open(self.path, os.O_RDONLY)
+        data = b""
+        while not data.endswith(b"\n"):  # pread: no stale buffer while the file grows
+            chunk = os.pread(self._reader, 4096, offset + len(data))
+            if not chunk:
+                break
+            data += chunk.split(b"\n", 1)[0] + (b"\n" if b"\n" in chunk else b"")
+        return _entry(json.loads(data))
+
+    def iter_entries(self) -> Iterator[Entry]:
+        for row in self.rows():
+            entry = self.entry(row)
+            if entry is not None:
+                yield entry
+
+    @property
+    def entries(self) -> dict[int, Entry]:
+        """Every row's latest entry (read from the file: for reports and undo, not per-row paths)."""
+        return {entry.row: entry for entry in self.iter_entries()}
 
     def intend(self, row: int) -> None:
         """Record that `row` is about to be sent. Raises JournalError: then it must not be sent."""
-        self._write(Entry(row, SENDING), {"r": row, "s": SENDING})
+        self._write(row, SENDING, {"r": row, "s": SENDING})
 
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
                changes: dict[str, list[Any]] | None = None) -> None:
@@ -138,7 +192,7 @@ class Journal:
         for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes)):
             if value:
                 line[key] = value
-        self._write(Entry(row, status, record_id, error, name, changes or {}), line)
+        self._write(row, status, line)
 
     def finish(self, counts: dict[str, int] | None) -> None:
         """Flush and close; `counts` (a complete run) writes the end line."""
@@ -152,10 +206,21 @@ class Journal:
             pass  # the rows are written; a missing end line only means "resumable"
         finally:
             os.close(self._fd)
+            if self._reader is not None:
+                os.close(self._reader)
+                self._reader = None
 
     # -- private -----------------------------------------------------------------------------
 
-    def _write(self, entry: Entry, line: dict[str, Any]) -> None:
+    def _set(self, row: int, status: str, offset: int) -> None:
+        if row >= len(self._codes):
+            grow = row + 1 - len(self._codes) + 1024
+            self._codes.extend(bytes(grow))
+            self._offsets.extend([0] * grow)
+        self._codes[row] = _code(status)
+        self._offsets[row] = offset
+
+    def _write(self, row: int, status: str, line: dict[str, Any]) -> None:
         data = (json.dumps(line, ensure_ascii=False) + "\n").encode()
         with self._lock:
             if self._failed is not None:
@@ -167,7 +232,8 @@ class Journal:
             except OSError as exc:
                 self._failed = JournalError(self.path, exc)
                 raise self._failed from None
-            self.entries[entry.row] = entry
+            self._set(row, status, self._size)
+            self._size += len(data)
             self._dirty = True
 
     def _sync_loop(self) -> None:
@@ -180,34 +246,88 @@ class Journal:
                     return
 
 
+_STATUS_NAMES: list[str] = ["", SENDING, "created", "updated", "unchanged", "skipped", "failed", "undone"]
+
+
+def _code(status: str) -> int:
+    try:
+        return _STATUS_NAMES.index(status)
+    except ValueError:
+        _STATUS_NAMES.append(status)  # a status of another run kind (undo's "changed", "gone", ...)
+        return len(_STATUS_NAMES) - 1
+
+
+def _entry(line: dict[str, Any]) -> Entry:
+    return Entry(int(line["r"]), str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
+                 str(line.get("n") or ""), dict(line.get("c") or {}))
+
+
 # -- finding, reading and locking runs -------------------------------------------------------------
 
 def read(path: str) -> tuple[dict[str, Any], dict[int, Entry], dict[str, Any] | None]:
     """(header, latest entry per row, end line or None) of a journal. A line cut by a kill ends it;
     a corrupted line raises JournalError naming the file and the line."""
+    entries: dict[int, Entry] = {}
+    header: dict[str, Any] = {}
+    end = None
+    for header_line, line in _lines(path):
+        header = header_line
+        if line is None:
+            continue
+        if line.get("end"):
+            end = line
+        else:
+            entries[int(line["r"])] = _entry(line)
+    return header, entries, end
+
+
+def _scan(path: str) -> tuple[dict[str, Any], dict[int, tuple[str, int]], dict[str, Any] | None]:
+    """Like `read`, but only each row's latest status and the offset of its line."""
+    offsets: dict[int, tuple[str, int]] = {}
+    header: dict[str, Any] = {}
+    end = None
+    offset = 0
+    try:
+        with open(path, "rb") as f:
+            first = f.readline()
+            header = _header(path, first)
+            offset = len(first)
+            for number, raw in enumerate(f, start=2):
+                if not raw.endswith(b"\n"):
+                    break
+                line = _parse(path, number, raw)
+                if line.get("end"):
+                    end = line
+                else:
+                    offsets[int(line["r"])] = (str(line["s"]), offset)
+                offset += len(raw)
+    except OSError as exc:
+        raise JournalError(path, exc) from None
+    return header, offsets, end
+
+
+def _lines(path: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
     try:
         f = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise JournalError(path, exc) from None
-    entries: dict[int, Entry] = {}
-    end = None
     with f:
-        first = f.readline()
-        header = _header(path, first)
+        header = _header(path, f.readline())
+        yield header, None
         for number, raw in enumerate(f, start=2):
             if not raw.endswith(b"\n"):
-                break  # cut by a kill; the next write appends after it
-            try:
-                line = json.loads(raw)
-                if line.get("end"):
-                    end = line
-                    continue
-                row = int(line["r"])
-                entries[row] = Entry(row, str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
-                                     str(line.get("n") or ""), dict(line.get("c") or {}))
-            except (ValueError, KeyError, TypeError, AttributeError):
-                raise JournalError(path, f"line {number} is corrupted; move the file away to start afresh") from None
-    return header, entries, end
+                break  # cut by a kill
+            yield header, _parse(path, number, raw)
+
+
+def _parse(path: str, number: int, raw: bytes) -> dict[str, Any]:
+    try:
+        line = json.loads(raw)
+        if not isinstance(line, dict) or not (line.get("end") or (int(line["r"]) >= 0 and "s" in line)):
+            raise ValueError
+        return line
+    except (ValueError, KeyError, TypeError):
+        raise JournalError(path, f"line {number} is corrupted; move the file away to start afresh") from None
 
 
 def header_of(path: str) -> dict[str, Any] | None:
@@ -291,7 +411,7 @@ class ImportLock:
 
 
 def iter_entries(entries: dict[int, Entry]) -> Iterator[Entry]:
-    """Entries in row order."""
+    """Entries (of `read`) in row order."""
     for row in sorted(entries):
         yield entries[row]
 
