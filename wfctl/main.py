@@ -37,9 +37,7 @@ def _run(args: list[str]) -> int:
         if text is not None:
             sys.stdout.write(text + "\n")
             return 0
-        from wfctl.cli import app
-
-        rv = app(args=args, prog_name="wfctl", standalone_mode=False)
+        rv = _command().main(args=args, prog_name="wfctl", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click's own message, exit 2
         exc.show()
         return exc.exit_code
@@ -67,6 +65,22 @@ def _run(args: list[str]) -> int:
         except BrokenPipeError:
             _silence_stdout()
     return rv if isinstance(rv, int) else 0
+
+
+_click_command = None
+
+
+def _command():  # no annotation: it would need typing, and `wfctl --version` imports nothing
+    """The click command of the Typer app, built once per process: typer builds it anew on every
+    call of the app (about 100 ms), which a process running wfctl many times (the tests) would pay each time."""
+    global _click_command
+    if _click_command is None:
+        from typer.main import get_command
+
+        from wfctl.cli import app
+
+        _click_command = get_command(app)
+    return _click_command
 
 
 def _reader_left() -> bool:
