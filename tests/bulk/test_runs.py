@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.bulk.helpers import new_client, site_names, write
 from tests.fixtures.cli import REPO_ROOT
 
@@ -241,3 +243,31 @@ def test_plan_and_run_share_words_and_json_keys(logged_in: Any, tmp_path: Path) 
     r = cli("sites", "import", str(changed), "--client", cid, "--on-existing", "update", "-o", "json")
     run = json.loads(r.stdout)
     assert (plan["updated"], plan["unchanged"]) == (run["updated"], run["unchanged"]) == (1, 2), (plan, run)
+
+
+# -- found while writing these: a row whose answer is lost every time is left out of the run ---------
+
+@pytest.mark.xfail(strict=True, reason="importer._update/_create: after MAX_ATTEMPTS network retries the row is "
+                                       "neither recorded nor counted (update) or fails with AssertionError (create)")
+def test_a_row_whose_answer_is_always_lost_is_accounted_for(cli: Any, sandbox: Any, tmp_path: Path) -> None:
+    from tests.bulk.fault_proxy import FaultProxy
+
+    assert cli.login_as(sandbox.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,phone\nLost A,1\nLost B,2\nLost C,3\n")
+    assert cli("sites", "import", str(path), "--client", cid).exit_code == 0
+    target = next(s["id"] for s in sites(cli, cid) if s["name"] == "Lost B")
+    proxy = FaultProxy(sandbox.url, drop=lambda method, p: method == "PUT" and p.endswith(target))
+    proxy.random = type("Always", (), {"random": lambda self: 0.0})()  # drop every answer to that PUT
+    try:
+        assert cli.login_as(proxy.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+        write(path, "name,phone\nLost A,9\nLost B,9\nLost C,9\n")
+        r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update", "--concurrency", "1",
+                "--report", str(tmp_path / "r.csv"), "-o", "json")
+    finally:
+        proxy.stop()
+    summary = json.loads(r.stdout)
+    statuses = {row["name"]: row["status"] for row in report(tmp_path / "r.csv")}
+    assert statuses["Lost B"] != "not sent", (r, statuses)  # it was sent, six times
+    assert sum(summary[k] for k in ("created", "updated", "unchanged", "skipped", "failed", "invalid")) == 3
+    assert r.exit_code == (0 if statuses["Lost B"] == "updated" else 10), r
