@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
+import marshal
 import os
 import tempfile
 import threading
@@ -185,9 +185,11 @@ class Importer:
         try:
             path: str | None = opts.journal_path or journals.find_unfinished(directory, header)
             if path and os.path.exists(path):
-                old, entries, end = journals.read(path)
-                if end is None and journals.import_key(old) == journals.import_key(header):
-                    self.journal = Journal(path, old, entries)
+                old = journals.header_of(path)
+                if old is None:
+                    journals.read(path)  # raises: not a journal, or a corrupted one
+                elif not journals.is_finished(path) and journals.import_key(old) == journals.import_key(header):
+                    self.journal = Journal.resume(path)
             if self.journal is None:
                 import secrets
 
@@ -232,9 +234,10 @@ class Importer:
             self.open_journal()
         journal = self.journal
         assert journal is not None
-        for entry in journal.entries.values():
-            if entry.done and entry.row <= self.summary.rows:
-                self.summary.counts[entry.status] = self.summary.counts.get(entry.status, 0) + 1
+        for row in journal.rows():
+            if journal.done(row) and row <= self.summary.rows:
+                status = str(journal.status(row))
+                self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._on_total(self.summary.rows, self.summary.resumed)
         complete = False
         try:
@@ -262,19 +265,17 @@ class Importer:
         """The journal's entries in row order (each row's latest outcome, with its changes)."""
         if self.journal is None:
             return iter(())
-        from wfctl.bulk.journal import iter_entries
-
-        return iter_entries(self.journal.entries)
+        return self.journal.iter_entries()
 
     def _row_outcomes(self) -> Iterator[tuple[Row, str, Entry | None]]:
-        entries = self.journal.entries if self.journal else {}
+        journal = self.journal
         for row in self.source.rows():
             problems, _, _ = self._check(row)
             if problems:
                 error = "; ".join(f"{p.column}: {p.message}" if p.column else p.message for p in problems)
                 yield row, "invalid", Entry(row.number, "invalid", error=error)
                 continue
-            entry = entries.get(row.number)
+            entry = journal.entry(row.number) if journal else None
             if entry is None or entry.status == "sending":
                 yield row, "not sent", None
                 continue
@@ -378,7 +379,8 @@ class Importer:
                 self._invalid(row, problems)
                 continue
             # The checked body, so the send pass does not decode and validate every row again.
-            spool.write(f"{row.number}\t{parent or ''}\t{json.dumps(body, ensure_ascii=False)}\n".encode())
+            record = marshal.dumps((row.number, parent, body))
+            spool.write(len(record).to_bytes(4, "little") + record)
             key = self._name_digest(row, parent)
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):
@@ -513,6 +515,9 @@ class Importer:
                 if existing is not None and self.options.on_existing != "update":
                     self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                     continue
+                if existing is None and self.options.dry_run:
+                    self._create(number, parent_id, body)  # planned here: no request, no thread hand-off
+                    continue
                 tasks.put((number, parent_id, body, existing))
         except BaseException:
             stop.set()  # Ctrl-C: the rows in flight finish and are journaled; the queued ones are dropped
@@ -527,14 +532,15 @@ class Importer:
                 worker.join()
 
     def _checked_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
-        """(row, parent id, body) of every row that passed the checks, from the spool."""
+        """(row, parent id, body) of every row that passed the checks, from the spool (marshal: several
+        times faster than JSON both ways, and the spool never outlives the process that wrote it)."""
         spool = self._spool
         assert spool is not None
         spool.flush()
         spool.seek(0)
-        for line in spool:
-            number, parent, body = line.decode().split("\t", 2)
-            yield int(number), parent or None, json.loads(body)
+        read = spool.read
+        while size := read(4):
+            yield marshal.loads(read(int.from_bytes(size, "little")))
 
     def _send_row(self, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:

@@ -21,6 +21,7 @@ once refuses instead of sending the same rows.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import threading
@@ -227,8 +228,11 @@ class Journal:
                 raise self._failed
             try:
                 written = os.write(self._fd, data)
-                if written != len(data):
-                    raise OSError(28, "No space left on device")
+                while written < len(data):  # a short write: the next one says why (full, too large)
+                    more = os.write(self._fd, data[written:])
+                    if more <= 0:
+                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                    written += more
             except OSError as exc:
                 self._failed = JournalError(self.path, exc)
                 raise self._failed from None

@@ -57,11 +57,17 @@ def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary
           *, terminal: bool) -> int:
     """Write each entry in `fmt` (json: with `summary`); returns how many rows were written."""
     count = 0
-    if fmt == "json":
-        rows = [row_object(e) for e in entries]
-        write_out(json.dumps({"rows": rows, "summary": summary or {}}, indent=2 if terminal else None,
-                             ensure_ascii=False) + "\n")
-        return len(rows)
+    if fmt == "json":  # one document, written a row at a time (memory stays flat in the run's size)
+        indent = 2 if terminal else None
+        sep = ",\n" if terminal else ","
+        write_out('{"rows": [')
+        for entry in entries:
+            text = json.dumps(row_object(entry), indent=indent, ensure_ascii=False)
+            write_out((sep if count else ("\n" if terminal else "")) + text)
+            count += 1
+        write_out(("\n" if terminal and count else "") + '], "summary": '
+                  + json.dumps(summary or {}, ensure_ascii=False) + "}\n")
+        return count
     for entry in entries:
         if fmt == "jsonl":
             write_out(json.dumps(row_object(entry), ensure_ascii=False) + "\n")
