@@ -76,6 +76,8 @@ def _url_problem(url: str) -> str | None:
         return f"not a valid URL ({exc})"
     if not parts.hostname:
         return "not a valid URL (no host)"
+    if "@" in parts.netloc:
+        return "a service URL cannot carry a user name or password"
     return None
 
 

@@ -116,3 +116,25 @@ def test_paginate_still_pages(wf: Any, tag: str) -> None:
     ids = {as_json(wf("branches", "create", "--name", f"{tag} page {i}", "-o", "json"))["id"] for i in range(3)}
     rows = as_json(wf("api", "GET", "/api/branches", "-f", "pageSize=1", "--paginate", "-o", "json"))
     assert ids <= {row["id"] for row in rows}
+
+
+@pytest.mark.parametrize("url", ["https://evil.example/api/agency/", "//evil.example/api/agency/"])
+def test_api_to_another_origin_is_bad_usage(wf: Any, url: str) -> None:
+    r = wf("-v", "api", "GET", url)
+    assert r.exit_code == 2, r  # was: exit 1, as if the service had failed
+    assert r.stderr.splitlines()[-1].startswith(f"error: {url}: not on the service's origin http://127.0.0.1:")
+    assert _sent(r) == []
+
+
+def test_an_api_path_holding_a_scheme_further_on_stays_a_path(wf: Any) -> None:
+    r = wf("api", "GET", "/api/fuzz/x://y")
+    assert (r.exit_code, r.stderr) == (4, "error: Not Found: no endpoint GET /api/fuzz/x://y (HTTP 404)\n")
+    r = wf("api", "GET", "/api/branches?pageSize=1&next=https://evil.example/", "-o", "json")
+    assert r.exit_code == 0 and len(as_json(r)["data"]) == 1, r  # was: refused as a foreign URL, exit 1
+
+
+def test_a_base_url_with_a_user_name(cli: Any) -> None:
+    r = cli("--base-url", "http://a@127.0.0.1:1", "branches", "list")
+    assert r.exit_code == 2, r  # was: refused http://0 ... not the service origin, exit 1
+    assert r.stderr.splitlines()[-1] == ("Error: Invalid value for '--base-url' (env var: 'WFCTL_BASE_URL'): "
+                                         "'http://a@127.0.0.1:1': a service URL cannot carry a user name or password")

@@ -2,7 +2,7 @@
 the real program, in-process against the sandbox. Whatever comes in: no traceback and no "unexpected
 error", only the exit codes of a clean outcome, and nothing sent when the input is refused (exit 2).
 
-The CSV reader's half of the fuzz test lives with the bulk tests. Bounded: deadline off, 100 examples
+The CSV reader's half of the fuzz test lives with the bulk tests. Bounded: deadline off, 200 examples
 a test (a few seconds each on one core); the examples are not stored (no database in the repo).
 """
 
@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from tests.resources.conftest import as_json
 
-FUZZ = settings(max_examples=100, deadline=None, database=None,
+FUZZ = settings(max_examples=200, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 #: Text a command line can carry: anything but NUL (argv is NUL-terminated) and lone surrogates.
 ARG = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
-NUMBERISH = st.one_of(ARG, st.integers().map(str), st.floats(allow_nan=True).map(str),
+NUMBERISH = st.one_of(st.integers(-2, 120).map(str), ARG, st.integers().map(str), st.floats(allow_nan=True).map(str),
                       st.sampled_from(["0", "-1", "1e3", "١٢", "0x10", " 7 ", "99999999999999999999999"]))
 HOSTILE = st.one_of(ARG, st.sampled_from(["Broken [/] markup", "[link=https://evil.example]x[/link]", "=1+1",
                                           "\x1b[2J", "a\nb", "..", "", " ", "-", "--yes", "'", "\\", "|", ":"]))

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 REQUEST_PANEL = "Request"
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://|//")  # a URL with a scheme, or scheme-relative
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header name (RFC 9110 token)
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")  # visible ASCII, spaces and tabs
 
@@ -82,12 +83,13 @@ def api(
             body.update(dict(pairs))
     out = app_ctx.output(fmt(output))
     client = app_ctx.client
+    url = _url(client.base_url, path)
     if paginate:
         if verb != "GET":
             raise CliError("--paginate works with GET only")
-        out.records(_paginated_rows(client.pages(path, query), path))
+        out.records(_paginated_rows(client.pages(url, query), path))
         return
-    response = client.send(verb, path, params=query, json=body, headers=headers)
+    response = client.send(verb, url, params=query, json=body, headers=headers)
     if not response.content.strip():
         return
     try:
@@ -121,6 +123,21 @@ def _header(item: str) -> tuple[str, str]:
     if not _HEADER_VALUE.fullmatch(value):
         raise CliError(f"--header {item!r}: a header value is printable ASCII only (no line breaks)")
     return name, value
+
+
+def _url(base_url: str, path: str) -> str:
+    """The absolute URL of `path`: under the service URL, or a URL of the service's own origin.
+
+    Built here so that a path holding `://` further on (`/api/x?next=https://...`) stays a path."""
+    from wfctl.api.origin import origin_of, same_origin
+    from wfctl.errors import CliError
+
+    if not _ABSOLUTE.match(path):
+        return base_url + "/" + path.lstrip("/")
+    if not same_origin(path, base_url):
+        raise CliError(f"{path}: not on the service's origin {origin_of(base_url)}; "
+                       "wfctl api sends your login there only")
+    return path
 
 
 def _paginated_rows(pages: Iterator[Page], path: str) -> Iterator[dict[str, Any]]:
