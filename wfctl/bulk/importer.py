@@ -30,6 +30,7 @@ from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
 from wfctl.bulk import csvformat
+from wfctl.bulk.fastcheck import create_body
 from wfctl.bulk.journal import Entry, Journal, JournalError
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.reader import CsvInput, Row
@@ -40,8 +41,9 @@ MAX_ATTEMPTS = 6
 BITMAP_BYTES = 1 << 20
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
 DRY_STATUSES = {"created": "create", "updated": "update"}
-#: How long the service may stay unreachable before the run stops (rows are retried meanwhile).
-UNREACHABLE_SECONDS = float(os.environ.get("WFCTL_UNREACHABLE_SECONDS", "30"))
+#: How long the service may stay unreachable before the run stops (rows are retried meanwhile);
+#: WFCTL_UNREACHABLE_SECONDS overrides it.
+UNREACHABLE_SECONDS = 30.0
 
 
 @dataclass
@@ -178,7 +180,7 @@ class Importer:
         if opts.dry_run:
             fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
             os.close(fd)
-            self.journal = Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()})
+            self.journal = Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()}, durable=False)
             return self.journal
         directory = journals.runs_dir(opts.profile)
         self._lock_held = journals.ImportLock(directory, header).__enter__()
@@ -190,6 +192,8 @@ class Importer:
                     journals.read(path)  # raises: not a journal, or a corrupted one
                 elif not journals.is_finished(path) and journals.import_key(old) == journals.import_key(header):
                     self.journal = Journal.resume(path)
+                else:  # a finished run, or another import's: its record is kept for `imports undo`
+                    raise JournalError(path, f"it holds run {old.get('run') or '?'} (another run); name a new file")
             if self.journal is None:
                 import secrets
 
@@ -276,8 +280,11 @@ class Importer:
                 yield row, "invalid", Entry(row.number, "invalid", error=error)
                 continue
             entry = journal.entry(row.number) if journal else None
-            if entry is None or entry.status == "sending":
+            if entry is None:
                 yield row, "not sent", None
+                continue
+            if entry.status == "sending":  # sent when the run stopped: running it again finds out
+                yield row, "no answer", entry
                 continue
             status = DRY_STATUSES.get(entry.status, entry.status) if self.options.dry_run else entry.status
             yield row, status, entry
@@ -416,10 +423,6 @@ class Importer:
 
     def _check(self, row: Row) -> tuple[list[Problem], str | None, dict[str, Any]]:
         """(problems, parent id, JSON body) of one row: decoding, field rules, parent, on-existing=fail."""
-        from pydantic import ValidationError
-
-        from wfctl.api.models import field_errors
-
         problems: list[Problem] = []
         if row.extra:
             problems.append(Problem(row.number, row.line, "", f"{row.extra} more cell(s) than the header has columns"))
@@ -451,16 +454,9 @@ class Importer:
                 parent_id = self._parents[ref]
             if self.kind.parent_in_body:
                 data[self.kind.parent_id_column or ""] = parent_id or "?"
-        body: dict[str, Any] = {}
-        try:
-            body = self._model.model_validate(data).body()
-        except ValidationError as exc:
-            for location, messages in field_errors(exc).items():
-                column = location.split("[", 1)[0].split(".", 1)[0]
-                detail = location[len(column):].lstrip(".")
-                for message in messages:
-                    problems.append(Problem(row.number, row.line, column,
-                                            f"{detail}: {message}" if detail else message))
+        body = create_body(self.options.kind, data)  # the common row, without pydantic (same answer)
+        if body is None:
+            body = self._model_check(row, data, problems)
         if (not problems and self.options.on_existing == "fail"
                 and (parent_id, natural_key(body.get("name"))) in self._existing
                 and not (self.journal and (self.journal.done(row.number) or self.journal.was_sending(row.number)))):
@@ -469,6 +465,23 @@ class Importer:
         if not problems and row.number in self._duplicates:
             problems.append(Problem(row.number, row.line, "name", self._duplicates[row.number]))
         return problems, parent_id, body
+
+    def _model_check(self, row: Row, data: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
+        """The write model's body of `data`, or {} with its problems added, worded per column."""
+        from pydantic import ValidationError
+
+        from wfctl.api.models import field_errors
+
+        try:
+            return self._model.model_validate(data).body()
+        except ValidationError as exc:
+            for location, messages in field_errors(exc).items():
+                column = location.split("[", 1)[0].split(".", 1)[0]
+                detail = location[len(column):].lstrip(".")
+                for message in messages:
+                    problems.append(Problem(row.number, row.line, column,
+                                            f"{detail}: {message}" if detail else message))
+        return {}
 
     def _invalid(self, row: Row, problems: list[Problem]) -> None:
         if row.number not in self._invalid_rows:
@@ -578,7 +591,9 @@ class Importer:
         resent = self.journal is not None and self.journal.was_sending(row)
         self._intend(row)
         key = self._idempotency_key(row, parent_id)
-        for attempt in range(1, MAX_ATTEMPTS + 1):
+        attempt = 0
+        while True:  # _sent says when to give up (it raises)
+            attempt += 1
             self._backoff.wait()
             try:
                 applied = resent or attempt > 1  # an earlier attempt may have been applied: look first
@@ -602,7 +617,6 @@ class Importer:
                 return
             except _Retry:
                 continue
-        raise AssertionError("unreachable: _sent raises on the last attempt")
 
     def _update(self, row: int, body: dict[str, Any], existing: dict[str, Any], *, intended: bool = False) -> None:
         record_id = str(existing.get("id", ""))
@@ -620,7 +634,7 @@ class Importer:
             return
         if not intended:
             self._intend(row)
-        for _ in range(MAX_ATTEMPTS):
+        while True:  # _sent says when to give up (it raises)
             self._backoff.wait()
             try:
                 self._sent(lambda: self.api.update_record(self.options.kind, record_id, body, current=current,
@@ -631,13 +645,18 @@ class Importer:
                 continue
 
     def _sent(self, send: Callable[[], Any]) -> Any:
-        """Run one request: 429/503 pause every worker; while the service is unreachable, retry (and
-        say so once) until UNREACHABLE_SECONDS have passed, then stop the run. Raises _Retry to resend."""
+        """Run one request, and say what to do when it fails: raise _Retry to send it again, or the
+        error to record the row as failed. 429/503 pause every worker together (up to MAX_ATTEMPTS). A
+        network failure is retried: said once ("service unreachable, retrying"); when no row has got
+        through for UNREACHABLE_SECONDS the run stops; a row whose own answers keep being lost that
+        long while others get through is recorded as failed."""
         from wfctl.api.errors import ApiError, NetworkError
 
         if self._stop.is_set():
             raise _Abandon()
-        attempt = getattr(self._local_attempts(), "n", 0) + 1
+        patience = _unreachable_seconds()
+        local = self._local_attempts()
+        attempt = getattr(local, "n", 0) + 1
         try:
             result = send()
         except NetworkError as exc:
@@ -649,26 +668,31 @@ class Importer:
                 since = self._unreachable_since or now
             if first:
                 self._note(f"service unreachable ({exc.one_line()}), retrying")
-            if now - since > UNREACHABLE_SECONDS:
+            if now - since > patience:
                 self._halt(Stopped("unreachable", f"the service is unreachable ({exc.one_line()})"))
                 raise _Abandon() from None
+            row_since = getattr(local, "since", None) or now
+            if now - row_since > patience:
+                local.n, local.since = 0, None
+                raise
             self._backoff.trigger(min(5.0, 0.5 * attempt))
-            self._local_attempts().n = attempt
+            local.n, local.since = attempt, row_since
             raise _Retry() from None
         except ApiError as exc:
             if not _transient(exc) or attempt >= MAX_ATTEMPTS:
-                self._local_attempts().n = 0
+                local.n, local.since = 0, None
                 raise
             if exc.status in (429, 503):
                 self._backoff.trigger(_pause_for(exc, attempt))  # not applied: resend after the pause
-            self._local_attempts().n = attempt
+            local.n = attempt
             raise _Retry() from None
         with self._lock:
             self._unreachable_since = None
-        self._local_attempts().n = 0
+        local.n, local.since = 0, None
         return result
 
     def _local_attempts(self) -> Any:
+        """This worker's count of attempts at its current row, and when its answers started to be lost."""
         local = getattr(self, "_attempts", None)
         if local is None:
             local = self._attempts = threading.local()
@@ -713,6 +737,13 @@ class _Retry(Exception):
 
 class _Abandon(Exception):
     """The run is stopping: leave the row as the journal has it (sent or not, the resume finds out)."""
+
+
+def _unreachable_seconds() -> float:
+    try:
+        return float(os.environ.get("WFCTL_UNREACHABLE_SECONDS") or UNREACHABLE_SECONDS)
+    except ValueError:
+        return UNREACHABLE_SECONDS
 
 
 def _now() -> str:

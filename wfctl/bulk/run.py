@@ -104,6 +104,8 @@ def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:
     if report:
         _write_report(report, importer, source)
     done = f"{summary.done} of {summary.rows} rows done"
+    if stop.cause == "interrupted" and summary.dry_run:
+        raise CliError("interrupted: nothing was sent (a plan)", ExitCode.INTERRUPTED)
     if stop.cause == "interrupted":
         raise CliError(f"interrupted: {done}; run the same command again to resume", ExitCode.INTERRUPTED)
     if stop.cause == "journal":
@@ -176,7 +178,7 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
     """(label, count): a plan and a run use the same words, a plan in the future tense."""
     counts = summary.counts
     done = [("created", "to create"), ("updated", "to update"), ("unchanged", "unchanged"),
-            ("skipped", "skipped (exist)")]
+            ("skipped (exist)", "skipped (exist)")]
     rows = [(plan if summary.dry_run else label, counts[status])
             for status, (label, plan) in zip(("created", "updated", "unchanged", "skipped"), done, strict=True)]
     if not summary.dry_run:
