@@ -14,13 +14,15 @@ import re
 
 #: C0 controls, DEL and C1 controls: the characters a terminal may act on instead of showing.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_LINE_BREAK = re.compile("\r?\n")
 _LAYOUT = re.compile("\r\n|[\t\n\r\u2028\u2029]")
 
 
 def plain(text: str, *, keep_newlines: bool = False) -> str:
-    """`text` with every control character shown as `\\xNN` (newlines kept if `keep_newlines`)."""
+    """`text` with every control character shown as `\\xNN`; with `keep_newlines`, a block of text:
+    line breaks (`\\n`, `\\r\\n`) and tabs are kept."""
     if keep_newlines:
-        return "\n".join(plain(line) for line in text.split("\n"))
+        return "\n".join("\t".join(map(plain, line.split("\t"))) for line in _LINE_BREAK.split(text))
     if _CONTROL.search(text) is None:  # the common case: nothing to replace, no new string
         return text
     return _CONTROL.sub(_escape, text)

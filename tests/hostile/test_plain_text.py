@@ -129,3 +129,46 @@ def test_a_real_terminal_at_120_columns_shows_the_markup_name(wf: Any, branches:
         assert child.exitstatus == 0, text
         assert f"{tag} {BROKEN}" in text, text
         assert "unexpected error" not in text
+
+
+@pytest.fixture
+def text_server() -> Any:
+    """A service that answers in plain text with terminal control in it (the sandbox only speaks JSON)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status = 400 if self.path.startswith("/bad") else 200
+            body = "first\x1b[2J\r\n\tsecond \x1b]8;;https://evil.example\x07link\x9b\n".encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_api_text_answer_on_a_terminal_is_plain(cli: Any, text_server: str) -> None:
+    env = {"WFCTL_ACCESS_TOKEN": "t"}
+    r = cli("--base-url", text_server, "api", "GET", "/text", env=env, tty=True)
+    assert (r.exit_code, r.stderr) == (0, ""), r
+    assert r.stdout == "first\\x1b[2J\n\tsecond \\x1b]8;;https://evil.example\\x07link\\x9b\n"
+    piped = cli("--base-url", text_server, "api", "GET", "/text", env=env)
+    assert piped.stdout == "first\x1b[2J\r\n\tsecond \x1b]8;;https://evil.example\x07link\x9b\n"  # data, as sent
+
+
+def test_a_text_error_from_the_service_is_one_plain_line(cli: Any, text_server: str) -> None:
+    r = cli("--base-url", text_server, "api", "GET", "/bad", env={"WFCTL_ACCESS_TOKEN": "t"})
+    assert r.exit_code == 6, r
+    assert r.stderr == ("error: Bad Request: first\\x1b[2J second \\x1b]8;;https://evil.example\\x07link\\x9b "
+                        "(HTTP 400)\n")

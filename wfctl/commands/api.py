@@ -95,7 +95,12 @@ def api(
     try:
         document = response.json()
     except ValueError:
-        app_ctx.io.write(response.text if response.text.endswith("\n") else response.text + "\n")
+        text = response.text
+        if app_ctx.io.stdout_is_tty:  # a person reads it: nothing in it may drive the terminal
+            from wfctl.safetext import plain
+
+            text = plain(text, keep_newlines=True)
+        app_ctx.io.write(text if text.endswith("\n") else text + "\n")
         return
     out.value(document)
 
