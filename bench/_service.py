@@ -1,4 +1,4 @@
-"""Shared by the list benches: a sandbox in its own process with N sites under one client, and runs
+"""Shared by the list and import benches: a sandbox in its own process with N sites under one client, and runs
 of a child process with its peak RSS (os.wait4 gives the rusage of exactly that child)."""
 
 from __future__ import annotations
@@ -84,20 +84,26 @@ def compile_bytecode() -> None:
 class Service:
     """`wfctl sandbox serve` on a copy of a seeded DB, with `sites` extra sites per listed client."""
 
-    def __init__(self, clients_with_sites: dict[str, int]) -> None:
-        compile_bytecode()
+    def __init__(self, clients_with_sites: dict[str, int], python: str | None = None, latency_ms: int = 0) -> None:
+        """`python`: the interpreter of an installed wfctl (the sandbox and the measured commands then run
+        from that installation, not from this checkout); `latency_ms`: `sandbox serve --latency`."""
+        if python is None:
+            compile_bytecode()
+        self.python = python or PY
         self.tmp = tempfile.TemporaryDirectory(prefix="wfctl-bench-")
         self.db = str(Path(self.tmp.name) / "bench.db")
+        child_env = self._base_env()
         # schema and seed, in a child: this process stays small (its children are measured)
-        subprocess.run([PY, "-c", "import sys; from wfctl.sandbox.app import create_app; "
-                        "create_app(sys.argv[1]).state.store.close()", self.db], check=True,
-                       env={**os.environ, "PYTHONPATH": str(ROOT)})
+        subprocess.run([self.python, "-c", "import sys; from wfctl.sandbox.app import create_app; "
+                        "create_app(sys.argv[1]).state.store.close()", self.db], check=True, env=child_env,
+                       cwd=self.tmp.name)  # not the checkout's directory: `-c` and `-m` put the cwd on sys.path
         self.client_ids = self._fill(clients_with_sites)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen([PY, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
-                                      "--db", self.db], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                     env={**os.environ, "PYTHONPATH": str(ROOT)})
+        self.proc = subprocess.Popen([self.python, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
+                                      "--db", self.db, "--latency", str(latency_ms)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env,
+                                     cwd=self.tmp.name)
         try:
             self._log_in()
         except BaseException:
@@ -142,10 +148,18 @@ class Service:
         db.close()
         return ids
 
+    def _base_env(self) -> dict[str, str]:
+        """This environment without WFCTL_* settings; the checkout on PYTHONPATH unless an installed wfctl runs."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("WFCTL_") and k != "PYTHONPATH"}
+        if self.python == PY:
+            env["PYTHONPATH"] = str(ROOT)
+        return env
+
     def env(self) -> dict[str, str]:
-        return {**os.environ, "PYTHONPATH": str(ROOT), "WFCTL_BASE_URL": self.url, "WFCTL_ACCESS_TOKEN": self.token,
-                "WFCTL_CONFIG": str(Path(self.tmp.name) / "config.toml"),
-                "XDG_CACHE_HOME": str(Path(self.tmp.name) / "cache")}
+        tmp = Path(self.tmp.name)
+        return {**self._base_env(), "WFCTL_BASE_URL": self.url, "WFCTL_ACCESS_TOKEN": self.token,
+                "WFCTL_CONFIG": str(tmp / "config.toml"), "XDG_CACHE_HOME": str(tmp / "cache"),
+                "XDG_STATE_HOME": str(tmp / "state")}
 
     def stop(self) -> None:
         self.proc.terminate()

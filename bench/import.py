@@ -1,95 +1,172 @@
-"""Bulk import benchmarks: `python bench/import.py local|latency|memory|all`.
+"""Bulk import benchmarks (issue 9, section 3): `python bench/import.py validation|local|latency|memory|all`.
 
-- local:   10,000 sites imported by `wfctl sites import`, against the create ceiling that wrk measures on
-           the same sandbox in the same run, and against a bash loop of curl. Targets: >= 0.5 of wrk,
-           >= 12x curl.
-- latency: `sandbox serve --latency 50`, `--concurrency 16`: rows/s against the Little's-law limit
-           16 / 0.05 s = 320 rows/s. Target: >= 0.85.
-- memory:  peak RSS of importing 10,000 and 100,000 rows. Target: within 10%.
+What a user gets is measured: a wheel is built from this working tree (`pip wheel --no-deps`) and installed
+with its `sandbox` extra into a virtual environment of its own (pip byte-compiles it, as for a user; the
+dependencies are pinned to the versions of .venv). The venv is cached under $TMPDIR/wfctl-bench-wheel/,
+keyed by the wheel's sha256, so an unchanged tree is not installed twice. Every measured command is that
+venv's `wfctl` console script, run directly by `hyperfine -N` (no shell, no Python wrapper), wall clock of
+the whole command, start-up included, stdout to /dev/null. The sandbox (`wfctl sandbox serve --db`) is the
+same installation. Ratios are against a baseline measured in the same run:
 
-Each run starts its own sandbox (`wfctl sandbox serve --db <tmp>`) with an isolated config, logs in
-with the seeded admin, and makes its own empty clients. Prints the figures and the ratios.
+- validation: `sites import FILE --client ID --dry-run -o json` of a 20,000-row and a 1-row Excel-style file
+              (UTF-8 BOM, `;`, CRLF, rates, departments, banned workers). Validation rows/s =
+              19,999 / (t20000 - t1): target >= 25,000; and t20000 / t1: target <= 3.
+- local:      a 5,000-row import into a fresh client (default --concurrency), against wrk's create rate
+              on the same sandbox, alternated round by round: target >= 0.6 of wrk.
+- latency:    `sandbox serve --latency 50`, a 2,000-row import at --concurrency 16 against 16 / 0.05 s =
+              320 rows/s: target >= 0.85.
+- memory:     peak RSS (VmHWM) of a real import of 10,000 and of 100,000 rows: target within 10%.
+
+Prints one line per figure (measured, baseline, ratio, PASS/MISS) and a block for README "Performance";
+exits 1 when a target is missed.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import json
 import os
+import shlex
 import shutil
-import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-PY = sys.executable
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._service import PY, ROOT, Service, run
+
+HYPERFINE = "/usr/bin/hyperfine"
+CACHE = Path(tempfile.gettempdir()) / "wfctl-bench-wheel"
 
 
-class Sandbox:
-    def __init__(self, work: Path, latency_ms: int = 0) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.work = work
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("WFCTL_")}
-        self.env.update(HOME=str(work / "home"), XDG_CONFIG_HOME=str(work / "config"),
-                        XDG_STATE_HOME=str(work / "state"), WFCTL_CONFIG=str(work / "config" / "wfctl.toml"),
-                        PYTHONPATH=str(ROOT))
-        (work / "home").mkdir(parents=True, exist_ok=True)
-        args = [PY, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port), "--db", str(work / "s.db")]
-        if latency_ms:
-            args += ["--latency", str(latency_ms)]
-        self.proc = subprocess.Popen(args, env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("sandbox did not start") from None
-                time.sleep(0.1)
-        self.wfctl("login", "--base-url", self.url, "--username", "admin@northwind.test", "--password-stdin",
-                   "--credential-store", "file", input="sandbox-admin")
-        self.token = self.wfctl("auth", "token").strip()
-        branches = json.loads(self.wfctl("branches", "list", "-o", "json"))
-        self.branch = branches[0]["id"]
+# ---- the installed wheel ------------------------------------------------------------------------------------
 
-    def wfctl(self, *args: str, input: str | None = None) -> str:
-        r = subprocess.run([PY, "-m", "wfctl", *args], env=self.env, input=input or "", capture_output=True,
-                           text=True, check=False)
-        if r.returncode != 0:
-            raise RuntimeError(f"wfctl {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
-        return r.stdout
+def installed_wheel(from_head: bool = False) -> Path:
+    """Build the wheel, install it (once per wheel hash) into its own venv; the venv's bin directory."""
+    with tempfile.TemporaryDirectory(prefix="wfctl-wheel-") as tmp:
+        src, dist = Path(tmp) / "src", Path(tmp) / "dist"
+        src.mkdir()
+        # Built from a copy, so the build's build/ and *.egg-info never touch the checkout others work in.
+        if from_head:
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "pyproject.toml", "README.md",
+                                      "wfctl"], check=True, capture_output=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        else:
+            for name in ("pyproject.toml", "README.md"):
+                shutil.copy2(ROOT / name, src / name)
+            shutil.copytree(ROOT / "wfctl", src / "wfctl", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        # SOURCE_DATE_EPOCH: the same sources give the same wheel bytes, so the hash keys the cache.
+        subprocess.run([PY, "-m", "pip", "wheel", str(src), "--no-deps", "-q", "-w", str(dist)], check=True,
+                       env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})
+        (wheel,) = dist.glob("wfctl-*.whl")
+        sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
+        venv = CACHE / sha[:16]
+        bin_dir = venv / "bin"
+        state = "cached"
+        if not (venv / "complete").exists():
+            state = "new"
+            shutil.rmtree(venv, ignore_errors=True)
+            venv.mkdir(parents=True)
+            kept = venv / wheel.name
+            shutil.copy2(wheel, kept)
+            freeze = subprocess.run([PY, "-m", "pip", "freeze", "--exclude-editable"], check=True,
+                                    capture_output=True, text=True).stdout
+            (venv / "constraints.txt").write_text("".join(f"{line}\n" for line in freeze.splitlines() if "==" in line))
+            subprocess.run([PY, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "-c", str(venv / "constraints.txt"),
+                            f"{kept}[sandbox]"], check=True, stderr=subprocess.DEVNULL)
+            (venv / "complete").write_text(sha + "\n")
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import wfctl; print(wfctl.__file__)"], check=True,
+                           capture_output=True, text=True, env=clean_env(), cwd=venv).stdout.strip()
+    package = Path(where).parent
+    if not package.is_relative_to(venv) or not (package / "__pycache__").is_dir():
+        raise SystemExit(f"wfctl in {venv} is not the wheel's byte-compiled install: {where}")
+    for old in sorted(CACHE.iterdir(), key=lambda p: p.stat().st_mtime)[:-3]:  # keep the 3 newest
+        if old != venv:
+            shutil.rmtree(old, ignore_errors=True)
+    venv.touch()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "wfctl", "pyproject.toml"],
+                           capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    source = "HEAD" if from_head else "working tree" + (" (uncommitted changes in wfctl/)" if dirty else "")
+    print(f"wheel {wheel.name} sha256 {sha[:16]} from {head} {source}; venv {venv} ({state})", flush=True)
+    return bin_dir
 
-    def new_client(self, name: str) -> str:
-        out = self.wfctl("clients", "create", "--branch", self.branch, "--name", name, "-o", "json")
-        return str(json.loads(out)["id"])
 
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def site_file(path: Path, rows: int) -> Path:
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write("name,address,phone,email,assessmentRequired,rates,departments,bannedWorkers\r\n")
+def clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONPATH" and not k.startswith("WFCTL_")}
+
+
+# ---- inputs and runs ----------------------------------------------------------------------------------------
+
+HEADER = "Name;Address;Phone;Email;AssessmentRequired;Rates;Departments;BannedWorkers"
+
+
+def excel_file(path: Path, rows: int) -> Path:
+    """Sites as Excel saves "CSV UTF-8" in a `;` locale: BOM, CRLF, capitalised headers, TRUE/FALSE, the
+    `'` in front of a phone number, a quoted cell now and then (one holding the delimiter)."""
+    with open(path, "w", encoding="utf-8-sig", newline="") as f:
+        f.write(HEADER + "\r\n")
         for i in range(rows):
-            f.write(f"Site {i:06d},\"{i} Dock Road, Hull\",'+44 1482 {i:06d},site{i}@example.com,"
-                    f"{'true' if i % 2 else 'false'},Forklift Driver=13.25|Picker Packer=11.60,"
-                    f"Goods In:Ann Lee:ann@example.com,W-{i}|W-{i + 1}\r\n")
+            address = f'"Unit {i % 40}; {i} Dock Road, Hull"' if i % 5 == 0 else f"{i} Dock Road, Hull HU{i % 10} 1AA"
+            f.write(f"Site {i:06d};{address};'+44 1482 {i:06d};site{i}@example.com;{'TRUE' if i % 2 else 'FALSE'};"
+                    f"Forklift Driver=13.25|Picker Packer=11.60;Goods In:Ann Lee:ann@example.com|Yard;"
+                    f"W-{i}|W-{i + 1}\r\n")
     return path
 
 
-BODY = ('{"name": "%s", "address": "1 Dock Road, Hull", "phone": "+44 1482 000000", "email": "s@example.com", '
-        '"assessmentRequired": true, "rates": [{"skill": "Forklift Driver", "hourlyRate": 13.25}, '
-        '{"skill": "Picker Packer", "hourlyRate": 11.6}], "departments": [{"name": "Goods In", '
-        '"contactPerson": "Ann Lee", "email": "ann@example.com"}], "bannedWorkers": ["W-1", "W-2"]}')
+def import_argv(bin_dir: Path, path: Path, client: str, *extra: str) -> list[str]:
+    return [str(bin_dir / "wfctl"), "sites", "import", str(path), "--client", client, *extra, "-o", "json"]
+
+
+def check_once(argv: list[str], env: dict[str, str]) -> dict:
+    """Run a command once (untimed) and return its JSON output; say why when it fails."""
+    r = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if r.returncode != 0:
+        raise SystemExit(f"{shlex.join(argv)}: exit {r.returncode}\n{r.stderr[-3000:]}")
+    return json.loads(r.stdout)
+
+
+def hyperfine(commands: dict[str, list[str]], env: dict[str, str], runs: int, warmup: int = 0) -> dict[str, float]:
+    """Median wall-clock seconds of each command, run directly (`hyperfine -N`), stdout to /dev/null."""
+    with tempfile.TemporaryDirectory(prefix="wfctl-hyperfine-") as tmp:
+        export = Path(tmp) / "out.json"
+        argv = [HYPERFINE, "-N", "--style", "none", "--output", "null", "--runs", str(runs), "--warmup", str(warmup),
+                "--export-json", str(export)]
+        for name, command in commands.items():
+            argv += ["-n", name, shlex.join(command)]
+        r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
+        if r.returncode != 0:
+            for command in commands.values():  # show the command's own error
+                check_once(command, env)
+            raise SystemExit(f"hyperfine failed: {r.stderr}")
+        results = json.loads(export.read_text())["results"]
+    return {result["command"]: float(result["median"]) for result in results}
+
+
+def timed_import(service: Service, bin_dir: Path, path: Path, rows: int, label: str, *extra: str) -> float:
+    """Seconds of one whole `sites import` into the fresh client `label`, checked to have created every row."""
+    client = service.client_ids[label]
+    seconds = hyperfine({label: import_argv(bin_dir, path, client, *extra)}, service.env(), runs=1)[label]
+    with contextlib.closing(sqlite3.connect(service.db)) as db:
+        created = db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client,)).fetchone()[0]
+    if created != rows:
+        raise SystemExit(f"import {label}: {created} sites created of {rows} rows")
+    return seconds
+
 
 WRK_LUA = """
 local counter = 0
@@ -110,124 +187,193 @@ request = function()
 end
 """
 
+BODY = ('{"name": "%s", "address": "1 Dock Road, Hull", "phone": "+44 1482 000000", "email": "s@example.com", '
+        '"assessmentRequired": true, "rates": [{"skill": "Forklift Driver", "hourlyRate": 13.25}, '
+        '{"skill": "Picker Packer", "hourlyRate": 11.6}], "departments": [{"name": "Goods In", '
+        '"contactPerson": "Ann Lee", "email": "ann@example.com"}, {"name": "Yard"}], "bannedWorkers": ["W-1", "W-2"]}')
 
-def wrk_ceiling(sb: Sandbox, work: Path, seconds: int = 10, connections: int = 8, keys: bool = True) -> float:
-    """Creates per second that wrk sustains (2 threads, `connections` connections); with `keys`, each
-    request carries its own Idempotency-Key, like the import's (the service then also stores the key)."""
+
+def wrk_rate(service: Service, label: str, work: Path, seconds: int, keys: bool, connections: int = 8) -> float:
+    """Creates per second wrk sustains (2 threads, `connections` connections) into the fresh client `label`;
+    with `keys` each request carries its own Idempotency-Key, as wfctl's do (the service then stores it)."""
+    path = f"/api/clients/{service.client_ids[label]}/sites"
+    script = work / f"{label}.lua"
+    script.write_text(WRK_LUA % (time.monotonic_ns(), BODY, service.token, "true" if keys else "false", path))
+    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "-s", str(script), service.url],
+                         capture_output=True, text=True, check=True).stdout
+    if "Non-2xx" in out or "Socket errors" in out:
+        raise SystemExit(f"wrk saw errors:\n{out}")
+    return float(next(line for line in out.splitlines() if line.startswith("Requests/sec")).split()[1])
+
+
+# ---- figures ------------------------------------------------------------------------------------------------
+
+@dataclass
+class Figure:
+    what: str
+    measured: str
+    baseline: str
+    ratio: str
+    target: str
+    ok: bool
+
+    def line(self) -> str:
+        return (f"{'PASS' if self.ok else 'MISS'}  {self.what}: {self.measured}; baseline {self.baseline}; "
+                f"ratio {self.ratio} (target {self.target})")
+
+    def row(self) -> str:
+        verdict = "" if self.ok else " **missed**"
+        return f"| {self.what} | {self.measured} | {self.baseline} | {self.ratio}{verdict} | {self.target} |"
+
+
+FIGURES: list[Figure] = []
+
+
+def figure(*args: object) -> None:
+    FIGURES.append(Figure(*args))  # type: ignore[arg-type]
+    print(FIGURES[-1].line(), flush=True)
+
+
+# ---- the benches --------------------------------------------------------------------------------------------
+
+def validation(bin_dir: Path, work: Path, rows: int = 20_000, runs: int = 5) -> None:
+    big, one = excel_file(work / f"validation-{rows}.csv", rows), excel_file(work / "validation-1.csv", 1)
+    service = Service({"dry": 0}, python=str(bin_dir / "python"))
+    try:
+        env, client = service.env(), service.client_ids["dry"]
+        small_cmd = import_argv(bin_dir, one, client, "--dry-run")
+        big_cmd = import_argv(bin_dir, big, client, "--dry-run")
+        plan = check_once(big_cmd, env)["summary"]
+        if plan["created"] != rows or plan["invalid"]:
+            raise SystemExit(f"the {rows}-row plan is not {rows} creates: {plan}")
+        times = hyperfine({"1 row": small_cmd, f"{rows} rows": big_cmd}, env, runs=runs, warmup=1)
+    finally:
+        service.stop()
+    t1, tn = times["1 row"], times[f"{rows} rows"]
+    rate = (rows - 1) / (tn - t1)
+    print(f"validation: `sites import --dry-run -o json`, median of {runs}: 1 row {t1 * 1000:.0f} ms, "
+          f"{rows:,} rows {tn * 1000:.0f} ms", flush=True)
+    figure(f"validation, {rows:,}-row Excel-style `--dry-run` (`bench/import.py validation`)",
+           f"{rate:,.0f} rows/s (({tn:.2f} s - {t1:.2f} s) / {rows - 1:,} rows)", "target 25,000 rows/s",
+           f"{rate / 25_000:.2f}", ">= 25,000 rows/s", rate >= 25_000)
+    figure(f"`--dry-run` {rows:,} rows vs 1 row (`bench/import.py validation`)", f"{tn:.2f} s",
+           f"1-row `--dry-run` {t1:.2f} s", f"{tn / t1:.2f}x", "<= 3x", tn / t1 <= 3)
+
+
+def warm_up(service: Service, bin_dir: Path, work: Path) -> None:
+    """One untimed 1-row import, so the first timed one does not read the venv from disk."""
+    one = excel_file(work / "warm-1.csv", 1)
+    check_once(import_argv(bin_dir, one, service.client_ids["warm"]), service.env())
+
+
+def local(bin_dir: Path, work: Path, rows: int = 5_000, rounds: int = 3, wrk_seconds: int = 5) -> None:
     if not shutil.which("wrk"):
         raise SystemExit("wrk is not installed (apt-get install -y wrk)")
-    cid = sb.new_client(f"wrk ceiling {keys} {time.monotonic_ns()}")
-    lua = WRK_LUA % (time.monotonic_ns(), BODY, sb.token, "true" if keys else "false", f"/api/clients/{cid}/sites")
-    script = work / "create.lua"
-    script.write_text(lua)
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "-s", str(script), sb.url],
-                         capture_output=True, text=True, check=True).stdout
-    rate = float(next(line for line in out.splitlines() if line.startswith("Requests/sec")).split()[1])
-    if "Non-2xx" in out:
-        raise RuntimeError(f"wrk saw errors:\n{out}")
-    return rate
-
-
-def curl_loop(sb: Sandbox, count: int = 200) -> float:
-    cid = sb.new_client("curl loop")
-    data = (BODY % "curl-$i").replace('"', '\\"')
-    script = (f'for i in $(seq 1 {count}); do curl -s -o /dev/null -X POST -H "Content-Type: application/json" '
-              f'-H "Authorization: Bearer {sb.token}" --data "{data}" {sb.url}/api/clients/{cid}/sites; done')
-    started = time.perf_counter()
-    subprocess.run(["bash", "-c", script], check=True)
-    return count / (time.perf_counter() - started)
-
-
-def timed_import(sb: Sandbox, path: Path, client: str, concurrency: int, *, memory: bool = False
-                 ) -> tuple[float, int, float]:
-    """(seconds of the whole command, peak RSS in KiB, seconds of the sending phase) of `wfctl sites import`."""
-    args = ["sites", "import", str(path), "--client", client, "--concurrency", str(concurrency), "-o", "json"]
-    cmd = ["/usr/bin/time", "-f", "%M", PY, "-m", "wfctl", *args] if memory else [PY, "-m", "wfctl", *args]
-    started = time.perf_counter()
-    r = subprocess.run(cmd, env=sb.env, capture_output=True, text=True, check=False)
-    seconds = time.perf_counter() - started
-    if r.returncode != 0:
-        raise RuntimeError(f"import failed: exit {r.returncode}: {r.stderr[-2000:]}")
-    peak = int(r.stderr.strip().splitlines()[-1]) if memory else 0
-    summary = json.loads(r.stdout)
-    if summary["created"] != summary["rows"]:
-        raise RuntimeError(f"not every row was created: {summary}")
-    return seconds, peak, float(summary["seconds"])
-
-
-def local(work: Path, rows: int = 10_000, concurrency: int = 8, rounds: int = 3) -> dict[str, float]:
-    sb = Sandbox(work / "local")
+    path = excel_file(work / f"local-{rows}.csv", rows)
+    labels = ["warm"] + [f"{kind}-{i}" for i in range(rounds) for kind in ("import", "wrk-keys", "wrk-bare")]
+    service = Service(dict.fromkeys(labels, 0), python=str(bin_dir / "python"))
     try:
-        path = site_file(work / "local.csv", rows)
-        # The host is shared: measure wrk and the import alternately, three rounds, and compare medians.
-        bares, ceilings, rates = [], [], []
-        for round_ in range(rounds):
-            bares.append(wrk_ceiling(sb, work, keys=False))
-            ceilings.append(wrk_ceiling(sb, work))
-            seconds, _, _ = timed_import(sb, path, sb.new_client(f"wfctl import {round_}"), concurrency)
-            rates.append(rows / seconds)
-            print(f"local: round {round_ + 1}: wrk {ceilings[-1]:.0f}/s with keys, {bares[-1]:.0f}/s without; "
-                  f"wfctl {rates[-1]:.0f} rows/s")
-        bare, ceiling, rate = statistics.median(bares), statistics.median(ceilings), statistics.median(rates)
-        curl = curl_loop(sb)
-        print(f"local (medians): wrk create ceiling {ceiling:.0f}/s with Idempotency-Key ({bare:.0f}/s without); "
-              f"curl loop {curl:.0f}/s; wfctl import of {rows} rows, whole command, {rate:.0f} rows/s "
-              f"(--concurrency {concurrency})")
-        print(f"local: ratio to wrk {rate / ceiling:.2f} with keys, {rate / bare:.2f} without (target >= 0.50); "
-              f"to curl {rate / curl:.1f}x (target >= 12x)")
-        return {"ceiling": ceiling, "curl": curl, "rate": rate}
+        warm_up(service, bin_dir, work)
+        keyed, bare, rates = [], [], []
+        for i in range(rounds):  # alternated: the host is shared, and every figure sees the same load
+            keyed.append(wrk_rate(service, f"wrk-keys-{i}", work, wrk_seconds, keys=True))
+            bare.append(wrk_rate(service, f"wrk-bare-{i}", work, wrk_seconds, keys=False))
+            rates.append(rows / timed_import(service, bin_dir, path, rows, f"import-{i}"))
+            print(f"local: round {i + 1}: wrk {keyed[-1]:,.0f}/s with Idempotency-Key, {bare[-1]:,.0f}/s without; "
+                  f"wfctl {rates[-1]:,.0f} rows/s", flush=True)
     finally:
-        sb.stop()
+        service.stop()
+    rate, keys, plain = statistics.median(rates), statistics.median(keyed), statistics.median(bare)
+    what = f"`sites import`, {rows:,} rows, whole command (`bench/import.py local`)"
+    figure(what, f"{rate:,.0f} rows/s", f"wrk create with Idempotency-Key (as wfctl sends) {keys:,.0f}/s",
+           f"{rate / keys:.2f}", ">= 0.6 of wrk", rate / keys >= 0.6)
+    figure(what, f"{rate:,.0f} rows/s", f"wrk create without Idempotency-Key {plain:,.0f}/s",
+           f"{rate / plain:.2f}", ">= 0.6 of wrk", rate / plain >= 0.6)
 
 
-def latency(work: Path, rows: int = 6_000, concurrency: int = 16, latency_ms: int = 50) -> dict[str, float]:
-    sb = Sandbox(work / "latency", latency_ms=latency_ms)
+def latency(bin_dir: Path, work: Path, rows: int = 2_000, runs: int = 3, concurrency: int = 16,
+            latency_ms: int = 50) -> None:
+    path = excel_file(work / f"latency-{rows}.csv", rows)
+    labels = ["warm"] + [f"latency-{i}" for i in range(runs)]
+    service = Service(dict.fromkeys(labels, 0), python=str(bin_dir / "python"), latency_ms=latency_ms)
     try:
-        path = site_file(work / "latency.csv", rows)
-        client = sb.new_client("latency import")
-        seconds, _, sending = timed_import(sb, path, client, concurrency)
-        limit = concurrency / (latency_ms / 1000)
-        rate, send_rate = rows / seconds, rows / sending
-        print(f"latency: {rows} rows at {latency_ms} ms, --concurrency {concurrency}: whole command {seconds:.1f}s = "
-              f"{rate:.0f} rows/s (start-up, login check, client lookup and validation included); sending phase "
-              f"{sending:.1f}s = {send_rate:.0f} rows/s; Little's-law limit {limit:.0f} rows/s")
-        print(f"latency: ratio {rate / limit:.2f} whole command, {send_rate / limit:.2f} sending phase (target >= 0.85)")
-        return {"rate": rate, "limit": limit, "send_rate": send_rate}
+        warm_up(service, bin_dir, work)
+        seconds = [timed_import(service, bin_dir, path, rows, label, "--concurrency", str(concurrency))
+                   for label in labels[1:]]
     finally:
-        sb.stop()
+        service.stop()
+    median = statistics.median(seconds)
+    rate, limit = rows / median, concurrency / (latency_ms / 1000)
+    print(f"latency: {rows:,} rows, --concurrency {concurrency}, --latency {latency_ms}: "
+          + ", ".join(f"{s:.2f} s" for s in seconds), flush=True)
+    figure(f"`sites import --concurrency {concurrency}`, {rows:,} rows against `--latency {latency_ms}`, whole "
+           "command (`bench/import.py latency`)", f"{rate:,.0f} rows/s ({median:.2f} s)",
+           f"Little's law {concurrency} / {latency_ms / 1000:g} s = {limit:,.0f} rows/s", f"{rate / limit:.2f}",
+           ">= 0.85", rate / limit >= 0.85)
 
 
-def memory(work: Path, small: int = 10_000, large: int = 100_000, concurrency: int = 8) -> dict[str, float]:
-    sb = Sandbox(work / "memory")
+def memory(bin_dir: Path, work: Path, small: int = 10_000, large: int = 100_000, dry_run: bool = False) -> None:
+    mode = "--dry-run" if dry_run else "real import"
+    service = Service({str(small): 0, str(large): 0}, python=str(bin_dir / "python"))
+    peaks = {}
     try:
-        peaks = {}
         for rows in (small, large):
-            path = site_file(work / f"mem-{rows}.csv", rows)
-            seconds, peak, _ = timed_import(sb, path, sb.new_client(f"memory {rows}"), concurrency, memory=True)
-            peaks[rows] = peak
-            print(f"memory: {rows} rows in {seconds:.1f}s ({rows / seconds:.0f} rows/s), peak RSS {peak / 1024:.1f} MiB")
-        ratio = peaks[large] / peaks[small]
-        print(f"memory: peak RSS {large} rows / {small} rows = {ratio:.3f} (target <= 1.10)")
-        return {"ratio": ratio}
+            path = excel_file(work / f"memory-{rows}.csv", rows)
+            argv = import_argv(bin_dir, path, service.client_ids[str(rows)], *(["--dry-run"] if dry_run else []))
+            result = run(argv, env=service.env())
+            if result.returncode != 0:
+                raise SystemExit(f"{shlex.join(argv)}: exit {result.returncode}")
+            if not dry_run:
+                with contextlib.closing(sqlite3.connect(service.db)) as db:
+                    created = db.execute("SELECT count(*) FROM sites WHERE client_id = ?",
+                                         (service.client_ids[str(rows)],)).fetchone()[0]
+                if created != rows:
+                    raise SystemExit(f"memory: {created} sites created of {rows} rows")
+            peaks[rows] = result.peak_rss_mb
+            print(f"memory: {mode} of {rows:,} rows: {result.seconds:.1f} s, peak RSS {result.peak_rss_mb:.1f} MiB",
+                  flush=True)
     finally:
-        sb.stop()
+        service.stop()
+    ratio = peaks[large] / peaks[small]
+    figure(f"`sites import{' --dry-run' if dry_run else ''}` peak memory (`bench/import.py memory`)",
+           f"{peaks[large]:.1f} MiB at {large:,} rows", f"{peaks[small]:.1f} MiB at {small:,} rows",
+           f"{ratio:.3f}", "<= 1.10", ratio <= 1.10)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("which", choices=["local", "latency", "memory", "all"])
-    parser.add_argument("--rows", type=int, default=None, help="rows of the local/latency run")
+    parser.add_argument("which", choices=["validation", "local", "latency", "memory", "all"])
+    parser.add_argument("--from-head", action="store_true", help="build the wheel from git HEAD, not the tree")
+    parser.add_argument("--runs", type=int, default=5, help="hyperfine runs of each --dry-run (default 5)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the local and latency runs (default 3)")
     parser.add_argument("--large", type=int, default=100_000, help="rows of the large memory run")
+    parser.add_argument("--memory-dry-run", action="store_true", help="measure the memory of --dry-run instead")
     args = parser.parse_args()
+    if not Path(HYPERFINE).exists():
+        raise SystemExit(f"{HYPERFINE} is not installed (apt-get install -y hyperfine)")
+    started = time.monotonic()
+    bin_dir = installed_wheel(args.from_head)
+    print(f"{os.cpu_count()} CPUs, load average {load()} at the start; {time.strftime('%Y-%m-%d %H:%M')}", flush=True)
     with tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp:
         work = Path(tmp)
+        if args.which in ("validation", "all"):
+            validation(bin_dir, work, runs=args.runs)
         if args.which in ("local", "all"):
-            local(work, rows=args.rows or 10_000)
+            local(bin_dir, work, rounds=args.rounds)
         if args.which in ("latency", "all"):
-            latency(work, rows=args.rows or 6_000)
+            latency(bin_dir, work, runs=args.rounds)
         if args.which in ("memory", "all"):
-            memory(work, large=args.large)
+            memory(bin_dir, work, large=args.large, dry_run=args.memory_dry_run)
+    print(f"\nREADME \"Performance\" rows (installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}, "
+          f"{time.monotonic() - started:.0f} s, {os.cpu_count()} CPUs, load average {load()} at the end):")
+    print("| what | measured | baseline in the same run | ratio | target |")
+    print("|---|---:|---:|---:|---|")
+    for fig in FIGURES:
+        print(fig.row())
+    missed = [f"{fig.what.split(' (`')[0]} ({fig.ratio}, target {fig.target})" for fig in FIGURES if not fig.ok]
+    print(f"{len(FIGURES) - len(missed)} of {len(FIGURES)} targets met" + "".join(f"\nMISS  {m}" for m in missed))
+    return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
