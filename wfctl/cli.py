@@ -81,8 +81,8 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def _version(value: bool) -> None:
-    if value:
+def _version(ctx: typer.Context, value: bool) -> None:
+    if value and not ctx.resilient_parsing:  # not while the shell asks for completions
         from wfctl import __version__
 
         typer.echo(f"wfctl {__version__}")

@@ -55,6 +55,12 @@ class HelpMixin:
 
     _wfctl_help = True
 
+    def get_help_option_names(self: Any, ctx: Context) -> list[str]:
+        # click's, in the order the context lists them: click builds a set, so -h and --help came in
+        # a different order from one process to the next (in completions)
+        taken = {name for param in self.params for name in (*param.opts, *param.secondary_opts)}
+        return [name for name in ctx.help_option_names if name not in taken]
+
     def get_help_option(self: Any, ctx: Context) -> Any:
         # click's own (typer does not override it); the option is built on first use, so it is
         # lightened here rather than in adopt()

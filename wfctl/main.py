@@ -13,11 +13,26 @@ def main(argv: list[str] | None = None) -> int:
 
         sys.stdout.write(f"wfctl {__version__}\n")
         return 0
-    return _run(args)
+    from wfctl import startup
+
+    answer = startup.fast_answer(args)  # --help and Tab presses, from the index: no typer
+    if answer is not None:
+        text, code = answer
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return code
+    try:
+        return _run(args)
+    finally:
+        if startup.is_fast_request(args) and startup.load_index() is None:
+            startup.write_index()  # the first such run after an install or an edit
 
 
 def _run(args: list[str]) -> int:
     import os
+
+    if not args:
+        args = ["--help"]  # a bare `wfctl` is a request for help (exit 0), as for gh
 
     if os.environ.get("_WFCTL_COMPLETE"):  # the shell asks for completions (see `wfctl completion`)
         from wfctl.commands.completion import register_shells
@@ -31,12 +46,6 @@ def _run(args: list[str]) -> int:
     from wfctl.exit_codes import ExitCode
 
     try:
-        from wfctl.startup import fast_help
-
-        text = fast_help(args)  # `wfctl <command>... --help` without running any callback
-        if text is not None:
-            sys.stdout.write(text + "\n")
-            return 0
         rv = _command().main(args=args, prog_name="wfctl", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click's own message, exit 2
         exc.show()

@@ -1,27 +1,500 @@
-"""Start-up: what keeps `wfctl --help` and light commands fast (see bench/startup.py).
+"""Start-up: what keeps `--help` and a Tab press fast (see bench/startup.py and docs/newcomer.md).
 
-Two things typer 0.29 would otherwise do on every run:
+Importing typer alone takes longer than a person waits for a Tab press, so `wfctl --help`, every
+`wfctl <command>... --help` and every completion request (`_WFCTL_COMPLETE=complete_bash|zsh|fish`)
+are answered from an index instead: the help text of every command and the completion tree, both
+generated from the Typer app itself (`build_index`), kept in the user's cache and keyed by wfctl's
+version, the newest mtime under the package and the Python environment. No index yet (the first run
+after an install or an edit), or a request the index cannot answer the way click would (a terminal
+narrower than 80 columns, `--opt=value` forms it does not know, `--`, an unknown word, a completion
+callback that is not wfctl's cached ids), and the request goes to Typer as before, which also writes
+the index. tests/newcomer/test_fast_path.py compares both answers for every command.
 
-- it coerces every option value through a pydantic TypeAdapter (built even for an option left
-  unset), so any command, even `wfctl completion bash` or `sites list`, imported pydantic
-  (60-100 ms, and ~10 MB). `lighten()` gives options typed `str`, a str Enum, `int` (with its
-  min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not
-  sure of (`--page x`, `--page 0`, `--page 1_000`) goes to typer's own, so messages and accepted
-  spellings do not change; options of other types keep typer's.
-- `wfctl <group> --help` ran the root callback first, coercing the global options. `fast_help()`
-  prints the help of the command the arguments name without running any callback.
+The rest of this module makes the Typer path lighter, and is the one place that uses typer's private
+API (`typer._coercion`, parameters' `type_descriptor` and `_custom_shell_complete`); each use falls
+back to typer's own behaviour when the attribute is missing:
+
+- typer coerces every option value through a pydantic TypeAdapter (built even for an option left
+  unset), so any command imported pydantic (60-100 ms, ~10 MB). `lighten()` gives options typed
+  `str`, a str Enum, `int` (with its min/max), `bool` and `list[str]` a plain coercion instead. A
+  value the plain coercion is not sure of (`--page x`, `--page 0`, `--page 1_000`) goes to typer's
+  own, so messages and accepted spellings do not change; options of other types keep typer's.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import types
 import typing
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from typer._click import Command, Context
+if TYPE_CHECKING:
+    from typer._click import Command, Context
+
+INDEX_FORMAT = 1
+HELP_WIDTH = 80  # the index holds help laid out for a terminal of 80 columns or more (click's max)
+COMPLETE_VAR = "_WFCTL_COMPLETE"
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
 
+class _NotIndexed(Exception):
+    """The index cannot answer this request exactly as Typer would: Typer answers it."""
+
+
+# -- the fast path (stdlib only) ------------------------------------------------------------------
+def fast_answer(args: list[str], environ: typing.Mapping[str, str] | None = None) -> tuple[str, int] | None:
+    """(what to print on stdout, exit code) for a help or completion request the index answers,
+    or None when Typer has to run (not such a request, no index, or one the index cannot answer)."""
+    environ = os.environ if environ is None else environ
+    instruction = environ.get(COMPLETE_VAR)
+    if not instruction and not _wants_help(args):
+        return None
+    index = load_index()
+    if index is None:
+        return None
+    try:
+        if instruction:
+            return _complete(index, instruction, environ)
+        return _help(index, args)
+    except _NotIndexed:
+        return None
+
+
+def is_fast_request(args: list[str], environ: typing.Mapping[str, str] | None = None) -> bool:
+    """Whether fast_answer would try the index for this request (so a missing index is worth writing)."""
+    environ = os.environ if environ is None else environ
+    return bool(environ.get(COMPLETE_VAR)) or _wants_help(args)
+
+
+def index_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "wfctl", f"index-{_hash(sys.prefix)}.json")
+
+
+def index_key() -> str:
+    """What the index was built from: wfctl's version, the newest file under the package, the format."""
+    from wfctl import __version__
+
+    return f"{INDEX_FORMAT}|{__version__}|{_newest_mtime(_PACKAGE)}|{sys.prefix}"
+
+
+def load_index() -> dict[str, Any] | None:
+    import json
+
+    try:
+        with open(index_path(), encoding="utf-8") as handle:
+            index = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(index, dict) or index.get("key") != index_key():
+        return None
+    return index
+
+
+def _wants_help(args: list[str]) -> bool:
+    words = args[: args.index("--")] if "--" in args else args
+    return not args or "--help" in words or "-h" in words
+
+
+def _help(index: dict[str, Any], args: list[str]) -> tuple[str, int]:
+    """`wfctl [options] <command>... --help` (or a bare `wfctl`): the help of the command named, found
+    the way click parses. Typer answers instead where click would first act on an option value (a
+    callback, a value it could reject) of a command above the one asked about."""
+    if _terminal_columns() < HELP_WIDTH:
+        raise _NotIndexed
+    node = index["tree"]
+    path: list[str] = []
+    given: dict[str, str | bool] = {}
+    words = args[: args.index("--")] if "--" in args else args
+    if not words:
+        return index["help"][""] + "\n", 0
+    pending: dict[str, Any] | None = None
+    for word in words:
+        if pending is not None:
+            given[pending["name"]], pending = word, None
+        elif word in node["help_opts"]:
+            return index["help"][" ".join(path)] + "\n", 0
+        elif word.startswith("-") and word != "-":
+            name, eq, value = word.partition("=")
+            option = _option(node, name)
+            if option is None or option["callback"]:
+                raise _NotIndexed
+            if option["takes_value"] and not eq:
+                pending = option
+            else:
+                given[option["name"]] = value if eq else True
+        elif node["commands"] is not None:
+            if word not in node["commands"]:
+                raise _NotIndexed  # Typer says what is wrong with it
+            _check_values(node, given)
+            node, path, given = node["commands"][word], [*path, word], {}
+    raise _NotIndexed
+
+
+def _check_values(node: dict[str, Any], given: dict[str, Any]) -> None:
+    """Raise _NotIndexed unless click would accept the option values of `node` (a command above the
+    one whose help is asked for, so click processes them first), environment variables included."""
+    for param in node["params"]:
+        if param["kind"] != "option":
+            continue
+        value = given.get(param["name"])
+        for name in param["envvar"] if value is None else ():
+            value = os.environ.get(name) or value
+        if value is None or value is True:
+            continue
+        completes = param["completes"] or [None, None]
+        if param["callback"] or not (param["plain"] or (completes[0] == "choices"
+                                                        and value in completes[1]["values"])):
+            raise _NotIndexed
+
+
+def _terminal_columns() -> int:
+    """The width click lays help out for: $COLUMNS, else the terminal's, else 80 (shutil's rule)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        if columns <= 0:
+            columns = 80
+    return columns
+
+
+def _complete(index: dict[str, Any], instruction: str, environ: typing.Mapping[str, str]) -> tuple[str, int]:
+    """One Tab press, answered as typer's BashComplete, ZshComplete and FishComplete do."""
+    action, _, shell = instruction.partition("_")
+    if action != "complete" or shell not in ("bash", "zsh", "fish"):
+        raise _NotIndexed
+    if shell == "bash":
+        words = _split(environ.get("COMP_WORDS", ""))
+        cword = int(environ.get("COMP_CWORD", "0"))
+        args, incomplete = words[1:cword], (words[cword] if cword < len(words) else "")
+    else:
+        line = environ.get("_TYPER_COMPLETE_ARGS", "")
+        args = _split(line)[1:]
+        incomplete = ""
+        if args and not line.endswith(" "):
+            incomplete = args.pop()
+    items = _completions(index["tree"], args, incomplete, environ)
+    if shell == "bash":
+        return "\n".join(value for value, _ in items) + "\n", 0
+    if shell == "zsh":
+        lines = [f'"{_zsh_escape(value)}":"{_zsh_escape(text)}"' if text else f'"{_zsh_escape(value)}"'
+                 for value, text in items]
+        return ("_arguments '*: :((" + "\n".join(lines) + "))'\n" if lines else "_files\n"), 0
+    fish_action = environ.get("_TYPER_COMPLETE_FISH_ACTION", "")
+    if fish_action == "is-args":
+        return "", 0 if items else 1
+    if fish_action == "get-args" and items:
+        lines = [f"{value}\t{''.join(' ' if ch.isspace() else ch for ch in text)}" if text else value
+                 for value, text in items]
+        return "\n".join(lines) + "\n", 0
+    return "\n", 0
+
+
+def _completions(tree: dict[str, Any], args: list[str], incomplete: str,
+                 environ: typing.Mapping[str, str]) -> list[tuple[str, str | None]]:
+    """click's _resolve_context and _resolve_incomplete over the index (see shell_completion.py)."""
+    if "--" in args:
+        raise _NotIndexed
+    if incomplete == "=":
+        incomplete = ""
+    elif "=" in incomplete and incomplete.startswith("-"):
+        name, _, incomplete = incomplete.partition("=")
+        args = [*args, name]
+    root_values: dict[str, Any] = {}
+    node, values, given, pending, positionals = _parse(tree, args, root_values)
+    if incomplete.startswith("-"):
+        return _command_completions(node, given, incomplete)
+    if pending is not None:
+        return _value_completions(pending, incomplete, tree, root_values, values, environ)
+    arguments = [p for p in node["params"] if p["kind"] == "argument"]
+    for position, param in enumerate(arguments):
+        if param["nargs"] == -1 or position >= positionals:
+            return _value_completions(param, incomplete, tree, root_values, values, environ)
+    return _command_completions(node, given, incomplete)
+
+
+def _parse(tree: dict[str, Any], args: list[str], root_values: dict[str, Any]) -> tuple[Any, ...]:
+    """Walk the complete words: the command they reach, its option values given, the names of its
+    options given, the option still waiting for its value (or None) and how many positional values."""
+    node = tree
+    values: dict[str, Any] = root_values
+    given: set[str] = set()
+    pending: dict[str, Any] | None = None
+    positionals = 0
+    for word in args:
+        if pending is not None:
+            if word.startswith("-") and word != "-":
+                raise _NotIndexed
+            values[pending["name"]] = word
+            pending = None
+        elif word.startswith("-") and word != "-":
+            name, eq, value = word.partition("=")
+            option = _option(node, name)
+            attached = None
+            if option is None and not eq and not word.startswith("--") and len(word) > 2:
+                option, attached = _option(node, word[:2]), word[2:]  # -ojson
+                if option is not None and not option["takes_value"]:
+                    raise _NotIndexed  # -vq: several flags in one word
+            if option is None or (eq and not option["takes_value"]):
+                raise _NotIndexed
+            given.add(option["name"])
+            if eq or attached is not None:
+                values[option["name"]] = value if eq else attached
+            elif option["takes_value"]:
+                pending = option
+        elif node["commands"] is not None and positionals == 0:
+            if word not in node["commands"]:
+                raise _NotIndexed
+            node, values, given = node["commands"][word], {}, set()
+        else:
+            positionals += 1
+    arguments = [p for p in node["params"] if p["kind"] == "argument"]
+    if pending is None and positionals > len(arguments) and not any(p["nargs"] == -1 for p in arguments):
+        raise _NotIndexed
+    if pending is not None and args and args[-1] not in pending["opts"]:
+        raise _NotIndexed  # a secondary name that takes a value: not a case click completes
+    return node, values, given, pending, positionals
+
+
+def _option(node: dict[str, Any], name: str) -> dict[str, Any] | None:
+    for param in node["params"]:
+        if param["kind"] == "option" and (name in param["opts"] or name in param["secondary"]):
+            return param
+    return None
+
+
+def _command_completions(node: dict[str, Any], given: set[str],
+                         incomplete: str) -> list[tuple[str, str | None]]:
+    items: list[tuple[str, str | None]] = []
+    for name, sub in (node["commands"] or {}).items():
+        if name.startswith(incomplete) and not sub["hidden"]:
+            items.append((name, sub["short_help"]))
+    if incomplete and not incomplete[0].isalnum():
+        for param in node["params"]:
+            if param["kind"] != "option" or param["hidden"] or (not param["multiple"] and param["name"] in given):
+                continue
+            items.extend((name, param["help"]) for name in [*param["opts"], *param["secondary"]]
+                         if name.startswith(incomplete))
+    return items
+
+
+def _value_completions(param: dict[str, Any], incomplete: str, tree: dict[str, Any], root_values: dict[str, Any],
+                       values: dict[str, Any], environ: typing.Mapping[str, str]) -> list[tuple[str, str | None]]:
+    completes = param["completes"]
+    if completes is None:
+        return []
+    kind, detail = completes
+    if kind == "choices":
+        if detail["case_sensitive"]:
+            return [(c, None) for c in detail["values"] if c.startswith(incomplete)]
+        return [(c, None) for c in detail["values"] if c.lower().startswith(incomplete.lower())]
+    if kind == "file":
+        return [(incomplete, None)]
+    if kind == "ids":
+        from wfctl import completion_cache
+
+        context = _CompletionContext(_root_params(tree, root_values, environ), values)
+        items = getattr(completion_cache, detail)(context, incomplete)
+        return [(str(value), text or None) for value, text in items if str(value).startswith(incomplete)]
+    raise _NotIndexed
+
+
+def _root_params(tree: dict[str, Any], given: dict[str, Any], environ: typing.Mapping[str, str]) -> dict[str, Any]:
+    """The root's option values as click's resilient parse leaves them: the command line, else the
+    environment variable."""
+    params: dict[str, Any] = {}
+    for param in tree["params"]:
+        if param["kind"] != "option":
+            continue
+        value = given.get(param["name"])
+        for name in param["envvar"] if value is None else ():
+            value = environ.get(name) or None
+            if value is not None:
+                break
+        params[param["name"]] = value
+    return params
+
+
+class _CompletionContext:
+    """What wfctl's completion callbacks read of a click Context: the root's params, and their own."""
+
+    def __init__(self, root_params: dict[str, Any], params: dict[str, Any]) -> None:
+        self._root = types.SimpleNamespace(params=root_params)
+        self.params = params
+
+    def find_root(self) -> Any:
+        return self._root
+
+
+def _split(line: str) -> list[str]:
+    """click's split_arg_string (shlex, posix, whitespace_split), without shlex for a plain line."""
+    if not any(ch in line for ch in "\"'\\"):
+        plain = line.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+        return [word for word in plain.split(" ") if word]
+    import shlex
+
+    lexer = shlex.shlex(line, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    out: list[str] = []
+    try:
+        out.extend(lexer)
+    except ValueError:
+        out.append(lexer.token)
+    return out
+
+
+def _zsh_escape(text: str) -> str:
+    return (text.replace('"', '""').replace("'", "''").replace("$", "\\$").replace("`", "\\`")
+            .replace(":", r"\\:"))
+
+
+def _newest_mtime(top: str) -> int:
+    newest = 0
+    stack = [top]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    return newest
+
+
+def _hash(text: str) -> str:
+    import zlib
+
+    return format(zlib.crc32(text.encode()), "08x")
+
+
+# -- building the index (imports typer) -----------------------------------------------------------
+def write_index() -> None:
+    """Build the index from the Typer app and store it (atomically; a cache that cannot be written
+    only means the next run takes the Typer path again)."""
+    import json
+
+    path = index_path()
+    try:
+        index = build_index()
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w", encoding="utf-8") as handle:
+            json.dump(index, handle, ensure_ascii=False, separators=(",", ":"))
+        os.replace(tmp, path)
+    except Exception:  # never fail the command the user ran because of a cache
+        return
+
+
+def build_index() -> dict[str, Any]:
+    """The help text of every command (laid out for 80 columns) and the completion tree, as the
+    Typer app renders and completes them."""
+    from wfctl.main import _command
+
+    key = index_key()
+    if key not in _built:  # a process running wfctl many times (the tests) builds it once
+        root = _command()
+        help_texts: dict[str, str] = {}
+        tree = _node(root, _context(root, "wfctl", None), [], help_texts)
+        _built.clear()
+        _built[key] = {"key": key, "help": help_texts, "tree": tree}
+    return _built[key]
+
+
+_built: dict[str, dict[str, Any]] = {}
+
+
+def _context(command: Command, name: str, parent: Context | None) -> Context:
+    from typer._click import Context
+
+    # click lays help out 2 columns narrower than the terminal; a width given to it is used as is
+    settings = {**getattr(command, "context_settings", {}), "terminal_width": HELP_WIDTH - 2}
+    return Context(command, info_name=name, parent=parent, **settings)
+
+
+def _node(command: Command, ctx: Context, path: list[str], help_texts: dict[str, str]) -> dict[str, Any]:
+    help_texts[" ".join(path)] = ctx.get_help()
+    subcommands = getattr(command, "commands", None)
+    help_option = command.get_help_option(ctx)
+    return {
+        "hidden": bool(command.hidden),
+        "short_help": command.get_short_help_str(),
+        "help_opts": list(help_option.opts) if help_option is not None else [],
+        "params": [_param(param) for param in command.get_params(ctx)],
+        "commands": None if subcommands is None else {
+            name: _node(sub, _context(sub, name, ctx), [*path, name], help_texts)
+            for name, sub in subcommands.items()},
+    }
+
+
+def _param(param: Any) -> dict[str, Any]:
+    option = param.param_type_name == "option"
+    envvar = param.envvar if isinstance(param.envvar, list | tuple) else [param.envvar] if param.envvar else []
+    return {
+        "kind": "option" if option else "argument",
+        "name": param.name,
+        "opts": list(param.opts),
+        "secondary": list(param.secondary_opts),
+        "takes_value": option and not (param.is_flag or param.count),
+        "multiple": bool(param.multiple),
+        "hidden": bool(getattr(param, "hidden", False)),
+        "help": getattr(param, "help", None),
+        "nargs": param.nargs,
+        "envvar": list(envvar),
+        "callback": param.callback is not None,
+        "plain": _plain_str(param),
+        "completes": _completes(param),
+    }
+
+
+def _completes(param: Any) -> list[Any] | None:
+    """How typer completes a value of `param`: ["choices", {...}], ["file", None], ["ids", <function of
+    wfctl.completion_cache>], None (nothing), or ["typer", None] (only typer knows: not indexed)."""
+    custom = getattr(param, "_custom_shell_complete", None)
+    if custom is not None:
+        function = _autocompletion_function(custom)
+        if getattr(function, "__module__", None) == "wfctl.completion_cache":
+            return ["ids", function.__name__]
+        return ["typer", None]
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None:
+        return ["typer", None]
+    if descriptor.is_choice and descriptor.choices is not None:
+        from typer._param_types import choice_as_str
+
+        return ["choices", {"values": [choice_as_str(c) for c in descriptor.choices],
+                            "case_sensitive": bool(descriptor.case_sensitive)}]
+    if descriptor.is_file:
+        return ["file", None]
+    return None
+
+
+def _plain_str(param: Any) -> bool:
+    """Whether any value of `param` is accepted as it is (a str option: click cannot reject it)."""
+    descriptor = getattr(param, "type_descriptor", None)
+    return descriptor is not None and _unwrap_optional(descriptor.annotation) is str and not param.callback
+
+
+def _autocompletion_function(custom: Any) -> Any:
+    """The function given as `autocompletion=`: typer wraps it twice (compat_autocompletion closes
+    over get_param_completion's wrapper, which carries __wrapped__)."""
+    for cell in getattr(custom, "__closure__", None) or ():
+        wrapped = getattr(cell.cell_contents, "__wrapped__", None)
+        if wrapped is not None:
+            return wrapped
+    return None
+
+
+# -- lighter coercion on the Typer path --------------------------------------------------------------
 def lighten(command: Command) -> None:
     """Give the str and Enum options of `command` a coercion that needs no pydantic."""
     try:
@@ -54,42 +527,6 @@ def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
     if plain:
         param._runtime_param = _plain_runtime_param(runtime_param_class)(
             parameter_info=descriptor.parameter_info, annotation=annotation)
-
-
-def fast_help(args: list[str]) -> str | None:
-    """The help text for `wfctl [options] <command>... --help`, or None when the arguments ask for
-    something else (or name no command: then the normal path reports the error)."""
-    words = args[: args.index("--")] if "--" in args else args
-    if "--help" not in words and "-h" not in words:
-        return None
-    import typer.main
-
-    from wfctl.cli import app
-
-    command: Command = typer.main.get_command(app)
-    ctx = Context(command, info_name="wfctl")
-    skip_value = False
-    for word in words:
-        if skip_value:
-            skip_value = False
-        elif word in ("--help", "-h"):
-            return ctx.get_help()
-        elif word.startswith("-") and word != "-":
-            skip_value = "=" not in word and _takes_value(command, word)
-        elif hasattr(command, "commands"):
-            sub = command.commands.get(word)
-            if sub is None:
-                return None
-            command = sub
-            ctx = Context(command, info_name=word, parent=ctx)
-    return None
-
-
-def _takes_value(command: Command, option: str) -> bool:
-    for param in command.params:
-        if option in getattr(param, "opts", ()) or option in getattr(param, "secondary_opts", ()):
-            return not (getattr(param, "is_flag", False) or getattr(param, "count", False))
-    return False
 
 
 def _unwrap_optional(annotation: Any) -> Any:

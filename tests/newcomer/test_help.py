@@ -50,20 +50,12 @@ def test_examples_block_is_verbatim_and_options_are_grouped_in_panels(cli) -> No
     assert sub.index("Options:") < sub.index("Output:") < sub.index("Examples:")
 
 
-def test_fast_help_path_matches_the_normal_one(cli) -> None:
-    """main answers `--help` without running callbacks; it must print what click would."""
-    import typer.main
-    from typer._click import Context
-
-    from wfctl.cli import app
-    from wfctl.startup import fast_help
-
-    root = typer.main.get_command(app)
-    group = root.commands["help"]  # type: ignore[attr-defined]
-    ctx = Context(group, info_name="help", parent=Context(root, info_name="wfctl"))
-    assert fast_help(["-p", "x", "help", "--help"]) == ctx.get_help()
-    assert fast_help(["help", "config"]) is None
-    assert fast_help(["no-such-command", "--help"]) is None
+def test_help_lists_the_short_help_option_on_every_path(cli) -> None:
+    """`-h, --help` in the fast help (the index) as in Typer's; test_fast_path.py compares every command."""
+    for args in ([], ["--help"], ["-h"], ["sites", "--help"], ["sites", "list", "-h"]):
+        result = cli(*args)
+        assert result.exit_code == 0, result
+        assert "\n  -h, --help " in result.stdout, args
 
 
 def test_help_topics_list_every_environment_variable_config_key_and_exit_code(cli) -> None:
