@@ -1,9 +1,16 @@
-"""The cells of the CSV format: encode -> decode is the identity, formulas are neutralised."""
+"""The cells of the CSV format: encode -> decode is the identity, formulas are neutralised, hostile
+numbers fail at once, headers are read in any case."""
 
 from __future__ import annotations
 
+import re
+import time
+from pathlib import Path
+from typing import Any
+
 import pytest
 
+from tests.bulk.helpers import new_client, site_names
 from wfctl.bulk import csvformat as cf
 
 SITE = {
@@ -84,3 +91,93 @@ def test_booleans(text: str, value: bool | None) -> None:
 def test_numbers() -> None:
     assert cf.decode_cell("rates", "a=12|b=12.50|c=0.5") == [
         {"skill": "a", "hourlyRate": 12}, {"skill": "b", "hourlyRate": 12.5}, {"skill": "c", "hourlyRate": 0.5}]
+
+
+# -- numbers no rate can be: refused at once, before any arithmetic --------------------------------
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("w=1e999999999", "rate of 'w': 1e999999999 is too large; a rate must be less than 10^15"),
+    ("w=1e1000000", "is too large"),
+    ("w=1000000000000000", "is too large"),
+    ("w=-1e999999999", "rate of 'w': -1e999999999 is negative; a rate must be 0 or more"),
+    ("w=-5", "is negative"),
+    ("w=1e-999999999", "rate of 'w': 1e-999999999 has more than 2 decimals"),
+    ("w=0.001", "has more than 2 decimals"),
+    ("w=" + "1" * 40, "is not a number (too long)"),
+    ("w=NaN", "is not a number"),
+    ("w=Infinity", "is not a number"),
+])
+def test_rates_no_rule_accepts_fail_at_once(text: str, message: str) -> None:
+    started = time.perf_counter()
+    with pytest.raises(cf.CellError, match=re.escape(message)):
+        cf.decode_cell("rates", text)
+    assert time.perf_counter() - started < 0.05
+
+
+@pytest.mark.parametrize(("text", "rate"), [
+    ("w=999999999999999.99", 999999999999999.99), ("w=0e-999999999", 0), ("w=1e2", 100), ("w=0.01", 0.01),
+    ("w=12.50", 12.5), ("w=0", 0),
+])
+def test_rates_the_rules_accept(text: str, rate: float) -> None:
+    assert cf.decode_cell("rates", text) == [{"skill": "w", "hourlyRate": rate}]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[{"skill": "w", "hourlyRate": ' + "9" * 5000 + "}]", "a number in it is too long"),
+    ("[" * 100_000, "nested too deeply"),
+])
+def test_json_cells_that_python_cannot_read(text: str, message: str) -> None:
+    with pytest.raises(cf.CellError, match=message):
+        cf.decode_cell("rates", text)
+
+
+@pytest.mark.parametrize("rate", ["1e999999999", "1e-999999999", pytest.param(10**5000, id="5000-digit-int"),
+                                  1e300, "-1e999999999"])
+def test_write_model_refuses_absurd_rates_at_once(rate: object) -> None:
+    from pydantic import ValidationError
+
+    from wfctl.api.models import WRITE_MODELS
+
+    started = time.perf_counter()
+    with pytest.raises(ValidationError):
+        WRITE_MODELS[("site", "create")].model_validate({"name": "x", "rates": [{"skill": "w", "hourlyRate": rate}]})
+    assert time.perf_counter() - started < 0.05
+
+
+def test_hostile_rate_in_a_file_and_on_the_command_line(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    path = tmp_path / "rates.csv"
+    path.write_text("name,rates\nA,w=12\nB,w=1e999999999\n", encoding="utf-8")
+    started = time.perf_counter()
+    r = cli("sites", "import", str(path), "--client", cid)
+    assert r.exit_code == 2, r
+    assert ("invalid: row 2 (line 3), column rates: rate of 'w': 1e999999999 is too large; "
+            "a rate must be less than 10^15\n") in r.stderr
+    r = cli("sites", "create", "--client", cid, "--name", "C", "--rate", "w=1e999999999", "--dry-run")
+    assert r.exit_code == 2, r
+    assert "1e999999999 is too large" in r.stderr and len(r.stderr.splitlines()) == 1, r
+    assert time.perf_counter() - started < 5
+    assert site_names(cli, cid) == []
+
+
+# -- headers as people write them -------------------------------------------------------------------
+
+@pytest.mark.parametrize(("written", "canonical"), [
+    ("Name", "name"), ("CLIENT", "client"), ("ClientId", "clientId"), ("BANNEDWORKERS", "bannedWorkers"),
+    ("billingaddress", "billingAddress"), ("ID", "id"), ("colour", "colour"),
+])
+def test_canonical_column(written: str, canonical: str) -> None:
+    assert cf.canonical_column(written) == canonical
+
+
+def test_unknown_column_message_suggests_and_lists_the_parent_by_name() -> None:
+    message = cf.unknown_column_message("site", "clinet")
+    assert message.startswith("unknown column; did you mean client? the columns are clientId (or client, "
+                              "the client's name), name, address,")
+    assert cf.unknown_column_message("site", "Adress").startswith("unknown column; did you mean address?")
+    assert cf.unknown_column_message("site", "colour").startswith("unknown column; the columns are ")
+    assert "branchId (or branch, the branch's name), name" in cf.unknown_column_message("client", "x")
+    assert cf.unknown_column_message("branch", "x") == (
+        "unknown column; the columns are name, address, phone, email; "
+        "createdOn, documents, id, modifiedOn, updatedOn are accepted and ignored")

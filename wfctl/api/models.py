@@ -45,13 +45,20 @@ def _hourly_rate(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
         raise ValueError("must be a number")
     try:
-        number = Decimal(str(value).strip())
+        # An int as it is: str() of one over 4300 digits raises.
+        number = Decimal(value) if isinstance(value, int) else Decimal(str(value).strip())
     except InvalidOperation:
         raise ValueError(f"{value!r} is not a number") from None
     if not number.is_finite():
         raise ValueError(f"{value!r} is not a number")
     if number < 0:
         raise ValueError(f"{value} is negative; a rate must be 0 or more")
+    # Bounded before normalize() and int(): 1e999999999 would overflow or never finish, and
+    # 1e-999999999 would underflow to 0. 10^15 and more cannot be held to the cent by a float.
+    if number and number.adjusted() >= 15:
+        raise ValueError("must be less than 10^15")
+    if number and number.adjusted() < -2:
+        raise ValueError(f"{value} has more than 2 decimals")
     exponent = number.normalize().as_tuple().exponent
     if isinstance(exponent, int) and exponent < -2:
         raise ValueError(f"{value} has more than 2 decimals")

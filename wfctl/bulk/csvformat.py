@@ -42,6 +42,12 @@ LIST_COLUMNS = frozenset({"rates", "departments", "bannedWorkers"})
 BOOL_COLUMNS = frozenset({"assessmentRequired"})
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+# Numbers no hourly rate can be, refused before any arithmetic on them (`int(Decimal("1e999999999"))`
+# never finishes): longer than this, 10^15 or more (a float cannot hold such a rate to the cent), or
+# nonzero below 0.01 (more than 2 decimals).
+MAX_NUMBER_CHARS = 32
+MAX_RATE_DIGITS = 15
 _SPECIAL = "\\|:="
 _TRUE = frozenset({"true", "yes", "1", "y", "on"})
 _FALSE = frozenset({"false", "no", "0", "n", "off"})
@@ -65,6 +71,37 @@ def known_columns(kind: str) -> frozenset[str]:
     if kind in PARENT_NAME_COLUMN:
         names.add(PARENT_NAME_COLUMN[kind])
     return frozenset(names)
+
+
+def canonical_column(name: str) -> str:
+    """The format's spelling of a column written in any case (`ClientId` -> `clientId`, as spreadsheets
+    and people write headers); a name the format does not know is returned unchanged."""
+    return _CANONICAL.get(name.lower(), name)
+
+
+def unknown_column_message(kind: str, column: str) -> str:
+    """The problem text for a header column that `kind` does not have: the nearest known name, if one
+    is close, then every column an input file may have."""
+    import difflib
+
+    by_lower = {name.lower(): name for name in known_columns(kind)}
+    close = difflib.get_close_matches(column.lower(), list(by_lower), n=1, cutoff=0.6)
+    hint = f"did you mean {by_lower[close[0]]}? " if close else ""
+    return f"unknown column; {hint}the columns are {accepted_columns(kind)}"
+
+
+def accepted_columns(kind: str) -> str:
+    """The columns of `kind` in words, for messages and help: the parent by id or by name, the fields,
+    and the read-only columns that are accepted and ignored."""
+    columns = columns_for(kind)
+    if kind in PARENT_ID_COLUMN:
+        parent = PARENT_NAME_COLUMN[kind]
+        columns[0] = f"{PARENT_ID_COLUMN[kind]} (or {parent}, the {parent}'s name)"
+    ignored = ", ".join(sorted(READ_ONLY_COLUMNS, key=str.lower))
+    return f"{', '.join(columns)}; {ignored} are accepted and ignored"
+
+
+_CANONICAL = {name.lower(): name for kind in KINDS for name in known_columns(kind)}
 
 
 # -- encoding ----------------------------------------------------------------------------------
@@ -186,7 +223,7 @@ def decode_bool(text: str) -> bool | None:
         return True
     if value in _FALSE:
         return False
-    raise CellError(f"{text!r} is not a boolean (use true/false, yes/no or 1/0)")
+    raise CellError(f"{shorten(text)} is not a boolean (use true/false, yes/no or 1/0)")
 
 
 def decode_rates(text: str) -> list[dict[str, Any]]:
@@ -202,9 +239,9 @@ def decode_rates(text: str) -> list[dict[str, Any]]:
     for part in split_unescaped(text, "|"):
         fields = split_unescaped(part, "=")
         if len(fields) != 2:
-            raise CellError(f"{unescape(part)!r} is not SKILL=RATE")
+            raise CellError(f"{shorten(unescape(part))} is not SKILL=RATE")
         skill, rate = unescape(fields[0]), unescape(fields[1]).strip()
-        rates.append({"skill": skill, "hourlyRate": parse_number(rate, what=f"rate of {skill!r}")})
+        rates.append({"skill": skill, "hourlyRate": parse_number(rate, what=f"rate of {shorten(skill)}")})
     return rates
 
 
@@ -219,7 +256,7 @@ def decode_departments(text: str) -> list[dict[str, Any]]:
     for part in split_unescaped(text, "|"):
         fields = [unescape(f) for f in split_unescaped(part, ":")]
         if len(fields) > 3:
-            raise CellError(f"{unescape(part)!r} is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')")
+            raise CellError(f"{shorten(unescape(part))} is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')")
         dept: dict[str, Any] = {"name": fields[0]}
         if len(fields) > 1:
             dept["contactPerson"] = fields[1]
@@ -239,13 +276,31 @@ def decode_banned_workers(text: str) -> list[str]:
 
 
 def parse_number(text: str, *, what: str = "value") -> int | float:
+    """A rate's number, as an int or a float (the write model checks the rules on it).
+
+    Numbers no rate can be are refused first, before any arithmetic on them: longer than
+    MAX_NUMBER_CHARS, negative, 10^15 or more, or nonzero below 0.01."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise CellError(f"{what}: {shorten(text)} is not a number (too long)")
     try:
         value = Decimal(text)
     except InvalidOperation:
         raise CellError(f"{what}: {text!r} is not a number") from None
     if not value.is_finite():
         raise CellError(f"{what}: {text!r} is not a number")
+    if value:  # adjusted() is the power of ten of the first digit, whatever the exponent's size
+        if value < 0:
+            raise CellError(f"{what}: {text} is negative; a rate must be 0 or more")
+        if value.adjusted() >= MAX_RATE_DIGITS:
+            raise CellError(f"{what}: {text} is too large; a rate must be less than 10^{MAX_RATE_DIGITS}")
+        if value.adjusted() < -2:
+            raise CellError(f"{what}: {text} has more than 2 decimals")
     return int(value) if value == value.to_integral_value() and "." not in text else float(value)
+
+
+def shorten(text: str, limit: int = 40) -> str:
+    """`text` quoted for a one-line message, cut to `limit` characters (a cell may hold a megabyte)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
 def split_unescaped(text: str, sep: str) -> list[str]:
@@ -290,6 +345,10 @@ def _json_array(text: str) -> list[Any]:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CellError(f"a cell starting with '[' must be a JSON array: {exc.msg} at column {exc.colno}") from None
+    except ValueError:  # an integer of more than 4300 digits (sys.get_int_max_str_digits)
+        raise CellError("a cell starting with '[' must be a JSON array: a number in it is too long") from None
+    except RecursionError:
+        raise CellError("a cell starting with '[' must be a JSON array: it is nested too deeply") from None
     if not isinstance(value, list):
         raise CellError("a cell starting with '[' must be a JSON array")
     return value
