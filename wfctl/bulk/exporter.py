@@ -9,6 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any
 
 from wfctl.bulk import csvformat
+from wfctl.bulk.files import atomic_text_file
 from wfctl.bulk.kinds import KINDS
 
 
@@ -32,6 +33,15 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
         writer.writerow(csvformat.encode_record(kind, record, columns))
         count += 1
     return count
+
+
+def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],
+                   concurrency: int = 8) -> int:
+    """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right),
+    written whole or not at all: a failure leaves no partial file and an existing one as it was.
+    Call files.check_writable(path) before anything is fetched."""
+    with atomic_text_file(path, bom=True) as out:
+        return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency)
 
 
 def _ordered_map(fn: Any, items: Iterable[Any], concurrency: int) -> Iterator[Any]:

@@ -1,5 +1,9 @@
 """Streaming CSV input: UTF-8 with or without BOM, CRLF or LF, `,` or `;`, quoted delimiters and newlines.
 
+What spreadsheets write is accepted as it is: headers in any case (`Name`, `ClientId`: the header holds
+the format's spelling, `written()` the file's), a trailing column with neither name nor values, and rows
+whose cells are all empty (skipped, and counted in `blank_rows`).
+
 The file is read several times (validate, send, report) and never held in memory: stdin is spooled to
 a temporary file first. Its SHA-256 names the import run (idempotency keys, journal).
 """
@@ -16,11 +20,17 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from wfctl.bulk.csvformat import canonical_column
 from wfctl.errors import CliError
 
 BOM = b"\xef\xbb\xbf"
 
-csv.field_size_limit(10 * 1024 * 1024)
+# The longest cell read, in characters. The service caps text at 500 characters, but a list cell
+# (rates, departments, bannedWorkers) has no cap: 1 MiB holds some 28,000 worker ids. A longer cell is
+# almost always a quote that is never closed, which makes the rest of the file one cell.
+MAX_CELL_CHARS = 1 << 20
+
+csv.field_size_limit(MAX_CELL_CHARS)
 
 
 @dataclass
@@ -57,7 +67,13 @@ class CsvInput:
         if delimiter is not None and len(delimiter) != 1:
             raise CliError("--delimiter takes one character, e.g. ';' or ','")
         self.delimiter = delimiter or self._sniff_delimiter()
+        self._spelling: dict[str, str] = {}  # header name -> as the file writes it, where they differ
         self.header = self._read_header()
+        self.blank_rows = 0  # rows whose cells are all empty, skipped; known after one pass of rows()
+
+    def written(self, column: str) -> str:
+        """A header column as the file writes it (`Client` for `client`), for messages."""
+        return self._spelling.get(column, column)
 
     def close(self) -> None:
         if self._spool:
@@ -72,24 +88,34 @@ class CsvInput:
         self.close()
 
     def rows(self) -> Iterator[Row]:
-        """Every data row, streamed; blank lines are skipped."""
+        """Every data row, streamed. Rows whose cells are all empty are skipped and counted in
+        `blank_rows`; empty cells past the header's columns are dropped, others count in `Row.extra`."""
         lines = _LineCounter(self._text_lines())
         reader = csv.reader(lines, delimiter=self.delimiter)
-        header = None
-        number = 0
+        header = self.header
+        width = len(header)
+        number = blank = 0
         start = 1
-        for cells in reader:
-            if header is None:
-                header = self.header
-                start = lines.count + 1
-                continue
-            line, start = start, lines.count + 1
-            if not cells or (all(c == "" for c in cells) and len(cells) <= 1):
-                continue
-            number += 1
-            extra = max(0, len(cells) - len(header))
-            yield Row(number, line, {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(header)},
-                      extra)
+        try:
+            next(reader, None)  # the header, read by _read_header
+            start = lines.count + 1
+            for cells in reader:
+                line, start = start, lines.count + 1
+                if len(cells) == width and any(cells):
+                    number += 1
+                    yield Row(number, line, dict(zip(header, cells, strict=True)))
+                    continue
+                if not any(cells):
+                    blank += 1
+                    continue
+                while len(cells) > width and cells[-1] == "":
+                    cells.pop()  # a spreadsheet's trailing empty column, or stray delimiters
+                number += 1
+                yield Row(number, line, {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(header)},
+                          max(0, len(cells) - width))
+        except csv.Error as exc:
+            raise _csv_error(self.display, start, exc) from None
+        self.blank_rows = blank
 
     # -- private -----------------------------------------------------------------------------
 
@@ -135,15 +161,37 @@ class CsvInput:
             header = next(reader)
         except StopIteration:
             raise CliError(f"{self.display}: the file is empty (expected a header line)") from None
-        names = [h.strip() for h in header]
-        seen: set[str] = set()
-        for i, name in enumerate(names, start=1):
-            if not name:
+        except csv.Error as exc:
+            raise _csv_error(self.display, 1, exc) from None
+        written = [h.strip() for h in header]
+        while written and written[-1] == "":
+            written.pop()  # a trailing column with no name: values in it count as extra cells
+        names: list[str] = []
+        first: dict[str, str] = {}
+        for i, as_written in enumerate(written, start=1):
+            if not as_written:
                 raise CliError(f"{self.display}: line 1: column {i} has no name")
-            if name in seen:
-                raise CliError(f"{self.display}: line 1: column {name!r} appears twice")
-            seen.add(name)
+            name = canonical_column(as_written)
+            if name in first:
+                twice = repr(as_written) if first[name] == as_written else f"{first[name]!r} ({as_written!r})"
+                raise CliError(f"{self.display}: line 1: column {twice} appears twice")
+            first[name] = as_written
+            if name != as_written:
+                self._spelling[name] = as_written
+            names.append(name)
         return names
+
+
+def _csv_error(display: str, line: int, exc: csv.Error) -> CliError:
+    text = str(exc)
+    if "field larger than field limit" in text:
+        cause = (f"a cell is longer than {MAX_CELL_CHARS} characters (is a quote left open? "
+                 "it makes the rest of the file one cell)")
+    elif "new-line character seen in unquoted field" in text:
+        cause = "a line break (CR) inside a cell that is not in quotes; put the cell in quotes"
+    else:
+        cause = text
+    return CliError(f"{display}: line {line}: {cause}")
 
 
 class _LineCounter:

@@ -1,10 +1,13 @@
-"""The `--report FILE` CSV: every input row as it was, then `status`, `id` and `error`; and the summary."""
+"""The `--report FILE` CSV: every input row, then `status`, `id` and `error`; and the summary."""
 
 from __future__ import annotations
 
 import csv
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
+
+from wfctl.bulk.csvformat import neutralise, strip_neutraliser
+from wfctl.bulk.files import atomic_text_file
 
 if TYPE_CHECKING:
     from wfctl.bulk.importer import Summary
@@ -15,13 +18,18 @@ REPORT_COLUMNS = ["status", "id", "error"]
 
 def write_report(path: str, header: list[str], outcomes: Iterable[tuple[Row, str, str, str]],
                  delimiter: str = ",") -> int:
-    """Write the report (UTF-8, CRLF like any CSV); returns the number of rows written."""
+    """Write the report (UTF-8 with a BOM, CRLF like any CSV) whole or not at all; returns the number of
+    rows written. Raises CliError naming the file when it cannot be written (check_writable beforehand).
+
+    Every cell is written as export writes it: one that a spreadsheet would run as a formula gets a `'`
+    (the service's `id` and `error` text too), and import reads the report's rows back unchanged."""
     count = 0
-    with open(path, "w", encoding="utf-8", newline="") as f:
+    with atomic_text_file(path, bom=True) as f:
         writer = csv.writer(f, delimiter=delimiter)
-        writer.writerow([*header, *REPORT_COLUMNS])
+        writer.writerow([*map(_cell, header), *REPORT_COLUMNS])
         for row, status, record_id, error in outcomes:
-            writer.writerow([*(row.cells.get(name, "") for name in header), status, record_id, error])
+            writer.writerow([*(_cell(row.cells.get(name, "")) for name in header),
+                             status, neutralise(record_id), neutralise(error)])
             count += 1
     return count
 
@@ -36,3 +44,8 @@ def summary_rows(summary: Summary) -> list[tuple[str, int]]:
             ("unchanged", counts["unchanged"]), ("skipped (exist)", counts["skipped"]),
             ("failed", counts["failed"]), ("invalid", counts["invalid"])]
     return rows
+
+
+def _cell(text: str) -> str:
+    # The file's own cell, neutralised once: `=x` -> `'=x`, and `'=x` stays as it is.
+    return neutralise(strip_neutraliser(text))

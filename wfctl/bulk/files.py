@@ -1,0 +1,138 @@
+"""Files the bulk commands write (`--report`, `export --file`): checked before the first request,
+written whole or not at all, and opened by a spreadsheet with the right characters.
+
+    check_writable(path)                       # before sending anything: CliError (exit 2) naming the cause
+    with atomic_text_file(path, bom=True) as f:
+        csv.writer(f).writerow(...)            # a failed write: CliError "cannot write PATH: <cause>"
+
+The text goes to a temporary file in the same folder, which replaces `path` only when it is complete,
+so a full disk or an interruption leaves an existing file as it was and no partial one behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import io
+import os
+import tempfile
+from collections.abc import Iterator
+from typing import IO
+
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+
+
+def check_writable(path: str) -> None:
+    """Raise CliError (exit 2) unless `path` can be written: its folder exists and takes new files,
+    and it is not a folder or a file that may not be written."""
+    if os.path.isdir(path):
+        raise CliError(f"cannot write {path}: it is a directory")
+    folder = _folder(path)
+    if not os.path.isdir(folder):
+        raise CliError(f"cannot write {path}: no such directory {folder}")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise CliError(f"cannot write {path}: {os.strerror(errno.EACCES)}")
+    try:  # the real test (read-only mounts, ACLs, quotas): make the temporary file the write will make
+        fd, probe = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path))
+    except OSError as exc:
+        raise write_error(path, exc, ExitCode.USAGE) from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+@contextlib.contextmanager
+def atomic_text_file(path: str, *, bom: bool) -> Iterator[IO[str]]:
+    """A text file (UTF-8, newline="" as the csv module wants) that replaces `path` when the block ends
+    without an error; `bom` starts it with a UTF-8 byte order mark, which spreadsheets need to read
+    UTF-8. A failed write raises CliError naming the file; on any error nothing is left behind."""
+    folder = _folder(path)
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path), suffix=".tmp")
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    f = _TextFile(fd, bom=bom)
+    try:
+        yield f
+        _commit(f, temporary, path)
+    except _WriteFailed as exc:
+        _discard(f, temporary)
+        raise write_error(path, exc) from None
+    except BaseException:
+        _discard(f, temporary)
+        raise
+
+
+def write_error(path: str, exc: OSError, exit_code: int = ExitCode.FAILURE) -> CliError:
+    """`cannot write PATH: <cause>`, one line."""
+    cause = exc.strerror or str(exc) or type(exc).__name__
+    return CliError(f"cannot write {path}: {cause}", exit_code, title="cannot write file")
+
+
+class _TextFile(io.TextIOWrapper):
+    """A text file whose write errors are told apart from an OSError of other code in the block
+    (reading the input, the journal), which keeps its own message."""
+
+    def __init__(self, fd: int, *, bom: bool) -> None:
+        super().__init__(io.BufferedWriter(io.FileIO(fd, "w")), encoding="utf-8-sig" if bom else "utf-8",
+                         newline="")
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except OSError as exc:
+            raise _WriteFailed(exc) from None
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except OSError as exc:
+            raise _WriteFailed(exc) from None
+
+
+class _WriteFailed(OSError):
+    """An OSError of the file being written, as opposed to one from the code writing it."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror)
+
+
+def _commit(f: _TextFile, temporary: str, path: str) -> None:
+    try:
+        f.flush()
+        os.fsync(f.fileno())
+        f.close()
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except _WriteFailed:
+        raise
+    except OSError as exc:
+        raise _WriteFailed(exc) from None
+
+
+def _folder(path: str) -> str:
+    return os.path.dirname(os.path.abspath(path))
+
+
+def _temp_prefix(path: str) -> str:
+    return f".{os.path.basename(path)}."
+
+
+def _mode_for(path: str) -> int:
+    """An existing file keeps its mode; a new one gets what open() would give it (0666 less the umask)."""
+    with contextlib.suppress(OSError):
+        return os.stat(path).st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _discard(f: _TextFile, temporary: str) -> None:
+    with contextlib.suppress(OSError):  # closing flushes what a failed write left in the buffer
+        f.close()
+    _remove(temporary)
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
