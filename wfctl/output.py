@@ -189,7 +189,7 @@ class Output:
         for chunk in chunks:
             for row in chunk:
                 if encode is None:
-                    encode, header = _csv_encoder(kind, self.fields or columns, row)
+                    encode, header = _csv_encoder(kind, self.fields or columns, dict.fromkeys(_keys_of(chunk)))
                     writer.writerow(header)
                 writer.writerow(encode(row))
                 count += 1
@@ -374,13 +374,25 @@ def _footer(first: tuple[int, int, int], last: tuple[int, int, int], count: int,
     return text
 
 
+#: Import columns that list items never carry (the specification's list shapes).
+_NOT_IN_LIST_ITEMS = {"client": {"billingAddress"}, "site": {"rates", "departments", "bannedWorkers"}}
+
+
+def _import_columns(kind: str, columns: list[str], present: dict[str, Any]) -> list[str]:
+    """`id` (which import ignores), then only the import columns the records carry: fed back to
+    import, a column absent from the file leaves its field as it is, where an empty one would clear it."""
+    if present:
+        return ["id", *(name for name in columns if name in present)]
+    return ["id", *(name for name in columns if name not in _NOT_IN_LIST_ITEMS.get(kind, ()))]
+
+
 def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any]) -> tuple[Any, list[str]]:
     """(row -> cells, header) in the import format of `kind` (wfctl.bulk.csvformat)."""
     if kind in ("branch", "client", "site"):
         import importlib
 
         csvformat = importlib.import_module("wfctl.bulk.csvformat")
-        names = columns or csvformat.columns_for(kind)
+        names = columns or _import_columns(kind, csvformat.columns_for(kind), first)
         return (lambda row: csvformat.encode_record(kind, row, names)), names
     from wfctl.bulk.csvformat import neutralise
 

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-
 from tests.bulk.helpers import new_client, site_names, write
 from tests.fixtures.cli import REPO_ROOT
 

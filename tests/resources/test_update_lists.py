@@ -67,3 +67,21 @@ def test_list_edit_errors_are_usage_errors(wf: Any, tag: str) -> None:
     r = wf("sites", "update", tree["site1"], "--remove-banned-worker", "W-9")
     assert (r.exit_code, r.stderr) == (2, "error: --remove-banned-worker W-9: the site has no such banned worker\n")
     assert as_json(wf("sites", "get", tree["site1"], "-o", "json"))["bannedWorkers"] == ["W-1"]
+
+
+def test_list_csv_fed_back_to_import_keeps_every_field(wf: Any, tag: str, tmp_path: Any) -> None:
+    """Issue 14 §1: `list -o csv` writes `id` first and only the columns list items carry, so feeding it
+    to `import --on-existing update` clears nothing (rates, departments, banned workers stay)."""
+    tree = _site(wf, tag)
+    before = as_json(wf("sites", "get", tree["site1"], "-o", "json"))
+    listed = wf("sites", "list", "--client", tree["client"], "-o", "csv")
+    assert listed.stdout.splitlines()[0] == "id,clientId,name,address,phone,email,assessmentRequired", listed
+    path = tmp_path / "s.csv"
+    path.write_text(listed.stdout, encoding="utf-8")
+    r = wf("sites", "import", str(path), "--on-existing", "update", "--dry-run")
+    assert r.exit_code == 0 and "to update        0\n" in r.stdout and "unchanged        2\n" in r.stdout, r
+    r = wf("sites", "import", str(path), "--on-existing", "update")
+    assert r.exit_code == 0, r
+    assert as_json(wf("sites", "get", tree["site1"], "-o", "json")) == before
+    clients = wf("clients", "list", "--branch", tree["branch"], "-o", "csv").stdout
+    assert clients.splitlines()[0] == "id,branchId,name,email,phone"

@@ -191,7 +191,8 @@ class Client:
         is checked and returned as it is)."""
         from wfctl.api.origin import origin_of, same_origin
 
-        if not isinstance(path, str) or "://" in path or path.startswith("//"):
+        relative = isinstance(path, str) and path.startswith("/") and not path.startswith("//")
+        if not relative and (not isinstance(path, str) or "://" in path or path.startswith("//")):
             if not same_origin(path, self.base_url):
                 raise ForeignOrigin(f"refused {origin_of(path)}: not the service origin "
                                     f"{origin_of(self.base_url)}, so no token is sent there")

@@ -30,6 +30,10 @@ _FIELDS: dict[str, tuple[tuple[str, int], ...]] = {
 _REQUIRED = {"branch": ("name",), "client": ("name", "branchId"), "site": ("name",)}
 
 
+# Characters str.strip() removes and pydantic's trimming (Unicode White_Space) keeps.
+_PYTHON_ONLY_SPACE = frozenset("\x1c\x1d\x1e\x1f")
+
+
 class _Unsure(Exception):
     pass
 
@@ -50,7 +54,7 @@ def create_body(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _text(value: Any, low: int, high: int) -> str:
-    if type(value) is not str:
+    if type(value) is not str or (value and (value[0] in _PYTHON_ONLY_SPACE or value[-1] in _PYTHON_ONLY_SPACE)):
         raise _Unsure
     value = value.strip()
     if not low <= len(value) <= high:

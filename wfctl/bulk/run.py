@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
 
 if TYPE_CHECKING:
     from wfctl.bulk.importer import Summary
@@ -115,7 +116,7 @@ def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(f"{text}\n")
+    sys.stderr.write(f"{one_line(text)}\n")
 
 
 def _write_report(report: str, importer: Any, source: Any) -> None:
@@ -212,7 +213,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
 
 def _list_problems(summary: Summary) -> None:
     for problem in summary.problems:
-        sys.stderr.write(f"invalid: {problem}\n")
+        sys.stderr.write(f"invalid: {one_line(str(problem))}\n")
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
         sys.stderr.write(f"... and {more} more invalid rows (--report FILE lists every one)\n")
