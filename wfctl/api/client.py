@@ -197,7 +197,7 @@ class Client:
                 raise ForeignOrigin(f"refused {origin_of(path)}: not the service origin "
                                     f"{origin_of(self.base_url)}, so no token is sent there")
             return path
-        return self.base_url + "/" + path.lstrip("/")
+        return self.base_url + "/" + str(path).lstrip("/")
 
     def pages(
         self,
