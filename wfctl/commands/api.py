@@ -46,9 +46,9 @@ def api(
     """Call any endpoint of the service with your login.
 
     The token is added and refreshed as for every command and sent only to the service's origin.
-    The answer is printed as JSON (pretty on a terminal, compact in a pipe); with --paginate the
-    records of every page are printed as one list (or one per line with -o jsonl). Errors are
-    reported and exit as for every command.
+    The answer is printed as JSON (pretty on a terminal, compact in a pipe) whatever the configured
+    output; with --paginate the records of every page are printed as one JSON list (one per line with
+    -o jsonl, a table or csv with -o table or -o csv). Errors are reported and exit as for every command.
 
     Examples:
       $ wfctl api GET /api/agency/
@@ -81,7 +81,15 @@ def api(
             if not isinstance(body, dict):
                 raise CliError("--field needs the --input body to be a JSON object")
             body.update(dict(pairs))
-    out = app_ctx.output(fmt(output))
+    # JSON unless -o (before or after `api`) asks otherwise, as gh api: a configured default output
+    # (WFCTL_OUTPUT, the profile's) is for the record commands, not for a raw answer
+    asked = fmt(output) or _output_flag(ctx)
+    if asked:
+        out = app_ctx.output(asked)
+    else:  # JSON on stdout; errors stay as the context decides (one human line on a terminal)
+        from wfctl.output import Output as Writer
+
+        out = Writer(app_ctx.io, "json")
     client = app_ctx.client
     url = _url(client.base_url, path)
     if paginate:
@@ -103,6 +111,15 @@ def api(
         app_ctx.io.write(text if text.endswith("\n") else text + "\n")
         return
     out.value(document)
+
+
+def _output_flag(ctx: typer.Context) -> str | None:
+    """The global -o when it was given on the command line (not taken from WFCTL_OUTPUT)."""
+    root = ctx.find_root()
+    if getattr(root.get_parameter_source("output"), "name", None) != "COMMANDLINE":
+        return None
+    value = root.params.get("output")
+    return getattr(value, "value", value)
 
 
 def _pair(item: str) -> tuple[str, Any]:

@@ -217,7 +217,8 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
             raise CliError(f"refusing to delete {kind} {record_id} without confirmation: "
                            "no terminal to ask on; pass --yes")
         if not _confirm(f"Delete {kind} {record_id}? [y/N]: "):
-            raise CliError(f"{kind} {record_id} not deleted", ExitCode.FAILURE)
+            # a cancelled prompt is the user's answer, not a failure of the service (exit 1): exit 2, as gh
+            raise CliError(f"cancelled, nothing deleted ({kind} {record_id})", ExitCode.USAGE)
     out.result(getattr(_client(app), f"delete_{kind}")(record_id) or {"status": "success",
                                                                      "message": f"{kind} deleted"})
 

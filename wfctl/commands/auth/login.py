@@ -62,6 +62,12 @@ def login(
     app = app_context(ctx)
     io = app.io
     settings = app.settings
+    store_kind = credential_store.value if credential_store else settings.credential_store
+    explicit_store = credential_store is not None or settings.source("credential_store") != "default"
+    if store_kind == "keyring" and (password_stdin or io.can_prompt):
+        # before asking for anything (a prompt, or stdin): a host with no usable keyring hears so, and
+        # both ways out, first. Without either, login can only end in a usage error, said as such.
+        _check_keyring(settings, explicit_store)
     url = base_url or settings.base_url
     if not url:
         if not io.can_prompt:
@@ -69,8 +75,6 @@ def login(
         url = typer.prompt("Service URL", err=True).strip()
     url = normalize_base_url(url)
     field = username_field or settings.login_username_field
-    store_kind = credential_store.value if credential_store else settings.credential_store
-    explicit_store = credential_store is not None or settings.source("credential_store") != "default"
 
     password = _read_password_stdin() if password_stdin else None
     user = username or settings.username
@@ -84,9 +88,6 @@ def login(
         password = typer.prompt("Password", hide_input=True, err=True)
     if not password:
         raise CliError("the password is empty")
-
-    if store_kind == "keyring":
-        _check_keyring(settings, explicit_store)
 
     with anonymous_client(settings, url, verbose=app.options.verbose) as client:
         answer = client.login(user, password, username_field=field)
