@@ -74,6 +74,7 @@ def main() -> int:
         "WFCTL_CONFIG": str(work / "config.toml"),
         "XDG_CONFIG_HOME": str(work / "config"),
         "XDG_CACHE_HOME": str(work / "cache"),
+        "XDG_STATE_HOME": str(work / "state"),  # import journals (runs you can list and undo)
         "WFCTL_PROFILE": "tour",
     })
     port = free_port()
@@ -106,9 +107,20 @@ def main() -> int:
                                   "--department", "Goods In:Amelia Hart:amelia@harbour.example", "-o", "json"))
         t.wfctl("sites", "get", site["id"])
         t.step("Import sites from a CSV exported by Excel (the `client` column names the client)")
-        t.wfctl("sites", "import", str(HERE / "sites.csv"), "--dry-run")
         t.wfctl("sites", "import", str(HERE / "sites.csv"))
         t.wfctl("sites", "list", "--client", first["id"], "--page-size", "5", "--page", "2")
+        t.step("Review a change before it happens, and take it back after")
+        export = work / "pennine.csv"
+        t.wfctl("sites", "export", "--client", first["id"], "--file", str(export))
+        text = export.read_text(encoding="utf-8-sig")
+        moved = text.replace("12 Blossom Street", "14 Blossom Street", 1)
+        export.write_text(moved, encoding="utf-8")
+        sys.stdout.write("(one address changed in the exported file)\n")
+        t.wfctl("sites", "import", str(export), "--on-existing", "update", "--dry-run")
+        t.wfctl("sites", "import", str(export), "--on-existing", "update")
+        runs = json.loads(t.wfctl("imports", "list", "-o", "json", show=False))
+        t.wfctl("imports", "list")
+        t.wfctl("imports", "undo", runs[0]["run"], "--yes")
         t.step("JSON for pipelines")
         t.wfctl("sites", "list", "--client", first["id"], "--limit", "2", "-o", "json")
         sys.stdout.write(f"\nThe tour's config is in {work}.\n")
