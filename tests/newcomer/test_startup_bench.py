@@ -16,10 +16,14 @@ from tests.newcomer.helpers import REPO_ROOT
 @pytest.mark.real_component
 def test_startup_targets_hold() -> None:
     require_component("gh")
-    proc = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "startup.py"), "--runs", "9", "--json"],
-                          capture_output=True, text=True, timeout=600)
+    require_component("hyperfine")
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "bench" / "startup.py"), "--runs", "15", "--json"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.stdout, proc.stderr
     results = json.loads(proc.stdout)["results"]
-    missed = [r for r in results if not r["ok"]]
-    assert not missed, json.dumps(results, indent=2)
     names = {r["command"] for r in results}
-    assert {"wfctl --version", "wfctl --help", "gh --version", "wfctl sites --help"} <= names
+    assert {"wfctl --version", "wfctl --help", "gh --help", "python -c pass", "wfctl sites --help",
+            "wfctl sites import --help"} <= names
+    assert sum(name.startswith("Tab (") for name in names) == 12  # 3 shells x 4 kinds of word
+    missed = [r for r in results if not r["ok"]]
+    assert not missed, json.dumps(missed, indent=2)
