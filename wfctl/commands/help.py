@@ -37,11 +37,14 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
                               "Default: 5."),
     ("WFCTL_BULK_HTTPX", "Set to 1 to send the rows of a bulk import through httpx instead of wfctl's "
                          "leaner http.client path (to rule that path out when troubleshooting)."),
+    ("WFCTL_UNREACHABLE_SECONDS", "How long a bulk import keeps retrying while nothing gets through to the "
+                                  "service before it stops, resumable (exit 7). Default: 30."),
     ("WFCTL_FORCE_TTY", "Set to 1 to behave as on a terminal even through a pipe (tables, notes)."),
     ("NO_COLOR", "Set to anything to turn colour off (like --no-color)."),
     ("XDG_CONFIG_HOME", "Base of the config directory. Default: ~/.config."),
     ("XDG_CACHE_HOME", "Base of the cache directory (ids for shell completion). Default: ~/.cache."),
-    ("XDG_STATE_HOME", "Base of the state directory (journals of bulk imports). Default: ~/.local/state."),
+    ("XDG_STATE_HOME", "Base of the state directory (the journals of bulk runs, for resume and `wfctl imports`). "
+                       "Default: ~/.local/state."),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "Proxy to send requests through, e.g. http://proxy:3128."),
     ("NO_PROXY", "Hosts to reach directly, e.g. localhost,127.0.0.1,.internal.example.com."),
     ("SSL_CERT_FILE", "PEM file of the CAs to trust (a private CA), instead of the certifi bundle. "
@@ -150,6 +153,8 @@ def exit_codes_text() -> str:
         ExitCode.NETWORK: "Network failure or timeout, after retries.",
         ExitCode.FORBIDDEN: "Forbidden (403): not allowed for your role.",
         ExitCode.PARTIAL: "A bulk run where some rows failed (the others were done).",
+        ExitCode.LOCAL_FAULT: "A bulk run stopped by a local fault (disk full, a journal that cannot be "
+                              "written): nothing lost; fix it and run the same command again to resume.",
         ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     }
     rows = [(str(int(code)), meaning.get(code, code.name.replace("_", " ").lower() + "."))
