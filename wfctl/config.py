@@ -1,8 +1,9 @@
 """Profiles and settings: where the config file lives, how a setting is resolved, how the file is written.
 
 Precedence for every setting: flag > environment > profile > default. The file is TOML, read with
-tomllib and written with tomli_w, atomically (temp file, fsync, rename) with mode 0600. A file that
-cannot be parsed is reported with its path and line and is never overwritten.
+tomllib and written with tomli_w, atomically (temp file, fsync, rename) with mode 0600 (directories
+wfctl creates are 0700, whatever the umask: see wfctl.fsutil). A file that cannot be parsed is
+reported with its path and line and is never overwritten.
 
     [profiles.default]
     base_url = "https://wams.example.com"
@@ -248,43 +249,19 @@ def save_document(doc: dict[str, Any], path: Path | None = None) -> None:
 
 
 def write_private_file(path: Path, data: bytes) -> None:
-    """Atomic write readable by the owner only: temp file (0600) in the same directory, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    import tempfile
+    """Atomic write readable by the owner only (see wfctl.fsutil.write_private_file)."""
+    from wfctl.fsutil import write_private_file as write
 
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), 0o600)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    if sys.platform == "win32":
-        return
-    with contextlib.suppress(OSError):
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+    write(path, data)
 
 
 @contextlib.contextmanager
 def _config_lock(path: Path) -> Iterator[None]:
-    from filelock import FileLock, Timeout
+    from filelock import Timeout
 
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = FileLock(str(path) + ".lock", timeout=10)
+    from wfctl.fsutil import private_file_lock
+
+    lock = private_file_lock(str(path) + ".lock", timeout=10)
     try:
         with lock:
             yield

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -11,7 +12,11 @@ from keyring.backend import KeyringBackend
 
 
 class FileKeyring(KeyringBackend):
-    """A keyring kept in the JSON file named by WFCTL_TEST_KEYRING_FILE (shared by processes)."""
+    """A keyring kept in the JSON file named by WFCTL_TEST_KEYRING_FILE (shared by processes).
+
+    Each write replaces the file atomically, so a process reading while another writes sees the old
+    or the new document, never half of one (as with a real keyring). Writes are not merged: two
+    processes writing at once keep one of the two, which is what wfctl's lock must prevent."""
 
     priority = 1  # type: ignore[assignment]
 
@@ -27,10 +32,16 @@ class FileKeyring(KeyringBackend):
     def get_password(self, service: str, username: str) -> str | None:
         return self._load().get(f"{service}/{username}")
 
+    def _save(self, data: dict[str, str]) -> None:
+        path = self._path()
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, path)
+
     def set_password(self, service: str, username: str, password: str) -> None:
         data = self._load()
         data[f"{service}/{username}"] = password
-        self._path().write_text(json.dumps(data))
+        self._save(data)
 
     def delete_password(self, service: str, username: str) -> None:
         import keyring.errors
@@ -38,7 +49,7 @@ class FileKeyring(KeyringBackend):
         data = self._load()
         if data.pop(f"{service}/{username}", None) is None:
             raise keyring.errors.PasswordDeleteError("not found")
-        self._path().write_text(json.dumps(data))
+        self._save(data)
 
 
 class HangingKeyring(KeyringBackend):

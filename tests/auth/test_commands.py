@@ -235,8 +235,8 @@ def test_api_post_put_delete_and_errors(logged_in, tmp_path):
 
 def test_api_refuses_foreign_absolute_url(logged_in):
     r = logged_in("api", "GET", "http://127.0.0.2:1/api/agency/")
-    assert r.exit_code == 1
-    assert "not the service origin" in r.stderr
+    assert r.exit_code == 2  # bad usage, refused before anything is sent (since 1cc5712)
+    assert "origin" in r.stderr and "127.0.0.2" in r.stderr
 
 
 def test_subprocess_login_and_show(cli, sandbox):
@@ -246,3 +246,29 @@ def test_subprocess_login_and_show(cli, sandbox):
     r = cli.subprocess("agency", "show", "-o", "json")
     assert r.exit_code == 0, r
     assert json.loads(r.stdout)["name"] == "Northwind Staffing"
+
+
+def test_auth_token_header_feeds_curl_without_the_token_in_argv(logged_in, sandbox):
+    """The help's curl form works with a real curl (>= 7.55 reads headers from `-H @-`) and keeps the
+    token out of every command line."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.conftest import require_component
+    from tests.fixtures.cli import REPO_ROOT
+
+    require_component("curl")
+    for args in (("auth", "--help"), ("auth", "token", "--help")):
+        text = logged_in(*args).stdout
+        assert "wfctl auth token --header | curl -H @-" in text
+        assert "$(wfctl auth token)" not in text
+    header = logged_in("auth", "token", "--header")
+    assert header.exit_code == 0 and header.stdout.startswith("Authorization: Bearer ")
+    assert header.stdout.count("\n") == 1
+    env = dict(logged_in.env, PYTHONPATH=str(REPO_ROOT))
+    script = f'"$1" -m wfctl auth token --header | {shutil.which("curl")} -sS --fail -H @- "$2/api/agency/"'
+    proc = subprocess.run(["sh", "-c", script, "sh", sys.executable, sandbox.url], capture_output=True,
+                          text=True, env=env, timeout=60, cwd=str(logged_in.tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["name"] == "Northwind Staffing"

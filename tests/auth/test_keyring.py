@@ -31,7 +31,7 @@ def test_keyring_is_the_default_store(cli, sandbox, tmp_path):
     r = _login(cli, sandbox.url, env)
     assert r.exit_code == 0, r
     stored = json.loads((tmp_path / "keyring.json").read_text())
-    pair = json.loads(stored["wfctl/default"])
+    pair = json.loads(stored[f"wfctl/default@{sandbox.url}"])  # entry: profile @ service origin
     assert pair["access_token"] and pair["refresh_token"] and pair["username"] == ADMIN[0]
     assert not (cli.config_dir / "credentials").exists()
     assert "credential_store" not in cli.config_path.read_text()  # the default is not written
@@ -41,7 +41,7 @@ def test_keyring_is_the_default_store(cli, sandbox, tmp_path):
     assert cli("agency", "show", env=env).exit_code == 0
     r = cli("logout", env=env)
     assert r.exit_code == 0
-    assert "wfctl/default" not in json.loads((tmp_path / "keyring.json").read_text())
+    assert json.loads((tmp_path / "keyring.json").read_text()) == {}
 
 
 @pytest.mark.parametrize("backend", ["keyring.backends.fail.Keyring", "keyring.backends.null.Keyring"])
@@ -103,9 +103,9 @@ echo -n keyring-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/nu
 {py} -m wfctl login --base-url {sandbox.url} -u {ADMIN[0]} --password-stdin
 echo "STATUS $({py} -m wfctl auth status -o json)"
 echo "TOKEN $({py} -m wfctl auth token)"
-echo "SECRET $(secret-tool lookup service wfctl username default)"
+echo "SECRET $(secret-tool lookup service wfctl username default@{sandbox.url})"
 {py} -m wfctl logout
-echo "AFTER $(secret-tool lookup service wfctl username default || true)"
+echo "AFTER $(secret-tool lookup service wfctl username default@{sandbox.url} || true)"
 """
     env = dict(cli.env, PYTHONPATH=str(REPO_ROOT))
     proc = subprocess.run(["dbus-run-session", "--", "sh", "-c", script], input=ADMIN[1], text=True,

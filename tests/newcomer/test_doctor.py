@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from email.utils import formatdate
+
+import pytest
 
 from wfctl.commands.doctor import FAIL, PASS, WARN, Check, _check_clock, render
 
@@ -65,3 +68,57 @@ def test_render_shows_fixes_only_for_problems() -> None:
     text = render([Check("a", PASS, "fine", "never shown"), Check("b", FAIL, "broken", "do this")])
     assert "never shown" not in text and "-> do this" in text
     assert text.rstrip().endswith("1 failed, 0 warnings")
+
+
+# -- what the audit found (issue 12) ------------------------------------------------------------------
+
+
+def test_doctor_fails_a_token_file_others_can_read_and_status_says_its_real_mode(logged_in) -> None:
+    token_file = logged_in.config_dir / "credentials" / "default.json"
+    status = json.loads(logged_in("auth", "status", "-o", "json").stdout)
+    assert status["credentialStoreLocation"] == f"file {token_file} (mode 0600)"
+    assert "warnings" not in status
+    os.chmod(token_file, 0o644)
+    result = logged_in("doctor", "-o", "json")
+    checks = {c["check"]: c for c in json.loads(result.stdout)}
+    assert result.exit_code == 1
+    assert checks["token"]["status"] == FAIL and "0644" in checks["token"]["detail"]
+    assert f"chmod 600 {token_file}" in checks["token"]["fix"]
+    status_run = logged_in("auth", "status", "-o", "json")
+    assert status_run.exit_code == 0, status_run
+    status = json.loads(status_run.stdout)
+    assert "(mode 0644: readable by others, not 0600)" in status["credentialStoreLocation"]
+    assert "0600" not in status["credentialStoreLocation"].replace("not 0600", "")
+    assert status["warnings"] and "warning: token file" in status_run.stderr
+    table = logged_in("auth", "status")
+    assert "mode 0644" in table.stdout and "chmod 600" in table.stderr
+
+
+@pytest.mark.parametrize("variable", ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy"])
+@pytest.mark.parametrize("value", ["user:s3cret-pw@proxy.example:3128", "http://user:s3cret-pw@proxy.example:3128",
+                                   "socks5://s3cret-pw@proxy.example:1080", "http://us:s3cret-pw/x@proxy.example:8",
+                                   "s3cret-pw@proxy.example"])
+def test_doctor_masks_proxy_credentials_in_every_form(cli, variable, value) -> None:
+    env = {variable: value, "NO_PROXY": "127.0.0.1,localhost"}
+    for args in (("doctor", "--timeout", "1"), ("doctor", "--timeout", "1", "-o", "json")):
+        result = cli("--base-url", "http://127.0.0.1:9", *args, env=env)
+        assert "s3cret" not in result.stdout + result.stderr, result
+        assert "proxy.example" in result.stdout, result
+        assert "***@proxy.example" in result.stdout
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("localhost", True), ("LOCALHOST", True), ("127.0.0.1", True), ("127.8.9.10", True), ("[::1]", True),
+    ("wams.localhost", False), ("localhost.evil.example", False), ("evil.example", False), ("10.0.0.1", False),
+])
+def test_doctor_and_the_http_guard_agree_on_loopback(tmp_path, host, loopback) -> None:
+    """G19: only `localhost` and literal loopback addresses get a token over plain http."""
+    from wfctl.api.client import Client
+    from wfctl.commands.doctor import _check_base_url
+    from wfctl.config import Settings
+
+    url = f"http://{host}:8765"
+    guard_allows = not Client(url)._insecure
+    doctor = _check_base_url(Settings(profile="default", config_path=tmp_path / "c.toml", base_url=url))
+    assert guard_allows is loopback
+    assert (doctor.status == PASS) is loopback, doctor

@@ -8,6 +8,10 @@ A refresh runs under the store's cross-process lock, after re-reading the store:
 process has already rotated the pair, its pair is used and no refresh is sent, so a spent refresh
 token is never presented again (G3). The new pair is stored before the lock is released.
 
+A refresh whose answer is lost (the service may have rotated, the answer never arrived) leaves the
+stored pair marked as in doubt: the mark is written before the refresh is sent and removed only by
+an answer. A marked pair's refresh token is never sent again; the user is told to log in (exit 3).
+
 Tokens go only to the login's origin: a request to any other origin gets no Authorization header
 and raises ForeignOrigin before anything is sent.
 """
@@ -16,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Generator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -75,8 +79,6 @@ class TokenAuth(httpx.Auth):
     # -- refresh -------------------------------------------------------------------
     def _refresh_flow(self, stale: TokenPair, *, after_401: bool = False
                       ) -> Generator[httpx.Request, httpx.Response, TokenPair]:
-        from wfctl.api.store import TokenPair
-
         with self._lock, self.store.lock():
             current = self.store.load()
             if current is None:
@@ -87,35 +89,80 @@ class TokenAuth(httpx.Auth):
             if rotated_elsewhere and (after_401 or not current.needs_refresh()):
                 self._pair = current  # another process (or thread) already refreshed: use its pair
                 return current
+            if current.refresh_in_doubt:
+                raise NotLoggedIn(in_doubt_message(self.profile, current))
             if not current.refresh_token:
                 raise NotLoggedIn("the login has expired and cannot be refreshed; log in again")
+            delivery = _Delivery()
             refresh = httpx.Request(
                 "POST", self.base_url + REFRESH_PATH,
                 json={"accessToken": current.access_token, "refreshToken": current.refresh_token},
-                headers={"Accept": "application/json"},
+                headers={"Accept": "application/json"}, extensions={"trace": delivery},
             )
-            response = yield refresh
-            response.read()
-            if response.status_code in (400, 401, 403):
-                raise NotLoggedIn("the login has expired or was revoked; log in again",
-                                  status=response.status_code)
-            if not 200 <= response.status_code < 300:
-                from wfctl.api.client import error_from_response
-
-                raise error_from_response(response)
+            # Write-ahead: until an answer is in, the stored pair says a refresh of it is on the way.
+            # If the answer never arrives (a lost connection, a kill), the next run finds the mark and
+            # does not send this refresh token again: the service may have spent it already (G3).
+            self.store.save(current.marked_in_doubt())
             try:
-                body = response.json()
-            except ValueError:
-                body = None
+                response = yield refresh
+            except GeneratorExit as closing:
+                self._answer_lost(current, delivery.maybe_sent, closing.__context__)
+                raise
+            try:
+                response.read()
+            except httpx.TransportError as exc:  # the status line came, the token pair did not
+                raise NotLoggedIn(lost_answer_message(f"{type(exc).__name__} reading the answer")) from None
+            status = response.status_code
+            if 200 <= status < 300:
+                new = self._new_pair(response, current)
+                self.store.save(new)  # before the lock is released: other processes see the new pair
+                self._pair = new
+                return new
+            if status >= 500 and status != 503:
+                # A gateway's 502/504, or a service failing after it rotated: the refresh may have
+                # been applied, so the pair stays in doubt.
+                raise NotLoggedIn(lost_answer_message(f"the service answered HTTP {status}"), status=status)
+            self.store.save(current)  # a definite no (4xx, 503): nothing was rotated; the mark goes
+            self._pair = current
+            if status in (400, 401, 403):
+                raise NotLoggedIn("the login has expired or was revoked; log in again", status=status)
+            from wfctl.api.client import error_from_response
+
+            raise error_from_response(response)
+
+    def _new_pair(self, response: httpx.Response, current: TokenPair) -> TokenPair:
+        """The rotated pair from a 2xx refresh answer; an unusable answer leaves the pair in doubt
+        (the service says it refreshed, so the old refresh token is spent)."""
+        from wfctl.api.errors import CredentialStoreError
+        from wfctl.api.store import TokenPair
+
+        try:
+            body = response.json()
+        except ValueError:
+            body = None
+        try:
             if not isinstance(body, dict):
-                raise NotLoggedIn("the service's refresh answer was not a token pair; log in again",
-                                  status=response.status_code)
+                raise CredentialStoreError("not a JSON object")
             new = TokenPair.from_response(body, username=current.username, base_url=current.base_url)
-            if not new.refresh_token:
-                new.refresh_token = current.refresh_token
-            self.store.save(new)  # before the lock is released: other processes see the new pair
-            self._pair = new
-            return new
+        except CredentialStoreError:
+            raise NotLoggedIn(lost_answer_message("the service's refresh answer was not a token pair"),
+                              status=response.status_code) from None
+        if not new.refresh_token:
+            new.refresh_token = current.refresh_token
+        return new
+
+    def _answer_lost(self, current: TokenPair, sent: bool, cause: BaseException | None) -> None:
+        """The refresh was abandoned before its answer was read: the connection failed, the process
+        is being interrupted, or the caller dropped the flow.
+
+        Nothing of it left (the connection could not be made): the pair is stored back without the
+        mark and the caller's error stands. Otherwise the service may have rotated the pair: the mark
+        stays, and a transport failure becomes "log in again" (exit 3) instead of "cannot reach"."""
+        if not sent:
+            self.store.save(current)
+            return
+        if isinstance(cause, httpx.TransportError):
+            raise NotLoggedIn(lost_answer_message(f"{type(cause).__name__}: {_reason(cause)}")) from cause
 
     # -- origin guards -------------------------------------------------------------
     def _check_request_origin(self, request: httpx.Request) -> None:
@@ -129,6 +176,47 @@ class TokenAuth(httpx.Auth):
             raise NotLoggedIn(
                 f"the stored login of profile {self.profile!r} is for {origin_of(pair.base_url)}, "
                 f"not {origin_of(self.base_url)}")
+
+
+def lost_answer_message(reason: str) -> str:
+    """The error when the answer to a refresh that was sent is lost."""
+    return (f"the token refresh got no usable answer ({reason}); the service may already have replaced "
+            "the login's tokens, and sending the old refresh token again would revoke the login, so "
+            "wfctl will not: log in again")
+
+
+def in_doubt_message(profile: str, pair: TokenPair) -> str:
+    """The error when the stored pair is marked: an earlier refresh got no answer."""
+    import time
+
+    when = time.strftime("%Y-%m-%d %H:%M:%SZ", time.gmtime(pair.refresh_sent_at))
+    return (f"the last token refresh of profile {profile!r} (at {when}) got no answer; the service may "
+            "have replaced the login's tokens, so wfctl does not send the old refresh token again: "
+            "log in again")
+
+
+class _Delivery:
+    """Whether a request may have reached the service, from the transport's trace events (httpcore's
+    `trace` request extension): until it starts writing the request headers, the request provably
+    has not (the connection could not be made). A transport that reports no events at all (a mock,
+    a custom one) is taken to have sent it."""
+
+    def __init__(self) -> None:
+        self.events = 0
+        self.writing = False
+
+    def __call__(self, name: str, info: dict[str, Any]) -> None:
+        self.events += 1
+        if "send_request_headers" in name:
+            self.writing = True
+
+    @property
+    def maybe_sent(self) -> bool:
+        return self.writing or self.events == 0
+
+
+def _reason(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
 class StaticTokenAuth(httpx.Auth):

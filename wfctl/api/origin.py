@@ -34,13 +34,19 @@ def same_origin(a: Any, b: Any) -> bool:
 
 
 def is_loopback(host: str) -> bool:
+    """`localhost` itself, or a literal loopback address (127.0.0.0/8, ::1, ::ffff:127.x.x.x).
+
+    No other name counts, `*.localhost` included: a name means whatever DNS or /etc/hosts answers,
+    so a token sent over plain http to it could go anywhere (G19). `wfctl doctor` uses this too."""
     host = host.strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host)
     except ValueError:
         return False
+    mapped = getattr(address, "ipv4_mapped", None)
+    return bool(address.is_loopback or (mapped is not None and mapped.is_loopback))
 
 
 def insecure(url: Any, allow_insecure_http: bool) -> bool:

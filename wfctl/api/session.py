@@ -59,23 +59,77 @@ def require_base_url(settings: Settings) -> str:
 
 
 def store_for_settings(settings: Settings, kind: str | None = None) -> FileStore | KeyringStore:
-    from wfctl.api.store import FileStore, KeyringStore
+    """The token store of the profile's login, with its one lock (see wfctl.api.store).
+
+    keyring: the entry `<profile>@<service origin>` and its lock in the state directory, so every
+    config naming this profile and service shares one login and one lock. file: a file and a lock
+    in the config directory."""
+    from wfctl.api.store import FileStore, KeyringStore, keyring_entry
 
     kind = kind or settings.credential_store
-    lock = lock_path(settings)
     if kind == "file":
-        return FileStore(token_file_path(settings), lock)
+        return FileStore(token_file_path(settings), lock_path(settings),
+                         legacy_path=legacy_token_file(settings))
     if kind == "keyring":
-        return KeyringStore(settings.profile, lock)
+        origin = login_origin(settings)
+        if origin is None:  # no service URL: only a login stored under the profile name can be found
+            return KeyringStore(settings.profile, keyring_lock_path(settings.profile, None))
+        return KeyringStore(keyring_entry(settings.profile, origin), keyring_lock_path(settings.profile, origin),
+                            legacy_entry=settings.profile, origin=origin)
     raise CredentialStoreError(f"unknown credential store {kind!r} (use keyring or file)")
 
 
+def login_origin(settings: Settings) -> str | None:
+    """The origin (scheme://host[:port]) of the profile's service, or None without a base URL."""
+    if not settings.base_url:
+        return None
+    from wfctl.api.origin import origin_of
+    from wfctl.config import ConfigError
+
+    try:
+        return origin_of(settings.base_url)
+    except Exception:  # httpx.InvalidURL and friends: the URL cannot name a service
+        raise ConfigError(f"base URL {settings.base_url!r} is not a valid URL") from None
+
+
 def token_file_path(settings: Settings) -> Path:
-    return settings.config_dir / "credentials" / f"{_safe(settings.profile)}.json"
+    from wfctl.fsutil import file_name_for
+
+    return settings.config_dir / "credentials" / f"{file_name_for(settings.profile)}.json"
+
+
+def legacy_token_file(settings: Settings) -> Path | None:
+    """Where earlier wfctl versions kept this profile's token file, when that is another file and reading it
+    cannot pick up another profile's login: only for a name that was kept as it was (letters, digits,
+    `-`, `_`, `.`); `prod/eu` was written as `prod_eu.json`, which may be profile `prod_eu`'s. On a
+    case-insensitive file system `Prod.json` is also `prod.json`, profile `prod`'s: not read then."""
+    name = settings.profile
+    if _legacy_file_name(name) != name:
+        return None
+    new = token_file_path(settings)
+    old = new.with_name(f"{name}.json")
+    if old == new:
+        return None
+    with contextlib.suppress(OSError):
+        if os.path.samefile(old, new.with_name(f"{name.lower()}.json")):
+            return None
+    return old
 
 
 def lock_path(settings: Settings) -> Path:
-    return settings.config_dir / "locks" / f"{_safe(settings.profile)}.lock"
+    """The lock of a file-store login: beside its config, named like its token file."""
+    from wfctl.fsutil import file_name_for
+
+    return settings.config_dir / "locks" / f"{file_name_for(settings.profile)}.lock"
+
+
+def keyring_lock_path(profile: str, origin: str | None) -> Path:
+    """The lock of a keyring login: named by the same profile and origin as its keyring entry, in the
+    state directory (the same for every config of this user)."""
+    from wfctl.fsutil import file_name_for, state_dir
+
+    name = file_name_for(profile) + ("@" + file_name_for(origin) if origin else "")
+    return state_dir() / "locks" / f"{name}.lock"
 
 
 def save_login(settings: Settings, pair: TokenPair, kind: str) -> FileStore | KeyringStore:
@@ -104,5 +158,6 @@ def verbose_logger() -> Callable[[str], None]:
     return write
 
 
-def _safe(name: str) -> str:
+def _legacy_file_name(name: str) -> str:
+    """The file name earlier wfctl versions gave a profile (many names to one: `prod/eu` and `prod_eu`)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "default"

@@ -1,8 +1,18 @@
 """Where a login's token pair is kept: the OS keyring (default) or a 0600 file (chosen explicitly).
 
-Both stores keep one JSON document per profile: the two tokens plus non-secret metadata (user,
-service origin, expiry). Both share a cross-process lock file, taken around a refresh so that a
-rotated refresh token is never presented twice (see wfctl.api.auth).
+Both stores keep one JSON document per login: the two tokens plus non-secret metadata (user,
+service origin, expiry, and whether a refresh is in doubt). Each login has exactly one
+cross-process lock file, keyed by the same thing as the login itself, taken around a refresh so
+that a rotated refresh token is never presented twice (see wfctl.api.auth):
+
+- keyring: the entry is `<profile>@<service origin>` under the service `wfctl`, so every config
+  that names this profile and this service shares the login; its lock is
+  `$XDG_STATE_HOME/wfctl/locks/<profile>@<origin>.lock`, shared the same way. An entry kept under
+  the profile name alone (earlier wfctl versions) is still read, and moved to the new entry when the
+  pair is next written.
+- file: `<config dir>/credentials/<profile>.json` belongs to one config directory; its lock is
+  `<config dir>/locks/<profile>.lock`. Profile names map to file names one-to-one
+  (wfctl.fsutil.file_name_for).
 
 Keyring calls run in a worker thread with a bounded wait: a locked keyring that would pop up an
 unlock prompt, or a D-Bus service that never answers, ends in CredentialStoreError instead of a hang.
@@ -13,11 +23,13 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import math
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -41,6 +53,9 @@ class TokenPair:
     obtained_at: float = 0.0
     username: str | None = None
     base_url: str | None = None
+    # When a refresh of this pair was sent and its answer has not (yet) been received: the service
+    # may have rotated the pair, so its refresh token must not be sent again (0: no refresh in doubt).
+    refresh_sent_at: float = 0.0
 
     def __post_init__(self) -> None:
         register_secret(self.access_token)
@@ -49,7 +64,10 @@ class TokenPair:
     @classmethod
     def from_response(cls, body: dict[str, Any], *, username: str | None, base_url: str | None,
                       now: float | None = None) -> TokenPair:
-        """Build from a login/refresh answer; expiry from `expiresIn`, a JWT `exp`, or 900 s (G2)."""
+        """Build from a login/refresh answer received at `now`. Expiry (G2), first that applies:
+        `now + expiresIn`; for a JWT with `iat` and `exp`, `now + (exp - iat)` (its lifetime counted
+        from receipt, so a local clock that is off does not matter); a JWT `exp` alone, when it is
+        still ahead by the local clock; else `now + 900 s`."""
         now = time.time() if now is None else now
         access = body.get("accessToken")
         if not isinstance(access, str) or not access:
@@ -57,11 +75,15 @@ class TokenPair:
         refresh = body.get("refreshToken") if isinstance(body.get("refreshToken"), str) else None
         expires_at = now + DEFAULT_ACCESS_TTL
         expires_in = body.get("expiresIn")
-        jwt_exp = jwt_expiry(access)
-        if isinstance(expires_in, (int, float)) and not isinstance(expires_in, bool) and expires_in > 0:
-            expires_at = now + float(expires_in)
-        elif jwt_exp is not None:
-            expires_at = jwt_exp
+        claims = jwt_claims(access)
+        exp, iat = _number(claims.get("exp")), _number(claims.get("iat"))
+        lifetime = _number(expires_in)
+        if lifetime is not None and lifetime > 0:
+            expires_at = now + lifetime
+        elif exp is not None and iat is not None and exp > iat:
+            expires_at = now + (exp - iat)
+        elif exp is not None and exp > now:
+            expires_at = exp
         return cls(access, refresh, expires_at, now, username, base_url)
 
     def seconds_left(self, now: float | None = None) -> float:
@@ -74,6 +96,15 @@ class TokenPair:
         margin = min(60.0, lifetime * 0.2)
         return self.seconds_left(now) <= margin
 
+    @property
+    def refresh_in_doubt(self) -> bool:
+        """A refresh of this pair was sent and no answer came back (see `refresh_sent_at`)."""
+        return self.refresh_sent_at > 0
+
+    def marked_in_doubt(self, now: float | None = None) -> TokenPair:
+        """This pair, marked as having a refresh on the way (stored before the refresh is sent)."""
+        return replace(self, refresh_sent_at=time.time() if now is None else now)
+
     def to_json(self) -> str:
         return json.dumps(asdict(self))
 
@@ -84,21 +115,27 @@ class TokenPair:
             raise ValueError("not a token document")
         return cls(data["access_token"], _opt_str(data.get("refresh_token")),
                    float(data.get("expires_at") or 0), float(data.get("obtained_at") or 0),
-                   _opt_str(data.get("username")), _opt_str(data.get("base_url")))
+                   _opt_str(data.get("username")), _opt_str(data.get("base_url")),
+                   float(data.get("refresh_sent_at") or 0))
 
 
-def jwt_expiry(token: str) -> float | None:
-    """The `exp` claim of a JWT, without verifying it (we only need to know when to refresh)."""
+def jwt_claims(token: str) -> dict[str, Any]:
+    """The claims of a JWT, without verifying it (we only need to know when to refresh); {} when
+    the token is not a JWT."""
     parts = token.split(".")
     if len(parts) != 3:
-        return None
+        return {}
     try:
         payload = parts[1] + "=" * (-len(parts[1]) % 4)
         claims = json.loads(base64.urlsafe_b64decode(payload))
     except (ValueError, TypeError):
-        return None
-    exp = claims.get("exp") if isinstance(claims, dict) else None
-    return float(exp) if isinstance(exp, (int, float)) and not isinstance(exp, bool) else None
+        return {}
+    return claims if isinstance(claims, dict) else {}
+
+
+def jwt_expiry(token: str) -> float | None:
+    """The `exp` claim of a JWT, without verifying it."""
+    return _number(jwt_claims(token).get("exp"))
 
 
 class TokenStore(Protocol):
@@ -120,12 +157,13 @@ class _Locking:
 
     @contextlib.contextmanager
     def lock(self, timeout: float = 60.0) -> Iterator[None]:
-        """The cross-process lock of this profile's login (a lock file beside the config)."""
-        from filelock import FileLock, Timeout
+        """The cross-process lock of this login (one lock file per login, 0600 in a 0700 directory)."""
+        from filelock import Timeout
 
-        self.lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        from wfctl.fsutil import private_file_lock
+
         try:
-            with FileLock(str(self.lock_path), timeout=timeout):
+            with private_file_lock(self.lock_path, timeout=timeout):
                 yield
         except Timeout:
             raise CredentialStoreError(
@@ -134,83 +172,151 @@ class _Locking:
 
 
 class FileStore(_Locking):
-    """Tokens in `<config dir>/credentials/<profile>.json`, mode 0600, written atomically."""
+    """Tokens in `<config dir>/credentials/<profile>.json`, mode 0600, written atomically.
+
+    `legacy_path`: where earlier wfctl versions kept this profile's file, when that differs and is safe to
+    read (see `legacy_token_file`); read when `path` does not exist, removed when `path` is written."""
 
     kind = "file"
 
-    def __init__(self, path: Path, lock_path: Path) -> None:
+    def __init__(self, path: Path, lock_path: Path, *, legacy_path: Path | None = None) -> None:
         self.path = path
         self.lock_path = lock_path
+        self.legacy_path = legacy_path
 
     def load(self) -> TokenPair | None:
+        pair = self._read(self.path)
+        if pair is None and self.legacy_path is not None:
+            pair = self._read(self.legacy_path)
+        return pair
+
+    def _read(self, path: Path) -> TokenPair | None:
         try:
-            text = self.path.read_text("utf-8")
+            text = path.read_text("utf-8")
         except FileNotFoundError:
             return None
         except OSError as exc:
-            raise CredentialStoreError(f"cannot read token file {self.path}: {exc.strerror}") from None
+            raise CredentialStoreError(f"cannot read token file {path}: {exc.strerror}") from None
         try:
             return TokenPair.from_json(text)
         except (ValueError, TypeError):
-            raise CredentialStoreError(f"token file {self.path} is damaged; run `wfctl login`") from None
+            raise CredentialStoreError(f"token file {path} is damaged; run `wfctl login`") from None
 
     def save(self, pair: TokenPair) -> None:
-        from wfctl.config import write_private_file
+        from wfctl.fsutil import private_dir, write_private_file
 
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        with contextlib.suppress(OSError):
-            os.chmod(self.path.parent, 0o700)
+        private_dir(self.path.parent)
+        if sys.platform != "win32":
+            with contextlib.suppress(OSError):
+                os.chmod(self.path.parent, 0o700)  # wfctl's own directory, whoever made it
         write_private_file(self.path, pair.to_json().encode("utf-8"))
+        if self.legacy_path is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.legacy_path.unlink()
 
     def delete(self) -> bool:
-        try:
-            self.path.unlink()
-            return True
-        except FileNotFoundError:
-            return False
+        removed = False
+        for path in (self.path, self.legacy_path):
+            if path is None:
+                continue
+            try:
+                path.unlink()
+                removed = True
+            except FileNotFoundError:
+                pass
+        return removed
+
+    def mode_problem(self) -> str | None:
+        """Why the token file's mode is unsafe ("mode 0644: readable by others, not 0600"), or None."""
+        from wfctl.fsutil import mode_problem
+
+        for path in (self.path, self.legacy_path):
+            if path is not None and path.exists():
+                return mode_problem(path)
+        return None
 
     def describe(self) -> str:
-        return f"file {self.path} (mode 0600)"
+        """Where the tokens are, with the file's real mode (stat'ed, not assumed)."""
+        from wfctl.fsutil import file_mode
+
+        path = self.path
+        if not path.exists() and self.legacy_path is not None and self.legacy_path.exists():
+            path = self.legacy_path
+        if not path.exists():
+            return f"file {path} (not written yet)"
+        mode = file_mode(path)
+        if mode is None:
+            return f"file {path}"
+        problem = self.mode_problem()
+        return f"file {path} ({problem})" if problem else f"file {path} (mode {mode:04o})"
+
+
+def keyring_entry(profile: str, origin: str) -> str:
+    """The keyring entry (the "username" under the service `wfctl`) of a login: `<profile>@<origin>`.
+    One-to-one: an origin never holds `@`, so the last `@` splits it again."""
+    return f"{profile}@{origin}"
 
 
 class KeyringStore(_Locking):
-    """Tokens in the OS keyring (Secret Service, macOS Keychain, Windows Credential Locker)."""
+    """Tokens in the OS keyring (Secret Service, macOS Keychain, Windows Credential Locker), in the
+    entry `entry` under the service `wfctl`.
+
+    `legacy_entry`: the entry earlier wfctl versions used for this login (the profile name alone). When
+    `entry` is empty it is read instead, if it is a login to `origin` (or says nothing of its
+    origin); writing the pair moves it to `entry` and removes the old one."""
 
     kind = "keyring"
 
-    def __init__(self, profile: str, lock_path: Path, *, timeout: float | None = None) -> None:
-        self.profile = profile
+    def __init__(self, entry: str, lock_path: Path, *, legacy_entry: str | None = None,
+                 origin: str | None = None, timeout: float | None = None) -> None:
+        self.entry = entry
         self.lock_path = lock_path
+        self.legacy_entry = legacy_entry if legacy_entry != entry else None
+        self.origin = origin
         self.timeout = timeout if timeout is not None else _env_float("WFCTL_KEYRING_TIMEOUT", KEYRING_TIMEOUT)
+        self._legacy_settled = False  # the old entry was looked at once on a write: nothing more to do
 
     def check(self) -> str:
         """Raise CredentialStoreError unless a real keyring backend is available and answers (a read of
-        this profile's entry, so a locked keyring is found before a password is sent); return its name."""
+        this login's entry, so a locked keyring is found before a password is sent); return its name."""
 
         def probe() -> str:
             name = _backend_name()
-            _keyring().get_password(KEYRING_SERVICE, self.profile)
+            _keyring().get_password(KEYRING_SERVICE, self.entry)
             return name
 
         return self._call(probe, "open the keyring")
 
     def load(self) -> TokenPair | None:
-        text = self._call(lambda: _keyring().get_password(KEYRING_SERVICE, self.profile), "read the keyring")
+        def read() -> tuple[str, str | None]:
+            backend = _keyring()
+            text = backend.get_password(KEYRING_SERVICE, self.entry)
+            if text is None and self.legacy_entry:
+                return self.legacy_entry, backend.get_password(KEYRING_SERVICE, self.legacy_entry)
+            return self.entry, text
+
+        entry, text = self._call(read, "read the keyring")
         if text is None:
             return None
         try:
-            return TokenPair.from_json(text)
+            pair = TokenPair.from_json(text)
         except (ValueError, TypeError):
             raise CredentialStoreError(
-                f"the keyring entry {KEYRING_SERVICE}/{self.profile} is damaged; run `wfctl login`") from None
+                f"the keyring entry {KEYRING_SERVICE}/{entry} is damaged; run `wfctl login`") from None
+        if entry != self.entry and not self._ours(pair):
+            return None  # the old entry of this profile name holds a login to another service
+        return pair
 
     def save(self, pair: TokenPair) -> None:
         text = pair.to_json()
 
         def write_and_read_back() -> bool:
             backend = _keyring()
-            backend.set_password(KEYRING_SERVICE, self.profile, text)
-            return bool(backend.get_password(KEYRING_SERVICE, self.profile) == text)
+            backend.set_password(KEYRING_SERVICE, self.entry, text)
+            kept = bool(backend.get_password(KEYRING_SERVICE, self.entry) == text)
+            if kept and self.legacy_entry:
+                self._remove_legacy(backend)
+            return kept
 
         if not self._call(write_and_read_back, "write to the keyring"):
             raise CredentialStoreError(
@@ -221,11 +327,13 @@ class KeyringStore(_Locking):
         def remove() -> bool:
             import keyring.errors
 
+            backend = _keyring()
             try:
-                _keyring().delete_password(KEYRING_SERVICE, self.profile)
-                return True
+                backend.delete_password(KEYRING_SERVICE, self.entry)
+                removed = True
             except keyring.errors.PasswordDeleteError:
-                return False
+                removed = False
+            return self._remove_legacy(backend) or removed
 
         return self._call(remove, "remove the tokens from the keyring")
 
@@ -234,7 +342,40 @@ class KeyringStore(_Locking):
             name = _backend_name_quick()
         except Exception:
             name = "keyring"
-        return f"keyring {name} (service {KEYRING_SERVICE!r}, entry {self.profile!r})"
+        return f"keyring {name} (service {KEYRING_SERVICE!r}, entry {self.entry!r})"
+
+    def _ours(self, pair: TokenPair) -> bool:
+        """Whether a pair found in the old entry is a login to this store's origin."""
+        if not pair.base_url or not self.origin:
+            return True
+        from wfctl.api.origin import origin_of
+
+        try:
+            return origin_of(pair.base_url) == self.origin
+        except Exception:
+            return False
+
+    def _remove_legacy(self, backend: Any) -> bool:
+        """Remove the old entry when it holds this login (in the keyring worker thread)."""
+        import keyring.errors
+
+        if not self.legacy_entry or self._legacy_settled:
+            return False
+        text = backend.get_password(KEYRING_SERVICE, self.legacy_entry)
+        self._legacy_settled = True
+        if text is None:
+            return False
+        try:
+            ours = self._ours(TokenPair.from_json(text))
+        except (ValueError, TypeError):
+            ours = False
+        if not ours:
+            return False
+        try:
+            backend.delete_password(KEYRING_SERVICE, self.legacy_entry)
+        except keyring.errors.PasswordDeleteError:
+            return False
+        return True
 
     def _call(self, fn: Callable[[], T], what: str) -> T:
         """Run a keyring call in a worker thread; give up after `timeout` seconds."""
@@ -311,6 +452,14 @@ def _keyring_reason(exc: BaseException) -> str:
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _number(value: Any) -> float | None:
+    """A finite JSON number as float (not a bool, not inf/nan), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
 
 
 def _env_float(name: str, default: float) -> float:

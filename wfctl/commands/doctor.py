@@ -94,17 +94,21 @@ def run_checks(options: Any, *, timeout: float = 5.0) -> list[Check]:
     else:
         checks.append(_check_token(settings))
     checks.extend(_check_service(settings, timeout))
-    return checks
+    return _without_proxy_secrets(checks)
 
 
 def render(checks: list[Check]) -> str:
-    """Plain lines: `[pass] name: detail`, and an indented `-> fix` where there is one."""
+    """Plain lines: `[pass] name: detail`, and an indented `-> fix` where there is one. Details hold
+    text from outside (the service's answers, file names, settings): control characters are shown
+    escaped, so nothing there can drive the terminal."""
+    from wfctl.safetext import one_line
+
     width = max(len(c.check) for c in checks)
     lines = []
     for c in checks:
-        lines.append(f"[{c.status}] {c.check.ljust(width)}  {c.detail}")
+        lines.append(f"[{c.status}] {c.check.ljust(width)}  {one_line(c.detail)}")
         if c.fix and c.status != PASS:
-            lines.append(f"       {' ' * width}  -> {c.fix}")
+            lines.append(f"       {' ' * width}  -> {one_line(c.fix)}")
     failed = sum(c.status == FAIL for c in checks)
     warned = sum(c.status == WARN for c in checks)
     lines.append("")
@@ -133,14 +137,19 @@ def _check_base_url(settings: Settings) -> Check:
     if not url:
         return Check("base URL", FAIL, "not set",
                      "run `wfctl login --base-url <url>`, or pass --base-url / set WFCTL_BASE_URL")
-    from urllib.parse import urlsplit
+    from wfctl.api.origin import origin
 
-    parts = urlsplit(url)
     source = settings.source("base_url")
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    try:
+        scheme, host, _ = origin(url)  # parsed exactly as the HTTP layer parses it
+    except Exception:
+        scheme, host = "", ""
+    if scheme not in ("http", "https") or not host:
         return Check("base URL", FAIL, f"{url} (from {source}) is not an http(s) URL",
                      "use a URL like https://wams.example.com")
-    if parts.scheme == "http" and not _is_loopback(parts.hostname):
+    from wfctl.api.origin import is_loopback
+
+    if scheme == "http" and not is_loopback(host):  # the G19 guard's own test
         if settings.allow_insecure_http:
             return Check("base URL", WARN, f"{url} (from {source}): plain http, allowed by allow_insecure_http",
                          "use https:// so tokens are not sent in clear text")
@@ -150,9 +159,20 @@ def _check_base_url(settings: Settings) -> Check:
 
 
 def _check_tls_and_proxy(settings: Settings) -> list[Check]:
-    proxies = [f"{name}={_strip_credentials(value)}" for name in PROXY_VARIABLES
-               for value in [os.environ.get(name) or os.environ.get(name.lower())] if value]
-    proxy = Check("proxy", PASS, ", ".join(proxies) if proxies else "none (direct connection)")
+    proxies, bad = [], []
+    for name in PROXY_VARIABLES:
+        value = os.environ.get(name) or os.environ.get(name.lower())
+        if not value:
+            continue
+        proxies.append(f"{name}={_strip_credentials(value)}")
+        if name != "NO_PROXY" and not _valid_proxy_url(value):
+            bad.append(name)
+    if bad:
+        proxy = Check("proxy", FAIL, f"{', '.join(bad)} is not a valid URL: {', '.join(proxies)}",
+                      "write it as http://host:port; in a user name or password write `/` as %2F, "
+                      "`@` as %40 and `:` as %3A")
+    else:
+        proxy = Check("proxy", PASS, ", ".join(proxies) if proxies else "none (direct connection)")
     ca_file, ca_dir, requests_bundle = (os.environ.get(n) for n in
                                         ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"))
     if ca_file and not os.path.isfile(ca_file):
@@ -193,12 +213,24 @@ def _check_token(settings: Settings) -> Check:
     try:
         store = _store_for(settings)
         pair = store.load()
+        if pair is not None and pair.refresh_in_doubt:
+            with store.lock(timeout=10):  # a refresh under way in another process marks the pair too
+                pair = store.load()
     except Exception as exc:
         return Check("token", FAIL, _reason(exc), "run `wfctl login`")
+    problem = store.mode_problem() if store.kind == "file" else None
+    if problem:
+        return Check("token", FAIL, f"token file {store.path}: {problem}",
+                     f"chmod 600 {store.path}; others may have read the tokens, so also "
+                     "`wfctl logout` and `wfctl login`")
     if pair is None:
         return Check("token", FAIL, f"not logged in (profile {settings.profile!r})",
                      "run `wfctl login`" + (" --base-url <url>" if not settings.base_url else ""))
     who = f"{pair.username or 'unknown user'} at {pair.base_url or 'unknown URL'}"
+    if pair.refresh_in_doubt:
+        from wfctl.api.auth import in_doubt_message
+
+        return Check("token", FAIL, f"{who}: {in_doubt_message(settings.profile, pair)}", "run `wfctl login`")
     if pair.base_url and settings.base_url and pair.base_url.rstrip("/") != settings.base_url.rstrip("/"):
         return Check("token", WARN, f"stored login is for {pair.base_url}, but the base URL is {settings.base_url}",
                      "run `wfctl login` for this URL")
@@ -224,7 +256,15 @@ def _check_service(settings: Settings, timeout: float) -> list[Check]:
     url = settings.base_url.rstrip("/") + PROBE_PATH
     started = time.monotonic()
     try:
-        with httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False) as client:
+        client = httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False)
+    except Exception as exc:  # a proxy setting httpx cannot use; its text may hold a piece of a password
+        fix = ("a socks proxy needs the socksio package: `pip install 'httpx[socks]'`"
+               if isinstance(exc, ImportError) else "fix the proxy settings (see the proxy check)")
+        return [Check("service", FAIL, f"not checked: the proxy settings cannot be used ({type(exc).__name__})",
+                      fix),
+                Check("clock", WARN, "not checked: the service was not asked")]
+    try:
+        with client:
             response = client.get(url, headers={"Accept": "application/json"})
     except httpx.ConnectError as exc:
         fix = ("check SSL_CERT_FILE (a private CA?) and the proxy settings" if "CERTIFICATE" in str(exc).upper()
@@ -279,23 +319,55 @@ def _store_for(settings: Settings) -> Any:
     return store_for_settings(settings)
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    import ipaddress
+def _split_userinfo(value: str) -> tuple[str, str, str]:
+    """(scheme part, userinfo, the rest) of a proxy setting, with or without a scheme. The userinfo
+    is everything before the last `@`: a password may hold `:`, `/` or `@` unencoded."""
+    scheme = ""
+    head, sep, rest = value.partition("://")
+    if sep and head and all(c.isalnum() or c in "+-." for c in head):
+        scheme, value = head + sep, rest
+    if "@" not in value:
+        return scheme, "", value
+    userinfo, _, host = value.rpartition("@")
+    return scheme, userinfo, host
+
+
+def _valid_proxy_url(value: str) -> bool:
+    """Whether httpx can use `value` as a proxy (it reads one without a scheme as http://)."""
+    import httpx
 
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
+        url = httpx.URL(value if "://" in value else "http://" + value)
+    except Exception:
         return False
+    return bool(url.host)
 
 
-def _strip_credentials(url: str) -> str:
-    """`http://user:secret@proxy:3128` -> `http://***@proxy:3128`: doctor output gets pasted into tickets."""
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
-    return url
+def _strip_credentials(value: str) -> str:
+    """`http://user:secret@proxy:3128`, `user:secret@proxy:3128` -> `http://***@proxy:3128`,
+    `***@proxy:3128`: doctor output gets pasted into tickets."""
+    scheme, userinfo, rest = _split_userinfo(value)
+    return f"{scheme}***@{rest}" if userinfo else value
+
+
+def _without_proxy_secrets(checks: list[Check]) -> list[Check]:
+    """Mask proxy credentials wherever a check quotes them (an error message naming the proxy URL)."""
+    secrets = []
+    for name in PROXY_VARIABLES:
+        for value in (os.environ.get(name), os.environ.get(name.lower())):
+            userinfo = _split_userinfo(value)[1] if value else ""
+            if userinfo:
+                secrets.append(userinfo)
+    if not secrets:
+        return checks
+    secrets.sort(key=len, reverse=True)
+
+    def scrub(text: str) -> str:
+        for secret in secrets:
+            text = text.replace(secret + "@", "***@").replace(secret, "***")
+        return text
+
+    return [Check(c.check, c.status, scrub(c.detail), scrub(c.fix)) for c in checks]
 
 
 def _mode(path: Any) -> str:

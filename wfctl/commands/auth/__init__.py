@@ -11,7 +11,10 @@ state and hand a valid access token to other tools.
 Examples:
   $ wfctl auth status
   $ wfctl auth token
-  $ curl -H "Authorization: Bearer $(wfctl auth token)" https://wams.example.com/api/agency/
+  $ wfctl auth token --header | curl -H @- https://wams.example.com/api/agency/
+
+The last form keeps the token out of every command line (which `ps` shows to all users); curl
+reads header lines from standard input with `-H @-` since version 7.55.
 """
 
 app = typer.Typer(help=HELP, short_help="Show and use the stored login.", no_args_is_help=True, rich_markup_mode=None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
@@ -74,6 +75,7 @@ def login(
             raise CliError("no service URL: pass --base-url <url> (or set WFCTL_BASE_URL)")
         url = typer.prompt("Service URL", err=True).strip()
     url = normalize_base_url(url)
+    settings = dataclasses.replace(settings, base_url=url)  # the login's store is keyed by this service
     field = username_field or settings.login_username_field
 
     password = _read_password_stdin() if password_stdin else None

@@ -23,8 +23,9 @@ def status(ctx: typer.Context, output: Output = None) -> None:
     """Show who you are logged in as, and where the tokens are kept.
 
     Shows the profile, service URL, user, agency, when the access token expires, and which
-    credential store holds the tokens and why. Asks the service for the agency (refreshing the
-    token if needed). Exits with 3 when the profile is not logged in.
+    credential store holds the tokens and why (a token file's real mode: a warning when it is
+    not 0600). Asks the service for the agency (refreshing the token if needed). Exits with 3
+    when the profile is not logged in, or its login has to be made again.
 
     Examples:
       $ wfctl auth status
@@ -34,11 +35,13 @@ def status(ctx: typer.Context, output: Output = None) -> None:
 
     from wfctl.api.errors import NetworkError, NotLoggedIn
     from wfctl.api.session import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings
+    from wfctl.api.store import FileStore
 
     app_ctx = app_context(ctx)
     out = app_ctx.output(fmt(output))
     settings = app_ctx.settings
     info: dict[str, Any] = {"profile": settings.profile, "baseUrl": settings.base_url}
+    warnings: list[str] = []
     if os.environ.get(ACCESS_TOKEN_ENV):
         info.update(user=None, credentialStore="environment",
                     credentialStoreReason=f"{ACCESS_TOKEN_ENV} is set: used as is, nothing stored")
@@ -51,6 +54,10 @@ def status(ctx: typer.Context, output: Output = None) -> None:
         info.update(user=pair.username, credentialStore=settings.credential_store,
                     credentialStoreLocation=store.describe(),
                     credentialStoreReason=_WHY[settings.source("credential_store")])
+        problem = store.mode_problem() if isinstance(store, FileStore) else None
+        if problem and isinstance(store, FileStore):
+            warnings.append(f"token file {store.path} has {problem}; run `chmod 600 {store.path}` "
+                            "(others may have read the tokens: also `wfctl logout` and `wfctl login`)")
     client = client_for_settings(settings, verbose=app_ctx.options.verbose)
     with client:
         try:
@@ -63,7 +70,26 @@ def status(ctx: typer.Context, output: Output = None) -> None:
             pair = client.token_pair() if client.auth is not None else pair
             info["accessTokenExpires"] = _iso(pair.expires_at)
             info["accessTokenExpiresIn"] = f"{max(0, int(pair.seconds_left()))} s"
+            if pair.refresh_in_doubt and _still_in_doubt(store):
+                warnings.append("the last token refresh got no answer, so the login cannot be refreshed: "
+                                f"run `wfctl login` before the access token expires (in {_left(pair)})")
+    for warning in warnings:
+        app_ctx.io.warn(warning)
+    if warnings and app_ctx.output_format(fmt(output)) in ("json", "jsonl"):
+        info["warnings"] = warnings  # a table has them on stderr only
     out.record(info, kind="login")
+
+
+def _still_in_doubt(store: Any) -> bool:
+    """Whether the pair is still marked once no refresh is under way (another process's refresh
+    marks the pair until its answer is in)."""
+    with store.lock(timeout=10):
+        current = store.load()
+    return bool(current is not None and current.refresh_in_doubt)
+
+
+def _left(pair: Any) -> str:
+    return f"{max(0, int(pair.seconds_left()))} s"
 
 
 def _iso(epoch: float) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from wfctl.commands.auth import app
@@ -9,15 +11,23 @@ from wfctl.commands.options import Output, app_context, fmt
 
 
 @app.command("token")
-def token(ctx: typer.Context, output: Output = None) -> None:
+def token(
+    ctx: typer.Context,
+    output: Output = None,
+    header: Annotated[bool, typer.Option(
+        "--header", help="Print the HTTP header line `Authorization: Bearer <token>` instead (for "
+        "`curl -H @-`), whatever the output format.")] = False,
+) -> None:
     """Print a valid access token, refreshing it first if needed.
 
     For other tools that call the service directly. The token is printed on stdout and nowhere
-    else; with -o json an object with the token and its expiry.
+    else; with -o json an object with the token and its expiry. Hand it to another program
+    through a pipe or a file, never as an argument: arguments are visible to every user of the
+    machine in `ps`. curl 7.55 or newer reads header lines from standard input with `-H @-`.
 
     Examples:
+      $ wfctl auth token --header | curl -H @- <base-url>/api/agency/
       $ wfctl auth token
-      $ curl -H "Authorization: Bearer $(wfctl auth token)" <base-url>/api/agency/
       $ wfctl auth token -o json
     """
     import time
@@ -26,7 +36,9 @@ def token(ctx: typer.Context, output: Output = None) -> None:
     fmt_name = app_ctx.output_format(fmt(output))
     with app_ctx.client as client:
         pair = client.token_pair()
-    if fmt_name in ("json", "jsonl"):
+    if header:
+        app_ctx.io.write(f"Authorization: Bearer {pair.access_token}\n")
+    elif fmt_name in ("json", "jsonl"):
         expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(pair.expires_at)) if pair.expires_at else None
         app_ctx.output(fmt(output)).value({"accessToken": pair.access_token, "expiresAt": expires})
     else:
