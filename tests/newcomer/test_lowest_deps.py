@@ -1,0 +1,52 @@
+"""The lower bounds in pyproject.toml tell the truth: with the lowest allowed version of every runtime
+dependency (`uv pip install --resolution lowest-direct`), the CLI's help, completion, login, api
+and delete tests pass. typer 0.29.0 is the first with typer._coercion and typer._param_types
+(0.26-0.28 have typer._click but not those), so `typer>=0.29.0`; it needs rich>=13.8.0."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.newcomer.helpers import REPO_ROOT
+
+SMOKE = ["tests/newcomer/test_fast_path.py", "tests/newcomer/test_first_minute.py",
+         "tests/newcomer/test_help.py::test_every_command_help_has_summary_description_and_examples",
+         "tests/newcomer/test_import_cost.py", "tests/auth/test_commands.py"]
+LOWEST = {"typer": "0.29.0", "rich": "13.8.0", "httpx": "0.27.0", "keyring": "25.0.0", "pydantic": "2.7.0",
+          "tomli-w": "1.0.0", "filelock": "3.13.0"}
+
+
+def _uv() -> list[str]:
+    found = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
+    if found:
+        return [found]
+    pytest.importorskip("uv", reason="uv (pip install uv, in wfctl[dev]) installs the lowest versions")
+    return [sys.executable, "-m", "uv"]
+
+
+@pytest.mark.slow
+def test_cli_works_with_the_lowest_allowed_dependencies(tmp_path: Path) -> None:
+    uv = _uv()
+    venv = tmp_path / "lowest"
+    python = venv / "bin" / "python"
+
+    def run(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run(argv, capture_output=True, text=True, cwd=str(REPO_ROOT), timeout=timeout,
+                              env={**os.environ, "VIRTUAL_ENV": str(venv)})
+        assert proc.returncode == 0, f"{' '.join(argv[:5])}...\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        return proc
+
+    run(*uv, "venv", "-q", "--python", sys.executable, str(venv))
+    run(*uv, "pip", "install", "-q", "--python", str(python), "--resolution", "lowest-direct",
+        "-r", "pyproject.toml", "--extra", "sandbox", "pytest>=8", "pytest-timeout>=2.3", "pexpect>=4.9")
+    run(*uv, "pip", "install", "-q", "--python", str(python), "--no-deps", ".")
+    listed = run(*uv, "pip", "list", "--python", str(python), "--format", "freeze").stdout
+    installed = dict(line.lower().split("==", 1) for line in listed.splitlines() if "==" in line)
+    assert {name: installed.get(name) for name in LOWEST} == LOWEST
+    run(str(python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *SMOKE, timeout=600)
