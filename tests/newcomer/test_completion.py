@@ -3,9 +3,11 @@ bash, zsh and fish complete commands, options and option values with them."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -22,6 +24,8 @@ CASES = [
     ("wfctl --pro", "--profile"),       # an option
     ("wfctl -o cs", "csv"),             # an option value
     ("wfctl sites li", "list"),         # a command of a group
+    ("wfctl sites get s-7", "s-7001"),  # a site id from the local cache
+    ("wfctl sites list --client c-", "c-0042"),  # an option value from the local cache
 ]
 
 
@@ -41,14 +45,42 @@ def test_generated_completion_files_are_not_stale(directory: str) -> None:
             f"{path} is stale: run `python -m wfctl.commands.completion --write completions wfctl/completions`")
 
 
-def _shell_env(tmp_path: Path) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def index_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The help and completion index, built once by a real first run (wfctl.startup)."""
+    home = tmp_path_factory.mktemp("index")
+    proc = subprocess.run([str(BIN / "wfctl"), "--help"], capture_output=True, text=True,
+                          env=clean_env(home), timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (path,) = (home / "cache" / "wfctl").glob("index-*.json")
+    return path
+
+
+def _shell_env(tmp_path: Path, index: Path | None = None) -> dict[str, str]:
+    """A user's environment with ids in the completion cache and, given one, the index (so the shell
+    gets the fast answers; without it, Typer's)."""
     assert (BIN / "wfctl").exists(), "the wfctl entry point is not installed next to this python"
-    return clean_env(tmp_path, TERM="dumb")
+    env = clean_env(tmp_path, TERM="dumb")
+    cache = Path(env["XDG_CACHE_HOME"]) / "wfctl"
+    cache.mkdir(parents=True, exist_ok=True)
+    if index is not None:
+        shutil.copy(index, cache / index.name)
+    ids = {"site": [["s-7001", "Dock 7"], ["s-8001", "Yard"]], "client": [["c-0042", "Acme"]]}
+    code = ("import json, sys\nfrom wfctl import completion_cache as c\n"
+            "for kind, items in json.loads(sys.argv[1]).items():\n"
+            "    c.remember(c.cache_file(None, None), kind, [tuple(i) for i in items])\n")
+    subprocess.run([sys.executable, "-c", code, json.dumps(ids)], env=env, check=True, timeout=60,
+                   cwd=str(REPO_ROOT))
+    return env
+
+
+FAST = pytest.mark.parametrize("fast", [True, False], ids=["index", "typer"])
 
 
 @pytest.mark.real_component
+@FAST
 @pytest.mark.parametrize(("line", "expected"), CASES)
-def test_bash_completes(line: str, expected: str, tmp_path: Path) -> None:
+def test_bash_completes(line: str, expected: str, fast: bool, tmp_path: Path, index_file: Path) -> None:
     require_component("bash")
     words = line.split(" ")
     program = (
@@ -59,26 +91,29 @@ def test_bash_completes(line: str, expected: str, tmp_path: Path) -> None:
         'printf "%s\\n" "${COMPREPLY[@]}"\n'
     )
     proc = subprocess.run(["bash", "--norc", "--noprofile", "-c", program], capture_output=True, text=True,
-                          env=_shell_env(tmp_path), timeout=60)
+                          env=_shell_env(tmp_path, index_file if fast else None), timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert expected in proc.stdout.split("\n"), proc.stdout
 
 
 @pytest.mark.real_component
+@FAST
 @pytest.mark.parametrize(("line", "expected"), CASES)
-def test_fish_completes(line: str, expected: str, tmp_path: Path) -> None:
+def test_fish_completes(line: str, expected: str, fast: bool, tmp_path: Path, index_file: Path) -> None:
     require_component("fish")
     program = f"source {REPO_ROOT / 'completions' / 'wfctl.fish'}; complete -C '{line}'"
     proc = subprocess.run(["fish", "--no-config", "-c", program], capture_output=True, text=True,
-                          env=_shell_env(tmp_path), timeout=60)
+                          env=_shell_env(tmp_path, index_file if fast else None), timeout=60)
     assert proc.returncode == 0, proc.stderr
     offered = [entry.split("\t")[0] for entry in proc.stdout.splitlines()]
     assert expected in offered, proc.stdout
 
 
 @pytest.mark.real_component
+@FAST
 @pytest.mark.parametrize(("line", "expected"), CASES)
-def test_zsh_completes_from_fpath_on_the_first_tab(line: str, expected: str, tmp_path: Path) -> None:
+def test_zsh_completes_from_fpath_on_the_first_tab(line: str, expected: str, fast: bool, tmp_path: Path,
+                                                   index_file: Path) -> None:
     """A real interactive zsh (in a pty) with the generated _wfctl on $fpath and compinit."""
     require_component("zsh")
     pexpect = pytest.importorskip("pexpect")
@@ -88,7 +123,7 @@ def test_zsh_completes_from_fpath_on_the_first_tab(line: str, expected: str, tmp
         f"fpath=({REPO_ROOT / 'completions'} $fpath)\n"
         "autoload -Uz compinit && compinit -u -d " + str(tmp_path / "zcompdump") + "\n"
         "unsetopt beep\nPS1='READY> '\n")
-    env = _shell_env(tmp_path)
+    env = _shell_env(tmp_path, index_file if fast else None)
     env["ZDOTDIR"] = str(zdotdir)
     child = pexpect.spawn("zsh", ["-i"], env=env, encoding="utf-8", timeout=30, dimensions=(40, 200))
     try:
