@@ -13,7 +13,8 @@ One JSON object per line:
 
 Every line is written (os.write, so a killed process loses nothing it wrote) before the next step:
 a row whose intent cannot be written is not sent, and a failed write stops the run (`JournalError`).
-A background thread fsyncs at most every 50 ms, for power loss. Runs live under the state directory,
+A background thread fsyncs at most once a second, for power loss (an fsync blocks writes to its file,
+so more often stalls the workers). Runs live under the state directory,
 one folder per profile: `$XDG_STATE_HOME/wfctl/runs/<profile>/<run>.journal`. A run holds a lock on its
 import (kind, file, target, parent) for as long as it runs, so a second run of the same import at
 once refuses instead of sending the same rows.
@@ -30,9 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from wfctl.fsutil import open_private, private_dir, state_dir
+
 DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone"})
 SENDING = "sending"
-FSYNC_INTERVAL = 0.05
+FSYNC_INTERVAL = 1.0  # for power loss only: a killed process loses nothing it wrote; an fsync stalls writes
 VERSION = 2
 
 
@@ -71,8 +74,7 @@ class Entry:
 
 
 def runs_dir(profile: str) -> str:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return os.path.join(base, "wfctl", "runs", _safe(profile or "default"))
+    return str(state_dir() / "runs" / _safe(profile or "default"))
 
 
 def new_run_id() -> str:
@@ -97,7 +99,7 @@ class Journal:
     (a caller's already-read rows, e.g. undo's) also resumes."""
 
     def __init__(self, path: str, header: dict[str, Any], entries: dict[int, Entry] | None = None, *,
-                 _scan: bool = False) -> None:
+                 _scan: bool = False, durable: bool = True) -> None:
         self.path = path
         self.header = header
         self._codes = bytearray()
@@ -111,10 +113,11 @@ class Journal:
         _makedirs(os.path.dirname(path))
         try:
             if entries is None and not _scan:
-                self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+                self._fd = open_private(path)
                 data = (json.dumps({"journal": VERSION, **header}, sort_keys=True) + "\n").encode()
                 os.write(self._fd, data)
-                os.fsync(self._fd)
+                if durable:
+                    os.fsync(self._fd)
                 self._size = len(data)
             else:
                 self._fd = os.open(path, os.O_RDWR | os.O_APPEND)
@@ -125,8 +128,10 @@ class Journal:
         for row, entry in self._given.items():
             self._set(row, entry.status, 0)
         self.resumed = 0
+        self._durable = durable  # False: a plan's temporary journal, never fsynced
         self._syncer = threading.Thread(target=self._sync_loop, name="wfctl-journal-fsync", daemon=True)
-        self._syncer.start()
+        if durable:
+            self._syncer.start()
 
     @classmethod
     def resume(cls, path: str) -> Journal:
@@ -198,11 +203,13 @@ class Journal:
     def finish(self, counts: dict[str, int] | None) -> None:
         """Flush and close; `counts` (a complete run) writes the end line."""
         self._closed.set()
-        self._syncer.join()
+        if self._syncer.is_alive():
+            self._syncer.join()
         try:
             if counts is not None and self._failed is None:
                 os.write(self._fd, (json.dumps({"end": True, "counts": counts}) + "\n").encode())
-            os.fsync(self._fd)
+            if self._durable:
+                os.fsync(self._fd)
         except OSError:
             pass  # the rows are written; a missing end line only means "resumable"
         finally:
@@ -395,8 +402,7 @@ class ImportLock:
             import fcntl
         except ImportError:  # no advisory locks on this platform: run unlocked
             return self
-        _makedirs(os.path.dirname(self.path))
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_private(self.path, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -447,7 +453,7 @@ def _drop_cut_line(fd: int) -> None:
 
 def _makedirs(directory: str) -> None:
     if directory:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
+        private_dir(directory)  # 0700 whatever the umask, parents included
 
 
 def _safe(name: str) -> str:
