@@ -153,7 +153,8 @@ def test_delete_confirms_on_a_terminal_and_refuses_without_one(wf: Any, tag: str
     assert r.stderr == (f"error: refusing to delete site {tree['site1']} without confirmation: "
                         "no terminal to ask on; pass --yes\n")
     r = wf("sites", "delete", tree["site1"], tty=True, input="n\n")
-    assert r.exit_code == 1 and f"Delete site {tree['site1']}? [y/N]" in r.stderr
+    assert r.exit_code == 2 and f"Delete site {tree['site1']}? [y/N]" in r.stderr  # cancelled (issue 11)
+    assert "cancelled, nothing deleted" in r.stderr
     assert wf("sites", "get", tree["site1"]).exit_code == 0
     r = wf("sites", "delete", tree["site1"], tty=True, input="y\n")
     assert (r.exit_code, r.stdout) == (0, "site deleted\n")
