@@ -41,11 +41,20 @@ ALL_SITES = [f"s{i:03d}" for i in range(1, 26)]
 @pytest.mark.parametrize("form", ["url", "relative", "number", "string", "object", "missing"])
 def test_every_next_page_form_is_followed(run: Any, server: ToleranceServer, form: str) -> None:
     server.behaviour.next_page = form
-    r = run("sites", "list", "--client", "c1", "--all", "-o", "jsonl")
+    r = run("sites", "list", "--client", "c1", "--all", "--page-size", "10", "-o", "jsonl")
     assert r.exit_code == 0, r
     assert _ids(r.stdout) == ALL_SITES
     gets = [(q.path, q.query.get("pageNumber")) for q in server.requests]
-    assert gets == [("/api/clients/c1/sites", None), ("/api/clients/c1/sites", "2"), ("/api/clients/c1/sites", "3")]
+    # pages 2 and 3 are fetched at once after the first (in either order), each once
+    assert gets[0] == ("/api/clients/c1/sites", None)
+    assert sorted(gets[1:]) == [("/api/clients/c1/sites", "2"), ("/api/clients/c1/sites", "3")]
+
+
+def test_all_asks_for_the_largest_page(run: Any, server: ToleranceServer) -> None:
+    r = run("sites", "list", "--client", "c1", "--all", "-o", "jsonl")
+    assert r.exit_code == 0, r
+    assert _ids(r.stdout) == ALL_SITES
+    assert [q.query.get("pageSize") for q in server.requests] == ["100"]
 
 
 def test_limit_stops_fetching_pages(run: Any, server: ToleranceServer) -> None:
@@ -69,7 +78,7 @@ def test_a_foreign_next_page_is_never_followed(run: Any, server: ToleranceServer
     try:
         server.behaviour.next_page = "foreign"
         server.behaviour.foreign_url = other.url
-        r = run("sites", "list", "--all", "--client", "c1")
+        r = run("sites", "list", "--all", "--page-size", "10", "--client", "c1")
         assert r.exit_code == 1
         assert other.requests == []  # no request, so no token, left for the other origin
         assert r.stderr.count("\n") == 1 and "origin" in r.stderr

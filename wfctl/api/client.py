@@ -207,12 +207,19 @@ class Client:
         page: int | None = None,
         page_size: int | None = None,
         all_pages: bool = True,
+        concurrency: int | None = None,
+        limit: int | None = None,
     ) -> Generator[Page, None, None]:
-        """Yield pages starting at `page` (default 1), following nextPage in every G8 form;
-        stops after one page when all_pages is False. A loop or a foreign origin raises."""
+        """Yield pages starting at `page` (default 1), in the service's order, following nextPage in
+        every G8 form; stops after one page when all_pages is False. A loop or a foreign origin raises.
+
+        Reading every page from the start with no size given asks for the largest page the service
+        serves (G7: 100; the envelope's pageSize is what counts). Pages after the first are fetched up
+        to `concurrency` at a time (default 8) when the envelope gives pageCount; `limit` stops the
+        fetching once that many rows came. See wfctl.api.pagereader."""
         import httpx
 
-        from wfctl.api.pagination import next_request, to_page
+        from wfctl.api.pagereader import MAX_PAGE_SIZE, read_pages
 
         query = dict(params or {})
         if page is not None:
@@ -224,21 +231,9 @@ class Client:
         url = httpx.URL(self.url_for(path))
         if query:
             url = url.copy_merge_params({k: v for k, v in query.items() if v is not None})
-        seen: set[str] = set()
-        while True:
-            key = _request_key(url)
-            if key in seen:
-                raise PaginationError(f"the service's pages loop back to {key}")
-            seen.add(key)
-            body = self.request("GET", url)
-            nxt = next_request(body, url, self.base_url)
-            current = to_page(body, next_url=None if nxt is None else str(nxt))
-            del body  # the page holds what is needed; nothing else of this answer outlives the yield
-            yield current
-            del current
-            if not all_pages or nxt is None:
-                return
-            url = nxt
+        if all_pages and page in (None, 1) and "pageSize" not in url.params and "pageNumber" not in url.params:
+            url = url.copy_set_param("pageSize", str(MAX_PAGE_SIZE))
+        return read_pages(self, url, all_pages=all_pages, concurrency=concurrency, limit=limit)
 
     def login(self, username: str, password: str, *, username_field: str = "username") -> dict[str, Any]:
         """POST /identity/login; return the token answer (accessToken, refreshToken, ...)."""
@@ -295,10 +290,12 @@ class Client:
             pair: TokenPair = stop.value
             return pair
         except ApiError:
+            flow.close()  # let the auth flow release its refresh lock and mark a lost answer now
             raise
         except Exception as exc:
             import httpx
 
+            flow.close()
             if isinstance(exc, httpx.TransportError):
                 raise NetworkError(f"cannot reach {self.base_url}", detail=_transport_reason(exc)) from None
             raise
@@ -319,11 +316,14 @@ class Client:
 
     # -- branches ----------------------------------------------------------------
     def list_branches(self, *, page: int | None = None, page_size: int | None = None,
-                      all_pages: bool = False) -> Iterator[Page]:
-        return self.pages("/api/branches", page=page, page_size=page_size, all_pages=all_pages)
+                      all_pages: bool = False, concurrency: int | None = None,
+                      limit: int | None = None) -> Iterator[Page]:
+        return self.pages("/api/branches", page=page, page_size=page_size, all_pages=all_pages,
+                          concurrency=concurrency, limit=limit)
 
-    def iter_branches(self, *, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
-        for p in self.list_branches(page_size=page_size, all_pages=True):
+    def iter_branches(self, *, page_size: int | None = 100,
+                      concurrency: int | None = None) -> Iterator[dict[str, Any]]:
+        for p in self.list_branches(page_size=page_size, all_pages=True, concurrency=concurrency):
             yield from p.data
 
     def get_branch(self, branch_id: str) -> dict[str, Any]:
@@ -342,14 +342,18 @@ class Client:
 
     # -- clients -----------------------------------------------------------------
     def list_clients(self, *, branch_id: str | None = None, page: int | None = None,
-                     page_size: int | None = None, all_pages: bool = False) -> Iterator[Page]:
+                     page_size: int | None = None, all_pages: bool = False, concurrency: int | None = None,
+                     limit: int | None = None) -> Iterator[Page]:
         """Pages of clients; with branch_id, pages of that branch's clients on every deployment (G9)."""
         if not branch_id:
-            return self.pages("/api/clients", page=page, page_size=page_size, all_pages=all_pages)
-        return self._branch_clients(branch_id, page, page_size, all_pages)
+            return self.pages("/api/clients", page=page, page_size=page_size, all_pages=all_pages,
+                              concurrency=concurrency, limit=limit)
+        return self._branch_clients(branch_id, page, page_size, all_pages, concurrency=concurrency, limit=limit)
 
-    def iter_clients(self, *, branch_id: str | None = None, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
-        for p in self.list_clients(branch_id=branch_id, page_size=page_size, all_pages=True):
+    def iter_clients(self, *, branch_id: str | None = None, page_size: int | None = 100,
+                     concurrency: int | None = None) -> Iterator[dict[str, Any]]:
+        for p in self.list_clients(branch_id=branch_id, page_size=page_size, all_pages=True,
+                                   concurrency=concurrency):
             yield from p.data
 
     def get_client(self, client_id: str) -> dict[str, Any]:
@@ -368,12 +372,14 @@ class Client:
 
     # -- sites -------------------------------------------------------------------
     def list_sites(self, client_id: str, *, page: int | None = None, page_size: int | None = None,
-                   all_pages: bool = False) -> Iterator[Page]:
+                   all_pages: bool = False, concurrency: int | None = None,
+                   limit: int | None = None) -> Iterator[Page]:
         return self.pages(f"/api/clients/{_seg(client_id)}/sites", page=page, page_size=page_size,
-                          all_pages=all_pages)
+                          all_pages=all_pages, concurrency=concurrency, limit=limit)
 
-    def iter_sites(self, client_id: str, *, page_size: int | None = 100) -> Iterator[dict[str, Any]]:
-        for p in self.list_sites(client_id, page_size=page_size, all_pages=True):
+    def iter_sites(self, client_id: str, *, page_size: int | None = 100,
+                   concurrency: int | None = None) -> Iterator[dict[str, Any]]:
+        for p in self.list_sites(client_id, page_size=page_size, all_pages=True, concurrency=concurrency):
             yield from p.data
 
     def get_site(self, site_id: str) -> dict[str, Any]:
@@ -395,13 +401,14 @@ class Client:
     def get_record(self, kind: str, record_id: str) -> dict[str, Any]:
         return _record(self.request("GET", record_path(kind, record_id)))
 
-    def iter_records(self, kind: str, parent_id: str | None = None) -> Iterator[dict[str, Any]]:
+    def iter_records(self, kind: str, parent_id: str | None = None, *,
+                     concurrency: int | None = None) -> Iterator[dict[str, Any]]:
         """Every record of `kind` (under `parent_id`: a client's sites, a branch's clients)."""
         if kind == "site":
-            return self.iter_sites(str(parent_id))
+            return self.iter_sites(str(parent_id), concurrency=concurrency)
         if kind == "client":
-            return self.iter_clients(branch_id=parent_id)
-        return self.iter_branches()
+            return self.iter_clients(branch_id=parent_id, concurrency=concurrency)
+        return self.iter_branches(concurrency=concurrency)
 
     def create_record(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
                       idempotency_key: str | None = None, sender: LeanSender | None = None,
@@ -491,12 +498,13 @@ class Client:
 
     # -- internals ---------------------------------------------------------------
     def _branch_clients(self, branch_id: str, page: int | None, page_size: int | None,
-                        all_pages: bool) -> Iterator[Page]:
+                        all_pages: bool, *, concurrency: int | None = None,
+                        limit: int | None = None) -> Iterator[Page]:
         """G9: trust the service's `branchId` filter while its rows show it applied it; where it
         ignores the filter, page through every client, keep the branch's, and number and count those
         pages (with the page size the service serves) as a filtering service would have."""
         pages = self.pages("/api/clients", {"branchId": branch_id}, page=page, page_size=page_size,
-                           all_pages=all_pages)
+                           all_pages=all_pages, concurrency=concurrency, limit=limit)
         first = next(pages)
         if all(str(row.get("branchId")) == branch_id for row in first.data):
             yield first
@@ -507,7 +515,7 @@ class Client:
             return
         pages.close()
         size = max(1, first.page_size)
-        rows = [row for p in self.pages("/api/clients", page_size=100)
+        rows = [row for p in self.pages("/api/clients", concurrency=concurrency)
                 for row in p.data if str(row.get("branchId")) == branch_id]
         count = max(1, -(-len(rows) // size))
         number = page or 1

@@ -12,9 +12,12 @@ from wfctl.bulk import csvformat
 from wfctl.bulk.files import atomic_text_file
 from wfctl.bulk.kinds import KINDS
 
+#: Full records read at once (the export commands' default, 16: issue 17).
+EXPORT_CONCURRENCY = 16
+
 
 def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None],
-           concurrency: int = 8) -> int:
+           concurrency: int = EXPORT_CONCURRENCY) -> int:
     """Write the header and one line per record of each parent (None: no parent); returns the count."""
     spec = KINDS[kind]
     columns = csvformat.columns_for(kind)
@@ -36,7 +39,7 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
 
 
 def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],
-                   concurrency: int = 8) -> int:
+                   concurrency: int = EXPORT_CONCURRENCY) -> int:
     """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right),
     written whole or not at all: a failure leaves no partial file and an existing one as it was.
     Call files.check_writable(path) before anything is fetched."""

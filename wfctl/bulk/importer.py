@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,11 +80,21 @@ class Summary:
     problems: list[Problem] = field(default_factory=list)
     invalid: int = 0
     resumed: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # the last pass (validate, then run); `timed()` makes it the whole import
     dry_run: bool = False
     journal_path: str | None = None
     run_id: str = ""
     blank: int = 0
+    plan_seconds: float = 0.0  # reading the file and what exists, before the send pass
+    started: float = field(default_factory=time.monotonic, repr=False)  # when the import began
+
+    def timed(self) -> Summary:
+        """The summary with `seconds` the whole import, from its start to now, and `plan_seconds` the
+        part before the send pass (whose time `seconds` held). Called once, when the result is shown."""
+        total = time.monotonic() - self.started
+        self.plan_seconds = max(0.0, total - self.seconds)
+        self.seconds = total
+        return self
 
     @property
     def failed(self) -> int:
@@ -327,7 +338,21 @@ class Importer:
         return None
 
     def _resolve_parents(self) -> None:
+        """Pass 1: look every distinct parent up and start reading what it holds (pass 2), many parents
+        at once and at most `concurrency` requests in flight: a parent's look-up and the first page of
+        its records go out together."""
+        self._plan_pool = ThreadPoolExecutor(max_workers=max(1, self.options.concurrency),
+                                             thread_name_prefix="wfctl-plan")
+        self._reads: dict[str | None, Future[list[dict[str, Any]]]] = {}
+        try:
+            self._look_up_parents()
+        except BaseException:
+            self._plan_pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    def _look_up_parents(self) -> None:
         if not self.kind.parent:
+            self._read_existing([None], 1)
             return
         refs: set[str] = set()
         if self.options.parent_id:
@@ -339,36 +364,62 @@ class Importer:
                     refs.add(ref)
         from wfctl.api.errors import NotFound
 
+        ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
+        names = sorted(ref for ref in refs if ref.startswith("name:"))
+        parents = len(ids) + (1 if names else 0)
+        pool = self._plan_pool
+        lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
+        self._read_existing(ids, parents)
         by_name: dict[str, list[str]] = {}
-        if any(ref.startswith("name:") for ref in refs):
-            for parent in self.kind.iter_parents(self.api):
+        if names:
+            for parent in self.api.iter_records(self.kind.parent, None, concurrency=self._share(parents)):
                 by_name.setdefault(natural_key(parent.get("name")), []).append(str(parent["id"]))
-        for ref in sorted(refs):
-            what, value = ref.split(":", 1)
-            if what == "id":
-                try:
-                    self.kind.get_parent(self.api, value)
-                    self._parents[ref] = value
-                except NotFound:
-                    self._parents[ref] = None
-                    self._parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
+        for value in ids:
+            ref = "id:" + value
+            try:
+                lookups[value].result()
+                self._parents[ref] = value
+            except NotFound:
+                self._parents[ref] = None
+                self._parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
+        for ref in names:
+            found = by_name.get(ref.split(":", 1)[1], [])
+            if len(found) == 1:
+                self._parents[ref] = found[0]
             else:
-                ids = by_name.get(value, [])
-                if len(ids) == 1:
-                    self._parents[ref] = ids[0]
-                else:
-                    self._parents[ref] = None
-                    self._parent_errors[ref] = (
-                        f"no {self.kind.parent} is named {value!r}" if not ids else
-                        f"{len(ids)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
+                self._parents[ref] = None
+                value = ref.split(":", 1)[1]
+                self._parent_errors[ref] = (
+                    f"no {self.kind.parent} is named {value!r}" if not found else
+                    f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
+        self._read_existing(sorted({p for p in self._parents.values() if p}), parents)
+
+    def _read_existing(self, parent_ids: list[str] | list[None], parents: int) -> None:
+        """Start reading each parent's records (not read yet) in the plan's pool; a parent's pages go
+        several at a time when few parents share the bound."""
+        share = self._share(parents)
+        for parent_id in parent_ids:
+            if parent_id not in self._reads:
+                self._reads[parent_id] = self._plan_pool.submit(self._existing_of, parent_id, share)
+
+    def _existing_of(self, parent_id: str | None, concurrency: int) -> list[dict[str, Any]]:
+        return list(self.api.iter_records(self.kind.name, parent_id, concurrency=concurrency))
+
+    def _share(self, parents: int) -> int:
+        """Requests in flight for one parent's pages, so that all parents together keep to `concurrency`."""
+        return max(1, self.options.concurrency // max(1, min(parents, self.options.concurrency)))
 
     def _load_existing(self) -> None:
+        """Pass 2: the records of every resolved parent, read in pass 1 (natural key -> summary)."""
         parents: list[str | None] = [None]
         if self.kind.parent:
-            parents = [p for p in sorted({p for p in self._parents.values() if p})]
-        for parent_id in parents:
-            for record in self.kind.iter_existing(self.api, parent_id):
-                self._existing[(parent_id, natural_key(record.get("name")))] = record
+            parents = [*sorted({p for p in self._parents.values() if p})]
+        try:  # a parent that is not there has no read to wait for: its rows say so
+            for parent_id in parents:
+                for record in self._reads[parent_id].result():
+                    self._existing[(parent_id, natural_key(record.get("name")))] = record
+        finally:
+            self._plan_pool.shutdown(wait=False, cancel_futures=True)
 
     def _validate_rows(self) -> None:
         # Duplicate names in the file, in constant memory: a fixed 1 MiB bitmap of name digests; a bit

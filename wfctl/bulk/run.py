@@ -149,7 +149,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
 
     from wfctl.bulk import plan
 
-    summary = importer.summary
+    summary = importer.summary.timed()
     fmt = app.output_format(output)
     kind = importer.options.kind
     if summary.dry_run:
@@ -169,9 +169,13 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
         width = max(len(label) for label, _ in labels)
         app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
         return
-    rate = summary.rows / summary.seconds if summary.seconds > 0 else 0.0
+    total, plan_share = summary.seconds, summary.plan_seconds
+    rate = summary.rows / total if total > 0 else 0.0
     counts = ", ".join(f"{label} {count}" for label, count in labels if count)
-    sys.stderr.write(f"run {summary.run_id}: {summary.rows} rows in {summary.seconds:.1f}s ({rate:.0f} rows/s): "
+    # the plan (reading what exists) is shown apart when it is a good part of the time
+    split = (f" (plan {plan_share:.1f}s, send {total - plan_share:.1f}s)"
+             if plan_share >= 0.5 and plan_share >= total / 5 else "")
+    sys.stderr.write(f"run {summary.run_id}: {summary.rows} rows in {total:.1f}s{split} ({rate:.0f} rows/s): "
                      f"{counts or 'nothing to do'}\n")
 
 

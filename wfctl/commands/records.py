@@ -118,13 +118,14 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
     client = _client(app)
     pages: Iterable[Page]
     if kind == "branch":
-        pages = client.list_branches(page=page, page_size=page_size, all_pages=more)
+        pages = client.list_branches(page=page, page_size=page_size, all_pages=more, limit=limit)
     elif kind == "client":
-        pages = client.list_clients(branch_id=parent, page=page, page_size=page_size, all_pages=more)
+        pages = client.list_clients(branch_id=parent, page=page, page_size=page_size, all_pages=more, limit=limit)
         if parent:
             pages = _only(pages, "branchId", parent)  # G9: true even where the service ignores branchId
     else:
-        pages = client.list_sites(_required(parent, "--client"), page=page, page_size=page_size, all_pages=more)
+        pages = client.list_sites(_required(parent, "--client"), page=page, page_size=page_size, all_pages=more,
+                                  limit=limit)
     out.pages(pages, kind, limit=limit)
 
 
