@@ -121,8 +121,9 @@ class Run:
 # -- finding runs --------------------------------------------------------------------------------
 
 def load_runs(directory: str) -> list[Run]:
-    """Every run in `directory`, newest first, each with its state: complete, interrupted, running
-    (its lock is held), undone or partly undone (a finished undo run took back all or some of it)."""
+    """Every run in `directory`, newest first, each with its state: complete, incomplete (some rows
+    failed), interrupted, running (its lock is held), undone or partly undone (a finished undo run took
+    back all or some of it)."""
     runs = []
     for path in journal.list_journals(directory):
         header = journal.header_of(path)
@@ -138,8 +139,10 @@ def load_runs(directory: str) -> list[Run]:
             run.state = "running"
         elif not run.undo_of and run.id in undone:
             run.state = undone[run.id]
-        else:
-            run.state = "complete" if run.finished else "interrupted"
+        elif run.finished:
+            run.state = "complete"
+        else:  # rows failed (a rerun retries them), or the run was stopped before its end
+            run.state = "incomplete" if run.counts.get("failed") else "interrupted"
     runs.sort(key=lambda run: (run.timestamp, _mtime(run.path)), reverse=True)  # ties: within a second
     return runs
 
