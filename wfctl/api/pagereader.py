@@ -11,8 +11,8 @@ that shape: the reader follows `nextPage` one by one.
 
 Rows added or removed while paging move later rows between pages (G7 pages are offsets). The reader
 drops a row that the previous page already gave (a shift forward), and when the service's
-`totalRecordCount` fell between two pages (a shift back) it reads the previous page again and gives
-the rows that moved onto it before the next page's. See docs/commands.md for what `--all` promises.
+`totalRecordCount` changed between two pages (rows may have shifted back) it reads the previous page
+again and gives the rows that moved onto it before the next page's. See docs/commands.md for what `--all` promises.
 
 A 429 or 503 (or any retry) of one request pauses every request of the Client's readers until its
 `Retry-After` has passed (G18): the pool slows down as one, rather than each worker on its own.
@@ -183,11 +183,11 @@ class _Reader:
 
     def _mend(self, page: Page, previous: tuple[httpx.URL, set[str], int | None]) -> list[dict[str, Any]]:
         """This page's rows without the ones the previous page gave (rows shifted forward), preceded by
-        rows that moved back onto the previous page after it was read (its total fell meanwhile)."""
+        rows that moved back onto the previous page after it was read (the count changed meanwhile)."""
         url, given_ids, total = previous
         rows = [row for row in page.data if str(row.get("id")) not in given_ids]
         now = _total(page)
-        if total is None or now is None or now >= total:
+        if total is None or now is None or now == total:
             return rows
         again = to_page(self._get(url), next_url=None)
         moved = [row for row in again.data if str(row.get("id")) not in given_ids]
