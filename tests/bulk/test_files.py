@@ -116,15 +116,15 @@ def test_a_write_that_fails_is_one_line_and_leaves_the_old_file(tmp_path: Path, 
 
 def test_report_cells_are_neutralised_the_service_text_too(tmp_path: Path) -> None:
     path = tmp_path / "r.csv"
-    rows = [(Row(1, 2, {"name": "=1+2", "phone": "'+44 1"}), "failed", "@id", "=HYPERLINK(\"http://x\")"),
-            (Row(2, 3, {"name": "Plain", "phone": ""}), "created", "-1", "")]
+    rows = [(Row(1, 2, {"name": "=1+2", "phone": "'+44 1"}), "failed", "@id", "=HYPERLINK(\"http://x\")", ""),
+            (Row(2, 3, {"name": "Plain", "phone": ""}), "updated", "-1", "", "phone: (empty) -> +44 1")]
     assert write_report(str(path), ["name", "phone"], rows) == 2
     data = path.read_bytes()
     assert data.startswith(BOM)
     got = list(csv.reader(io.StringIO(data.decode("utf-8-sig"), newline="")))
-    assert got == [["name", "phone", "status", "id", "error"],
-                   ["'=1+2", "'+44 1", "failed", "'@id", "'=HYPERLINK(\"http://x\")"],
-                   ["Plain", "", "created", "'-1", ""]]
+    assert got == [["name", "phone", "status", "id", "error", "changes"],
+                   ["'=1+2", "'+44 1", "failed", "'@id", "'=HYPERLINK(\"http://x\")", ""],
+                   ["Plain", "", "updated", "'-1", "", "phone: (empty) -> +44 1"]]
 
 
 def test_import_report_opens_in_a_spreadsheet(logged_in: Any, tmp_path: Path) -> None:
@@ -136,7 +136,7 @@ def test_import_report_opens_in_a_spreadsheet(logged_in: Any, tmp_path: Path) ->
     r = cli("sites", "import", str(path), "--client", cid, "--report", str(folder / "r.csv"))
     assert r.exit_code == 0, r
     data = (folder / "r.csv").read_bytes()
-    assert data.startswith(BOM + b"name,address,status,id,error\r\n")
+    assert data.startswith(BOM + b"name,address,status,id,error,changes\r\n")
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"), newline="")))
     assert [(row["name"], row["address"], row["status"]) for row in rows] == [
         ("'=1+2", "Straße 1", "created"), ("B", "x", "created")]

@@ -126,8 +126,17 @@ def test_dry_run_plans_and_rerun_creates_nothing(logged_in: Any, tmp_path: Path)
     assert json.loads(r.stdout.splitlines()[0]) == {
         "row": 4, "action": "update", "status": "updated", "id": site3["id"], "name": "Site 00003",
         "changes": {"email": {"old": "site3@example.com", "new": "changed@example.com"}}}
-    r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update", "-o", "json")
+    planned = tmp_path / "planned.csv"
+    r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update",
+            "--report", str(planned))
+    assert [(row["name"], row["status"], row["changes"]) for row in report(planned) if row["status"] != "unchanged"] \
+        == [("Site 00003", "update", "email: site3@example.com -> changed@example.com")], r
+    done = tmp_path / "done.csv"
+    r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update", "-o", "json",
+            "--report", str(done))
     assert json.loads(r.stdout)["updated"] == 1, r
+    assert [(row["status"], row["changes"]) for row in report(done) if row["status"] != "unchanged"] == \
+        [("updated", "email: site3@example.com -> changed@example.com")]
     r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "fail")
     assert r.exit_code == 2 and "already exists" in r.stderr
 

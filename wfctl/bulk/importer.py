@@ -271,10 +271,18 @@ class Importer:
             self.summary.seconds = time.monotonic() - started
         return self.summary
 
-    def outcomes(self) -> Iterator[tuple[Row, str, str, str]]:
-        """Every input row with (status, id, error), in file order, for the report."""
+    def outcomes(self) -> Iterator[tuple[Row, str, str, str, str]]:
+        """Every input row with (status, id, error, changes), in file order, for the report; changes
+        as one line (`address: 1 High St -> 2 High St; + banned worker W-2`)."""
+        from wfctl.changes import compact
+
+        kind = self.options.kind
         for row, status, entry in self._row_outcomes():
-            yield row, status, entry.id if entry else "", entry.error if entry else ""
+            if entry is None:
+                yield row, status, "", "", ""
+                continue
+            pairs = {name: (pair[0], pair[1]) for name, pair in entry.changes.items()}
+            yield row, status, entry.id, entry.error, compact(kind, pairs)
 
     def changes(self) -> Iterator[Entry]:
         """The journal's entries in row order (each row's latest outcome, with its changes)."""

@@ -1,4 +1,4 @@
-"""The `--report FILE` CSV: every input row, then `status`, `id` and `error`; and the summary."""
+"""The `--report FILE` CSV: every input row, then `status`, `id`, `error` and `changes`."""
 
 from __future__ import annotations
 
@@ -10,13 +10,12 @@ from wfctl.bulk.csvformat import neutralise, strip_neutraliser
 from wfctl.bulk.files import atomic_text_file
 
 if TYPE_CHECKING:
-    from wfctl.bulk.importer import Summary
     from wfctl.bulk.reader import Row
 
-REPORT_COLUMNS = ["status", "id", "error"]
+REPORT_COLUMNS = ["status", "id", "error", "changes"]
 
 
-def write_report(path: str, header: list[str], outcomes: Iterable[tuple[Row, str, str, str]],
+def write_report(path: str, header: list[str], outcomes: Iterable[tuple[Row, str, str, str, str]],
                  delimiter: str = ",") -> int:
     """Write the report (UTF-8 with a BOM, CRLF like any CSV) whole or not at all; returns the number of
     rows written. Raises CliError naming the file when it cannot be written (check_writable beforehand).
@@ -27,23 +26,11 @@ def write_report(path: str, header: list[str], outcomes: Iterable[tuple[Row, str
     with atomic_text_file(path, bom=True) as f:
         writer = csv.writer(f, delimiter=delimiter)
         writer.writerow([*map(_cell, header), *REPORT_COLUMNS])
-        for row, status, record_id, error in outcomes:
+        for row, status, record_id, error, changes in outcomes:
             writer.writerow([*(_cell(row.cells.get(name, "")) for name in header),
-                             status, neutralise(record_id), neutralise(error)])
+                             status, neutralise(record_id), neutralise(error), neutralise(changes)])
             count += 1
     return count
-
-
-def summary_rows(summary: Summary) -> list[tuple[str, int]]:
-    """(label, count) for the end-of-run table; a dry run speaks of what would happen."""
-    counts = summary.counts
-    if summary.dry_run:
-        return [("to create", counts["created"]), ("to update", counts["updated"]),
-                ("unchanged", counts["unchanged"] + counts["skipped"]), ("invalid", counts["invalid"])]
-    rows = [("created", counts["created"]), ("updated", counts["updated"]),
-            ("unchanged", counts["unchanged"]), ("skipped (exist)", counts["skipped"]),
-            ("failed", counts["failed"]), ("invalid", counts["invalid"])]
-    return rows
 
 
 def _cell(text: str) -> str:
