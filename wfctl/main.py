@@ -18,8 +18,11 @@ def main(argv: list[str] | None = None) -> int:
     answer = startup.fast_answer(args)  # --help and Tab presses, from the index: no typer
     if answer is not None:
         text, code = answer
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `wfctl --help | head -1`: the reader left
+            _silence_stdout()
         return code
     try:
         return _run(args)

@@ -244,3 +244,19 @@ def test_bare_wfctl_prints_the_help_and_exits_0(tmp_path: Path) -> None:
 def test_index_is_json_with_its_key(isolated: Path) -> None:
     data = json.loads(Path(startup.index_path()).read_text(encoding="utf-8"))
     assert data["key"] == startup.index_key() and sys.prefix in data["key"]
+
+
+def test_help_into_a_pipe_the_reader_leaves_is_quiet(tmp_path: Path) -> None:
+    env = clean_env(tmp_path, COLUMNS="100")
+    for _ in range(2):  # Typer (no index yet), then the index
+        proc = subprocess.run(["bash", "-o", "pipefail", "-c", f"'{BIN / 'wfctl'}' sites create --help | head -c 1"],
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert (proc.returncode, proc.stdout, proc.stderr) == (0, "U", "")
+
+
+def test_a_damaged_index_sends_the_request_to_typer(isolated: Path) -> None:
+    path = Path(startup.index_path())
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["tree"] = {"commands": None}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert startup.fast_answer(["sites", "--help"]) is None
