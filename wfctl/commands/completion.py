@@ -1,7 +1,8 @@
 """wfctl completion: print the shell completion script for bash, zsh or fish.
 
 The scripts are typer's (the same protocol as `--install-completion`: the shell runs wfctl with
-`_WFCTL_COMPLETE=complete_<shell>` and wfctl answers with candidates). The generated files live in
+`_WFCTL_COMPLETE=complete_<shell>` and wfctl answers with candidates: from the index of
+wfctl.startup when it can, without loading typer, else through typer). The generated files live in
 `completions/` and, for installed copies, in the package's `wfctl/completions/`; regenerate both with
 
     python -m wfctl.commands.completion --write completions wfctl/completions
