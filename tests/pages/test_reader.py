@@ -186,3 +186,15 @@ def test_import_plan_reads_many_parents_at_once(sandbox_factory: Any, cli: Any, 
     assert r.exit_code == 0, r
     assert "to create" in r.stdout and "40" in r.stdout
     assert took < 2.5, took
+
+
+@pytest.mark.parametrize(("extra", "expected"), [([], 16), (["--concurrency", "5"], 5)])
+def test_export_reads_16_records_at_once_by_default(cli: Any, monkeypatch: Any, extra: list[str],
+                                                    expected: int) -> None:
+    import wfctl.bulk.run
+
+    seen: dict[str, Any] = {}
+    monkeypatch.setattr(wfctl.bulk.run, "run_export", lambda app, kind, **kw: seen.update(kw) or 0)
+    r = cli("--base-url", "http://127.0.0.1:9", "sites", "export", "--client", "x", *extra)
+    assert r.exit_code == 0, r
+    assert seen["concurrency"] == expected

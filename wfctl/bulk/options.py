@@ -34,9 +34,8 @@ ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to t
 def _export_concurrency(ctx: typer.Context, param: typer.CallbackParam, value: int) -> int:
     """Without --concurrency an export reads exporter.EXPORT_CONCURRENCY records at once, whatever
     default the command's signature declares."""
-    from click.core import ParameterSource
-
-    if param.name and ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT:
+    source = ctx.get_parameter_source(param.name) if param.name else None
+    if getattr(source, "name", None) == "DEFAULT":  # typer's own click: compared by name
         from wfctl.bulk.exporter import EXPORT_CONCURRENCY
 
         return EXPORT_CONCURRENCY
