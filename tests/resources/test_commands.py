@@ -85,7 +85,7 @@ def test_site_create_update_from_file_and_stdin(wf: Any, tag: str, site_file: Pa
 
 @pytest.mark.parametrize(("args", "message"), [
     (["--email", "not-an-address"], "--email: 'not-an-address' is not an e-mail address"),
-    (["--rate", "forklift=-1"], "--rate: -1 is negative; a rate must be 0 or more"),
+    (["--rate", "forklift=-1"], "--rate: rate of 'forklift': -1 is negative; a rate must be 0 or more"),
     (["--rate", "forklift=12.505"], "--rate: 12.505 has more than 2 decimals"),
     (["--rate", "forklift=12", "--rate", "forklift=13"], "--rate: skill 'forklift' is given twice"),
     (["--rate", "forklift"], "--rate: 'forklift' is not SKILL=RATE"),

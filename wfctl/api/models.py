@@ -15,7 +15,6 @@ that were set.
 
 from __future__ import annotations
 
-import re
 from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any
 
@@ -31,7 +30,8 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+from wfctl.api.records import EMAIL as _EMAIL
+
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 

@@ -8,7 +8,11 @@ out), so every update body is the current record's writable fields merged with t
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+#: What the service takes for an e-mail address (G11): a non-empty one must match.
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 #: The fields an update body may carry, per kind (the service's PUT bodies).
 WRITABLE: dict[str, tuple[str, ...]] = {

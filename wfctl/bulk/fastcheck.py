@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from wfctl.api.models import _EMAIL
+from wfctl.api.records import EMAIL as _EMAIL
 
 _TEXT = 200
 _ADDRESS = 500

@@ -24,6 +24,7 @@ import os
 import tempfile
 import threading
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +39,8 @@ from wfctl.bulk.reader import CsvInput, Row
 
 MAX_LISTED_PROBLEMS = 50
 MAX_LISTED_COLUMNS = 10
+#: Columns whose cells decode to something other than their text (lists, booleans).
+_DECODED_COLUMNS = csvformat.LIST_COLUMNS | csvformat.BOOL_COLUMNS
 MAX_ATTEMPTS = 6
 BITMAP_BYTES = 1 << 20
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
@@ -163,9 +166,6 @@ class Importer:
         self._invalid_rows: set[int] = set()
         self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
-        from wfctl.api.models import WRITE_MODELS
-
-        self._model = WRITE_MODELS[(options.kind, "create")]
         self._backoff = Backoff()
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -220,7 +220,10 @@ class Importer:
         return self.journal
 
     def release(self) -> None:
-        """Give up the import's lock, and remove a plan's temporary journal."""
+        """Give up the import's lock, and remove a plan's temporary journal and spool."""
+        if self._spool is not None:
+            self._spool.close()
+            self._spool = None
         if self._lock_held is not None:
             self._lock_held.__exit__(None, None, None)
             self._lock_held = None
@@ -265,7 +268,7 @@ class Importer:
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
             journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
-            if self._spool is not None:
+            if self._spool is not None and not self.options.dry_run:  # a plan reads its creates back
                 self._spool.close()
                 self._spool = None
             self.summary.seconds = time.monotonic() - started
@@ -288,7 +291,23 @@ class Importer:
         """The journal's entries in row order (each row's latest outcome, with its changes)."""
         if self.journal is None:
             return iter(())
+        if self.options.dry_run and self._spool is not None:
+            return self._planned_entries()
         return self.journal.iter_entries()
+
+    def _planned_entries(self) -> Iterator[Entry]:
+        """A plan's entries, its creates' fields taken from the spool (they are not written to the
+        plan's journal: half the cost of planning a large file)."""
+        spooled = self._checked_rows()
+        body_row, body = 0, dict[str, Any]()
+        parent_column = self.kind.parent_id_column
+        assert self.journal is not None
+        for entry in self.journal.iter_entries():
+            if entry.status == "created" and not entry.changes:
+                while body_row < entry.row:
+                    body_row, _, body = next(spooled)
+                entry.changes = {k: [None, v] for k, v in body.items() if k != parent_column}
+            yield entry
 
     def _row_outcomes(self) -> Iterator[tuple[Row, str, Entry | None]]:
         journal = self.journal
@@ -430,16 +449,19 @@ class Importer:
             self._plan_pool.shutdown(wait=False, cancel_futures=True)
 
     def _validate_rows(self) -> None:
-        # Duplicate names in the file, in constant memory: a fixed 1 MiB bitmap of name digests; a bit
-        # that is already set makes its digest a candidate (a duplicate, or one of ~1% false alarms at
-        # 100,000 rows), and a cheap second pass over the candidates' rows decides.
+        # Duplicate names in the file, in little memory: each valid row's name digest (8 bytes a row)
+        # and a fixed 1 MiB bitmap of them; a bit that is already set makes its digest a candidate (a
+        # duplicate, or one of ~1% false alarms at 100,000 rows), which the digests then decide.
         seen = bytearray(BITMAP_BYTES)
         candidates: set[int] = set()
+        digests = array("Q")  # row number -> name digest; 0: an invalid row
         rows = 0
         self._spool = tempfile.TemporaryFile(prefix="wfctl-rows-")  # noqa: SIM115 - read by run()
         spool = self._spool
         for row in self.source.rows():
             rows += 1
+            if len(digests) <= row.number:
+                digests.extend([0] * (row.number + 1 - len(digests)))
             problems, parent, body = self._check(row)
             if problems:
                 self._invalid(row, problems)
@@ -448,6 +470,7 @@ class Importer:
             record = marshal.dumps((row.number, parent, body))
             spool.write(len(record).to_bytes(4, "little") + record)
             key = self._name_digest(row, parent)
+            digests[row.number] = key
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):
                 candidates.add(key)
@@ -456,25 +479,26 @@ class Importer:
         self.summary.rows = rows
         del seen
         if candidates:
-            self._check_duplicates(candidates)
+            self._check_duplicates(candidates, digests)
 
-    def _check_duplicates(self, candidates: set[int]) -> None:
+    def _check_duplicates(self, candidates: set[int], digests: array[int]) -> None:
         first: dict[int, int] = {}
+        later: dict[int, int] = {}  # row -> the earlier row of its name
+        for number, key in enumerate(digests):
+            if key and key in candidates:
+                if key in first:
+                    later[number] = first[key]
+                else:
+                    first[key] = number
+        if not later:
+            return  # false alarms of the bitmap only: no second pass over the file
         for row in self.source.rows():
-            if row.number in self._invalid_rows:
-                continue
-            parent = self._parents.get(self._parent_ref(row) or "") if self.kind.parent else None
-            key = self._name_digest(row, parent)
-            if key not in candidates:
-                continue
-            if key in first:
+            if row.number in later:
                 name = csvformat.strip_neutraliser(row.cells.get("name", "")).strip()
-                message = (f"{name!r} is already row {first[key]} "
+                message = (f"{name!r} is already row {later[row.number]} "
                            f"(names are unique per {self.kind.parent or 'agency'})")
                 self._duplicates[row.number] = message
                 self._invalid(row, [Problem(row.number, row.line, "name", message)])
-            else:
-                first[key] = row.number
 
     def _name_digest(self, row: Row, parent: str | None) -> int:
         name = csvformat.strip_neutraliser(row.cells.get("name", ""))
@@ -487,8 +511,12 @@ class Importer:
             problems.append(Problem(row.number, row.line, "", f"{row.extra} more cell(s) than the header has columns"))
         data: dict[str, Any] = {}
         skip = self._skip_columns
+        packed = _DECODED_COLUMNS
         for column, text in row.cells.items():
             if column in skip:
+                continue
+            if column not in packed and not text.startswith("'"):
+                data[column] = text  # a plain text cell is itself (decode_cell would return it)
                 continue
             try:
                 value = csvformat.decode_cell(column, text)
@@ -529,10 +557,13 @@ class Importer:
         """The write model's body of `data`, or {} with its problems added, worded per column."""
         from pydantic import ValidationError
 
-        from wfctl.api.models import field_errors
+        from wfctl.api.models import (
+            WRITE_MODELS,  # pydantic: only for a row the fast check defers
+            field_errors,
+        )
 
         try:
-            return self._model.model_validate(data).body()
+            return WRITE_MODELS[(self.options.kind, "create")].model_validate(data).body()
         except ValidationError as exc:
             for location, messages in field_errors(exc).items():
                 column = location.split("[", 1)[0].split(".", 1)[0]
@@ -643,10 +674,10 @@ class Importer:
         from wfctl.api.errors import Conflict
 
         name = str(body.get("name", ""))
-        given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
         if self.options.dry_run:
-            self._finish(row, "created", "", name=name, changes=given)
+            self._finish(row, "created", "", name=name)  # its fields are read back from the spool
             return
+        given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
         resent = self.journal is not None and self.journal.was_sending(row)
         self._intend(row)
         key = self._idempotency_key(row, parent_id)

@@ -178,10 +178,20 @@ class Journal:
         return _entry(json.loads(data))
 
     def iter_entries(self) -> Iterator[Entry]:
-        for row in self.rows():
-            entry = self.entry(row)
-            if entry is not None:
-                yield entry
+        """Every row's latest entry, in row order: read through one memory map of the file (no system
+        call a row), so a large plan or report reads its journal quickly."""
+        import mmap
+
+        if self._size == 0 or not self._offsets:
+            return
+        with open(self.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            loads, find, offsets, given = json.loads, view.find, self._offsets, self._given
+            for row in self.rows():
+                offset = offsets[row]
+                if offset:
+                    yield _entry(loads(view[offset:find(b"\n", offset)]))
+                elif row in given:
+                    yield given[row]
 
     @property
     def entries(self) -> dict[int, Entry]:
@@ -229,7 +239,7 @@ class Journal:
         self._offsets[row] = offset
 
     def _write(self, row: int, status: str, line: dict[str, Any]) -> None:
-        data = (json.dumps(line, ensure_ascii=False) + "\n").encode()
+        data = (_encode(line) + "\n").encode()
         with self._lock:
             if self._failed is not None:
                 raise self._failed
@@ -256,6 +266,8 @@ class Journal:
                 except OSError:
                     return
 
+
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode  # one for the process
 
 _STATUS_NAMES: list[str] = ["", SENDING, "created", "updated", "unchanged", "skipped", "failed", "undone"]
 

@@ -20,6 +20,9 @@ from typing import Any
 from wfctl.bulk.journal import Entry
 from wfctl.changes import as_json, lines, text
 
+# One encoder for the process (json.dumps with options builds one per call); entries are decoded JSON.
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+
 #: The action a row's status stands for.
 ACTIONS = {"created": "create", "updated": "update", "undone": "undo", "deleted": "delete", "restored": "restore"}
 SHORTEN = 60
@@ -62,7 +65,8 @@ def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary
         sep = ",\n" if terminal else ","
         write_out('{"rows": [')
         for entry in entries:
-            text = json.dumps(row_object(entry), indent=indent, ensure_ascii=False)
+            text = _encode(row_object(entry)) if indent is None else json.dumps(row_object(entry), indent=indent,
+                                                                                ensure_ascii=False)
             write_out((sep if count else ("\n" if terminal else "")) + text)
             count += 1
         write_out(("\n" if terminal and count else "") + '], "summary": '
@@ -70,7 +74,7 @@ def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary
         return count
     for entry in entries:
         if fmt == "jsonl":
-            write_out(json.dumps(row_object(entry), ensure_ascii=False) + "\n")
+            write_out(_encode(row_object(entry)) + "\n")
         else:
             write_out(text_block(kind, entry, shorten=terminal))
         count += 1
