@@ -31,18 +31,5 @@ Delimiter = Annotated[str | None, typer.Option("--delimiter", help="Cell delimit
                                                   metavar="C")]
 ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout.",
                                                    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
-def _export_concurrency(ctx: typer.Context, param: typer.CallbackParam, value: int) -> int:
-    """Without --concurrency an export reads exporter.EXPORT_CONCURRENCY records at once, whatever
-    default the command's signature declares."""
-    source = ctx.get_parameter_source(param.name) if param.name else None
-    if getattr(source, "name", None) == "DEFAULT":  # typer's own click: compared by name
-        from wfctl.bulk.exporter import EXPORT_CONCURRENCY
-
-        return EXPORT_CONCURRENCY
-    return value
-
-
 ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Full records read at once.",
-                                                rich_help_panel=RUN_PANEL, min=1, max=64,
-                                                show_default="16",  # exporter.EXPORT_CONCURRENCY
-                                                callback=_export_concurrency)]
+                                                rich_help_panel=RUN_PANEL, min=1, max=64)]

@@ -18,7 +18,7 @@ def export_clients(
         "--branch", help="Export the clients of this branch (repeatable; default: every client).",
         metavar="<branch-id>", rich_help_panel=bulk.INPUT_PANEL)] = None,
     file: bulk.ExportFile = None,
-    concurrency: bulk.ExportConcurrency = 8,
+    concurrency: bulk.ExportConcurrency = 16,
 ) -> int:
     """Write clients as CSV in the import format, billing addresses included.
 

@@ -21,7 +21,7 @@ def export_sites(
     all_clients: Annotated[bool, typer.Option("--all-clients", help="Export the sites of every client.",
                                               rich_help_panel=bulk.INPUT_PANEL)] = False,
     file: bulk.ExportFile = None,
-    concurrency: bulk.ExportConcurrency = 8,
+    concurrency: bulk.ExportConcurrency = 16,
 ) -> int:
     """Write sites as CSV in the import format, with rates, departments and banned workers.
 
