@@ -255,6 +255,8 @@ def decode_departments(text: str) -> list[dict[str, Any]]:
     departments = []
     for part in split_unescaped(text, "|"):
         fields = [unescape(f) for f in split_unescaped(part, ":")]
+        if not fields:
+            raise CellError("an empty department between two '|' (remove the extra '|')")
         if len(fields) > 3:
             raise CellError(f"{shorten(unescape(part))} is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')")
         dept: dict[str, Any] = {"name": fields[0]}
