@@ -53,12 +53,22 @@ def exit_code_for(exc: BaseException) -> int:
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
         return ExitCode.INTERRUPTED
+    if _local_write_error(exc):
+        return ExitCode.LOCAL_FAULT
     for cls, code in _EXIT_BY_ERROR:
         if isinstance(exc, cls):
             return int(code)
     if _bad_input(exc) is not None:
         return int(ExitCode.USAGE)
     return int(ExitCode.FAILURE)
+
+
+def _local_write_error(exc: BaseException) -> bool:
+    if not isinstance(exc, OSError):
+        return False
+    from wfctl.fsutil import LocalWriteError
+
+    return isinstance(exc, LocalWriteError)
 
 
 def message_for(exc: BaseException) -> str:
@@ -74,6 +84,8 @@ def message_for(exc: BaseException) -> str:
         return exc.one_line()
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted"
+    if _local_write_error(exc):
+        return str(exc)
     text = " ".join(str(exc).split()) or exc.__class__.__name__
     bad_input = _bad_input(exc)
     if bad_input is not None:

@@ -14,5 +14,5 @@ class ExitCode(IntEnum):
     NETWORK = 7  # network failure or timeout after retries
     FORBIDDEN = 8  # 403
     PARTIAL = 10  # a bulk run where some rows failed (the others were done)
-    LOCAL_FAULT = 11  # a bulk run stopped by a local fault (disk full, unwritable journal): nothing lost, run again
+    LOCAL_FAULT = 11  # a local fault (disk full: a journal, config or token file not written): nothing lost, run again
     INTERRUPTED = 130

@@ -66,11 +66,35 @@ def open_private(path: str | os.PathLike[str], flags: int = os.O_WRONLY | os.O_C
     return fd
 
 
+class LocalWriteError(OSError):
+    """A file wfctl keeps could not be written (a full disk, a size limit, no permission). The old file
+    is kept as it was; the message names the file and the cause in one line."""
+
+    def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
+        reason = (cause.strerror or str(cause)).lower()
+        super().__init__(cause.errno, reason)
+        self.path = str(path)
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return f"cannot write {self.path}: {self.reason}; it is unchanged"
+
+
 def write_private_file(path: str | os.PathLike[str], data: bytes) -> None:
-    """Atomic write readable by the owner only: temp file (0600) in the same directory, fsync, rename."""
+    """Atomic write readable by the owner only: temp file (0600) in the same directory, fsync, rename.
+    Raises LocalWriteError (the old file kept) when it cannot be written."""
+    target = Path(path)
+    try:
+        _write_private_file(target, data)
+    except LocalWriteError:
+        raise
+    except OSError as exc:
+        raise LocalWriteError(target, exc) from None
+
+
+def _write_private_file(target: Path, data: bytes) -> None:
     import tempfile
 
-    target = Path(path)
     private_dir(target.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

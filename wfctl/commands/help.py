@@ -153,8 +153,9 @@ def exit_codes_text() -> str:
         ExitCode.NETWORK: "Network failure or timeout, after retries.",
         ExitCode.FORBIDDEN: "Forbidden (403): not allowed for your role.",
         ExitCode.PARTIAL: "A bulk run where some rows failed (the others were done).",
-        ExitCode.LOCAL_FAULT: "A bulk run stopped by a local fault (disk full, a journal that cannot be "
-                              "written): nothing lost; fix it and run the same command again to resume.",
+        ExitCode.LOCAL_FAULT: "A local fault: a file wfctl keeps could not be written (disk full, a size "
+                              "limit). Nothing was lost (a bulk run stops, resumable); free some space and "
+                              "run the same command again.",
         ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     }
     rows = [(str(int(code)), meaning.get(code, code.name.replace("_", " ").lower() + "."))
