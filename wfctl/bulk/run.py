@@ -51,14 +51,15 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         except JournalError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
         try:
-            return _validate_and_run(app, importer, source, report, output)
+            return _validate_and_run(app, importer, source, report, output, progress)
         except Stopped as stop:
             return _stopped(importer, stop, report, source)
         finally:
             importer.release()
 
 
-def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None) -> int:
+def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None,
+                      progress: Any) -> int:
     from wfctl.bulk.importer import ValidationStopped
 
     try:
@@ -76,12 +77,10 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         _list_problems(summary)
     if summary.resumed:
         sys.stderr.write(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
-    progress_stop = getattr(importer._progress, "__self__", None)
     try:
         summary = importer.run()
     finally:
-        if progress_stop is not None:
-            progress_stop.stop()
+        progress.stop()
     if report:
         _write_report(report, importer, source)
     dry_run = summary.dry_run
