@@ -191,7 +191,13 @@ class Importer:
         if opts.dry_run:
             fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
             os.close(fd)
-            self.journal = Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()}, durable=False)
+            try:
+                self.journal = Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()},
+                                       durable=False)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(plan_path)  # nothing of a plan is left behind
+                raise
             return self.journal
         directory = journals.runs_dir(opts.profile)
         self._lock_held = journals.ImportLock(directory, header).__enter__()
@@ -521,7 +527,7 @@ class Importer:
             try:
                 value = csvformat.decode_cell(column, text)
             except csvformat.CellError as exc:
-                problems.append(Problem(row.number, row.line, column, str(exc)))
+                problems.extend(Problem(row.number, row.line, column, message) for message in exc.problems)
                 continue
             if value is not None:
                 data[column] = value
@@ -551,6 +557,12 @@ class Importer:
                                     f"{body.get('name')!r} already exists (--on-existing fail)"))
         if not problems and row.number in self._duplicates:
             problems.append(Problem(row.number, row.line, "name", self._duplicates[row.number]))
+        if problems:  # the columns as the file names them (`Rates`, not `rates`)
+            written = getattr(self.source, "written", None)
+            if written is not None:
+                for problem in problems:
+                    if problem.column:
+                        problem.column = written(problem.column)
         return problems, parent_id, body
 
     def _model_check(self, row: Row, data: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
