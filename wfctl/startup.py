@@ -546,6 +546,32 @@ def _plain_int(value: Any) -> int | None:
     return None
 
 
+def _loose_int(text: str) -> int | None:
+    """An int from a signed run of ASCII digits (`-3`, ` +5 `), for the message of a value out of range."""
+    text = text.strip().replace("_", "")
+    digits = text[1:] if text[:1] in "+-" else text
+    return int(text) if digits.isascii() and digits.isdigit() else None
+
+
+def _value_error(param: Any, problem: str, ctx: Any) -> Exception:
+    """A bad option value as one plain line, `error: --page-size: 'abc' is not a whole number` (exit 2),
+    instead of click's usage block around pydantic's words."""
+    from typer._click.exceptions import BadParameter
+
+    names = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
+    longs = [name for name in names if name.startswith("--")]
+    name = (longs or names or [str(getattr(param, "name", "") or "value")])[0]
+
+    class OptionValueError(BadParameter):
+        def format_message(self) -> str:
+            return f"{name}: {problem}"
+
+        def show(self, file: Any = None) -> None:
+            (file or sys.stderr).write(f"error: {self.format_message()}\n")
+
+    return OptionValueError(problem, ctx=ctx, param=param)
+
+
 _plain_classes: dict[type, type] = {}
 
 
@@ -556,6 +582,8 @@ def _plain_runtime_param(base: type) -> type:
 
     from dataclasses import dataclass
 
+    from typer._click.exceptions import BadParameter
+
     @dataclass(frozen=True)
     class PlainRuntimeParam(base):
         def _coerce_value(self, value: Any, param: Any, ctx: Context) -> Any:
@@ -563,13 +591,26 @@ def _plain_runtime_param(base: type) -> type:
             if annotation is str:
                 return value
             if annotation is bool:
-                return value if isinstance(value, bool) else self._typer_coercion(value, param, ctx)
+                if isinstance(value, bool):
+                    return value
+                try:
+                    return self._typer_coercion(value, param, ctx)
+                except BadParameter:
+                    raise _value_error(param, f"{value!r} is not true or false", ctx) from None
             if annotation is int:
                 number = _plain_int(value)
                 info = self.parameter_info
-                if (number is None or (info.min is not None and number < info.min)
-                        or (info.max is not None and number > info.max)):
-                    return self._typer_coercion(value, param, ctx)
+                if number is None:
+                    try:  # typer's spellings (`1_000`, ` 5`), its words replaced by ours
+                        number = self._typer_coercion(value, param, ctx)
+                    except BadParameter:
+                        if not isinstance(value, str) or _loose_int(value) is None:
+                            raise _value_error(param, f"{value!r} is not a whole number", ctx) from None
+                        number = _loose_int(value)
+                if info.min is not None and number < info.min:
+                    raise _value_error(param, f"{number} is too small (at least {info.min})", ctx)
+                if info.max is not None and number > info.max:
+                    raise _value_error(param, f"{number} is too large (at most {info.max})", ctx)
                 return number
             if annotation == list[str]:
                 if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
@@ -580,10 +621,8 @@ def _plain_runtime_param(base: type) -> type:
             try:
                 return annotation(value)
             except ValueError:
-                from typer._click.exceptions import BadParameter
-
-                choices = ", ".join(repr(member.value) for member in annotation)
-                raise BadParameter(f"{value!r} is not one of {choices}.", ctx=ctx, param=param) from None
+                choices = ", ".join(str(member.value) for member in annotation)
+                raise _value_error(param, f"{value!r} is not one of {choices}", ctx) from None
 
         def _typer_coercion(self, value: Any, param: Any, ctx: Context) -> Any:
             """What typer would have done (pydantic): for values the plain path does not decide."""

@@ -17,6 +17,7 @@ Pure functions, standard library only: the output module and the bulk reader sha
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -54,7 +55,19 @@ _FALSE = frozenset({"false", "no", "0", "n", "off"})
 
 
 class CellError(ValueError):
-    """A cell that cannot be decoded; the message says why (without the row and column)."""
+    """A cell that cannot be decoded; the message says why (without the row and column).
+
+    `problems` holds every problem found in the cell, one message each (a cell of rates may have
+    several bad parts); str() joins them with "; "."""
+
+    def __init__(self, *problems: str) -> None:
+        self.problems: list[str] = list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+def _raise_all(problems: list[str]) -> None:
+    if problems:
+        raise CellError(*problems)
 
 
 def columns_for(kind: str) -> list[str]:
@@ -235,13 +248,18 @@ def decode_rates(text: str) -> list[dict[str, Any]]:
                 raise CellError('each JSON rate must be an object {"skill": ..., "hourlyRate": ...}')
             out.append(item)
         return out
-    rates = []
+    rates, problems = [], []
     for part in split_unescaped(text, "|"):
         fields = split_unescaped(part, "=")
         if len(fields) != 2:
-            raise CellError(f"{shorten(unescape(part))} is not SKILL=RATE")
+            problems.append(f"{shorten(unescape(part))} is not SKILL=RATE")
+            continue
         skill, rate = unescape(fields[0]), unescape(fields[1]).strip()
-        rates.append({"skill": skill, "hourlyRate": parse_number(rate, what=f"rate of {shorten(skill)}")})
+        try:
+            rates.append({"skill": skill, "hourlyRate": parse_number(rate, what=f"rate of {shorten(skill)}")})
+        except CellError as exc:
+            problems.extend(exc.problems)
+    _raise_all(problems)
     return rates
 
 
@@ -252,19 +270,22 @@ def decode_departments(text: str) -> list[dict[str, Any]]:
             if not isinstance(item, dict):
                 raise CellError('each JSON department must be an object {"name": ..., ...}')
         return items
-    departments = []
+    departments, problems = [], []
     for part in split_unescaped(text, "|"):
         fields = [unescape(f) for f in split_unescaped(part, ":")]
         if not fields:
-            raise CellError("an empty department between two '|' (remove the extra '|')")
+            problems.append("an empty department between two '|' (remove the extra '|')")
+            continue
         if len(fields) > 3:
-            raise CellError(f"{shorten(unescape(part))} is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')")
+            problems.append(f"{shorten(unescape(part))} is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')")
+            continue
         dept: dict[str, Any] = {"name": fields[0]}
         if len(fields) > 1:
             dept["contactPerson"] = fields[1]
         if len(fields) > 2:
             dept["email"] = fields[2]
         departments.append(dept)
+    _raise_all(problems)
     return departments
 
 
@@ -287,7 +308,7 @@ def parse_number(text: str, *, what: str = "value") -> int | float:
     try:
         value = Decimal(text)
     except InvalidOperation:
-        raise CellError(f"{what}: {text!r} is not a number") from None
+        raise CellError(f"{what}: {text!r} is not a number{_decimal_comma_hint(text)}") from None
     if not value.is_finite():
         raise CellError(f"{what}: {text!r} is not a number")
     if value:  # adjusted() is the power of ten of the first digit, whatever the exponent's size
@@ -298,6 +319,16 @@ def parse_number(text: str, *, what: str = "value") -> int | float:
         if value.adjusted() < -2:
             raise CellError(f"{what}: {text} has more than 2 decimals")
     return int(value) if value == value.to_integral_value() and "." not in text else float(value)
+
+
+_DECIMAL_COMMA = re.compile(r"[0-9]+,[0-9]+")
+
+
+def _decimal_comma_hint(text: str) -> str:
+    """"; use a point: 13.25" for `13,25` (a decimal comma, as many spreadsheets write numbers)."""
+    if _DECIMAL_COMMA.fullmatch(text):
+        return f"; use a point: {text.replace(',', '.')}"
+    return ""
 
 
 def shorten(text: str, limit: int = 40) -> str:

@@ -10,7 +10,8 @@ INPUT_PANEL = "Input"
 RUN_PANEL = "Run"
 OUTPUT_PANEL = "Output"
 
-File = Annotated[str, typer.Argument(help="CSV file to import ('-' reads stdin).", metavar="FILE|-")]
+File = Annotated[str, typer.Argument(help="CSV file to import ('-' reads stdin). Its format: wfctl help csv.",
+                                 metavar="FILE|-")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and print the plan (to create, to update, "
                                       "unchanged, invalid); send nothing.", rich_help_panel=RUN_PANEL)]
 OnExisting = Annotated[str, typer.Option(

@@ -1,4 +1,4 @@
-"""wfctl help <topic>: environment variables, the config file and its keys, exit codes.
+"""wfctl help <topic>: environment variables, the config file and its keys, exit codes, the CSV format.
 
 The tables are built from wfctl.config.KEYS and wfctl.exit_codes.ExitCode, so they cannot drift
 from the code (gh's `help_topic.go` is the model)."""
@@ -10,7 +10,7 @@ import typer
 from wfctl.commands.options import app_context
 
 app = typer.Typer(
-    help="""Read about environment variables, the config file and exit codes.
+    help="""Read about environment variables, the config file, exit codes and the CSV format.
 
     Each topic prints plain text, fit for a pager or grep.
 
@@ -18,6 +18,7 @@ app = typer.Typer(
       $ wfctl help environment
       $ wfctl help config
       $ wfctl help exit-codes
+      $ wfctl help csv | less
     """,
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -96,6 +97,27 @@ def exit_codes(ctx: typer.Context) -> None:
       $ wfctl sites get <site-id> || echo "failed with $?"
     """
     app_context(ctx).io.write(exit_codes_text())
+
+
+@app.command("csv")
+def csv(ctx: typer.Context) -> None:
+    """Describe the CSV format of import, export and -o csv.
+
+    Columns, cells (rates, departments, banned workers), empty cells, spreadsheet files, encodings,
+    and what an import does. The same text as docs/csv.md, shipped with wfctl.
+
+    Examples:
+      $ wfctl help csv | less
+      $ wfctl help csv | grep -A8 '^### Cells'
+    """
+    app_context(ctx).io.write(csv_text())
+
+
+def csv_text() -> str:
+    """The CSV reference (wfctl/topics/csv.md, a copy of docs/csv.md kept equal by a test)."""
+    from importlib.resources import files
+
+    return files("wfctl").joinpath("topics", "csv.md").read_text(encoding="utf-8")
 
 
 def environment_text() -> str:

@@ -25,7 +25,9 @@ def import_branches(
     """Create or update branches from a CSV file.
 
     Works like `wfctl sites import`; a branch is the same record when the agency has one of that
-    name. Exit 10 when some rows failed. Format: docs/csv.md.
+    name. Exit 10 when some rows failed.
+
+    The CSV format: run `wfctl help csv`.
 
     Examples:
       $ wfctl branches import branches.csv

@@ -31,7 +31,9 @@ def import_clients(
 
     Works like `wfctl sites import`: rows are validated and branch references (branchId, or a
     branch column by name) resolved first; a client is the same record when its branch has one of
-    that name. Exit 10 when some rows failed. Format: docs/csv.md.
+    that name. Exit 10 when some rows failed.
+
+    The CSV format: run `wfctl help csv`.
 
     Examples:
       $ wfctl clients import clients.csv --branch <branch-id>

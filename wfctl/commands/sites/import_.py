@@ -32,7 +32,9 @@ def import_sites(
     Every row is validated and every client reference resolved before anything is sent; an invalid
     row stops the run (exit 2). A site whose client already has one of that name is skipped, updated
     or an error, as --on-existing says. A killed run resumes where it stopped when started again with
-    the same file; exit 10 when some rows failed (the others were done). Format: docs/csv.md.
+    the same file; exit 10 when some rows failed (the others were done).
+
+    The CSV format: run `wfctl help csv`.
 
     Examples:
       $ wfctl sites import sites.csv --client <client-id>
