@@ -58,10 +58,10 @@ class CellError(ValueError):
     """A cell that cannot be decoded; the message says why (without the row and column).
 
     `problems` holds every problem found in the cell, one message each (a cell of rates may have
-    several bad parts); str() joins them with "; "."""
+    several bad parts), each said once; str() joins them with "; "."""
 
     def __init__(self, *problems: str) -> None:
-        self.problems: list[str] = list(problems)
+        self.problems: list[str] = list(dict.fromkeys(problems))  # the same problem twice is said once
         super().__init__("; ".join(self.problems))
 
 
