@@ -6,15 +6,15 @@ from __future__ import annotations
 import csv
 import io
 import os
-import signal
+import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.bulk.helpers import new_client, site_names, write
+from tests.fixtures.cli import REPO_ROOT
 from tests.fixtures.sandbox import ADMIN, login_token
 from wfctl.bulk.files import atomic_text_file, check_writable
 from wfctl.bulk.reader import Row
@@ -83,31 +83,31 @@ def test_an_os_error_of_other_code_keeps_its_own_message(tmp_path: Path) -> None
     assert leftovers(tmp_path) == []
 
 
-@pytest.fixture
-def file_size_limit() -> Iterator[int]:
-    """A real write failure: the process may not grow a file past 4 KiB (EFBIG, as a full disk gives
-    ENOSPC). Only for tests that write no other file while it holds."""
-    resource = pytest.importorskip("resource")
-    limit = 4096
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    previous = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel ends the process
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    try:
-        yield limit
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, previous)
+WRITE_UNDER_A_LIMIT = """
+import resource, signal, sys
+from wfctl.bulk.files import atomic_text_file
+from wfctl.errors import CliError
+path, size = sys.argv[1], int(sys.argv[2])
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel ends the process
+resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+try:
+    with atomic_text_file(path, bom=True) as f:
+        for _ in range(size // 100):
+            f.write("x" * 99 + "\\n")
+except CliError as exc:
+    print(exc.message)
+"""
 
 
 @pytest.mark.parametrize("size", [10_000, 1 << 20])  # failing at the last flush, and on a write
-def test_a_write_that_fails_is_one_line_and_leaves_the_old_file(tmp_path: Path, size: int,
-                                                                 file_size_limit: int) -> None:
+def test_a_write_that_fails_is_one_line_and_leaves_the_old_file(tmp_path: Path, size: int) -> None:
+    """A real write failure: a process that may not grow a file past 4 KiB (EFBIG, as a full disk gives
+    ENOSPC), in a child process so that the test run's own output is not limited."""
     path = tmp_path / "report.csv"
     path.write_text("old\n")
-    with pytest.raises(CliError) as info, atomic_text_file(str(path), bom=True) as f:
-        for _ in range(size // 100):
-            f.write("x" * 99 + "\n")
-    assert info.value.message == f"cannot write {path}: File too large"
+    done = subprocess.run([sys.executable, "-c", WRITE_UNDER_A_LIMIT, str(path), str(size)], capture_output=True,
+                          text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    assert done.stdout == f"cannot write {path}: File too large\n", done
     assert path.read_text() == "old\n"
     assert leftovers(tmp_path) == ["report.csv"]
 
