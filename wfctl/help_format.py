@@ -17,6 +17,7 @@ same formatting when the tree is built, so command modules need no hook of their
 from __future__ import annotations
 
 import inspect
+import re
 import textwrap
 from typing import Any
 
@@ -30,6 +31,18 @@ DEFAULT_OPTIONS_PANEL = "Options"
 DEFAULT_ARGUMENTS_PANEL = "Arguments"
 DEFAULT_COMMANDS_PANEL = "Commands"
 ROOT_OPTIONS_PANEL = "Global options"
+
+# Options a command cannot run without that click does not enforce itself (the command checks them, as
+# --from-file may give the name): marked as required in help all the same. Keyed by the command's path.
+REQUIRED_OPTIONS: dict[str, tuple[str, ...]] = {
+    "sites list": ("--client",),
+    "sites create": ("--client", "--name"),
+    "clients create": ("--branch", "--name"),
+    "branches create": ("--name",),
+}
+_TYPE_WORDS = {"int": "<n>", "int range": "<n>", "float": "<number>", "float range": "<number>", "str": "<text>"}
+_TYPE_SUFFIX = re.compile(r" <(int range|float range|int|float|str)>$")
+_RANGE = re.compile(r"(?:(-?[0-9.]+)<=)?x(?:<=(-?[0-9.]+)|>=(-?[0-9.]+))?")
 
 
 def split_help(text: str | None) -> tuple[str, str]:
@@ -69,6 +82,11 @@ class HelpMixin:
             lighten_param(option)
         return option
 
+    def format_usage(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
+        # click writes a required argument as `{<site-id>}`: here it is `<site-id>` (optional: `[...]`)
+        pieces = [_plain_usage_piece(piece) for piece in self.collect_usage_pieces(ctx)]
+        formatter.write_usage(ctx.command_path, " ".join(pieces))
+
     def format_help(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
         self.format_usage(ctx, formatter)
         self.format_help_text(ctx, formatter)
@@ -87,10 +105,12 @@ class HelpMixin:
 
     def format_options(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
         panels: dict[str, list[tuple[str, str]]] = {DEFAULT_ARGUMENTS_PANEL: [], DEFAULT_OPTIONS_PANEL: []}
+        required = REQUIRED_OPTIONS.get(ctx.command_path.partition(" ")[2], ())
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
             if record is None:
                 continue
+            record = _plain_record(param, record, required)
             default = DEFAULT_ARGUMENTS_PANEL if param.param_type_name == "argument" else DEFAULT_OPTIONS_PANEL
             panels.setdefault(getattr(param, "rich_help_panel", None) or default, []).append(record)
         for name, rows in panels.items():
@@ -157,6 +177,47 @@ def _help_class(base: type) -> type:
         methods = {name: value for name, value in vars(HelpMixin).items() if not name.startswith("__")}
         _help_classes[base] = type(f"Wfctl{base.__name__}", (base,), methods)
     return _help_classes[base]
+
+
+def _plain_usage_piece(piece: str) -> str:
+    if piece.startswith("{") and "}" in piece:
+        inner, _, rest = piece[1:].rpartition("}")
+        return inner + rest
+    return piece
+
+
+def _plain_record(param: Any, record: tuple[str, str], required: tuple[str, ...]) -> tuple[str, str]:
+    """A help row without click's type names (`<site-id> <str>`, `--concurrency <int range>`) and
+    range formulas (`1<=x<=256`), with `[required]` on an option the command cannot run without."""
+    name, text = record
+    if param.param_type_name == "argument":
+        shown = getattr(param, "metavar", None) or name.split(" ", 1)[0]
+        name = shown if name.startswith(shown) else name
+    else:
+        name = _TYPE_SUFFIX.sub(lambda m: " " + _TYPE_WORDS[m.group(1)], name)
+    if text.endswith("]") and "[" in text:
+        head, _, extra = text[:-1].rpartition("[")
+        parts = [_plain_range(part) for part in extra.split("; ")]
+        if any(opt in required for opt in getattr(param, "opts", ())) and "required" not in parts:
+            parts.append("required")
+        text = f"{head}[{'; '.join(parts)}]"
+    elif any(opt in required for opt in getattr(param, "opts", ())):
+        text = f"{text}  [required]" if text else "[required]"
+    return name, text
+
+
+def _plain_range(part: str) -> str:
+    match = _RANGE.fullmatch(part)
+    if match is None or part == "x":
+        return part
+    low, high, at_least = match.groups()
+    if low is not None and high is not None:
+        return f"{low} to {high}"
+    if at_least is not None:
+        return f"at least {at_least}"
+    if high is not None:
+        return f"at most {high}"
+    return f"at least {low}" if low is not None else part
 
 
 def _write_section(formatter: HelpFormatter, name: str, rows: list[tuple[str, str]]) -> None:

@@ -1,0 +1,77 @@
+"""Help without click's artefacts: plain usage lines, no type names, ranges in words, -h in every help,
+required options marked (issue 15 §3)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from wfctl.main import _command
+
+
+def _paths() -> list[list[str]]:
+    out: list[list[str]] = []
+
+    def walk(command: Any, path: list[str]) -> None:
+        out.append(path)
+        for name, sub in (getattr(command, "commands", None) or {}).items():
+            if not sub.hidden:
+                walk(sub, [*path, name])
+
+    walk(_command(), [])
+    return out
+
+
+PATHS = _paths()
+
+
+@pytest.mark.parametrize("path", PATHS, ids=" ".join)
+def test_every_help_is_free_of_click_artefacts_and_lists_h(cli: Any, path: list[str]) -> None:
+    r = cli(*path, "--help")
+    assert r.exit_code == 0, r
+    usage = r.stdout.splitlines()[0]
+    assert usage.startswith("Usage: wfctl")
+    assert "{" not in usage and "}" not in usage, usage
+    assert not re.search(r"<(str|int|float|int range|float range)>", r.stdout), r.stdout
+    assert not re.search(r"\bx[<>]=|<=x\b", r.stdout), r.stdout
+    assert re.search(r"^  -h, --help +Show this message and exit\.$", r.stdout, re.M), r.stdout
+
+
+def test_site_get_usage_and_argument(cli: Any) -> None:
+    r = cli("sites", "get", "--help")
+    lines = r.stdout.splitlines()
+    assert lines[0] == "Usage: wfctl sites get [OPTIONS] <site-id>"
+    assert "  <site-id>  Id of the site.  [required]" in lines
+
+
+def test_import_usage_and_ranges_in_words(cli: Any) -> None:
+    r = cli("sites", "import", "--help")
+    assert r.stdout.splitlines()[0] == "Usage: wfctl sites import [OPTIONS] FILE|-"
+    flat = " ".join(r.stdout.split())
+    assert "FILE|- CSV file to import ('-' reads stdin). Its format: wfctl help csv. [required]" in flat
+    assert "-j, --concurrency <n> Requests in flight at once. [default: 8; 1 to 256]" in flat
+
+
+@pytest.mark.parametrize(("path", "options"), [
+    (["sites", "list"], ["--client <client-id>"]),
+    (["sites", "create"], ["--client <client-id>", "--name <text>"]),
+    (["clients", "create"], ["--branch <branch-id>", "--name <text>"]),
+    (["branches", "create"], ["--name <text>"]),
+])
+def test_required_options_are_marked(cli: Any, path: list[str], options: list[str]) -> None:
+    r = cli(*path, "--help")
+    for option in options:
+        row = next(line for line in r.stdout.splitlines() if line.strip().startswith(option))
+        assert row.endswith("[required]"), row
+
+
+@pytest.mark.parametrize(("path", "option"), [
+    (["sites", "list"], "--client"), (["sites", "create", "--client", "c"], "--name"),
+    (["clients", "create"], "--branch"), (["branches", "create"], "--name"),
+])
+def test_options_marked_required_are_required(cli: Any, path: list[str], option: str) -> None:
+    r = cli("--base-url", "http://127.0.0.1:9", *path)
+    assert r.exit_code == 2, r
+    assert option in r.stderr
