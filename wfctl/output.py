@@ -62,7 +62,8 @@ def parse_fields(fields: str | None) -> list[str] | None:
 
 
 class Output:
-    """Writes records to stdout in one format (`table`, `json`, `jsonl` or `csv`)."""
+    """Writes records to stdout in one format (`table`, `wide`, `json`, `jsonl` or `csv`). `wide` is a
+    table of every field, no column left out (kubectl's `-o wide`)."""
 
     def __init__(self, io: IO, fmt: str, *, fields: str | None = None) -> None:
         self.io = io
@@ -106,7 +107,7 @@ class Output:
                 yield rows
 
         count = self._rows_out(chunks(), kind, columns, limit=limit)
-        if self.format == "table" and footer and self.io.stdout_is_tty:
+        if self.format in ("table", "wide") and footer and self.io.stdout_is_tty:
             self.io.write(_footer(footer[0], footer[-1], count, kind, limit) + "\n")
         return count
 
@@ -205,23 +206,64 @@ class Output:
     def _table(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
                columns: list[str] | None) -> int:
         rows = [row for chunk in chunks for row in chunk]
-        names = self.fields or columns or LIST_COLUMNS.get(kind or "") or _keys_of(rows)
-        cells = [[shown(row.get(name)) for name in names] for row in rows]
-        if self.io.stdout_is_tty:
-            from rich.table import Table
-            from rich.text import Text
-
-            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
-            for name in names:
-                table.add_column(Text(one_line(name)), overflow="ellipsis" if name in _NO_WRAP else "fold",
-                                 no_wrap=name in _NO_WRAP)
-            for line in cells:
-                table.add_row(*map(Text, line))
-            with self._rich() as console:
-                console.print(table)
+        if self.format == "wide":
+            names = self.fields or _wide_columns(columns or LIST_COLUMNS.get(kind or "") or [], rows)
         else:
-            self.io.write(_plain_table(names, cells))
+            names = self.fields or columns or LIST_COLUMNS.get(kind or "") or _keys_of(rows)
+        cells = [[shown(row.get(name)) for name in names] for row in rows]
+        if not self.io.stdout_is_tty:
+            self._write_plain(names, cells)
+        elif kind in GIVE_WAY or self.format == "wide":
+            # --fields and -o wide: exactly the columns asked for, none left out
+            give_way = [] if self.fields or self.format == "wide" else GIVE_WAY[kind or ""]
+            self._fitted_table(names, cells, give_way, kind)
+        else:
+            self._rich_table(names, cells)
         return len(rows)
+
+    def _write_plain(self, names: list[str], cells: list[list[str]]) -> None:
+        self.io.write(_plain_table(names, cells))
+
+    def _rich_table(self, names: list[str], cells: list[list[str]]) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
+        for name in names:
+            table.add_column(Text(one_line(name)), overflow="ellipsis" if name in _NO_WRAP else "fold",
+                             no_wrap=name in _NO_WRAP)
+        for line in cells:
+            table.add_row(*map(Text, line))
+        with self._rich() as console:
+            console.print(table)
+
+    def _fitted_table(self, names: list[str], cells: list[list[str]], give_way: list[str], kind: str | None) -> None:
+        """A table for a person (style anchor 12): every value on one line; `id`, `name` and other ids
+        whole; free text shortened with '…'; columns left out in `give_way` order while the table is
+        wider than the terminal, and one dim line after it says which and how to see them."""
+        from rich.text import Text
+
+        with self._rich() as console:
+            room = _UNLIMITED if self.format == "wide" else console.width
+            shown_names, widths = fit_columns(names, cells, room, give_way)
+            left_out = [name for name in names if name not in shown_names]
+            keep = [names.index(name) for name in shown_names]
+            self._print_fitted(console, shown_names, [[line[i] for i in keep] for line in cells], widths)
+            if left_out:
+                note = left_out_note(left_out, console.width)
+                console.print(Text(note, style="dim" if self.io.color else ""), soft_wrap=True)
+
+    def _print_fitted(self, console: Any, names: list[str], cells: list[list[str]], widths: list[int]) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
+        table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
+        for name, width in zip(names, widths, strict=True):
+            table.add_column(Text(one_line(name)), width=width, no_wrap=True, overflow="ellipsis")
+        for line in cells:
+            table.add_row(*map(Text, line))
+        needed = sum(widths) + _GAP * max(len(widths) - 1, 0)
+        _print_wide(console, table, needed)
 
     def _record_table(self, record: dict[str, Any], kind: str | None) -> None:
         names = self.fields or list(record)
@@ -241,9 +283,8 @@ class Output:
         self.io.write("\n".join(lines) + "\n")
 
     def _rich_record(self, scalars: list[tuple[str, str]], sections: list[str], record: dict[str, Any]) -> None:
-
         with self._rich() as console:
-            self._rich_sections(console, scalars, sections, record)
+            self._fitted_record(console, scalars, sections, record)
 
     @contextmanager
     def _rich(self) -> Iterator[Any]:
@@ -253,33 +294,134 @@ class Output:
             yield console
         self.io.write("".join(line.rstrip() + "\n" for line in capture.get().splitlines()))
 
-    def _rich_sections(self, console: Any, scalars: list[tuple[str, str]], sections: list[str],
+    def _fitted_record(self, console: Any, scalars: list[tuple[str, str]], sections: list[str],
                        record: dict[str, Any]) -> None:
+        """One record on a terminal (`get`, `agency show`): one line a field, ids, names and the other
+        values whole, free text shortened with '…' to the terminal's width; section tables the same way."""
         from rich.table import Table
         from rich.text import Text
 
+        label = max((cell_width(name) for name, _ in scalars), default=0)
+        room = max(console.width - label - 2, 1)
         grid = Table.grid(padding=(0, 2))
-        grid.add_column(style=self._bold)
-        grid.add_column(overflow="fold")
+        grid.add_column(style=self._bold, no_wrap=True)
+        grid.add_column(no_wrap=True, overflow="ellipsis")
+        needed = 0
         for name, value in scalars:
-            grid.add_row(Text(name), Text(value))
-        console.print(grid)
+            whole = cell_width(value)
+            if not _is_free_text(name):
+                needed = max(needed, label + 2 + whole)
+            grid.add_row(Text(name), Text(value if whole <= room or not _is_free_text(name) else
+                                          _shorten(value, room)))
+        _print_wide(console, grid, needed)
         for name in sections:
             items = record.get(name) or []
             console.print()
             console.print(Text(f"{name} ({len(items)})", style=self._bold or ""))
             if not items:
                 continue
-            if not SECTIONS[name]:
+            columns = SECTIONS[name]
+            if not columns:
                 for item in items:
-                    console.print(Text(f"  {shown(item)}"))
+                    console.print(Text(f"  {shown(item)}"), no_wrap=True, overflow="ellipsis")
                 continue
-            table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
-            for column in SECTIONS[name]:
-                table.add_column(column, overflow="fold")
-            for item in items:
-                table.add_row(*(Text(shown(_get(item, column), column)) for column in SECTIONS[name]))
-            console.print(table)
+            cells = [[shown(_get(item, column), column) for column in columns] for item in items]
+            shown_names, widths = fit_columns(columns, cells, console.width, [])
+            self._print_fitted(console, shown_names, cells, widths)
+
+
+# -- fitting a table to the terminal --------------------------------------------------
+
+#: Columns a table leaves out first when the terminal is too narrow, per kind, in order: the first
+#: gives way first. `id` and `name` never do. Free text (FREE_TEXT) is first shortened with '…' (down to
+#: _MIN_FREE characters) before any column is left out.
+GIVE_WAY: dict[str, list[str]] = {
+    "branch": ["createdOn", "email", "phone", "address"],
+    "client": ["createdOn", "branchId", "phone", "email"],
+    "site": ["createdOn", "assessmentRequired", "email", "phone", "address"],
+}
+
+#: Columns of free text: shortened with '…' rather than wrapped. Everything else (ids, names, emails,
+#: phones, dates, numbers) is shown whole or not at all.
+FREE_TEXT = {"address", "billingAddress", "contactPerson", "url", "skill", "notes", "description"}
+
+_MIN_FREE = 16  # a free-text column is not shortened below this (nor below its heading)
+_UNLIMITED = 1 << 30  # -o wide: nothing shortened, the terminal wraps long lines
+_GAP = 3  # between two columns of a Rich table with SIMPLE_HEAD, no edge padding
+
+
+def cell_width(text: str) -> int:
+    """Terminal cells `text` takes (a CJK character takes two)."""
+    from rich.cells import cell_len
+
+    return int(cell_len(text))
+
+
+def _is_free_text(name: str) -> bool:
+    return name in FREE_TEXT
+
+
+def _shorten(text: str, width: int) -> str:
+    from rich.cells import set_cell_size
+
+    if cell_width(text) <= width:
+        return text
+    return str(set_cell_size(text, max(width - 1, 0))) + "…"
+
+
+def fit_columns(names: list[str], cells: list[list[str]], room: int,
+                give_way: list[str]) -> tuple[list[str], list[int]]:
+    """(columns shown, their widths) of a table `room` cells wide. Free text gives up width first (down
+    to _MIN_FREE), then columns go in `give_way` order; the others are always whole, so the table is
+    wider than `room` when they alone are (the terminal then wraps the line: nothing is cut)."""
+    natural = {name: max([cell_width(one_line(name))] + [cell_width(line[i]) for line in cells])
+               for i, name in enumerate(names)}
+    floor = {name: min(natural[name], max(_MIN_FREE, cell_width(name))) if _is_free_text(name) else natural[name]
+             for name in names}
+    shown = list(names)
+    candidates = [name for name in give_way if name in names]
+    while sum(floor[n] for n in shown) + _GAP * (len(shown) - 1) > room and candidates:
+        shown.remove(candidates.pop(0))
+    fixed = sum(natural[n] for n in shown if not _is_free_text(n)) + _GAP * (len(shown) - 1)
+    widths = {n: natural[n] for n in shown}
+    free = sorted((n for n in shown if _is_free_text(n)), key=lambda n: natural[n])
+    spare = room - fixed
+    for i, name in enumerate(free):  # the narrowest first, each at most an equal share of what is left
+        share = spare // (len(free) - i)
+        widths[name] = max(floor[name], min(natural[name], share))
+        spare -= widths[name]
+    return shown, [widths[n] for n in shown]
+
+
+def left_out_note(left_out: list[str], room: int = 80) -> str:
+    """The line under a table that left columns out: which, and how to see them; on one line of `room`
+    cells ('and 2 more' when the names do not fit)."""
+    end = "; -o wide shows all"
+    for count in range(len(left_out), 0, -1):
+        more = len(left_out) - count
+        text = f"not shown: {', '.join(left_out[:count])}{f' and {more} more' if more else ''}{end}"
+        if cell_width(text) <= room:
+            return text
+    return f"not shown: {len(left_out)} columns{end}"
+
+
+def _print_wide(console: Any, renderable: Any, needed: int) -> None:
+    """Print `renderable` at least `needed` cells wide, even past the terminal's width (the terminal then
+    wraps the line, cutting nothing), so that ids and names are never cut."""
+    width = console.width
+    if needed <= width:
+        console.print(renderable)
+        return
+    console.width = needed
+    try:
+        console.print(renderable)
+    finally:
+        console.width = width
+
+
+def _wide_columns(first: list[str], rows: list[dict[str, Any]]) -> list[str]:
+    """`-o wide`: the usual columns, then every other field the records carry."""
+    return list(dict.fromkeys([*first, *_keys_of(rows)]))
 
 
 def cell(value: Any, name: str | None = None) -> str:

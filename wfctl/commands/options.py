@@ -12,6 +12,7 @@ from wfctl.context import AppContext
 
 class OutputFormat(StrEnum):
     table = "table"
+    wide = "wide"
     json = "json"
     jsonl = "jsonl"
     csv = "csv"
@@ -21,7 +22,8 @@ OUTPUT_PANEL = "Output"
 
 Output = Annotated[
     OutputFormat | None,
-    typer.Option("--output", "-o", help="Output format: table, json, jsonl or csv.",
+    typer.Option("--output", "-o", help="Output format: table, wide (a table of every "
+                 "column), json, jsonl or csv.",
                  rich_help_panel=OUTPUT_PANEL, show_default=False),
 ]
 Fields = Annotated[
