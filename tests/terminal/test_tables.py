@@ -191,3 +191,31 @@ def test_head_in_a_terminal_gets_the_plain_lines(wf: Any) -> None:
     assert screen.exit_status == 0, screen.text
     assert [line for line in screen.lines if line] == [line.rstrip() for line in piped[:3]]
     assert "not shown" not in screen.text
+
+
+def test_a_name_wider_than_the_terminal_is_still_whole(wf: Any, service: Any) -> None:
+    """id and name alone wider than 80 columns: both printed whole on one line (the terminal wraps it),
+    every other column left out and named."""
+    import httpx
+
+    from tests.fixtures.sandbox import ADMIN, auth_headers
+
+    headers = auth_headers(service, *ADMIN)
+    branch = records(wf, "branches", "list")[0]["id"]
+    answer = httpx.post(f"{service.url}/api/clients", headers=headers, timeout=10,
+                        json={"branchId": branch, "name": "Long Names Ltd"})
+    client = answer.json()["id"]
+    name = "A very long site name that goes on and on, well past any sensible width"
+    site = httpx.post(f"{service.url}/api/clients/{client}/sites", headers=headers, timeout=10,
+                      json={"name": name, "address": "1 Short St"}).json()["id"]
+    screen = run_in_terminal(wf, "sites", "list", "--client", client, columns=80, rows=24)
+    assert f"{site}   {name}" in screen.lines, screen.text
+    assert header_of(screen) == ["id", "name"]
+    assert left_out(screen)[:3] == ["address", "phone", "email"]
+
+
+def test_help_offers_wide(wf: Any) -> None:
+    r = wf("branches", "list", "--help")
+    assert r.exit_code == 0, r
+    assert "wide (a table of every column)" in " ".join(r.stdout.split())
+    assert wf("branches", "list", "-o", "nosuch").exit_code == 2
