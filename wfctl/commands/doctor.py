@@ -54,7 +54,9 @@ def doctor(
     app = app_context(ctx)
     checks = run_checks(app.options, timeout=timeout)
     if app.output_format(fmt(output)) in ("json", "jsonl"):
-        app.io.write(json.dumps([asdict(c) for c in checks], indent=2) + "\n")
+        # a passing check has nothing to fix: no "fix" key
+        app.io.write(json.dumps([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS}
+                                 for c in checks], indent=2) + "\n")
     else:
         app.io.write(render(checks))
     if any(c.status == FAIL for c in checks):
@@ -279,7 +281,8 @@ def _check_service(settings: Settings, timeout: float) -> list[Check]:
     received = time.time()
     status = response.status_code
     if status in (200, 401, 403):
-        service = Check("service", PASS, f"{url} answered {status} in {elapsed * 1000:.0f} ms")
+        why = {401: " without a token, as expected", 403: " without a token"}.get(status, "")
+        service = Check("service", PASS, f"{url} reachable (answered {status}{why}) in {elapsed * 1000:.0f} ms")
     elif status == 404:
         service = Check("service", FAIL, f"{url} answered 404: this does not look like the service's API",
                         "check the base URL (the service root, without /api)")

@@ -10,6 +10,20 @@ import typer
 from wfctl.commands.auth import app
 from wfctl.commands.options import Output, app_context, fmt
 
+# What a table (a person) sees instead of the JSON keys, which scripts keep.
+LABELS = {
+    "profile": "Profile",
+    "baseUrl": "Base URL",
+    "user": "User",
+    "credentialStore": "Credential store",
+    "credentialStoreLocation": "Stored in",
+    "credentialStoreReason": "Store chosen",
+    "agency": "Agency",
+    "accessTokenExpires": "Access token expires",
+    "accessTokenExpiresIn": "Expires in",
+    "warnings": "Warnings",
+}
+
 _WHY = {
     "flag": "chosen with --credential-store",
     "env": "set by WFCTL_CREDENTIAL_STORE",
@@ -75,8 +89,11 @@ def status(ctx: typer.Context, output: Output = None) -> None:
                                 f"run `wfctl login` before the access token expires (in {_left(pair)})")
     for warning in warnings:
         app_ctx.io.warn(warning)
-    if warnings and app_ctx.output_format(fmt(output)) in ("json", "jsonl"):
+    shape = app_ctx.output_format(fmt(output))
+    if warnings and shape in ("json", "jsonl"):
         info["warnings"] = warnings  # a table has them on stderr only
+    if shape in ("table", "wide"):
+        info = {LABELS.get(key, key): value for key, value in info.items()}
     out.record(info, kind="login")
 
 

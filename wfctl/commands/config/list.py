@@ -27,4 +27,15 @@ def list_(ctx: typer.Context, output: Output = None) -> None:
     rows = [{"key": key, "value": getattr(settings, key), "source": settings.source(key)} for key in KEYS]
     rows.insert(0, {"key": "profile", "value": settings.profile, "source": "-"})
     rows.append({"key": "config_path", "value": str(settings.config_path), "source": "-"})
+    if app_ctx.output_format(fmt(output)) in ("table", "wide"):
+        # a person reads words: the setting's name as `config set` takes it, where its value comes from
+        rows = [{"setting": _LABELS.get(row["key"], row["key"]), "value": row["value"],
+                 "from": _SOURCES.get(row["source"], row["source"])} for row in rows]
+        out.records(rows, kind="setting", columns=["setting", "value", "from"])
+        return
     out.records(rows, kind="setting", columns=["key", "value", "source"])
+
+
+_LABELS = {"profile": "(profile)", "config_path": "(config file)"}
+_SOURCES = {"flag": "a flag", "env": "an environment variable", "profile": "the config file",
+            "default": "the default", "-": ""}
