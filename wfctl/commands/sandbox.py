@@ -54,6 +54,8 @@ def serve(
                                           "this (0: no limit).", metavar="<bytes>")] = 1024 * 1024,
     quirk: Annotated[list[str] | None, typer.Option("--quirk", help=QUIRK_HELP, metavar="<name[=value]>",
                                                     rich_help_panel="Quirks")] = None,
+    log_requests: Annotated[bool, typer.Option("--log-requests", help="Print one line per request on stderr: "
+                                               "method, path, status and milliseconds.")] = False,
 ) -> None:
     """Serve the sandbox on http://<host>:<port> until Ctrl-C.
 
@@ -68,6 +70,7 @@ def serve(
         $ wfctl sandbox serve --db sandbox.db --port 9000
         $ wfctl sandbox serve --access-ttl 5 --rate-limit 50 --latency 20
         $ wfctl sandbox serve --quirk put-clears --quirk drop-create-answer --quirk errors=html
+        $ wfctl sandbox serve --log-requests
     """
     try:
         quirks = parse_quirks(quirk or [])
@@ -107,10 +110,18 @@ def serve(
     try:
         with contextlib.suppress(KeyboardInterrupt):
             run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
-                latency_ms=latency, max_body=max_body or None, quirks=quirks, sock=sock, ready=banner)
+                latency_ms=latency, max_body=max_body or None, quirks=quirks, sock=sock, ready=banner,
+                log_requests=_log_line if log_requests else None)
     except sqlite3.DatabaseError as exc:
         raise CliError(f"--db {db}: cannot use it as the sandbox's database: {exc}") from None
     typer.echo("sandbox stopped", err=True)
+
+
+def _log_line(line: str) -> None:
+    import sys
+
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def _is_loopback(host: str) -> bool:

@@ -10,6 +10,7 @@ import importlib.util
 import signal
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -53,12 +54,14 @@ def serve(
     quirks: Quirks | None = None,
     sock: socket.socket | None = None,
     ready: Callable[[], None] | None = None,
+    log_requests: Callable[[str], None] | None = None,
 ) -> None:
     """Run the sandbox in the foreground until Ctrl-C or SIGTERM; `ready` is called once it can answer.
 
     Pass a socket from `bind` to report a port in use before anything else (an OSError there).
     uvicorn shuts down gracefully on SIGINT and SIGTERM and then re-raises the signal; SIGTERM is made a
-    KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too)."""
+    KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too).
+    `log_requests` is given one line per answered request (`GET /api/branches 200 3 ms`)."""
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
     app = None
@@ -66,7 +69,8 @@ def serve(
         sock = sock or bind(host, port)
         app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms,
                          max_body=max_body, quirks=quirks)
-        server = uvicorn.Server(uvicorn_config(app, host=host, port=port))
+        served = RequestLog(app, log_requests) if log_requests is not None else app
+        server = uvicorn.Server(uvicorn_config(served, host=host, port=port))
         if ready is not None:
             _notify_when_started(server, ready)
         server.run(sockets=[sock])
@@ -77,6 +81,47 @@ def serve(
             sock.close()
         if app is not None:
             app.state.store.close()
+
+
+class RequestLog:
+    """ASGI wrapper: one line per HTTP request once its answer is sent: method, path (with the query),
+    status and milliseconds, e.g. `GET /api/clients?page=2 200 4 ms`."""
+
+    def __init__(self, app: Any, write: Callable[[str], None]) -> None:
+        self.app = app
+        self.write = write
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.monotonic()
+        status: list[int] = []
+        logged = False
+
+        async def logging_send(message: dict[str, Any]) -> None:
+            nonlocal logged
+            if message.get("type") == "http.response.start":
+                status.append(int(message.get("status", 0)))
+            await send(message)
+            if message.get("type") == "http.response.body" and not message.get("more_body") and not logged:
+                logged = True
+                self._log(scope, status[0] if status else 0, started)
+
+        try:
+            await self.app(scope, receive, logging_send)
+        finally:
+            if not logged:  # no answer (the client left, or the app failed)
+                self._log(scope, status[0] if status else 0, started)
+
+    def _log(self, scope: dict[str, Any], status: int, started: float) -> None:
+        path = scope.get("path", "")
+        query = scope.get("query_string", b"")
+        if query:
+            path += "?" + query.decode("latin-1")
+        shown = str(status) if status else "---"
+        path = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)
+        self.write(f"{scope.get('method', '?')} {path} {shown} {(time.monotonic() - started) * 1000:.0f} ms")
 
 
 def _notify_when_started(server: uvicorn.Server, ready: Callable[[], None]) -> None:
