@@ -4,14 +4,20 @@
 Run it through `python3 dev.py tour` (which installs wfctl into ./.venv first). Everything happens
 in a throw-away config directory; nothing touches your own wfctl config or keyring.
 
-    python3 examples/tour.py [--keep]    # --keep leaves the sandbox running at the end
+    python3 examples/tour.py [--port N] [--keep]
+
+--port: the sandbox's port (default: a free one). The throw-away folder (config, a token file, the
+sandbox's database) is removed when the tour ends; --keep leaves the sandbox running, and the folder
+with it, and says how to stop both.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -66,8 +72,17 @@ class Tour:
         return done.stdout
 
 
-def main() -> int:
-    keep = "--keep" in sys.argv[1:]
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="tour", description="A guided tour of wfctl against a local sandbox.")
+    parser.add_argument("--port", type=int, default=0, help="port of the sandbox (default: a free one)")
+    parser.add_argument("--keep", action="store_true",
+                        help="leave the sandbox running at the end (and its folder), and say how to stop it")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    keep = args.keep
     work = Path(tempfile.mkdtemp(prefix="wfctl-tour-"))
     env = {k: v for k, v in os.environ.items() if not k.startswith("WFCTL_")}
     env.update({
@@ -77,11 +92,12 @@ def main() -> int:
         "XDG_STATE_HOME": str(work / "state"),  # import journals (runs you can list and undo)
         "WFCTL_PROFILE": "tour",
     })
-    port = free_port()
+    port = args.port or free_port()
     url = f"http://127.0.0.1:{port}"
     log = open(work / "sandbox.log", "wb")  # noqa: SIM115 - lives as long as the server
     server = subprocess.Popen([*WFCTL, "sandbox", "serve", "--port", str(port), "--db", str(work / "sandbox.db")],
                               env=env, stdout=log, stderr=subprocess.STDOUT)
+    kept = False
     try:
         wait_until_up(url, server)
         t = Tour(env)
@@ -123,19 +139,25 @@ def main() -> int:
         t.wfctl("imports", "undo", runs[0]["run"], "--yes")
         t.step("JSON for pipelines")
         t.wfctl("sites", "list", "--client", first["id"], "--limit", "2", "-o", "json")
-        sys.stdout.write(f"\nThe tour's config is in {work}.\n")
         if keep:
-            sys.stdout.write(f"The sandbox keeps running at {url} (pid {server.pid}); try:\n"
-                             f"  WFCTL_CONFIG={env['WFCTL_CONFIG']} WFCTL_PROFILE=tour .venv/bin/wfctl sites --help\n")
-            return 0
+            kept = True
+            sys.stdout.write(
+                f"\nThe sandbox keeps running at {url} (pid {server.pid}), with the tour's login in {work}; try:\n"
+                f"  WFCTL_CONFIG={env['WFCTL_CONFIG']} WFCTL_PROFILE=tour .venv/bin/wfctl sites --help\n"
+                f"Stop it, and remove the folder (it holds a token file), with:\n"
+                f"  kill {server.pid} && rm -rf {shlex.quote(str(work))}\n")
+        else:
+            sys.stdout.write("\nThe sandbox is stopped and the tour's folder (config, token file, data) removed.\n")
         return 0
     finally:
-        if not keep:
+        if not kept:
             server.terminate()
             try:
                 server.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 server.kill()
+            log.close()
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
