@@ -14,16 +14,15 @@ drops a row that the previous page already gave (a shift forward), and when the 
 `totalRecordCount` changed between two pages (rows may have shifted back) it reads the previous page
 again and gives the rows that moved onto it before the next page's. See docs/commands.md for what `--all` promises.
 
-A 429 or 503 (or any retry) of one request pauses every request of the Client's readers until its
-`Retry-After` has passed (G18): the pool slows down as one, rather than each worker on its own.
+A 429 or 503 (or any retry) of one request pauses every request of the Client until its
+`Retry-After` has passed (G18; the retry transport holds the pause): the readers slow down as one,
+rather than each on its own.
 """
 
 from __future__ import annotations
 
 import math
-import threading
-import time
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -56,47 +55,12 @@ def read_pages(client: Client, url: httpx.URL, *, all_pages: bool = True, concur
         reader.close()
 
 
-def shared_pause(client: Client) -> Pause:
-    """The Client's pause, honoured by every reader of this Client (created on first use)."""
-    pause = getattr(client, "_read_pause", None)
-    if pause is None:
-        with _PAUSE_LOCK:
-            pause = getattr(client, "_read_pause", None)
-            if pause is None:
-                pause = Pause()
-                _hook_retries(client, pause)
-                client._read_pause = pause  # type: ignore[attr-defined]
-    return pause
-
-
-class Pause:
-    """A moment before which no reader sends: set by the first retry that waits, shared by all."""
-
-    def __init__(self) -> None:
-        self._until = 0.0
-        self._lock = threading.Lock()
-        self.sleep: Callable[[float], None] = time.sleep
-
-    def hold(self, seconds: float) -> None:
-        with self._lock:
-            self._until = max(self._until, time.monotonic() + seconds)
-
-    def wait(self) -> None:
-        delay = self._until - time.monotonic()
-        if delay > 0:
-            self.sleep(delay)
-
-
 # -- internals ---------------------------------------------------------------------------------
-_PAUSE_LOCK = threading.Lock()
-
-
 class _Reader:
     def __init__(self, client: Client, concurrency: int, limit: int | None) -> None:
         self.client = client
         self.concurrency = max(1, int(concurrency))
         self.limit = limit
-        self.pause = shared_pause(client)
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: dict[str, Future[Any]] = {}  # request key -> the page's body, fetched ahead
         self._template: httpx.URL | None = None  # this list with any pageNumber: pages are addressable
@@ -145,7 +109,6 @@ class _Reader:
             self._pool = None
 
     def _get(self, url: httpx.URL) -> Any:
-        self.pause.wait()
         return self.client.request("GET", url)
 
     def _plan(self, page: Page, nxt: httpx.URL, given: int) -> None:
@@ -198,21 +161,3 @@ class _Reader:
 def _total(page: Page) -> int | None:
     """The envelope's totalRecordCount, or None when the service does not give it."""
     return page.total_record_count if "totalRecordCount" in page.raw else None
-
-
-def _hook_retries(client: Client, pause: Pause) -> None:
-    """Make every wait of the Client's retrying transport (a 429/503 `Retry-After`, a backoff) hold
-    the shared pause, so the other readers wait as well instead of sending into the limit."""
-    from wfctl.api.transport import RetryTransport
-
-    transport = getattr(client._session(), "_transport", None)
-    if not isinstance(transport, RetryTransport):
-        return
-    original = transport.sleep
-    pause.sleep = original  # a test's fake sleep stays fake
-
-    def sleep(seconds: float) -> None:
-        pause.hold(seconds)
-        original(seconds)
-
-    transport.sleep = sleep

@@ -15,6 +15,7 @@ from __future__ import annotations
 import email.utils
 import random
 import ssl
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -53,8 +54,11 @@ class RetryTransport(httpx.BaseTransport):
         self.log = log
         self.sleep = sleep
         self.clock = clock
+        self._paused_until = 0.0  # a retry's wait holds every request of this transport (G18)
+        self._pause_lock = threading.Lock()
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self._wait_for_pause()
         started = self.clock()
         method = request.method.upper()
         replayable = method in IDEMPOTENT_METHODS or "idempotency-key" in request.headers
@@ -77,7 +81,7 @@ class RetryTransport(httpx.BaseTransport):
                 if delay is None:
                     raise
                 slept += delay
-                self.sleep(delay)
+                self._pause(delay)
                 continue
             if self.log:
                 response = self._log_response(response)
@@ -89,12 +93,24 @@ class RetryTransport(httpx.BaseTransport):
                         self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
                     response.close()
                     slept += delay
-                    self.sleep(delay)
+                    self._pause(delay)
                     continue
             return response
 
     def close(self) -> None:
         self.inner.close()
+
+    def _pause(self, delay: float) -> None:
+        """Wait `delay` before a retry, and hold every other request of this transport (the page
+        reader's, the bulk workers') until then: one 429's Retry-After slows the pool down as one."""
+        with self._pause_lock:
+            self._paused_until = max(self._paused_until, self.clock() + delay)
+        self.sleep(delay)
+
+    def _wait_for_pause(self) -> None:
+        delay = self._paused_until - self.clock()
+        if delay > 0:
+            self.sleep(delay)
 
     def _delay(self, attempt: int, started: float, slept: float, retry_after: str | None) -> float | None:
         """Seconds to wait before the next attempt, or None when attempts or time are used up."""
