@@ -24,7 +24,7 @@ from typing import Any
 from typer._click import Command, Context, HelpFormatter
 from typer.core import TyperGroup
 
-from wfctl.startup import lighten, lighten_param
+from wfctl.startup import HELP_MAX_WIDTH, lighten, lighten_param
 
 EXAMPLES_HEADING = "Examples"
 DEFAULT_OPTIONS_PANEL = "Options"
@@ -81,6 +81,12 @@ class HelpMixin:
         if option is not None:
             lighten_param(option)
         return option
+
+    def get_help(self: Any, ctx: Context) -> str:
+        # the terminal's width up to HELP_MAX_WIDTH columns (click stops at 80)
+        formatter = HelpFormatter(width=ctx.terminal_width, max_width=ctx.max_content_width or HELP_MAX_WIDTH)
+        self.format_help(ctx, formatter)
+        return formatter.getvalue().rstrip("\n")
 
     def format_usage(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
         # click writes a required argument as `{<site-id>}`: here it is `<site-id>` (optional: `[...]`)

@@ -4,8 +4,9 @@ Importing typer alone takes longer than a person waits for a Tab press, so `wfct
 `wfctl <command>... --help` and every completion request (`_WFCTL_COMPLETE=complete_bash|zsh|fish`)
 are answered from an index instead: the help text of every command and the completion tree, both
 generated from the Typer app itself (`build_index`), kept in the user's cache and keyed by wfctl's
-version, the newest mtime under the package and the Python environment. No index yet (the first run
-after an install or an edit), or a request the index cannot answer the way click would (a terminal
+version, the newest mtime under the package and the Python environment, and laid out for the
+terminal's width (80 to 120 columns: another width builds it again). No index yet (the first run
+after an install, an edit or a new width), or a request the index cannot answer the way click would (a terminal
 narrower than 80 columns, `--opt=value` forms it does not know, `--`, an unknown word, a completion
 callback that is not wfctl's cached ids), and the request goes to Typer as before, which also writes
 the index. tests/newcomer/test_fast_path.py compares both answers for every command.
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
     from typer._click import Command, Context
 
 INDEX_FORMAT = 1
-HELP_WIDTH = 80  # the index holds help laid out for a terminal of 80 columns or more (click's max)
+HELP_WIDTH = 80  # the index holds help laid out for a terminal of 80 columns or more (narrower: Typer)
+HELP_MAX_WIDTH = 120  # help uses the terminal's width up to this many columns (wfctl.help_format)
 COMPLETE_VAR = "_WFCTL_COMPLETE"
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 
@@ -89,8 +91,8 @@ def load_index() -> dict[str, Any] | None:
             index = json.load(handle)
     except (OSError, ValueError):
         return None
-    if not isinstance(index, dict) or index.get("key") != index_key():
-        return None
+    if not isinstance(index, dict) or index.get("key") != index_key() or index.get("width") != help_width():
+        return None  # built for another terminal width: built again for this one
     return index
 
 
@@ -149,6 +151,11 @@ def _check_values(node: dict[str, Any], given: dict[str, Any]) -> None:
         if param["callback"] or not (param["plain"] or (completes[0] == "choices"
                                                         and value in completes[1]["values"])):
             raise _NotIndexed
+
+
+def help_width() -> int:
+    """The width the index lays help out for: the terminal's, from HELP_WIDTH to HELP_MAX_WIDTH."""
+    return max(HELP_WIDTH, min(_terminal_columns(), HELP_MAX_WIDTH))
 
 
 def _terminal_columns() -> int:
@@ -397,32 +404,34 @@ def write_index() -> None:
 
 
 def build_index() -> dict[str, Any]:
-    """The help text of every command (laid out for 80 columns) and the completion tree, as the
-    Typer app renders and completes them."""
+    """The help text of every command (laid out for this terminal's width, `help_width()`) and the
+    completion tree, as the Typer app renders and completes them."""
     from wfctl.main import _command
 
-    key = index_key()
-    if key not in _built:  # a process running wfctl many times (the tests) builds it once
+    key, width = index_key(), help_width()
+    if (key, width) not in _built:  # a process running wfctl many times (the tests) builds it once a width
         root = _command()
         help_texts: dict[str, str] = {}
-        tree = _node(root, _context(root, "wfctl", None), [], help_texts)
-        _built.clear()
-        _built[key] = {"key": key, "help": help_texts, "tree": tree}
-    return _built[key]
+        tree = _node(root, _context(root, "wfctl", None, width), [], help_texts, width)
+        if len(_built) > 8:
+            _built.clear()
+        _built[(key, width)] = {"key": key, "width": width, "help": help_texts, "tree": tree}
+    return _built[(key, width)]
 
 
-_built: dict[str, dict[str, Any]] = {}
+_built: dict[tuple[str, int], dict[str, Any]] = {}
 
 
-def _context(command: Command, name: str, parent: Context | None) -> Context:
+def _context(command: Command, name: str, parent: Context | None, width: int) -> Context:
     from typer._click import Context
 
     # click lays help out 2 columns narrower than the terminal; a width given to it is used as is
-    settings = {**getattr(command, "context_settings", {}), "terminal_width": HELP_WIDTH - 2}
+    settings = {**getattr(command, "context_settings", {}), "terminal_width": width - 2,
+                "max_content_width": HELP_MAX_WIDTH}
     return Context(command, info_name=name, parent=parent, **settings)
 
 
-def _node(command: Command, ctx: Context, path: list[str], help_texts: dict[str, str]) -> dict[str, Any]:
+def _node(command: Command, ctx: Context, path: list[str], help_texts: dict[str, str], width: int) -> dict[str, Any]:
     help_texts[" ".join(path)] = ctx.get_help()
     subcommands = getattr(command, "commands", None)
     help_option = command.get_help_option(ctx)
@@ -432,7 +441,7 @@ def _node(command: Command, ctx: Context, path: list[str], help_texts: dict[str,
         "help_opts": list(help_option.opts) if help_option is not None else [],
         "params": [_param(param) for param in command.get_params(ctx)],
         "commands": None if subcommands is None else {
-            name: _node(sub, _context(sub, name, ctx), [*path, name], help_texts)
+            name: _node(sub, _context(sub, name, ctx, width), [*path, name], help_texts, width)
             for name, sub in subcommands.items()},
     }
 

@@ -75,3 +75,27 @@ def test_options_marked_required_are_required(cli: Any, path: list[str], option:
     r = cli("--base-url", "http://127.0.0.1:9", *path)
     assert r.exit_code == 2, r
     assert option in r.stderr
+
+
+@pytest.mark.parametrize("columns", [100, 120, 200])
+def test_help_uses_the_terminal_width_up_to_120_and_the_index_agrees(
+        columns: int, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from wfctl import startup
+    from wfctl.main import _run
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setenv("COLUMNS", str(columns))
+    key = startup.index_key()
+    monkeypatch.setattr(startup, "index_key", lambda: key)
+    startup.write_index()
+    width = min(columns, 120)
+    longest = 0
+    for path in PATHS:
+        capsys.readouterr()
+        code = _run([*path, "--help"])
+        typer_out = capsys.readouterr().out
+        fast = startup.fast_answer([*path, "--help"])
+        assert fast == (typer_out, code), " ".join(path)
+        # click keeps 2 columns free; an example line is verbatim and may be longer
+        longest = max(longest, *(len(line) for line in typer_out.split("Examples:")[0].splitlines()))
+    assert width - 12 <= longest <= width - 2
