@@ -145,6 +145,18 @@ def profile_names(doc: dict[str, Any]) -> list[str]:
     return sorted(doc.get("profiles", {}))
 
 
+def missing_profile_message(name: str, path: Path | None = None) -> str | None:
+    """"no profile 'nosuch' (profiles: default, mgr, staff); ..." when the config file has profiles but
+    not `name`; None otherwise (no file yet, or the profile exists)."""
+    import shlex
+
+    names = profile_names(read_document(path))
+    if not names or name in names:
+        return None
+    return (f"no profile {name!r} (profiles: {', '.join(names)}); "
+            f"to create it, run `wfctl -p {shlex.quote(name)} login --base-url <url>`")
+
+
 def load_settings(options: GlobalOptions | None = None, *, profile: str | None = None) -> Settings:
     """Resolve the active profile's settings: flag > environment > profile > default."""
     path = config_path()

@@ -87,11 +87,25 @@ class IO:
                        no_color=not (self.stderr_is_tty and self.color), highlight=False)
 
 
+def _on_command_line(name: str) -> bool:
+    """Whether the running command's option `name` came from the command line (not from its envvar).
+    Asked while the root callback runs; outside a click context (a test), whatever is set counts."""
+    click_globals = sys.modules.get("typer._click.globals")
+    ctx = click_globals.get_current_context(silent=True) if click_globals is not None else None
+    if ctx is None:
+        return True
+    source = ctx.get_parameter_source(name)
+    return source is None or source.name != "ENVIRONMENT"
+
+
 class AppContext:
     def __init__(self, options: GlobalOptions) -> None:
         global _current
         self.options = options
         self.io = IO(no_color=options.no_color)
+        # the format given with -o/--output on this command line (not through WFCTL_OUTPUT): it alone
+        # asks for JSON errors on a terminal
+        self.output_flag = options.output if _on_command_line("output") else None
         _current = self
 
     @cached_property
@@ -111,7 +125,7 @@ class AppContext:
     def output_format(self, override: str | None = None) -> str:
         """--output after the subcommand wins over the global one, then WFCTL_OUTPUT/profile, then table."""
         if override:
-            self.options.output = override  # so errors of this command use the same format
+            self.options.output = self.output_flag = override  # so errors of this command use the same format
             return override
         if self.options.output:
             return self.options.output
@@ -122,6 +136,13 @@ class AppContext:
         return configured or "table"
 
     def json_errors(self) -> bool:
+        """Errors as a JSON object (contract, part 2): with -o json/jsonl on the command line, or a
+        json/jsonl format from the environment or the config when stderr is not a terminal; otherwise
+        one human line (a person at a terminal reads a sentence, whatever the config says)."""
+        if self.output_flag:
+            return self.output_flag in ("json", "jsonl")
+        if self.io.stderr_is_tty:
+            return False
         try:
             return self.output_format() in ("json", "jsonl")
         except Exception:

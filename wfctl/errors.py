@@ -72,12 +72,19 @@ def _local_write_error(exc: BaseException) -> bool:
 
 
 def message_for(exc: BaseException) -> str:
-    """One line, no traceback, no secret."""
+    """One line, no traceback, no secret; a `wfctl ...` command it suggests keeps the profile in use."""
+    return _keep_profile(_message_for(exc))
+
+
+def _message_for(exc: BaseException) -> str:
     if isinstance(exc, CliError):
         return exc.message
     if isinstance(exc, api_errors.Forbidden):
         return f"not allowed for your role: {exc.one_line()}"
     if isinstance(exc, api_errors.NotLoggedIn):
+        missing = _missing_profile()
+        if missing:
+            return missing
         text = exc.one_line()
         return text if "wfctl login" in text else f"{text}; run `wfctl login`"
     if isinstance(exc, api_errors.ApiError):
@@ -94,16 +101,73 @@ def message_for(exc: BaseException) -> str:
 
 
 def envelope_for(exc: BaseException) -> dict[str, Any]:
-    """The JSON error object printed on stderr with -o json/jsonl."""
+    """The JSON error object printed on stderr with -o json/jsonl.
+
+    An answer of the service carries its HTTP `status`; an error found on this side (no answer, or
+    none asked for) carries a `code` instead, the name of its exit code ("usage", "auth", "network",
+    ...). `detail` is left out when it would only repeat `title`."""
+    error: dict[str, Any]
     if isinstance(exc, api_errors.ApiError):
-        status, title, detail, errors = exc.status, exc.title, exc.detail, exc.errors
+        title, detail, errors = _keep_profile(exc.title), exc.detail, exc.errors
         if isinstance(exc, api_errors.NotLoggedIn):
             detail = message_for(exc)
+            if _missing_profile():
+                title = "unknown profile"
+        elif detail:
+            detail = _keep_profile(detail)
+        error = {"status": exc.status} if exc.status is not None else {"code": _code(exc)}
     elif isinstance(exc, CliError):
-        status, title, detail, errors = None, exc.title, exc.message, exc.errors
+        title, detail, errors = exc.title, message_for(exc), exc.errors
+        error = {"code": _code(exc)}
     else:
-        status, title, detail, errors = None, exc.__class__.__name__, message_for(exc), {}
-    return {"error": {"status": status, "title": title, "detail": detail, "errors": errors}}
+        title, detail, errors = exc.__class__.__name__, message_for(exc), {}
+        error = {"code": _code(exc)}
+    error["title"] = title
+    if detail and detail != title:
+        error["detail"] = detail
+    error["errors"] = errors
+    return {"error": error}
+
+
+def _code(exc: BaseException) -> str:
+    """The exit code's name, as a JSON error's code: "usage", "auth", "not_found", "local_fault", ..."""
+    code = exit_code_for(exc)
+    try:
+        return ExitCode(code).name.lower()
+    except ValueError:
+        return str(code)
+
+
+def _keep_profile(text: str) -> str:
+    """`wfctl login` -> `wfctl -p mgr login` when the run names a profile (-p or WFCTL_PROFILE): the
+    suggested command then acts on the same profile, not on the default one."""
+    profile = _named_profile()
+    if not profile or "`wfctl " not in text:
+        return text
+    import re
+    import shlex
+
+    return re.sub(r"`wfctl (?!-p |--profile )", lambda _: f"`wfctl -p {shlex.quote(profile)} ", text)
+
+
+def _named_profile() -> str | None:
+    from wfctl import context
+
+    ctx = context.current()
+    return ctx.options.profile if ctx is not None else None
+
+
+def _missing_profile() -> str | None:
+    """The message for a profile named (-p/WFCTL_PROFILE) but not in a config file that has others."""
+    profile = _named_profile()
+    if not profile:
+        return None
+    from wfctl.config import missing_profile_message
+
+    try:
+        return missing_profile_message(profile)
+    except CliError:  # an unreadable config: the original message stands
+        return None
 
 
 def report(exc: BaseException, *, json_mode: bool, stream: IO[str]) -> int:

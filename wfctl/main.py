@@ -76,6 +76,11 @@ def _run(args: list[str]) -> int:
             sys.stdout.flush()
         except BrokenPipeError:
             _silence_stdout()
+    if rv == ExitCode.INTERRUPTED:
+        # typer turns a KeyboardInterrupt (Ctrl-C at a prompt) into a silent exit 130: end the line the
+        # terminal left after "^C", so the shell's prompt starts on a line of its own
+        sys.stderr.write("\ninterrupted\n")
+        sys.stderr.flush()
     return rv if isinstance(rv, int) else 0
 
 

@@ -36,8 +36,7 @@ def test_login_on_a_terminal_says_where_the_tokens_are(cli, sandbox):
 def test_login_wrong_password_exit_3(cli, sandbox):
     r = cli.login_as(sandbox.url, ADMIN[0], "wrong")
     assert r.exit_code == 3, r
-    assert r.stderr.startswith("error: the service rejected the username or password")
-    assert "HTTP 401" in r.stderr
+    assert r.stderr == f"error: wrong user name or password for {ADMIN[0]} at {sandbox.url} (HTTP 401)\n"  # issue 15
     assert not (cli.config_dir / "credentials" / "default.json").exists()
 
 

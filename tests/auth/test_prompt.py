@@ -19,7 +19,7 @@ def test_login_prompts_with_hidden_password(cli, sandbox):
     child.sendline(sandbox.url)
     child.expect("Username: ")
     child.sendline("admin@northwind.test")
-    child.expect("Password: ")
+    child.expect_exact(f"Password for admin@northwind.test at {sandbox.url}: ")  # as ssh names them (issue 15)
     child.sendline("sandbox-admin")
     child.expect(pexpect.EOF)
     child.close()

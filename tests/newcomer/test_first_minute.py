@@ -55,7 +55,8 @@ def test_answering_no_to_a_delete_exits_2_and_deletes_nothing(logged_in, branch:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 2, child.before
-    assert "cancelled, nothing deleted" in (child.before or "")
+    assert (child.before or "").endswith("\r\nNot deleted.\r\n")  # the user's answer, not an error (issue 15)
+    assert "error" not in (child.before or "")
     assert logged_in("branches", "get", branch, "-o", "json").exit_code == 0
 
 

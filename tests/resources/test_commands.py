@@ -152,12 +152,13 @@ def test_delete_confirms_on_a_terminal_and_refuses_without_one(wf: Any, tag: str
     assert r.exit_code == 2
     assert r.stderr == (f"error: refusing to delete site {tree['site1']} without confirmation: "
                         "no terminal to ask on; pass --yes\n")
+    named = f'site "{tag} site 1" ({tree["site1"][:8]}…)'
     r = wf("sites", "delete", tree["site1"], tty=True, input="n\n")
-    assert r.exit_code == 2 and f"Delete site {tree['site1']}? [y/N]" in r.stderr  # cancelled (issue 11)
-    assert "cancelled, nothing deleted" in r.stderr
+    assert r.exit_code == 2  # cancelled (issue 11); the prompt names the record, "n" is not an error (issue 15)
+    assert r.stderr == f"Delete {named} of client {tag} client? [y/N]: Not deleted.\n"
     assert wf("sites", "get", tree["site1"]).exit_code == 0
     r = wf("sites", "delete", tree["site1"], tty=True, input="y\n")
-    assert (r.exit_code, r.stdout) == (0, "site deleted\n")
+    assert (r.exit_code, r.stdout) == (0, f"Deleted {named}\n")
     assert wf("sites", "get", tree["site1"]).exit_code == 4
 
 

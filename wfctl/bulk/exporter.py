@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any
 
@@ -17,8 +17,9 @@ EXPORT_CONCURRENCY = 16
 
 
 def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None],
-           concurrency: int = EXPORT_CONCURRENCY) -> int:
-    """Write the header and one line per record of each parent (None: no parent); returns the count."""
+           concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None) -> int:
+    """Write the header and one line per record of each parent (None: no parent); returns the count.
+    `on_record` is called after each record written (the progress line)."""
     spec = KINDS[kind]
     columns = csvformat.columns_for(kind)
     writer = csv.writer(out, lineterminator="\r\n")
@@ -35,16 +36,18 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
     for record in records:
         writer.writerow(csvformat.encode_record(kind, record, columns))
         count += 1
+        if on_record is not None:
+            on_record()
     return count
 
 
 def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],
-                   concurrency: int = EXPORT_CONCURRENCY) -> int:
+                   concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None) -> int:
     """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right),
     written whole or not at all: a failure leaves no partial file and an existing one as it was.
     Call files.check_writable(path) before anything is fetched."""
     with atomic_text_file(path, bom=True) as out:
-        return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency)
+        return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency, on_record=on_record)
 
 
 def _ordered_map(fn: Any, items: Iterable[Any], concurrency: int) -> Iterator[Any]:

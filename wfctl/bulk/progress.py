@@ -1,4 +1,8 @@
-"""Progress of a bulk run on stderr: a Rich bar on a terminal, a one-line summary every few seconds otherwise."""
+"""Progress of a bulk run on stderr: one live line on a terminal, a one-line summary every few seconds otherwise.
+
+On a terminal the line is laid out for the terminal's width at every refresh: done/total, failed and
+the ETA always stay whole; the bar gives way first (it shrinks, then goes, as pip's and cargo's do), then
+the rate, the elapsed time, the ok count, and the label is shortened last."""
 
 from __future__ import annotations
 
@@ -11,16 +15,79 @@ from wfctl.safetext import one_line
 
 OK = frozenset({"created", "updated", "unchanged", "skipped"})
 
+BAR_MAX = 40
+BAR_MIN = 10
+LABEL_MIN = 8
+
+
+def clock(seconds: float | None) -> str:
+    """H:MM:SS, or -:--:-- when unknown."""
+    if seconds is None:
+        return "-:--:--"
+    seconds = int(max(0.0, seconds) + 0.5)
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+def layout(width: int, *, label: str, done: int, total: int | None, ok: int, failed: int, rate: float,
+           elapsed: float, unit: str = "rows") -> list[tuple[str, str]]:
+    """The parts of the terminal line that fit in `width` columns, in order, as (kind, text); the kind
+    "bar" has as text the bar's width in characters. Pure: tested at any width without a terminal."""
+    count = f"{done}/{total}" if total is not None else f"{done} {unit}"
+    if total is None:
+        eta_text = ""
+    else:
+        left = max(0, total - done)
+        eta_text = "ETA " + (clock(left / rate) if rate > 0 else clock(0) if left == 0 else clock(None))
+    kept: dict[str, str] = {
+        "label": label, "count": count, "rate": f"{rate:.0f} {unit}/s", "ok": f"ok {ok}",
+        "failed": f"failed {failed}", "elapsed": clock(elapsed), "eta": eta_text,
+    }
+    if not eta_text:
+        del kept["eta"]
+    if total is None:
+        del kept["ok"]  # an export has no failed rows to tell apart
+        del kept["failed"]
+    order = ["label", "bar", "count", "rate", "ok", "failed", "elapsed", "eta"]
+
+    def used() -> int:
+        texts = [t for k, t in kept.items()]
+        return sum(len(t) for t in texts) + 2 * (len(texts) - 1)
+
+    for optional in ("elapsed", "rate", "ok"):  # after the bar (sized below), these go first
+        if used() <= width:
+            break
+        kept.pop(optional, None)
+    if used() > width:  # the label is shortened last (never below LABEL_MIN), then dropped
+        room = len(label) - (used() - width)
+        if room >= LABEL_MIN:
+            kept["label"] = label[: room - 1] + "…"
+        else:
+            kept.pop("label")
+    room = width - used() - 2
+    bar = min(BAR_MAX, room) if total is not None else 0
+    parts: list[tuple[str, str]] = []
+    for kind in order:
+        if kind == "bar":
+            if bar >= BAR_MIN:
+                parts.append(("bar", str(bar)))
+        elif kind in kept:
+            parts.append((kind, kept[kind]))
+    return parts
+
 
 class Progress:
-    """Counts rows as workers finish them (thread-safe) and shows the rate, ETA, ok and failed."""
+    """Counts rows as workers finish them (thread-safe) and shows the rate, ETA, ok and failed.
 
-    def __init__(self, label: str, *, terminal: bool, interval: float = 5.0, stream: Any = None) -> None:
+    `total` None (an export, whose size is known only at its end) shows the count, rate and elapsed time."""
+
+    def __init__(self, label: str, *, terminal: bool, interval: float = 5.0, stream: Any = None,
+                 unit: str = "rows") -> None:
         self.label = one_line(label)  # it names a file: shown as text, never as markup or terminal control
         self.terminal = terminal
         self.interval = interval
         self.stream = stream or sys.stderr
-        self.total = 0
+        self.unit = unit
+        self.total: int | None = 0
         self.done = 0
         self.ok = 0
         self.failed = 0
@@ -28,47 +95,35 @@ class Progress:
         self._lock = threading.Lock()
         self._started = time.monotonic()
         self._last = self._started
-        self._bar: Any = None
-        self._task: Any = None
+        self._live: Any = None
 
-    def start(self, total: int, done: int = 0) -> None:
+    def start(self, total: int | None, done: int = 0) -> None:
         """Show `total` rows, of which `done` were done by an earlier run (the bar starts there)."""
         self.total = total
         self.done = self.ok = self._base = done
         self._started = self._last = time.monotonic()
         if self.terminal:
             from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-            from rich.progress import Progress as RichProgress
+            from rich.live import Live
 
-            self._bar = RichProgress(
-                TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]:>7.0f} rows/s"), TextColumn("ok {task.fields[ok]}"),
-                TextColumn("[red]failed {task.fields[failed]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-                console=Console(file=self.stream, stderr=True), transient=False)
-            self._task = self._bar.add_task(self.label, total=total, completed=done, ok=done, failed=0, rate=0.0)
-            self._bar.start()
+            console = Console(file=self.stream, stderr=True)
+            self._live = Live(_Line(self), console=console, refresh_per_second=8, transient=False,
+                              redirect_stdout=False, redirect_stderr=False)
+            self._live.start()
 
-    def advance(self, status: str) -> None:
+    def advance(self, status: str = "created") -> None:
         with self._lock:
             self.done += 1
             if status in OK:
                 self.ok += 1
             else:
                 self.failed += 1
-            now = time.monotonic()
-            if self._bar is not None:
-                self._bar.update(self._task, advance=1, ok=self.ok, failed=self.failed, rate=self.rate(now))
-            elif now - self._last >= self.interval:
-                self._last = now
-                self.stream.write(self.line(now) + "\n")
-                self.stream.flush()
+            if self._live is None:
+                now = time.monotonic()
+                if now - self._last >= self.interval:
+                    self._last = now
+                    self.stream.write(self.line(now) + "\n")
+                    self.stream.flush()
 
     def rate(self, now: float | None = None) -> float:
         elapsed = (now or time.monotonic()) - self._started
@@ -76,12 +131,49 @@ class Progress:
 
     def line(self, now: float | None = None) -> str:
         rate = self.rate(now)
+        if self.total is None:
+            return f"{self.label}: {self.done} {self.unit}, {rate:.0f} {self.unit}/s"
         left = max(0, self.total - self.done)
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
-        return (f"{self.label}: {self.done}/{self.total} rows, ok {self.ok}, failed {self.failed}, "
-                f"{rate:.0f} rows/s, ETA {eta}")
+        return (f"{self.label}: {self.done}/{self.total} {self.unit}, ok {self.ok}, failed {self.failed}, "
+                f"{rate:.0f} {self.unit}/s, ETA {eta}")
+
+    def parts(self, width: int) -> list[tuple[str, str]]:
+        now = time.monotonic()
+        return layout(width, label=self.label, done=self.done, total=self.total, ok=self.ok, failed=self.failed,
+                      rate=self.rate(now), elapsed=now - self._started, unit=self.unit)
 
     def stop(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-            self._bar = None
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+
+class _Line:
+    """The live line, drawn anew at each refresh for the console's width at that moment."""
+
+    def __init__(self, progress: Progress) -> None:
+        self.progress = progress
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        from rich.text import Text
+
+        p = self.progress
+        width = max(1, options.max_width - 1)  # the last column left free: no wrap on any terminal
+        text = Text(no_wrap=True, overflow="crop")
+        for i, (kind, part) in enumerate(p.parts(width)):
+            if i:
+                text.append("  ")
+            if kind == "bar":
+                size = int(part)
+                total = p.total or 0
+                filled = size if total <= 0 else min(size, size * p.done // total)
+                text.append("━" * filled, style="bar.finished" if filled == size else "bar.complete")
+                text.append("━" * (size - filled), style="bar.back")
+            elif kind == "failed" and p.failed:
+                text.append(part, style="red")
+            elif kind == "eta":
+                text.append(part, style="progress.remaining")
+            else:
+                text.append(part)
+        yield text

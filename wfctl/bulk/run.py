@@ -198,6 +198,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     from wfctl.bulk.exporter import export, export_to_file
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
+    from wfctl.bulk.progress import Progress
 
     spec = KINDS[kind]
     if file and file != "-":
@@ -206,10 +207,23 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     ids: Any = parent_ids if parent_ids else [None]
     if spec.parent and all_parents:
         ids = (str(p["id"]) for p in spec.iter_parents(api))
-    if file and file != "-":
-        count = export_to_file(api, kind, file, parent_ids=ids, concurrency=concurrency)
-    else:
-        count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency)
+    # on a terminal, the count so far on stderr (the total is known only at the end); never in a pipe,
+    # where stderr may be a log (the closing note says how many were exported), nor while the CSV itself
+    # goes to the same terminal, where the live line would break into it
+    to_file = bool(file and file != "-")
+    shown = app.io.stderr_is_tty and (to_file or not app.io.stdout_is_tty)
+    progress = Progress(f"exporting {spec.plural}", terminal=True, unit=spec.plural) if shown else None
+    on_record = progress.advance if progress is not None else None
+    if progress is not None:
+        progress.start(None)
+    try:
+        if to_file:
+            count = export_to_file(api, kind, str(file), parent_ids=ids, concurrency=concurrency, on_record=on_record)
+        else:
+            count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record)
+    finally:
+        if progress is not None:
+            progress.stop()
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind}")
     return 0
 

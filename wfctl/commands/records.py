@@ -17,6 +17,7 @@ from wfctl.commands.options import app_context, fmt, read_json_input
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -213,15 +214,46 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
     if dry_run:
         _dry_run(out, "DELETE", path, None, kind)
         return
-    if not yes:
-        if not app.io.can_prompt:
-            raise CliError(f"refusing to delete {kind} {record_id} without confirmation: "
-                           "no terminal to ask on; pass --yes")
-        if not _confirm(f"Delete {kind} {record_id}? [y/N]: "):
-            # a cancelled prompt is the user's answer, not a failure of the service (exit 1): exit 2, as gh
-            raise CliError(f"cancelled, nothing deleted ({kind} {record_id})", ExitCode.USAGE)
-    out.result(getattr(_client(app), f"delete_{kind}")(record_id) or {"status": "success",
-                                                                     "message": f"{kind} deleted"})
+    if not yes and not app.io.can_prompt:
+        raise CliError(f"refusing to delete {kind} {record_id} without confirmation: "
+                       "no terminal to ask on; pass --yes")
+    said = out.format == "table" and app.io.stdout_is_tty  # a person reads the outcome: name the record
+    client = _client(app)
+    record = client.get_record(kind, record_id) if not yes or said else None  # a 404 ends here, exit 4
+    if not yes and not confirm(f"Delete {_named(kind, record_id, record)}{_of_parent(client, kind, record)}"
+                               "? [y/N]: "):
+        # the user's answer, not a failure: no "error:", exit 2 (issue 11, as gh)
+        sys.stderr.write("Not deleted.\n")
+        raise typer.Exit(int(ExitCode.USAGE))
+    answer = getattr(client, f"delete_{kind}")(record_id) or {"status": "success", "message": f"{kind} deleted"}
+    if said:
+        app.io.write(f"Deleted {_named(kind, record_id, record)}\n")
+    else:
+        out.result(answer)  # json: the service's {status, message}; a pipe: its message, as before
+
+
+def _named(kind: str, record_id: str, record: dict[str, Any] | None) -> str:
+    """site "Dock 4" (629bac2d…): the name whole, the id shortened (the prompt is for a person)."""
+    short = record_id if len(record_id) <= 9 else record_id[:8] + "…"
+    name = (record or {}).get("name")
+    if not name:
+        return f"{kind} {one_line(record_id)}"
+    return f"{kind} \"{one_line(str(name))}\" ({one_line(short)})"
+
+
+def _of_parent(client: Any, kind: str, record: dict[str, Any] | None) -> str:
+    """ of client Pennine Foods (a site), of branch Leeds (a client), nothing for a branch; nothing
+    either when the parent cannot be read (the prompt still names the record)."""
+    parent = {"site": ("client", "clientId"), "client": ("branch", "branchId")}.get(kind)
+    if parent is None or not record or not record.get(parent[1]):
+        return ""
+    from wfctl.api.errors import ApiError
+
+    try:
+        name = client.get_record(parent[0], str(record[parent[1]])).get("name")
+    except ApiError:
+        return ""
+    return f" of {parent[0]} {one_line(str(name))}" if name else ""
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -249,11 +281,16 @@ def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:
     return decoded
 
 
-def _confirm(question: str) -> bool:
+def confirm(question: str) -> bool:
+    """Ask `question` on stderr, read the answer from stdin: True for y/yes. Ctrl-D counts as no;
+    after either, the prompt's line is ended, so what follows starts on a line of its own."""
     # Not typer.confirm: click's prompt writes a space to stdout, and stdout is for data only.
     sys.stderr.write(question)
     sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
+    line = sys.stdin.readline()  # Ctrl-C: KeyboardInterrupt, which wfctl.main ends with "\ninterrupted"
+    if not line.endswith("\n"):  # Ctrl-D: the terminal echoed nothing, the cursor is still on the prompt
+        sys.stderr.write("\n")
+    return line.strip().lower() in ("y", "yes")
 
 
 def _given(changes: dict[str, Any]) -> set[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 import sys
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated
@@ -68,7 +69,8 @@ def login(
     if store_kind == "keyring" and (password_stdin or io.can_prompt):
         # before asking for anything (a prompt, or stdin): a host with no usable keyring hears so, and
         # both ways out, first. Without either, login can only end in a usage error, said as such.
-        _check_keyring(settings, explicit_store)
+        _check_keyring(settings, explicit_store, url=base_url or settings.base_url,
+                       user=username or settings.username)
     url = base_url or settings.base_url
     if not url:
         if not io.can_prompt:
@@ -78,6 +80,9 @@ def login(
     settings = dataclasses.replace(settings, base_url=url)  # the login's store is keyed by this service
     field = username_field or settings.login_username_field
 
+    if password_stdin and io.stdin_is_tty and io.stderr_is_tty:  # not piped: say what the silence waits for
+        sys.stderr.write("Reading the password from standard input (shown as typed; end with Enter, then Ctrl-D)...\n")
+        sys.stderr.flush()
     password = _read_password_stdin() if password_stdin else None
     user = username or settings.username
     if not user:
@@ -87,12 +92,20 @@ def login(
     if password is None:
         if not io.can_prompt:
             raise CliError("no password: pipe it to --password-stdin, or run wfctl login on a terminal")
-        password = typer.prompt("Password", hide_input=True, err=True)
+        password = typer.prompt(f"Password for {user} at {url}", hide_input=True, err=True)  # as ssh names them
     if not password:
         raise CliError("the password is empty")
 
+    from wfctl.api.errors import NotLoggedIn
+    from wfctl.exit_codes import ExitCode
+
     with anonymous_client(settings, url, verbose=app.options.verbose) as client:
-        answer = client.login(user, password, username_field=field)
+        try:
+            answer = client.login(user, password, username_field=field)
+        except NotLoggedIn as exc:  # one sentence, not the service's title and detail saying it twice
+            raise CliError(f"wrong user name or password for {user} at {url}"
+                           + (f" (HTTP {exc.status})" if exc.status else ""), ExitCode.AUTH,
+                           title="login failed") from None
     pair = TokenPair.from_response(answer, username=user, base_url=url)
     store = save_login(settings, pair, store_kind)
     update_profile(settings.profile, {
@@ -111,8 +124,9 @@ def _read_password_stdin() -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _check_keyring(settings: Settings, explicit: bool) -> None:
-    """Fail before sending the password when the keyring cannot keep the tokens."""
+def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user: str | None) -> None:
+    """Fail before sending the password when the keyring cannot keep the tokens; the login command it
+    suggests carries the URL and user name already given, so it can be run as it is."""
     from wfctl.api.errors import CredentialStoreError
     from wfctl.api.session import store_for_settings
     from wfctl.api.store import KeyringStore, no_keyring_message
@@ -124,4 +138,10 @@ def _check_keyring(settings: Settings, explicit: bool) -> None:
     except CredentialStoreError as exc:
         if explicit:
             raise
-        raise CredentialStoreError(no_keyring_message(exc.title, settings.config_dir)) from None
+        command = "wfctl login"
+        if url:
+            command += f" --base-url {shlex.quote(url)}"
+        if user:
+            command += f" -u {shlex.quote(user)}"
+        message = no_keyring_message(exc.title, settings.config_dir)
+        raise CredentialStoreError(message.replace("`wfctl login --", f"`{command} --")) from None

@@ -62,7 +62,9 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         if not app_.io.can_prompt:
             raise CliError("refusing to undo without confirmation: no terminal to ask on; pass --yes "
                            "(or --dry-run to see what undo would do)")
-        if not _confirm(runs.question(plan, run.kind)):
+        from wfctl.commands.records import confirm
+
+        if not confirm(runs.question(plan, run.kind)):
             sys.stderr.write("Not undone.\n")
             return int(ExitCode.USAGE)
     if plan.resumed:
@@ -133,10 +135,3 @@ def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summa
 
     shapes.write(app.io.write, out_format if out_format in ("json", "jsonl") else "text", kind,
                  shapes.changing(rows), summary, terminal=app.io.stdout_is_tty)
-
-
-def _confirm(question: str) -> bool:
-    # Not typer.confirm: click's prompt writes to stdout, and stdout is for data only.
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    return sys.stdin.readline().strip().lower() in ("y", "yes")
