@@ -99,7 +99,7 @@ def root(
                         help="Service URL, e.g. https://wams.example.com.", rich_help_panel=GLOBAL_PANEL,
                         metavar="<url>", callback=_base_url)] = None,
     output: Annotated[OutputFormat | None, typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
-                      help="Output format: table, json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
+                      help="Output format: table, wide (a table of every field), json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
                       show_default=False)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show requests and responses on stderr "
                        "(tokens and passwords redacted).", rich_help_panel=GLOBAL_PANEL)] = False,

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 DEFAULT_PROFILE = "default"
 CREDENTIAL_STORES = ("keyring", "file")
-OUTPUT_FORMATS = ("table", "json", "jsonl", "csv")
+OUTPUT_FORMATS = ("table", "wide", "json", "jsonl", "csv")
 
 
 @dataclass(frozen=True)

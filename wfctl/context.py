@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from wfctl.config import Settings
     from wfctl.output import Output
 
-OUTPUT_FORMATS = ("table", "json", "jsonl", "csv")
-
 _current: AppContext | None = None
 
 

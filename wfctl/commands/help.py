@@ -28,7 +28,7 @@ app = typer.Typer(
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("WFCTL_PROFILE", "Profile to use (like --profile/-p). Default: default."),
     ("WFCTL_BASE_URL", "Service URL (like --base-url), e.g. https://wams.example.com."),
-    ("WFCTL_OUTPUT", "Output format (like --output/-o): table, json, jsonl or csv."),
+    ("WFCTL_OUTPUT", "Output format (like --output/-o): table, wide, json, jsonl or csv."),
     ("WFCTL_CONFIG", "Path of the config file, instead of $XDG_CONFIG_HOME/wfctl/config.toml."),
     ("WFCTL_ACCESS_TOKEN", "An access token used as is for this run: nothing is stored and nothing is "
                            "refreshed (CI jobs, hosts without a keyring)."),
