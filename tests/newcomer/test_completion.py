@@ -144,3 +144,23 @@ def test_completion_answers_quickly(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "list" in proc.stdout.split()
     assert elapsed < float(os.environ.get("WFCTL_TEST_TAB_SECONDS", "2.0"))
+
+
+@pytest.mark.real_component
+@FAST
+def test_fish_describes_an_id_with_its_record_name(fast: bool, tmp_path: Path, index_file: Path) -> None:
+    """Where the shell shows descriptions (fish, zsh), a completed id says which record it is."""
+    require_component("fish")
+    program = f"source {REPO_ROOT / 'completions' / 'wfctl.fish'}; complete -C 'wfctl sites get s-'"
+    proc = subprocess.run(["fish", "--no-config", "-c", program], capture_output=True, text=True,
+                          env=_shell_env(tmp_path, index_file if fast else None), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["s-7001\tDock 7", "s-8001\tYard"], proc.stdout
+
+
+def test_zsh_protocol_carries_the_record_name(tmp_path: Path) -> None:
+    """The zsh protocol answer (what _wfctl shows beside each candidate) holds the record's name."""
+    env = _shell_env(tmp_path, None)
+    env.update(_WFCTL_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS="wfctl sites get s-8")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert '"s-8001":"Yard"' in proc.stdout, proc
