@@ -78,3 +78,12 @@ def test_the_common_row_takes_the_fast_path() -> None:
            "departments": [{"name": "Goods In", "contactPerson": "Ann", "email": ""}], "bannedWorkers": ["W-1"]}
     assert create_body("site", row) == model_body("site", row)
     assert create_body("site", {**row, "rates": [{"skill": "a", "hourlyRate": 1.005}]}) is None
+
+
+@pytest.mark.parametrize("text", ["a\x1c ", " \x1fa", "a\x1d\u00a0", "\t\x1e a \x1f\n"])
+def test_separators_behind_a_space_are_the_model_s(text: str) -> None:
+    """The model trims only Unicode White_Space; str.strip also removes \\x1c-\\x1f, also when a space
+    stands outside them: the fast path defers, or gives the model's body."""
+    for row in ({"name": text}, {"name": "n", "address": text}, {"name": "n", "bannedWorkers": [text]}):
+        fast = create_body("site", row)
+        assert fast is None or fast == model_body("site", row), row

@@ -55,9 +55,13 @@ def create_body(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _text(value: Any, low: int, high: int) -> str:
-    if type(value) is not str or (value and (value[0] in _PYTHON_ONLY_SPACE or value[-1] in _PYTHON_ONLY_SPACE)):
+    if type(value) is not str:
         raise _Unsure
-    value = value.strip()
+    stripped = value.strip()
+    # str.strip also removes \x1c-\x1f, which the model keeps, also behind a space ("a\x1c "): defer
+    if len(stripped) != len(value) and not _PYTHON_ONLY_SPACE.isdisjoint(value):
+        raise _Unsure
+    value = stripped
     if not low <= len(value) <= high:
         raise _Unsure
     return value
