@@ -270,3 +270,34 @@ def test_a_row_whose_answer_is_always_lost_is_accounted_for(cli: Any, sandbox: A
         assert r.exit_code == 7, r
         assert statuses["Lost B"] == "no answer", statuses
         assert r.stderr.endswith("; 2 of 3 rows done; run the same command again to resume\n"), r
+
+
+# -- a row whose update was applied when the run was killed is an update when the run resumes -------
+
+def test_a_resumed_update_row_is_not_taken_for_a_create(logged_in: Any, tmp_path: Path) -> None:
+    """Killed after the PUT of a row was applied and before its outcome was written (the journal ends
+    with the row's intent): the resumed run reports the row updated, and undo puts the old value back
+    instead of deleting a record the run did not create."""
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,phone\nKept A,1\nKept B,2\n")
+    assert cli("sites", "import", str(path), "--client", cid).exit_code == 0
+    before = {s["name"]: s["id"] for s in sites(cli, cid)}
+    write(path, "name,phone\nKept A,9\nKept B,9\n")
+    r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update", "--concurrency", "1")
+    assert r.exit_code == 0, r
+    journal_path = next(p for p in state_journals(cli) if '"onExisting": "update"' in p.read_text(encoding="utf-8"))
+    lines = journal_path.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[-1]).get("end") and json.loads(lines[-2])["s"] == "updated", lines
+    journal_path.write_text("\n".join(lines[:-2]) + "\n", encoding="utf-8")  # killed: the intent, no outcome
+
+    r = cli("sites", "import", str(path), "--client", cid, "--on-existing", "update",
+            "--report", str(tmp_path / "r.csv"), "-o", "json")
+    assert r.exit_code == 0, r
+    statuses = {row["name"]: row["status"] for row in report(tmp_path / "r.csv")}
+    assert statuses == {"Kept A": "updated", "Kept B": "updated"}, statuses
+    run = json.loads(lines[0])["run"]
+    r = cli("imports", "undo", run, "--yes")
+    assert r.exit_code == 0, r
+    after = {s["name"]: (s["id"], s["phone"]) for s in sites(cli, cid)}
+    assert after == {"Kept A": (before["Kept A"], "1"), "Kept B": (before["Kept B"], "2")}, after

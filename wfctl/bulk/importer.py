@@ -625,8 +625,8 @@ class Importer:
                 if number in self._invalid_rows or journal.done(number):
                     continue
                 existing = self._existing.get((parent_id, natural_key(body.get("name"))))
-                if existing is not None and journal.was_sending(number):
-                    existing = None  # sent by the run that was stopped: ours, or not made; the create says
+                if existing is not None and journal.was_sending(number) and not self._sent_update(number):
+                    existing = None  # created by the run that was stopped: ours, or not made; the create says
                 if existing is not None and self.options.on_existing != "update":
                     self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                     continue
@@ -713,14 +713,14 @@ class Importer:
                     # sent by this run (or the one it resumes) whose answer was lost: ours
                     self._finish(row, "created", str(full.get("id", "")), name=name, changes=given)
                 elif self.options.on_existing == "update":
-                    self._update(row, body, full, intended=True)
+                    self._update(row, body, full)
                 else:
                     self._finish(row, "skipped", str(found.get("id", "")), name=name)
                 return
             except _Retry:
                 continue
 
-    def _update(self, row: int, body: dict[str, Any], existing: dict[str, Any], *, intended: bool = False) -> None:
+    def _update(self, row: int, body: dict[str, Any], existing: dict[str, Any]) -> None:
         record_id = str(existing.get("id", ""))
         current = self._full(existing)
         name = str(current.get("name", body.get("name", "")))
@@ -728,14 +728,17 @@ class Importer:
 
         changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
             self.options.kind, current, body)).items()}
+        sent = self._sent_update(row)  # by the run this one resumes: applied when nothing differs now
+        if not changes and sent:
+            self._finish(row, "updated", record_id, name=name, changes=sent)
+            return
         if not changes:
             self._finish(row, "unchanged", record_id, name=name)
             return
         if self.options.dry_run:
             self._finish(row, "updated", record_id, name=name, changes=changes)
             return
-        if not intended:
-            self._intend(row)
+        self._intend(row, changes)  # the old values first: a run killed now still knows them
         while True:  # _sent says when to give up (it raises)
             self._backoff.wait()
             try:
@@ -806,9 +809,17 @@ class Importer:
                 self._stopped = stopped
         self._stop.set()
 
-    def _intend(self, row: int) -> None:
+    def _intend(self, row: int, changes: dict[str, list[Any]] | None = None) -> None:
         assert self.journal is not None
-        self.journal.intend(row)
+        self.journal.intend(row, changes)
+
+    def _sent_update(self, row: int) -> dict[str, list[Any]]:
+        """The changes of an update this row was being sent as when an earlier run stopped, else {}."""
+        journal = self.journal
+        if journal is None or not journal.was_sending(row):
+            return {}
+        entry = journal.entry(row)
+        return entry.changes if entry is not None else {}
 
     def _full(self, summary: dict[str, Any]) -> dict[str, Any]:
         if self.kind.list_is_full:

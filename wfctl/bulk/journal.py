@@ -5,7 +5,8 @@ One JSON object per line:
 
 - the header: `{"journal": 2, "run": "<id>", "nonce", "kind", "file", "path", "target", "profile",
   "parent", "onExisting", "started", "undo"}` (`undo`: the run id an undo run takes back, else null);
-- before a row is sent, its intent: `{"r": row, "s": "sending"}`;
+- before a row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
+  as below), so a run that resumes it knows it for an update and undo can still put the old values back;
 - its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes}` where
   `changes` is `{field: [old, new]}`: for an update the values before and after (what undo puts
   back), for a create the fields it was given (old null);
@@ -198,9 +199,13 @@ class Journal:
         """Every row's latest entry (read from the file: for reports and undo, not per-row paths)."""
         return {entry.row: entry for entry in self.iter_entries()}
 
-    def intend(self, row: int) -> None:
-        """Record that `row` is about to be sent. Raises JournalError: then it must not be sent."""
-        self._write(row, SENDING, {"r": row, "s": SENDING})
+    def intend(self, row: int, changes: dict[str, list[Any]] | None = None) -> None:
+        """Record that `row` is about to be sent (an update: with its changes, old values read before).
+        Raises JournalError: then it must not be sent."""
+        line: dict[str, Any] = {"r": row, "s": SENDING}
+        if changes:
+            line["c"] = changes
+        self._write(row, SENDING, line)
 
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
                changes: dict[str, list[Any]] | None = None) -> None:
