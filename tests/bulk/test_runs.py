@@ -301,3 +301,24 @@ def test_a_resumed_update_row_is_not_taken_for_a_create(logged_in: Any, tmp_path
     assert r.exit_code == 0, r
     after = {s["name"]: (s["id"], s["phone"]) for s in sites(cli, cid)}
     assert after == {"Kept A": (before["Kept A"], "1"), "Kept B": (before["Kept B"], "2")}, after
+
+
+# -- a run stopped by invalid rows closes its journal -------------------------------------------------
+
+def test_invalid_rows_leave_no_file_open(logged_in: Any, tmp_path: Path) -> None:
+    """A run or plan that validation stops closes its journal (a plan's, already removed, held its disk
+    space until the process ended) and stops the journal's fsync thread."""
+    import threading
+
+    cli = logged_in
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,email\nGood,a@b.co\nBad,not-mail\n")
+    cli("sites", "list", "--client", cid)  # the client's session is up before counting
+    before = set(os.listdir("/proc/self/fd"))
+    for extra in ((), ("--dry-run",)):
+        r = cli("sites", "import", str(path), "--client", cid, *extra)
+        assert r.exit_code == 2, r
+    opened = [os.readlink(f"/proc/self/fd/{fd}") for fd in set(os.listdir("/proc/self/fd")) - before
+              if os.path.lexists(f"/proc/self/fd/{fd}")]
+    assert not [p for p in opened if "journal" in p], opened
+    assert not [t for t in threading.enumerate() if t.name == "wfctl-journal-fsync"]

@@ -226,7 +226,10 @@ class Importer:
         return self.journal
 
     def release(self) -> None:
-        """Give up the import's lock, and remove a plan's temporary journal and spool."""
+        """Close the journal (a run that validation stopped never finished it), give up the import's
+        lock, and remove a plan's temporary journal and spool."""
+        if self.journal is not None:
+            self.journal.finish(None)
         if self._spool is not None:
             self._spool.close()
             self._spool = None

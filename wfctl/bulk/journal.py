@@ -216,7 +216,9 @@ class Journal:
         self._write(row, status, line)
 
     def finish(self, counts: dict[str, int] | None) -> None:
-        """Flush and close; `counts` (a complete run) writes the end line."""
+        """Flush and close; `counts` (a complete run) writes the end line. Once closed, does nothing."""
+        if self._closed.is_set():
+            return
         self._closed.set()
         if self._syncer.is_alive():
             self._syncer.join()
