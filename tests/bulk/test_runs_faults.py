@@ -291,3 +291,28 @@ def test_second_run_of_the_same_import_is_refused(cli: Any, sandbox_factory: Any
     assert r.returncode == 0, r.stderr
     assert r.stderr.startswith("resuming run ")
     assert len(site_names(cli, cid)) == rows
+
+
+# -- Ctrl-C once every row is queued (the run waits for its workers) --------------------------------
+
+def test_ctrl_c_while_the_last_rows_are_in_flight(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
+    """Every row fits the queue, so the run is waiting for its workers when Ctrl-C comes: the rows in
+    flight finish and are recorded before the journal closes, the queued ones are not sent."""
+    _, cid = slow_login(cli, sandbox_factory, 300)
+    rows = 12
+    path = names_file(tmp_path / "s.csv", rows, "Late")
+    rep = tmp_path / "r.csv"
+    args = ["sites", "import", str(path), "--client", cid, "--concurrency", "4", "--report", str(rep)]
+    with running(args, env_of(cli), tmp_path) as proc:
+        wait_until(proc, lambda: count(only_journal(cli), "created") >= 1)
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    match = re.search(rf"interrupted: (\d+) of {rows} rows done; run the same command again to resume\n", err)
+    assert match, err
+    done = int(match.group(1))
+    assert 1 <= done < rows, err
+    journal = only_journal(cli)
+    assert journal is not None
+    assert count(journal, "created") == done and count(journal, "sending") == 0, journal.read_text()
+    assert len(site_names(cli, cid)) == done

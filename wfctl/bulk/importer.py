@@ -641,13 +641,24 @@ class Importer:
             stop.set()  # Ctrl-C: the rows in flight finish and are journaled; the queued ones are dropped
             raise
         finally:
-            for _ in workers:
-                if stop.is_set():
-                    _drain_put(tasks)
-                else:
-                    tasks.put(None)
-            for worker in workers:
-                worker.join()
+            interrupted: KeyboardInterrupt | None = None
+            markers = 0
+            while True:  # a Ctrl-C while the workers finish: drop the queued rows, let those in flight end
+                try:
+                    while markers < limit:
+                        if stop.is_set():
+                            _drain_put(tasks)
+                        else:
+                            tasks.put(None)
+                        markers += 1
+                    for worker in workers:
+                        worker.join()
+                    break
+                except KeyboardInterrupt as exc:
+                    interrupted = exc
+                    stop.set()
+            if interrupted is not None:
+                raise interrupted
 
     def _checked_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
         """(row, parent id, body) of every row that passed the checks, from the spool (marshal: several
