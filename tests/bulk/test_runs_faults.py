@@ -145,6 +145,21 @@ def test_killed_on_existing_fail_run_resumes(cli: Any, sandbox_factory: Any, tmp
 
 # -- issue 14 §3: Ctrl-C ---------------------------------------------------------------------------
 
+def interrupted(cli: Any, args: list[str], env: dict[str, str], cwd: Path, created: int,
+                rows: int) -> tuple[int, str]:
+    """Ctrl-C once `created` rows are journaled: exit 130 and how far the run says it got; (done, stderr)."""
+    with running(args, env, cwd) as proc:
+        wait_until(proc, lambda: count(only_journal(cli), "created") >= created)
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    match = re.search(rf"interrupted: (\d+) of {rows} rows done; run the same command again to resume\n", err)
+    assert match, err
+    done = int(match.group(1))
+    assert created <= done < rows, err
+    return done, err
+
+
 def test_ctrl_c_says_how_far_writes_the_report_and_resumes(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
     _, cid = slow_login(cli, sandbox_factory, 25)
     rows = 120
@@ -152,15 +167,7 @@ def test_ctrl_c_says_how_far_writes_the_report_and_resumes(cli: Any, sandbox_fac
     rep = tmp_path / "r.csv"
     args = ["sites", "import", str(path), "--client", cid, "--concurrency", "4", "--report", str(rep)]
     env = env_of(cli)
-    with running(args, env, tmp_path) as proc:
-        wait_until(proc, lambda: count(only_journal(cli), "created") >= 30)
-        os.kill(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    match = re.search(rf"interrupted: (\d+) of {rows} rows done; run the same command again to resume\n", err)
-    assert match, err
-    done = int(match.group(1))
-    assert 30 <= done < rows
+    done, err = interrupted(cli, args, env, tmp_path, 30, rows)
     assert "Traceback" not in err
     journal = only_journal(cli)
     assert journal is not None
@@ -303,15 +310,7 @@ def test_ctrl_c_while_the_last_rows_are_in_flight(cli: Any, sandbox_factory: Any
     path = names_file(tmp_path / "s.csv", rows, "Late")
     rep = tmp_path / "r.csv"
     args = ["sites", "import", str(path), "--client", cid, "--concurrency", "4", "--report", str(rep)]
-    with running(args, env_of(cli), tmp_path) as proc:
-        wait_until(proc, lambda: count(only_journal(cli), "created") >= 1)
-        os.kill(proc.pid, signal.SIGINT)
-        _, err = proc.communicate(timeout=30)
-    assert proc.returncode == 130, err
-    match = re.search(rf"interrupted: (\d+) of {rows} rows done; run the same command again to resume\n", err)
-    assert match, err
-    done = int(match.group(1))
-    assert 1 <= done < rows, err
+    done, _ = interrupted(cli, args, env_of(cli), tmp_path, 1, rows)
     journal = only_journal(cli)
     assert journal is not None
     assert count(journal, "created") == done and count(journal, "sending") == 0, journal.read_text()
