@@ -322,3 +322,5 @@ def test_invalid_rows_leave_no_file_open(logged_in: Any, tmp_path: Path) -> None
               if os.path.lexists(f"/proc/self/fd/{fd}")]
     assert not [p for p in opened if "journal" in p], opened
     assert not [t for t in threading.enumerate() if t.name == "wfctl-journal-fsync"]
+    r = cli("imports", "list", "-o", "json")  # a run that sent nothing leaves no run behind
+    assert r.exit_code == 0 and json.loads(r.stdout) == [], r

@@ -45,6 +45,9 @@ log = logging.getLogger("wfctl.http")
 USER_AGENT = "wfctl"
 #: How often a create whose answer was lost, and that its natural key does not find, is sent again.
 LOST_ANSWER_RESENDS = 2
+#: Answers to a create after which the record may exist all the same (a proxy's timeout, a crash after
+#: the commit): looked up by natural key before the create is sent again.
+MAYBE_APPLIED = frozenset({408, 425, 500, 502, 504})
 MAX_REDIRECTS = 5
 
 
@@ -439,6 +442,10 @@ class Client:
                 if resend == LOST_ANSWER_RESENDS:
                     raise
                 continue  # the answer is lost: look the record up before sending again
+            except ServerError as exc:
+                if exc.status not in MAYBE_APPLIED or resend == LOST_ANSWER_RESENDS:
+                    raise
+                continue  # it may have been applied before the failure: look it up before sending again
             except Conflict:
                 if not (maybe_applied or resend):
                     raise

@@ -2,10 +2,10 @@
 
 Retries (bounded in attempts and in total time):
 - GET, HEAD, OPTIONS, PUT and DELETE on a connection error, a timeout, or 408/425/429/500/502/503/504;
-- POST only when the request provably never left (the connection could not be made), when the
-  service answered 429 (it refused without acting), or, for an answer (408/425/5xx) to a POST that
-  carries an `Idempotency-Key` (G20). A POST whose answer was lost is not resent here: the Client
-  looks the record up by its natural key first, since a deployment may ignore the key.
+- POST only when the request provably never left (the connection could not be made), or when the
+  service refused it without acting (429; 503 for a POST that carries an `Idempotency-Key`). A POST whose answer was lost, or answered 408/425/500/
+  502/504, is not resent here: the Client looks the record up by its natural key first, since a
+  deployment may ignore `Idempotency-Key` (G20).
 Delays are capped exponential backoff with full jitter; a `Retry-After` (seconds or an HTTP date)
 is honoured up to a cap (G18).
 """
@@ -61,7 +61,8 @@ class RetryTransport(httpx.BaseTransport):
         self._wait_for_pause()
         started = self.clock()
         method = request.method.upper()
-        replayable = method in IDEMPOTENT_METHODS or "idempotency-key" in request.headers
+        idempotent = method in IDEMPOTENT_METHODS
+        keyed = "idempotency-key" in request.headers
         attempt = 0
         slept = 0.0  # what we waited, counted even when `sleep` is a test's fake
         while True:
@@ -73,7 +74,7 @@ class RetryTransport(httpx.BaseTransport):
             except httpx.TransportError as exc:
                 # A create whose answer was lost is not resent here: the Client looks it up by its natural
                 # key first (G20), since a deployment may ignore Idempotency-Key.
-                retry = isinstance(exc, _NEVER_SENT) or method in IDEMPOTENT_METHODS
+                retry = isinstance(exc, _NEVER_SENT) or idempotent
                 delay = self._delay(attempt, started, slept, None) if retry else None
                 if self.log:
                     self.log(f"! {type(exc).__name__}: {redact_text(str(exc))}"
@@ -86,7 +87,10 @@ class RetryTransport(httpx.BaseTransport):
             if self.log:
                 response = self._log_response(response)
             status = response.status_code
-            if status in RETRY_STATUSES and (replayable or status == 429):
+            # A POST is resent only after a refusal (429; 503 when it carries a key); any other answer may
+            # follow a create the service applied, and a deployment may ignore Idempotency-Key: the
+            # Client looks the record up before sending it again (G20).
+            if status in RETRY_STATUSES and (idempotent or status == 429 or (status == 503 and keyed)):
                 delay = self._delay(attempt, started, slept, response.headers.get("retry-after"))
                 if delay is not None:
                     if self.log:

@@ -227,7 +227,8 @@ class Importer:
 
     def release(self) -> None:
         """Close the journal (a run that validation stopped never finished it), give up the import's
-        lock, and remove a plan's temporary journal and spool."""
+        lock, and remove a plan's temporary journal and spool, and the journal of a run that sent
+        nothing (validation stopped it), which `imports list` would show as interrupted."""
         if self.journal is not None:
             self.journal.finish(None)
         if self._spool is not None:
@@ -236,9 +237,11 @@ class Importer:
         if self._lock_held is not None:
             self._lock_held.__exit__(None, None, None)
             self._lock_held = None
-        if self.options.dry_run and self.journal is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self.journal.path)
+        journal = self.journal
+        if journal is not None and (self.options.dry_run or (not journal.resumed
+                                                             and next(journal.rows(), None) is None)):
+            with contextlib.suppress(OSError):  # a plan, or a run that sent nothing: no run to list
+                os.unlink(journal.path)
 
     def validate(self) -> Summary:
         """Passes 1-3. Raises ValidationStopped when rows are invalid and skip_invalid is off."""
