@@ -13,6 +13,15 @@ logs in as the seeded admin and measures:
 The target (issue 2): the sandbox must not be what limits wfctl's own benchmarks, so one process on a
 2-core machine serves at least 2,000 creates and 2,000 list pages a second under 16 connections. The
 ratio column is req/s divided by that target (>= 1.00 meets it). Exit status 1 if any answer was not 2xx.
+
+Pages at any depth (issue 10 section 3), per backend (SQLite only for now), as ratios of the same run
+(`--depth` only, or `--no-depth` to leave them out):
+
+- following nextPage: the median time of GET of the page-200 link (reached by following nextPage from
+  page 1) against GET of page 1, 20,000 sites, page size 100: target <= 1.5x (a direct jump,
+  `pageNumber=200`, is shown alongside: OFFSET, not a target);
+- `sites list --all -o jsonl` (this checkout's wfctl) of 100,000 sites against 10,000: target <= 12x.
+Exit status 1 also when one of these is missed.
 """
 
 from __future__ import annotations
@@ -36,6 +45,10 @@ import httpx
 
 TARGET_16 = 2000.0
 ROOT = Path(__file__).resolve().parent.parent
+DEPTH_SITES, DEPTH_PAGE, DEPTH_SAMPLES = 20_000, 200, 41
+TARGET_DEPTH = 1.5
+ALL_SMALL, ALL_LARGE = 10_000, 100_000
+TARGET_ALL = 12.0
 
 
 @dataclass
@@ -52,7 +65,15 @@ def main() -> int:
     parser.add_argument("--duration", type=float, default=5.0, help="seconds per measurement (default 5)")
     parser.add_argument("--tool", choices=["auto", "wrk", "python"], default="auto")
     parser.add_argument("--connections", default="1,16", help="comma-separated (default 1,16)")
+    depth = parser.add_mutually_exclusive_group()
+    depth.add_argument("--depth", action="store_true", help="only the pages-at-any-depth figures")
+    depth.add_argument("--no-depth", action="store_true", help="leave the pages-at-any-depth figures out")
     args = parser.parse_args()
+    missed = False
+    if not args.no_depth:
+        missed = not depth_report()
+        if args.depth:
+            return 1 if missed else 0
     tool = args.tool
     if tool == "auto":
         tool = "wrk" if shutil.which("wrk") else "python"
@@ -76,7 +97,59 @@ def main() -> int:
                 results.append(result)
                 print(f"  {scenario:<6} {conns:>2} connection(s): {result.rps:,.0f} req/s", file=sys.stderr)
     report(results, tool, args.duration)
-    return 1 if any(r.errors for r in results) else 0
+    return 1 if missed or any(r.errors for r in results) else 0
+
+
+# ---- pages at any depth (issue 10 section 3) ------------------------------------------------------
+
+
+def depth_report() -> bool:
+    """Print the depth figures (one PASS/MISS line each); True when every target is met."""
+    sys.path.insert(0, str(ROOT))
+    from bench._service import Service, run
+
+    print("pages at any depth (backend sqlite): filling ...", file=sys.stderr, flush=True)
+    service = Service({"depth": DEPTH_SITES, "small": ALL_SMALL, "large": ALL_LARGE})
+    try:
+        headers = {"Authorization": f"Bearer {service.token}"}
+        with httpx.Client(base_url=service.url, headers=headers, timeout=30) as http:
+            first = f"/api/clients/{service.client_ids['depth']}/sites?pageSize=100"
+            link: str = first
+            for _ in range(DEPTH_PAGE - 1):
+                body = http.get(link).raise_for_status().json()
+                link = body["nextPage"]
+            jump = f"{first}&pageNumber={DEPTH_PAGE}"
+            timings: dict[str, list[float]] = {"first": [], "link": [], "jump": []}
+            for _ in range(DEPTH_SAMPLES):
+                for name, url in (("first", first), ("link", link), ("jump", jump)):
+                    start = time.perf_counter()
+                    body = http.get(url).raise_for_status().json()
+                    timings[name].append(time.perf_counter() - start)
+            if body["pageNumber"] != DEPTH_PAGE or len(body["data"]) != 100:
+                raise SystemExit(f"page {DEPTH_PAGE} came back as page {body['pageNumber']}")
+        median = {name: sorted(values)[len(values) // 2] for name, values in timings.items()}
+        env = service.env()
+        wfctl = [sys.executable, "-m", "wfctl", "sites", "list", "--all", "-o", "jsonl", "--client"]
+        seconds = {}
+        for label, count in (("small", ALL_SMALL), ("large", ALL_LARGE)):
+            runs = [run([*wfctl, service.client_ids[label]], env=env, stdout=subprocess.PIPE)
+                    for _ in range(3 if label == "small" else 1)]
+            if any(r.returncode or r.stdout.count(b"\n") != count for r in runs):
+                raise SystemExit(f"sites list --all of {count:,} sites failed or came back short")
+            seconds[label] = sorted(r.seconds for r in runs)[len(runs) // 2]
+    finally:
+        service.stop()
+    depth_ratio = median["link"] / median["first"]
+    all_ratio = seconds["large"] / seconds["small"]
+    print(f"pages at any depth (backend sqlite, {os.cpu_count()} cores, one sandbox process)")
+    print(f"  nextPage to page {DEPTH_PAGE} vs page 1 ({DEPTH_SITES:,} sites, page size 100, median of "
+          f"{DEPTH_SAMPLES}): {median['link'] * 1000:.2f} ms vs {median['first'] * 1000:.2f} ms = "
+          f"{depth_ratio:.2f}x (target <= {TARGET_DEPTH:g}x) {'PASS' if depth_ratio <= TARGET_DEPTH else 'MISS'}"
+          f"  [pageNumber={DEPTH_PAGE} jump: {median['jump'] * 1000:.2f} ms]")
+    print(f"  sites list --all {ALL_LARGE:,} vs {ALL_SMALL:,} sites: {seconds['large']:.2f} s vs "
+          f"{seconds['small']:.2f} s = {all_ratio:.1f}x (target <= {TARGET_ALL:g}x) "
+          f"{'PASS' if all_ratio <= TARGET_ALL else 'MISS'}", flush=True)
+    return depth_ratio <= TARGET_DEPTH and all_ratio <= TARGET_ALL
 
 
 def report(results: list[Result], tool: str, duration: float) -> None:

@@ -145,7 +145,10 @@ def test_list_envelope_pages_and_stable_order(admin: httpx.Client) -> None:
     assert second["pageNumber"] == 2 and second["previousPage"] is not None
     third = admin.get(second["nextPage"]).json()
     assert third["nextPage"] is None and len(third["data"]) == 1
-    assert admin.get(third["previousPage"]).json() == second
+    back = admin.get(third["previousPage"]).json()
+    # the same page; its nextPage may carry another cursor (see test_keyset.py), to the same rows
+    assert {**back, "nextPage": None} == {**second, "nextPage": None}
+    assert admin.get(back["nextPage"]).json()["data"] == third["data"]
     seen = [s["id"] for s in first["data"] + second["data"] + third["data"]]
     assert sorted(seen) == sorted(created)
     order = [(s["createdOn"], s["id"]) for s in first["data"] + second["data"] + third["data"]]

@@ -147,7 +147,11 @@ def test_next_page_forms(pair: Callable[..., Pair], form: str, next_page: Any, p
         create_branch(plain)
     page = odd.get("/api/branches", params={"pageSize": 2, "pageNumber": 2}).json()
     expand = (lambda v: v.format(url=str(odd.base_url).rstrip("/"))) if form == "url" else (lambda v: v)
-    assert (page["nextPage"], page["previousPage"]) == (expand(next_page), expand(previous_page))
+    got = page["nextPage"]
+    if form in ("url", "relative"):  # the URL forms also carry a cursor to seek with (test_keyset.py)
+        got, cursor = got.split("&cursor=")
+        assert cursor
+    assert (got, page["previousPage"]) == (expand(next_page), expand(previous_page))
     last = odd.get("/api/branches", params={"pageSize": 2, "pageNumber": 3}).json()
     assert last["nextPage"] is None
 

@@ -10,13 +10,18 @@ copy of the contract, and /docs renders that same document.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import hashlib
+import hmac
 import inspect
 import json
+import re
 import sqlite3
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 from urllib.parse import quote
@@ -39,6 +44,8 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 IDEMPOTENCY_WINDOW = 24 * 3600
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is answered 413 before it is read
+#: A followed nextPage seeks past the end of a page at most this many pages back (see _Paging).
+SEEK_SPAN_PAGES = 32
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
 
 Handler = Callable[[Request, Principal], Awaitable[Response]]
@@ -193,13 +200,8 @@ class SandboxApi:
     # ---- branches -------------------------------------------------------------------------------
 
     async def list_branches(self, request: Request, who: Principal) -> Response:
-        page, size = _page_params(request)
-        total = self.db.execute("SELECT count(*) FROM branches WHERE agency_id = ?", (who.agency_id,)).fetchone()[0]
-        rows = self.db.execute(
-            f"SELECT {_BRANCH_COLS} FROM branches WHERE agency_id = ? ORDER BY created_on, id LIMIT ? OFFSET ?",
-            (who.agency_id, size, _offset(page, size))).fetchall()
-        return _json(_envelope(request, [_branch(r) for r in rows], total, page, size,
-                                   links=self.quirks.next_page))
+        rows, paging = self._page(request, "branches", _BRANCH_COLS, "agency_id = ?", [who.agency_id])
+        return _json(paging.envelope([_branch(r) for r in rows]))
 
     async def get_branch(self, request: Request, who: Principal) -> Response:
         return _json(_branch(self._branch_row(who, request.path_params["branchId"])))
@@ -248,6 +250,42 @@ class SandboxApi:
             db.execute("DELETE FROM branches WHERE id = ?", (branch_id,))
         return _deleted("branch")
 
+    def _page(self, request: Request, table: str, cols: str, where: str, args: list[Any],
+              extra_query: str = "") -> tuple[list[tuple[Any, ...]], _Paging]:
+        """One page of a list (G7), ordered by (created_on, id); `cols` starts with id and ends with created_on.
+
+        `pageNumber` alone is a direct jump (OFFSET). With a `cursor` (written by `_Paging`) the server
+        seeks instead: a forward cursor says "page p ends at this sort key", so page n > p is the rows past
+        that key, skipping the n-p-1 whole pages between (at most SEEK_SPAN_PAGES - 1 when the links are
+        followed); a backward cursor says "page q starts at this key", and serves page q-1 as the rows
+        before it. A cursor that cannot serve the pageNumber asked for leaves it a direct jump."""
+        page, size, raw_cursor, page_given = _page_params(request)
+        path = f"{request.url.path}?pageSize={size}{extra_query}"
+        seek = None if raw_cursor is None else _read_cursor(self.store.cursor_key, path, raw_cursor)
+        if seek is not None and not page_given:
+            page = seek.page + 1 if seek.forward else seek.page - 1
+        db = self.db
+        total = self.store.count(table, where, args)
+        select = f"SELECT {cols} FROM {table} WHERE {where}"
+        if seek is not None and seek.forward and page > seek.page:
+            rows = db.execute(f"{select} AND (created_on, id) > (?, ?) ORDER BY created_on, id LIMIT ? OFFSET ?",
+                              (*args, seek.created_on, seek.id, size + 1, _offset(page - seek.page, size))).fetchall()
+            more = len(rows) > size
+            return rows[:size], _Paging(self, request, path, total, page, size, rows[:size], more, seek, raw_cursor)
+        if seek is not None and not seek.forward and page == seek.page - 1 > 1:
+            rows = db.execute(f"{select} AND (created_on, id) < (?, ?) ORDER BY created_on DESC, id DESC LIMIT ?",
+                              (*args, seek.created_on, seek.id, size + 1)).fetchall()
+            if len(rows) > size:  # rows before this page: it is not the start of the list
+                rows = rows[size - 1::-1]
+                after = db.execute(f"SELECT 1 FROM {table} WHERE {where} AND (created_on, id) > (?, ?) LIMIT 1",
+                                   (*args, rows[-1][-1], rows[-1][0])).fetchone()
+                return rows, _Paging(self, request, path, total, page, size, rows, after is not None)
+            page = 1  # back at the start of the list: page 1, as a jump serves it
+        rows = db.execute(f"{select} ORDER BY created_on, id LIMIT ? OFFSET ?",
+                          (*args, size + 1, _offset(page, size))).fetchall()
+        more = len(rows) > size
+        return rows[:size], _Paging(self, request, path, total, page, size, rows[:size], more)
+
     def _branch_row(self, who: Principal, branch_id: str) -> tuple[Any, ...]:
         row = self.db.execute(f"SELECT {_BRANCH_COLS} FROM branches WHERE id = ? AND agency_id = ?",
                               (branch_id, who.agency_id)).fetchone()
@@ -258,7 +296,6 @@ class SandboxApi:
     # ---- clients (G9; staff see only their branch's clients, G5) -------------------------------
 
     async def list_clients(self, request: Request, who: Principal) -> Response:
-        page, size = _page_params(request)
         branch_filter = None if self.quirks.ignore_branch_filter else request.query_params.get("branchId")
         where, args = "agency_id = ?", [who.agency_id]
         if who.role == "staff":
@@ -267,13 +304,9 @@ class SandboxApi:
         if branch_filter is not None:
             where += " AND branch_id = ?"
             args.append(branch_filter)
-        total = self.db.execute(f"SELECT count(*) FROM clients WHERE {where}", args).fetchone()[0]
-        rows = self.db.execute(
-            f"SELECT {_CLIENT_COLS} FROM clients WHERE {where} ORDER BY created_on, id LIMIT ? OFFSET ?",
-            (*args, size, _offset(page, size))).fetchall()
         extra = "" if branch_filter is None else "&branchId=" + quote(branch_filter, safe="")
-        return _json(_envelope(request, [_client_summary(r) for r in rows], total, page, size, extra,
-                                   links=self.quirks.next_page))
+        rows, paging = self._page(request, "clients", _CLIENT_COLS, where, args, extra)
+        return _json(paging.envelope([_client_summary(r) for r in rows]))
 
     async def get_client(self, request: Request, who: Principal) -> Response:
         return _json(_client(self._client_row(who, request.path_params["clientId"])))
@@ -327,14 +360,10 @@ class SandboxApi:
 
     async def list_sites(self, request: Request, who: Principal) -> Response:
         client_id = request.path_params["clientId"]
-        page, size = _page_params(request)
+        _page_params(request)  # a bad pageNumber/pageSize is a 400 before a missing client is a 404
         self._client_row(who, client_id)
-        total = self.db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client_id,)).fetchone()[0]
-        rows = self.db.execute(
-            f"SELECT {_SITE_SUMMARY_COLS} FROM sites WHERE client_id = ? ORDER BY created_on, id LIMIT ? OFFSET ?",
-            (client_id, size, _offset(page, size))).fetchall()
-        return _json(_envelope(request, [_site_summary(r) for r in rows], total, page, size,
-                                   links=self.quirks.next_page))
+        rows, paging = self._page(request, "sites", _SITE_SUMMARY_COLS, "client_id = ?", [client_id])
+        return _json(paging.envelope([_site_summary(r) for r in rows]))
 
     async def get_site(self, request: Request, who: Principal) -> Response:
         return _json(_site(self._site_row(who, request.path_params["siteId"])))
@@ -536,14 +565,129 @@ def _update(db: sqlite3.Connection, table: str, record_id: str, fields: dict[str
 # ---- pagination (G7, G8) ------------------------------------------------------------------------
 
 
-def _page_params(request: Request) -> tuple[int, int]:
+def _page_params(request: Request) -> tuple[int, int, str | None, bool]:
+    """pageNumber, pageSize (at most MAX_PAGE_SIZE), the raw cursor, and whether pageNumber was given."""
     query = request.query_params
     errors: dict[str, list[str]] = {}
     page = _positive_int(query.get("pageNumber"), 1, "pageNumber", errors)
     size = _positive_int(query.get("pageSize"), DEFAULT_PAGE_SIZE, "pageSize", errors)
     if errors:
         raise ApiProblem(400, "invalid paging parameters", errors=errors)
-    return page, min(size, MAX_PAGE_SIZE)
+    return page, min(size, MAX_PAGE_SIZE), query.get("cursor"), "pageNumber" in query
+
+
+@dataclass(frozen=True)
+class _Seek:
+    """What a cursor holds: forward, "page `page` ends at this sort key"; backward, "page `page` starts
+    at this sort key"."""
+
+    page: int
+    created_on: str
+    id: str
+    forward: bool
+
+
+def _cursor_mac(key: bytes, path: str, payload: bytes) -> bytes:
+    # Bound to the list and page size (`path` holds both), so a cursor of another list is refused too.
+    return hmac.new(key, path.encode() + b"\n" + payload, hashlib.sha256).digest()[:16]
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _write_cursor(key: bytes, path: str, seek: _Seek) -> str:
+    """base64url of a small JSON [page, createdOn, id, "n"|"p"], a dot, and its signature."""
+    payload = json.dumps([seek.page, seek.created_on, seek.id, "n" if seek.forward else "p"],
+                         separators=(",", ":")).encode()
+    return f"{_b64(payload)}.{_b64(_cursor_mac(key, path, payload))}"
+
+
+_CURSOR_FORM = re.compile(r"[A-Za-z0-9_-]{1,2000}\.[A-Za-z0-9_-]{1,100}")
+
+
+def _read_cursor(key: bytes, path: str, raw: str) -> _Seek:
+    """The seek a cursor names; a malformed, forged or foreign one (another list or page size) is a 400."""
+    bad = ApiProblem(400, "invalid paging parameters",
+                     errors={"cursor": ["is not a cursor of this list and page size: follow the nextPage link "
+                                        "as given, or use pageNumber"]})
+    if not _CURSOR_FORM.fullmatch(raw.strip()):
+        raise bad
+    body, _, mac = raw.strip().partition(".")
+    try:
+        payload, signature = _unb64(body), _unb64(mac)
+    except (ValueError, binascii.Error):
+        raise bad from None
+    if not hmac.compare_digest(signature, _cursor_mac(key, path, payload)):
+        raise bad
+    try:
+        page, created_on, record_id, direction = json.loads(payload)
+    except (ValueError, TypeError):
+        raise bad from None
+    if not (isinstance(page, int) and page >= 1 and isinstance(created_on, str) and isinstance(record_id, str)
+            and direction in ("n", "p")):
+        raise bad
+    return _Seek(page, created_on, record_id, direction == "n")
+
+
+class _Paging:
+    """The envelope of one page (G7) and its links (G8; quirk next-page=FORM).
+
+    The URL forms (absolute, the default, and relative) name the page by number and carry a cursor the
+    server seeks with. nextPage's cursor is the end of a recent page: the one this page was reached
+    from, kept while it is fewer than SEEK_SPAN_PAGES pages back, else this page's last row. So a
+    list's links differ only in pageNumber for SEEK_SPAN_PAGES pages at a time: a reader that fetches
+    pages ahead by number (wfctl's does) still can, and a link followed on page 200 costs what page 1
+    costs. previousPage's cursor is this page's first row. The other forms can only name a number."""
+
+    def __init__(self, api: SandboxApi, request: Request, path: str, total: int, page: int, size: int,
+                 rows: list[tuple[Any, ...]], more: bool, anchor: _Seek | None = None,
+                 anchor_cursor: str | None = None) -> None:
+        self.api, self.request, self.path = api, request, path
+        self.total, self.page, self.size, self.rows, self.more = total, page, size, rows, more
+        self.anchor, self.anchor_cursor = anchor, anchor_cursor
+
+    def envelope(self, data: list[dict[str, Any]]) -> dict[str, Any]:
+        form = self.api.quirks.next_page
+        envelope: dict[str, Any] = {"data": data, "pageNumber": self.page, "pageSize": self.size}
+        if form != "missing":
+            envelope["nextPage"] = self._link(self.page + 1, self._next_cursor(), form) if self.more else None
+            envelope["previousPage"] = (self._link(self.page - 1, self._previous_cursor(), form)
+                                        if self.page > 1 else None)
+        envelope["pageCount"] = -(-self.total // self.size)
+        envelope["totalRecordCount"] = self.total
+        return envelope
+
+    def _next_cursor(self) -> str | None:
+        if self.anchor is not None and self.anchor_cursor is not None and self.page + 1 - self.anchor.page \
+                <= SEEK_SPAN_PAGES:
+            return self.anchor_cursor.strip()
+        if not self.rows:
+            return None
+        last = self.rows[-1]
+        return _write_cursor(self.api.store.cursor_key, self.path, _Seek(self.page, last[-1], last[0], True))
+
+    def _previous_cursor(self) -> str | None:
+        if not self.rows or self.page <= 2:
+            return None  # page 1 (or a page past the end): a jump is as cheap, or there is no row to seek from
+        first = self.rows[0]
+        return _write_cursor(self.api.store.cursor_key, self.path, _Seek(self.page, first[-1], first[0], False))
+
+    def _link(self, page: int, cursor: str | None, form: str) -> Any:
+        if form == "int":
+            return page
+        if form == "string":
+            return str(page)
+        if form == "object":
+            return {"pageNumber": page}
+        link = f"{self.path}&pageNumber={page}" + ("" if cursor is None else f"&cursor={cursor}")
+        if form == "relative":
+            return link
+        return f"{self.request.url.scheme}://{self.request.url.netloc}{link}"
 
 
 def _positive_int(raw: str | None, default: int, name: str, errors: dict[str, list[str]]) -> int:
@@ -562,32 +706,6 @@ def _positive_int(raw: str | None, default: int, name: str, errors: dict[str, li
 def _offset(page: int, size: int) -> int:
     # A page far past the end is simply empty; keep the OFFSET inside SQLite's 64-bit range.
     return min((page - 1) * size, 2**62)
-
-
-def _envelope(request: Request, data: list[dict[str, Any]], total: int, page: int, size: int,
-              extra_query: str = "", *, links: str = "url") -> dict[str, Any]:
-    """The list envelope (G7). `links`: how nextPage/previousPage are written (G8; quirk next-page=FORM)."""
-    page_count = -(-total // size)
-    envelope: dict[str, Any] = {"data": data, "pageNumber": page, "pageSize": size}
-    if links != "missing":
-        path = f"{request.url.path}?pageSize={size}{extra_query}&pageNumber="
-        envelope["nextPage"] = _page_link(request, path, page + 1, links) if page < page_count else None
-        envelope["previousPage"] = _page_link(request, path, page - 1, links) if page > 1 else None
-    envelope["pageCount"] = page_count
-    envelope["totalRecordCount"] = total
-    return envelope
-
-
-def _page_link(request: Request, path: str, page: int, form: str) -> Any:
-    if form == "int":
-        return page
-    if form == "string":
-        return str(page)
-    if form == "object":
-        return {"pageNumber": page}
-    if form == "relative":
-        return f"{path}{page}"
-    return f"{request.url.scheme}://{request.url.netloc}{path}{page}"
 
 
 # ---- small helpers ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ key, so a duplicate under any concurrency is an IntegrityError that becomes a 40
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -116,6 +117,10 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     created_at REAL NOT NULL,
     PRIMARY KEY (user_id, key)
 );
+CREATE TABLE IF NOT EXISTS sandbox_meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
 
 REUSE_DETECTED = "refresh_token_reuse"
@@ -135,6 +140,13 @@ class Store:
         self.db.execute("PRAGMA busy_timeout = 10000")
         self.db.execute("PRAGMA cache_size = -16000")
         self.db.executescript(SCHEMA)
+        # The key that signs page cursors: one per database, so every server on it accepts the others' links.
+        self.db.execute("INSERT OR IGNORE INTO sandbox_meta (key, value) VALUES ('cursor_key', ?)",
+                        (secrets.token_hex(32),))
+        row = self.db.execute("SELECT value FROM sandbox_meta WHERE key = 'cursor_key'").fetchone()
+        self.cursor_key = bytes.fromhex(row[0])
+        self._counts: dict[tuple[object, ...], int] = {}
+        self._count_generation: tuple[int, int] | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -152,6 +164,24 @@ class Store:
         """One write statement in SQLite's own implicit transaction: atomic, and a third of the calls of
         BEGIN/INSERT/COMMIT (a create is one statement; constraint checks happen inside it)."""
         yield self.db
+
+    def count(self, table: str, where: str, args: list[object]) -> int:
+        """`SELECT count(*)` of a list, remembered until the database changes: a list's every page reports
+        its total (G7), and counting 100,000 rows per page would make reading a long list quadratic.
+        The database changed when this connection changed a row (total_changes) or another one committed
+        (PRAGMA data_version), so the count is always that of the current data."""
+        generation = (self.db.total_changes, self.db.execute("PRAGMA data_version").fetchone()[0])
+        if generation != self._count_generation:
+            self._counts.clear()
+            self._count_generation = generation
+        key = (table, where, *args)
+        total = self._counts.get(key)
+        if total is None:
+            if len(self._counts) >= 1024:
+                self._counts.clear()
+            total = self._counts[key] = int(
+                self.db.execute(f"SELECT count(*) FROM {table} WHERE {where}", args).fetchone()[0])
+        return total
 
     def is_empty(self) -> bool:
         return self.db.execute("SELECT 1 FROM agencies LIMIT 1").fetchone() is None
