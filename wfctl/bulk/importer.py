@@ -330,7 +330,7 @@ class Importer:
                 yield row, "invalid", Entry(row.number, "invalid", error=error)
                 continue
             entry = journal.entry(row.number) if journal else None
-            if entry is None:
+            if entry is None or entry.status == UNSENT:
                 yield row, "not sent", None
                 continue
             if entry.status == "sending":  # sent when the run stopped: running it again finds out
@@ -679,13 +679,16 @@ class Importer:
         from wfctl.api.errors import ApiError
         from wfctl.api.redact import redact_text
 
+        sent_before = self.journal is not None and self.journal.was_sending(row)  # by a run this one resumes
         try:
             if existing is not None:
                 self._update(row, body, existing)
             else:
                 self._create(row, parent_id, body)
-        except _Abandon:
-            pass
+        except _Abandon as stop:
+            if not stop.sent and not sent_before and self.journal is not None:
+                with contextlib.suppress(JournalError):  # its intent was written, but it never left
+                    self.journal.record(row, UNSENT)
         except JournalError as exc:
             self._halt(Stopped("journal", str(exc)))
         except ApiError as exc:
@@ -774,10 +777,10 @@ class Importer:
         long while others get through is recorded as failed."""
         from wfctl.api.errors import ApiError, NetworkError
 
-        if self._stop.is_set():
-            raise _Abandon()
-        patience = _unreachable_seconds()
         local = self._local_attempts()
+        if self._stop.is_set():
+            raise _Abandon(sent=getattr(local, "n", 0) > 0)
+        patience = _unreachable_seconds()
         attempt = getattr(local, "n", 0) + 1
         try:
             result = send()
@@ -792,7 +795,7 @@ class Importer:
                 self._note(f"service unreachable ({exc.one_line()}), retrying")
             if now - since > patience:
                 self._halt(Stopped("unreachable", f"the service is unreachable ({exc.one_line()})"))
-                raise _Abandon() from None
+                raise _Abandon(sent=True) from None
             row_since = getattr(local, "since", None) or now
             if now - row_since > patience:
                 local.n, local.since = 0, None
@@ -861,12 +864,21 @@ class Importer:
         self._progress(status)
 
 
+#: A row whose intent was written but that was never sent (the run stopped first).
+UNSENT = "unsent"
+
+
 class _Retry(Exception):
     """Send the same request again (after the shared pause)."""
 
 
 class _Abandon(Exception):
-    """The run is stopping: leave the row as the journal has it (sent or not, the resume finds out)."""
+    """The run is stopping. `sent`: an attempt at the row went out (the resume finds out what it did);
+    otherwise the row was not sent at all by this run."""
+
+    def __init__(self, *, sent: bool) -> None:
+        super().__init__("the run is stopping")
+        self.sent = sent
 
 
 def _unreachable_seconds() -> float:
