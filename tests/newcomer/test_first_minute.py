@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+import uuid
 
 import pytest
 
@@ -42,7 +43,7 @@ def test_login_with_a_base_url_checks_the_store_before_the_user_name(cli) -> Non
 
 @pytest.fixture
 def branch(logged_in) -> str:
-    result = logged_in("branches", "create", "--name", f"Cancel test {id(logged_in)}", "-o", "json")
+    result = logged_in("branches", "create", "--name", f"Cancel test {uuid.uuid4().hex[:8]}", "-o", "json")
     assert result.exit_code == 0, result
     return json.loads(result.stdout)["id"]
 
@@ -72,7 +73,8 @@ def test_answering_yes_deletes(logged_in, branch: str) -> None:
 
 @pytest.fixture
 def three_branches(logged_in) -> list[str]:
-    names = [f"Api page {n} {id(logged_in)}" for n in range(3)]
+    tag = uuid.uuid4().hex[:8]  # unique in the shared sandbox (an object id can come back)
+    names = [f"Api page {n} {tag}" for n in range(3)]
     for name in names:
         assert logged_in("branches", "create", "--name", name).exit_code == 0
     return names
