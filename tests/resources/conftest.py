@@ -10,16 +10,12 @@ from typing import Any
 
 import pytest
 
-from tests.fixtures.sandbox import ADMIN, SandboxServer
+from tests.fixtures.sandbox import ADMIN, SandboxServer, own_sandbox
 
 
 @pytest.fixture(scope="package")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
-    server = SandboxServer(str(tmp_path_factory.mktemp("resources") / "sandbox.db"))
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from own_sandbox(tmp_path_factory, "resources")
 
 
 @pytest.fixture

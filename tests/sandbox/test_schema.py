@@ -19,7 +19,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
+from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token, own_sandbox
 
 MAX_EXAMPLES = int(os.environ.get("WFCTL_FUZZ_EXAMPLES", "25"))  # CI default: well under a minute
 # Every check of schemathesis but the two that judge whether a request should have been accepted:
@@ -36,11 +36,7 @@ EXCLUDED_CHECKS = [schemathesis.checks.positive_data_acceptance, schemathesis.ch
 @pytest.fixture(scope="module")
 def fuzzed_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
     """A sandbox of its own: the fuzzer changes the agency and creates records freely."""
-    server = SandboxServer(str(tmp_path_factory.mktemp("schemathesis") / "fuzz.db"))
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from own_sandbox(tmp_path_factory, "schemathesis")
 
 
 @pytest.fixture(scope="module")

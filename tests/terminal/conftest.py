@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from tests.fixtures.cli import REPO_ROOT
-from tests.fixtures.sandbox import ADMIN, SandboxServer, auth_headers
+from tests.fixtures.sandbox import ADMIN, SandboxServer, auth_headers, own_sandbox
 
 LONG_NAME = "Northwind Staffing Head Office Annexe"  # 37 characters, whole at 80 columns with a 36-char id
 LONG_ADDRESS = ("Unit 17b, The Old Mill Business Park, Canal Side Industrial Estate, "
@@ -26,11 +26,7 @@ LONG_SITE = "Canal Side Cold Store and Dispatch"
 
 @pytest.fixture(scope="package")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
-    server = SandboxServer(str(tmp_path_factory.mktemp("terminal") / "sandbox.db"))
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from own_sandbox(tmp_path_factory, "terminal")
 
 
 @pytest.fixture(scope="package")
