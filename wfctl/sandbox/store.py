@@ -202,6 +202,14 @@ class Store:
         self.db.close()
 
 
+def open_store(database: str | None) -> Store:
+    """The store a `--database` value names: None (in memory), a file path or `sqlite:///path`, or (with the
+    `postgres` extra) `postgresql://user@host:port/db`."""
+    if database and database.startswith("sqlite://"):
+        database = database.removeprefix("sqlite://") or None
+    return Store(database)
+
+
 def count_reuse_detections(db_path: str) -> int:
     """Read the reuse detections of a sandbox from outside it (its own connection, read-only)."""
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10.0)
