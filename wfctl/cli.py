@@ -98,6 +98,10 @@ def root(
     base_url: Annotated[str | None, typer.Option("--base-url", envvar="WFCTL_BASE_URL",
                         help="Service URL, e.g. https://wams.example.com.", rich_help_panel=GLOBAL_PANEL,
                         metavar="<url>", callback=_base_url)] = None,
+    ca_bundle: Annotated[str | None, typer.Option("--ca-bundle", envvar="WFCTL_CA_BUNDLE",
+                         help="PEM file of the CAs to trust for https (a private CA), instead of the "
+                         "operating system's store and certifi.", rich_help_panel=GLOBAL_PANEL,
+                         metavar="<file>")] = None,
     output: Annotated[OutputFormat | None, typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
                       help="Output format: table, wide (a table of every field), json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
                       show_default=False)] = None,
@@ -108,9 +112,11 @@ def root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                        help="Print the version and exit.", rich_help_panel=GLOBAL_PANEL)] = False,
 ) -> None:
+    if ca_bundle and getattr(ctx.get_parameter_source("ca_bundle"), "name", "") == "ENVIRONMENT":
+        ca_bundle = None  # the config layer reads WFCTL_CA_BUNDLE itself, and says it came from there
     ctx.obj = AppContext(GlobalOptions(profile=profile, base_url=base_url,
                                        output=output.value if output else None,
-                                       verbose=verbose, no_color=no_color))
+                                       verbose=verbose, no_color=no_color, ca_bundle=ca_bundle))
 
 
 app.command("login")(login.login)

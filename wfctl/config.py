@@ -38,7 +38,7 @@ class Key:
     """A profile setting: its type, default, environment variable and help line."""
 
     name: str
-    kind: str  # "str", "bool", "float" or one of the choice tuples below
+    kind: str  # "str", "bool", "float" or "path" (a file; `~` expanded, made absolute)
     default: Any
     env: str | None
     help: str
@@ -58,6 +58,8 @@ KEYS: dict[str, Key] = {
             "Allow sending tokens over plain http:// to a non-loopback host"),
         Key("username", "str", None, None, "Username offered by `wfctl login`"),
         Key("timeout", "float", 30.0, "WFCTL_TIMEOUT", "Seconds to wait for one HTTP answer"),
+        Key("ca_bundle", "path", None, "WFCTL_CA_BUNDLE",
+            "PEM file of the CAs to trust for https (a private CA), instead of the OS store and certifi"),
     )
 }
 
@@ -82,6 +84,7 @@ class Settings:
     allow_insecure_http: bool = False
     username: str | None = None
     timeout: float = 30.0
+    ca_bundle: str | None = None
     sources: dict[str, str] = field(default_factory=dict)  # key -> "flag" | "env" | "profile" | "default"
 
     @property
@@ -168,6 +171,8 @@ def load_settings(options: GlobalOptions | None = None, *, profile: str | None =
             flags["base_url"] = options.base_url
         if options.output:
             flags["output"] = options.output
+        if options.ca_bundle:
+            flags["ca_bundle"] = _coerce(KEYS["ca_bundle"], options.ca_bundle, "--ca-bundle")
     name = profile or os.environ.get("WFCTL_PROFILE") or str(doc.get("default_profile") or DEFAULT_PROFILE)
     stored = doc.get("profiles", {}).get(name, {})
     settings = Settings(profile=name, config_path=path)
@@ -197,10 +202,14 @@ def normalize_base_url(url: str) -> str:
 
 
 def parse_value(key: str, text: str) -> Any:
-    """A `config set` value, checked against the key's type."""
+    """A `config set` value, checked against the key's type; a file must be there and readable."""
     if key not in KEYS:
         raise ConfigError(f"unknown setting {key!r}; known: {', '.join(KEYS)}")
-    return _coerce(KEYS[key], text, f"setting {key}")
+    value = _coerce(KEYS[key], text, f"setting {key}")
+    if KEYS[key].kind == "path" and not os.access(value, os.R_OK):
+        problem = "no such file" if not os.path.exists(value) else "not readable"
+        raise ConfigError(f"setting {key}: {value}: {problem}")
+    return value
 
 
 def _coerce(key: Key, value: Any, where: str) -> Any:
@@ -223,6 +232,10 @@ def _coerce(key: Key, value: Any, where: str) -> Any:
         return number
     if not isinstance(value, str):
         raise ConfigError(f"{where}: {key.name} must be a string")
+    if key.kind == "path":
+        if not value.strip():
+            raise ConfigError(f"{where}: {key.name} must name a file")
+        return os.path.abspath(os.path.expanduser(value.strip()))
     if key.choices and value not in key.choices:
         raise ConfigError(f"{where}: {key.name} must be one of {', '.join(key.choices)}, not {value!r}")
     if key.name == "base_url":

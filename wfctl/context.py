@@ -31,6 +31,7 @@ class GlobalOptions:
     output: str | None = None
     verbose: bool = False
     no_color: bool = False
+    ca_bundle: str | None = None
 
 
 def _isatty(stream: Any) -> bool:

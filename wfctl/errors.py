@@ -43,6 +43,7 @@ _EXIT_BY_ERROR: list[tuple[type[api_errors.ApiError], ExitCode]] = [
     (api_errors.ValidationFailed, ExitCode.INVALID),
     (api_errors.NetworkError, ExitCode.NETWORK),
     (api_errors.InsecureTransport, ExitCode.USAGE),
+    (api_errors.CaBundleError, ExitCode.USAGE),  # a setting that cannot be used, like a bad config value
     (api_errors.CredentialStoreError, ExitCode.AUTH),
     (api_errors.ServerError, ExitCode.FAILURE),
 ]
@@ -87,6 +88,9 @@ def _message_for(exc: BaseException) -> str:
             return missing
         text = exc.one_line()
         return text if "wfctl login" in text else f"{text}; run `wfctl login`"
+    if isinstance(exc, api_errors.CertificateError):
+        return (f"{exc.one_line()}; if the service uses a private CA, pass --ca-bundle <file> "
+                "(or set ca_bundle in the profile, or WFCTL_CA_BUNDLE)")
     if isinstance(exc, api_errors.ApiError):
         return exc.one_line()
     if isinstance(exc, KeyboardInterrupt):
@@ -113,6 +117,8 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
             detail = message_for(exc)
             if _missing_profile():
                 title = "unknown profile"
+        elif isinstance(exc, api_errors.CertificateError):
+            detail = message_for(exc)  # with the way out (--ca-bundle)
         elif detail:
             detail = _keep_profile(detail)
         error = {"status": exc.status} if exc.status is not None else {"code": _code(exc)}

@@ -22,6 +22,8 @@ if "httpx" not in sys.modules:
 
 from wfctl.api.errors import (
     ApiError,
+    CaBundleError,
+    CertificateError,
     Conflict,
     CredentialStoreError,
     Forbidden,
@@ -41,6 +43,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApiError",
+    "CaBundleError",
+    "CertificateError",
     "Client",
     "Conflict",
     "CredentialStoreError",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from wfctl.api.errors import (
     ApiError,
+    CertificateError,
     Conflict,
     Forbidden,
     ForeignOrigin,
@@ -34,6 +35,8 @@ from wfctl.api.errors import (
 )
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx
 
     from wfctl.api.lean import LeanSender
@@ -75,7 +78,8 @@ class Client:
     the identity endpoints. Every method raises a subclass of wfctl.api.errors.ApiError on failure.
     Thread-safe: bulk import shares one Client between worker threads.
 
-    Options: `auth`, `timeout` (seconds, default 30), `allow_insecure_http` (G19), `retry`
+    Options: `auth`, `timeout` (seconds, default 30), `allow_insecure_http` (G19), `ca_bundle` (a PEM
+    file: the only CAs trusted for https; default: the OS store and certifi, see wfctl.api.tls), `retry`
     (a RetryPolicy), `log` (a callable receiving each verbose log line, already redacted),
     `transport` (an httpx transport under the retry layer, e.g. httpx.MockTransport for tests),
     `sleep` (the function used to wait between retries), `user_agent`.
@@ -88,6 +92,7 @@ class Client:
         self.auth: httpx.Auth | None = options.pop("auth", None)
         self.allow_insecure_http = bool(options.pop("allow_insecure_http", False))
         self.timeout = float(options.pop("timeout", 30.0) or 30.0)
+        self.ca_bundle: str | None = options.pop("ca_bundle", None)
         self._log: Callable[[str], None] | None = options.pop("log", None)
         self._retry: RetryPolicy | None = options.pop("retry", None)
         self._inner_transport: httpx.BaseTransport | None = options.pop("transport", None)
@@ -97,6 +102,7 @@ class Client:
             raise TypeError(f"unknown Client option(s): {', '.join(sorted(options))}")
         self._insecure = insecure(self.base_url, self.allow_insecure_http)
         self._http: httpx.Client | None = None
+        self._ssl: ssl.SSLContext | None = None
         self._http_lock = threading.Lock()  # bulk workers may make their first request at once
 
     @classmethod
@@ -176,8 +182,7 @@ class Client:
                 raise NetworkError(f"timed out talking to {self.base_url}",
                                    detail=f"{type(exc).__name__} after retries") from None
             except httpx.TransportError as exc:
-                raise NetworkError(f"cannot reach {self.base_url}",
-                                   detail=_transport_reason(exc)) from None
+                raise network_error(self.base_url, exc) from None
             if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
                 url = self._redirect_target(url, response.headers["location"])
                 if response.status_code == 303 or (response.status_code in (301, 302) and method != "GET"):
@@ -267,6 +272,15 @@ class Client:
 
         return LeanSender(self) if LeanSender.usable(self) else None
 
+    def ssl_context(self) -> ssl.SSLContext:
+        """The one SSL context of this client's https connections (the httpx session's and the lean
+        writer's), built on first use (see wfctl.api.tls); CaBundleError when `ca_bundle` is unusable."""
+        if self._ssl is None:
+            from wfctl.api.tls import ssl_context
+
+            self._ssl = ssl_context(self.ca_bundle)
+        return self._ssl
+
     def token_pair(self) -> TokenPair:
         """A currently valid token pair of this client's login, refreshed first if it is about to expire."""
         from wfctl.api.auth import StaticTokenAuth, TokenAuth
@@ -300,7 +314,7 @@ class Client:
 
             flow.close()
             if isinstance(exc, httpx.TransportError):
-                raise NetworkError(f"cannot reach {self.base_url}", detail=_transport_reason(exc)) from None
+                raise network_error(self.base_url, exc) from None
             raise
 
     # -- agency ------------------------------------------------------------------
@@ -542,8 +556,11 @@ class Client:
 
             from wfctl.api.transport import make_transport
 
+            https = not self.base_url.lower().startswith("http://")
             transport = make_transport(inner=self._inner_transport, policy=self._retry, log=self._log,
-                                       sleep=self._sleep, tls=not self.base_url.lower().startswith("http://"))
+                                       sleep=self._sleep, tls=https,
+                                       verify=self.ssl_context() if https and self._inner_transport is None
+                                       else None)
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
@@ -710,6 +727,28 @@ def _request_key(url: httpx.URL) -> str:
     items = sorted(url.params.multi_items())
     address = str(url).split("?", 1)[0].split("#", 1)[0]
     return address + "?" + "&".join(f"{k}={v}" for k, v in items)
+
+
+def network_error(base_url: str, exc: Exception) -> NetworkError:
+    """The error for a request that got no answer: CertificateError when the service's certificate is
+    not trusted (the way out is a CA setting, not the network), else NetworkError."""
+    if _certificate_failure(exc):
+        return CertificateError(f"the TLS certificate of {base_url} is not trusted",
+                                detail=_transport_reason(exc))
+    return NetworkError(f"cannot reach {base_url}", detail=_transport_reason(exc))
+
+
+def _certificate_failure(exc: BaseException) -> bool:
+    import ssl
+
+    seen: BaseException | None = exc
+    for _ in range(10):  # the ssl error sits a few causes down (httpx <- httpcore <- ssl)
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return "CERTIFICATE_VERIFY_FAILED" in str(exc)
 
 
 def _transport_reason(exc: Exception) -> str:

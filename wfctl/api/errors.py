@@ -69,6 +69,14 @@ class NetworkError(ApiError):
     """Connection failure or timeout after retries; status is None."""
 
 
+class CertificateError(NetworkError):
+    """The service's TLS certificate could not be verified against the trusted CAs (see wfctl.api.tls)."""
+
+
+class CaBundleError(ApiError):
+    """Refused before sending: the configured CA bundle cannot be used (missing, unreadable, not PEM)."""
+
+
 class InsecureTransport(ApiError):
     """Refused before sending: a token would travel over plain http to a non-loopback host (G19)."""
 

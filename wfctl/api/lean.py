@@ -36,7 +36,6 @@ class LeanSender:
         self._local = threading.local()
         self._pair: Any = None
         self._token_lock = threading.Lock()
-        self._ssl: Any = None
         from wfctl.api import client as client_module
 
         self._user_agent = client_module._user_agent()
@@ -61,8 +60,6 @@ class LeanSender:
         return f"/api/{plural}"
 
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
-        from wfctl.api.errors import NetworkError
-
         payload = json.dumps(body).encode()
         self._local.replayed = False
         for attempt in (1, 2):
@@ -82,8 +79,9 @@ class LeanSender:
                 if attempt == 1 and (method == "PUT" or isinstance(exc, ConnectionRefusedError)):
                     time.sleep(0.05)
                     continue
-                raise NetworkError(f"cannot reach {self.api.base_url}",
-                                   detail=f"{type(exc).__name__}: {exc}") from None
+                from wfctl.api.client import network_error
+
+                raise network_error(self.api.base_url, exc) from None
             if response.will_close:
                 self._drop_connection()
             status = response.status
@@ -116,12 +114,9 @@ class LeanSender:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             timeout = float(getattr(self.api, "timeout", 30.0))
-            if self._https:
-                import ssl
-
-                if self._ssl is None:
-                    self._ssl = ssl.create_default_context()
-                conn = http.client.HTTPSConnection(self._host, self._port, timeout=timeout, context=self._ssl)
+            if self._https:  # the Client's own SSL context: the same CAs as every other request
+                conn = http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
+                                                   context=self.api.ssl_context())
             else:
                 conn = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
             self._local.conn = conn

@@ -38,7 +38,7 @@ def client_for_settings(settings: Settings, verbose: bool = False, **options: ob
         auth = StaticTokenAuth(token.strip(), base_url)
     else:
         auth = TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)
-    return Client(base_url, auth=auth, timeout=settings.timeout,
+    return Client(base_url, auth=auth, timeout=settings.timeout, ca_bundle=settings.ca_bundle,
                   allow_insecure_http=settings.allow_insecure_http,
                   log=verbose_logger() if verbose else None, **options)
 
@@ -48,7 +48,7 @@ def anonymous_client(settings: Settings, base_url: str, verbose: bool = False) -
     from wfctl.api.client import Client
 
     return Client(base_url, timeout=settings.timeout, allow_insecure_http=settings.allow_insecure_http,
-                  log=verbose_logger() if verbose else None)
+                  ca_bundle=settings.ca_bundle, log=verbose_logger() if verbose else None)
 
 
 def require_base_url(settings: Settings) -> str:

@@ -174,12 +174,20 @@ def _request_body(request: httpx.Request) -> bytes:
 
 def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPolicy | None = None,
                    log: Callable[[str], None] | None = None, sleep: Callable[[float], None] | None = None,
-                   tls: bool = True, **transport_options: Any) -> RetryTransport:
-    """The retrying transport. `tls=False` for a Client whose origin is http://: it never leaves that
-    origin (every URL, redirect and nextPage is checked), so its pool never starts TLS and loading the
-    CA bundle (20-40 ms) is skipped; the context given instead has no CA at all, so a TLS connection
+                   tls: bool = True, verify: ssl.SSLContext | None = None,
+                   **transport_options: Any) -> RetryTransport:
+    """The retrying transport. With `tls`, https connections use `verify`, or else the default trust of
+    wfctl.api.tls (the OS store and certifi). `tls=False` for a Client whose origin is http://: it never
+    leaves that origin (every URL, redirect and nextPage is checked), so its pool never starts TLS and
+    loading CAs (20-40 ms) is skipped; the context given instead has no CA at all, so a TLS connection
     through it would fail verification rather than go unchecked."""
-    if inner is None and not tls:
+    if inner is None and tls:
+        if verify is None:
+            from wfctl.api.tls import ssl_context
+
+            verify = ssl_context()
+        transport_options["verify"] = verify
+    elif inner is None:
         transport_options.setdefault("verify", ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT))
     base = inner if inner is not None else httpx.HTTPTransport(**transport_options)
     return RetryTransport(base, policy=policy, log=log, sleep=sleep or time.sleep)

@@ -175,20 +175,44 @@ def _check_tls_and_proxy(settings: Settings) -> list[Check]:
                       "`@` as %40 and `:` as %3A")
     else:
         proxy = Check("proxy", PASS, ", ".join(proxies) if proxies else "none (direct connection)")
+    return [proxy, _check_tls(settings)]
+
+
+def _check_tls(settings: Settings) -> Check:
+    """Which CAs https connections trust (wfctl.api.tls decides; this says which and checks it)."""
+    bundle = settings.ca_bundle
+    if bundle:
+        from wfctl.api.errors import CaBundleError
+        from wfctl.api.tls import ssl_context
+
+        source = settings.source("ca_bundle")
+        try:
+            count = ssl_context(bundle).cert_store_stats().get("x509_ca", 0)
+        except CaBundleError as exc:
+            return Check("TLS", FAIL, f"{exc.title} (ca_bundle from {source})",
+                         "point ca_bundle at a PEM file of your CA's certificates: --ca-bundle <file>, "
+                         "WFCTL_CA_BUNDLE, or `wfctl config set ca_bundle <file>`")
+        return Check("TLS", PASS, f"trusting only the CAs in ca_bundle {bundle} (from {source}): "
+                     f"{count} CA certificate{'s' if count != 1 else ''}")
     ca_file, ca_dir, requests_bundle = (os.environ.get(n) for n in
                                         ("SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE"))
     if ca_file and not os.path.isfile(ca_file):
-        tls = Check("TLS", FAIL, f"SSL_CERT_FILE={ca_file} does not exist", "point SSL_CERT_FILE at a PEM file")
-    elif ca_dir and not os.path.isdir(ca_dir):
-        tls = Check("TLS", FAIL, f"SSL_CERT_DIR={ca_dir} is not a directory", "point SSL_CERT_DIR at a directory")
-    elif ca_file or ca_dir:
-        tls = Check("TLS", PASS, f"trusting {'SSL_CERT_FILE=' + ca_file if ca_file else 'SSL_CERT_DIR=' + str(ca_dir)}")
-    elif requests_bundle:
-        tls = Check("TLS", WARN, f"REQUESTS_CA_BUNDLE={requests_bundle} is set, but wfctl (httpx) ignores it",
-                    f"export SSL_CERT_FILE={requests_bundle}")
-    else:
-        tls = Check("TLS", PASS, "trusting the certifi CA bundle (set SSL_CERT_FILE for a private CA)")
-    return [proxy, tls]
+        return Check("TLS", FAIL, f"SSL_CERT_FILE={ca_file} does not exist", "point SSL_CERT_FILE at a PEM file")
+    if ca_dir and not os.path.isdir(ca_dir):
+        return Check("TLS", FAIL, f"SSL_CERT_DIR={ca_dir} is not a directory", "point SSL_CERT_DIR at a directory")
+    if ca_file or ca_dir:
+        return Check("TLS", PASS, f"trusting {'SSL_CERT_FILE=' + ca_file if ca_file else 'SSL_CERT_DIR=' + str(ca_dir)}")
+    if requests_bundle:
+        return Check("TLS", WARN, f"REQUESTS_CA_BUNDLE={requests_bundle} is set, but wfctl ignores it",
+                     f"pass --ca-bundle {requests_bundle}, or set WFCTL_CA_BUNDLE or the profile's ca_bundle")
+    from wfctl.api.tls import os_store_available
+
+    if not os_store_available():
+        return Check("TLS", WARN, "trusting the certifi CA bundle only: the truststore package is missing, "
+                     "so the operating system's certificate store is not used",
+                     "pip install truststore, or set ca_bundle for a private CA")
+    return Check("TLS", PASS, "trusting the operating system's certificate store and the certifi bundle "
+                 "(set ca_bundle for a private CA)")
 
 
 def _check_keyring(settings: Settings) -> Check:
@@ -256,9 +280,20 @@ def _check_service(settings: Settings, timeout: float) -> list[Check]:
     import httpx
 
     url = settings.base_url.rstrip("/") + PROBE_PATH
+    options: dict[str, Any] = {}
+    if url.lower().startswith("https://"):  # the CAs every other command trusts
+        from wfctl.api.errors import CaBundleError
+        from wfctl.api.tls import ssl_context
+
+        try:
+            options["verify"] = ssl_context(settings.ca_bundle)
+        except CaBundleError:
+            return [Check("service", FAIL, "not checked: the CA bundle cannot be used (see the TLS check)",
+                          "fix ca_bundle (see the TLS check)"),
+                    Check("clock", WARN, "not checked: the service was not asked")]
     started = time.monotonic()
     try:
-        client = httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False)
+        client = httpx.Client(timeout=timeout, trust_env=True, follow_redirects=False, **options)
     except Exception as exc:  # a proxy setting httpx cannot use; its text may hold a piece of a password
         fix = ("a socks proxy needs the socksio package: `pip install 'httpx[socks]'`"
                if isinstance(exc, ImportError) else "fix the proxy settings (see the proxy check)")
@@ -269,7 +304,8 @@ def _check_service(settings: Settings, timeout: float) -> list[Check]:
         with client:
             response = client.get(url, headers={"Accept": "application/json"})
     except httpx.ConnectError as exc:
-        fix = ("check SSL_CERT_FILE (a private CA?) and the proxy settings" if "CERTIFICATE" in str(exc).upper()
+        fix = ("a private CA? pass --ca-bundle <file> with its certificate (or set ca_bundle in the profile, "
+               "or WFCTL_CA_BUNDLE); also check the proxy settings" if "CERTIFICATE" in str(exc).upper()
                else "check the URL, your network, and HTTPS_PROXY/NO_PROXY")
         return [Check("service", FAIL, f"cannot connect to {url}: {_reason(exc)}", fix),
                 Check("clock", WARN, "not checked: the service did not answer")]

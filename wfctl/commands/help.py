@@ -48,9 +48,10 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
                        "Default: ~/.local/state."),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "Proxy to send requests through, e.g. http://proxy:3128."),
     ("NO_PROXY", "Hosts to reach directly, e.g. localhost,127.0.0.1,.internal.example.com."),
-    ("SSL_CERT_FILE", "PEM file of the CAs to trust (a private CA), instead of the certifi bundle. "
-                      "REQUESTS_CA_BUNDLE is not read: set SSL_CERT_FILE to the same file."),
-    ("SSL_CERT_DIR", "Directory of CA certificates to trust, instead of the certifi bundle."),
+    ("SSL_CERT_FILE", "PEM file of the CAs to trust, instead of the operating system's store and certifi "
+                      "(WFCTL_CA_BUNDLE wins over it). REQUESTS_CA_BUNDLE is not read."),
+    ("SSL_CERT_DIR", "Directory of CA certificates to trust, instead of the operating system's store and "
+                     "certifi."),
     ("PYTHON_KEYRING_BACKEND", "Keyring backend to use, e.g. keyring.backends.SecretService.Keyring."),
 )
 

@@ -20,14 +20,16 @@ from wfctl.sandbox.app import DEFAULT_MAX_BODY, create_app
 from wfctl.sandbox.quirks import Quirks
 
 
-def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning") -> uvicorn.Config:
-    """The uvicorn settings of the sandbox: fastest available loop and parser, no access log."""
+def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning",
+                   tls_cert: str | None = None, tls_key: str | None = None) -> uvicorn.Config:
+    """The uvicorn settings of the sandbox: fastest available loop and parser, no access log; https when
+    given a certificate chain and its key (PEM files)."""
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
     http = "httptools" if importlib.util.find_spec("httptools") else "h11"
     return uvicorn.Config(app, host=host, port=port, loop=loop, http=http, lifespan="off",
                           access_log=False, proxy_headers=False, server_header=False, log_level=log_level,
                           timeout_graceful_shutdown=3,
-                          backlog=2048)
+                          backlog=2048, ssl_certfile=tls_cert, ssl_keyfile=tls_key)
 
 
 def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
@@ -55,6 +57,8 @@ def serve(
     sock: socket.socket | None = None,
     ready: Callable[[], None] | None = None,
     log_requests: Callable[[str], None] | None = None,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
 ) -> None:
     """Run the sandbox in the foreground until Ctrl-C or SIGTERM; `ready` is called once it can answer.
 
@@ -70,7 +74,7 @@ def serve(
         app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms,
                          max_body=max_body, quirks=quirks)
         served = RequestLog(app, log_requests) if log_requests is not None else app
-        server = uvicorn.Server(uvicorn_config(served, host=host, port=port))
+        server = uvicorn.Server(uvicorn_config(served, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
         if ready is not None:
             _notify_when_started(server, ready)
         server.run(sockets=[sock])

@@ -113,6 +113,7 @@ def login(
         "username": user,
         "credential_store": store_kind if explicit_store or store_kind != "keyring" else None,
         "login_username_field": username_field,
+        "ca_bundle": settings.ca_bundle if settings.source("ca_bundle") == "flag" else None,
     })
     io.note(f"Logged in to {url} as {user} (profile {settings.profile!r}); tokens kept in {store.describe()}.")
 
