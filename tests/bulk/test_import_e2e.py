@@ -172,3 +172,48 @@ def test_roundtrip_1000_sites_field_for_field(logged_in: Any, tmp_path: Path) ->
                              {"skill": "Picker|Packer", "hourlyRate": 12.5}]
     assert full["departments"][1] == {"name": "Night: Shift", "contactPerson": "Bo", "email": ""}
     assert full["phone"] == "+44 1482 000001"
+
+
+def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any, tmp_path: Path) -> None:
+    """A plan's creates (the fast check's and the model's), updates and invalid rows, in file order; each
+    line is the JSON encoder's text of its row object, under -o json and -o jsonl alike."""
+    cli = logged_in
+    cid = new_client(cli)
+    header = "Name;Address;Phone;AssessmentRequired;Rates;BannedWorkers\r\n"
+    seed = tmp_path / "seed.csv"
+    seed.write_text(header + "Old A;1 Road;;TRUE;A=1;W-1\r\nOld B;2 Road;;;;\r\n", encoding="utf-8-sig", newline="")
+    assert cli("sites", "import", str(seed), "--client", cid).exit_code == 0
+    path = tmp_path / "plan.csv"
+    path.write_text(header + "Old A;1 New Road;;TRUE;A=1;W-1\r\n"  # update
+                    + 'New "C";"3; Road";\'+44 1;yes;A=1.5|B=12;W-2| W-3\r\n'  # create, fast check
+                    + "Old B;2 Road;;;;\r\n"  # unchanged
+                    + "Sep\x1c;;;no;[];\r\n"  # create, the model's (str.strip would take \x1c off)
+                    + "new \"c\";;;;;\r\n"  # the same name as row 2: invalid
+                    + "Bad;;;maybe;;\r\n",  # invalid
+                    encoding="utf-8-sig", newline="")
+    args = ["sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update", "--skip-invalid"]
+    r = cli(*args, "-o", "json")
+    assert r.exit_code == 0, r
+    document = json.loads(r.stdout.splitlines()[0])
+    rows = document["rows"]
+    assert [(row["row"], row["action"]) for row in rows] == [(1, "update"), (2, "create"), (4, "create")]
+    assert rows[1] == {"row": 2, "action": "create", "status": "created", "id": None, "name": 'New "C"', "changes": {
+        "name": {"old": None, "new": 'New "C"'}, "address": {"old": None, "new": "3; Road"},
+        "phone": {"old": None, "new": "+44 1"}, "assessmentRequired": {"old": None, "new": True},
+        "rates": {"old": None, "new": [{"skill": "A", "hourlyRate": 1.5}, {"skill": "B", "hourlyRate": 12}]},
+        "bannedWorkers": {"old": None, "new": ["W-2", "W-3"]}}}
+    assert rows[2]["name"] == "Sep\x1c" and rows[2]["changes"]["rates"] == {"old": None, "new": []}
+    encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+    assert r.stdout.startswith('{"rows": [' + ",".join(encoder.encode(row) for row in rows) + '], "summary": ')
+    assert (document["summary"]["created"], document["summary"]["updated"], document["summary"]["unchanged"],
+            document["summary"]["invalid"]) == (2, 1, 1, 2)
+    r = cli(*args, "-o", "jsonl")
+    assert r.stdout.splitlines()[:3] == [encoder.encode(row) for row in rows], r
+    r = cli(*args, "--report", str(tmp_path / "r.csv"))
+    assert r.stdout.startswith("row 1  update  Old A  (")
+    assert "row 2  create  New \"C\"\n  address: 3; Road\n  phone: +44 1\n  assessmentRequired: true\n" \
+           "  rates: skill=A, hourlyRate=1.5|skill=B, hourlyRate=12\n  bannedWorkers: W-2|W-3\nrow 4  create  " in r.stdout
+    with open(tmp_path / "r.csv", encoding="utf-8-sig", newline="") as f:  # as the input: `;`
+        statuses = [row["status"] for row in csv.DictReader(f, delimiter=";")]
+    assert statuses == ["update", "create", "unchanged", "create", "invalid", "invalid"]
+    assert site_names(cli, cid) == ["Old A", "Old B"]  # a plan sends nothing

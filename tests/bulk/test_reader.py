@@ -172,3 +172,22 @@ def test_a_bare_carriage_return_is_a_line_error(tmp_path: Path) -> None:
     path.write_bytes(b"name,address\nA,x\nB,one\rtwo\n")
     with CsvInput(str(path)) as source, pytest.raises(CliError, match=r"cr.csv: line 3: a line break \(CR\)"):
         list(source.rows())
+
+
+def test_not_utf8_after_a_record_of_several_lines_names_its_own_line(tmp_path: Path) -> None:
+    path = tmp_path / "late.csv"
+    path.write_bytes(b'\xef\xbb\xbfname;address\r\n"A";"one\r\ntwo"\r\nB;caf\xe9\r\n')
+    with CsvInput(str(path)) as source, pytest.raises(CliError) as info:
+        list(source.rows())
+    assert "late.csv: line 4 is not UTF-8: byte 0xe9 at position 6 (it looks like Windows-1252" in info.value.message
+
+
+def test_records_are_the_rows_by_position(tmp_path: Path) -> None:
+    path = tmp_path / "r.csv"
+    path.write_text('name,address,\nA,"1\n2",\n,,\nB\nC,3,,\nD,4,x\n', encoding="utf-8")
+    with CsvInput(str(path)) as source:
+        records = list(source.records())
+        assert [(r.number, r.line, list(r.cells.values()), r.extra) for r in source.rows()] == \
+            [(n, line, cells, extra) for n, line, cells, extra in records] == \
+            [(1, 2, ["A", "1\n2"], 0), (2, 5, ["B", ""], 0), (3, 6, ["C", "3"], 0), (4, 7, ["D", "4"], 1)]
+        assert source.blank_rows == 1

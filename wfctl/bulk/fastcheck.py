@@ -8,13 +8,21 @@ within the rate rule) and returns
 the same body `model_validate(data).body()` returns, keys in the same order; anything else
 (an invalid value, an unusual type, an unknown field) returns None, and the caller asks the models,
 which also word the problems. tests/bulk/test_fastcheck.py holds the two paths to the same answers.
+
+`RowCheck` does the same for a CSV row's cells, by column position, giving what `decode_cell` and then
+`create_body` give (and, for a plan, each field's value as JSON text). A file repeats its list cells (the
+same rates and departments on every site of a client): each distinct one is decoded and checked once.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Collection
+from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 from wfctl.api.records import EMAIL as _EMAIL
+from wfctl.bulk import csvformat
 
 _TEXT = 200
 _ADDRESS = 500
@@ -151,3 +159,120 @@ def _workers(value: Any) -> list[str]:
 
 
 _CHECKS = (_name, _short, _long, _mail, _bool, _rates, _departments, _workers, _id)
+
+
+#: The distinct list and boolean cells each column remembers (their checked value and its JSON text).
+MEMO_CELLS = 1024
+_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode  # as the plan writes values
+_BOOL_TEXT = {True: "true", False: "false"}
+_OMITTED = object()  # an empty boolean cell: the field is left out
+# How RowCheck takes a cell: text (with its length bounds), text that is an e-mail address, a cell it
+# remembers (booleans, rates, departments), banned workers, the parent id (not a cell).
+_TEXT_CELL, _MAIL_CELL, _MEMO_CELL, _WORKERS_CELL, _PARENT = range(5)
+_BOUNDS = {_NAME: (1, _TEXT), _SHORT: (0, _TEXT), _LONG: (0, _ADDRESS), _MAIL: (0, _TEXT)}
+
+
+class RowCheck:
+    """The fast check of one file's rows: `check(cells, parent_id)` is the body `create_body` gives for the
+    row's decoded cells (with `parent_id` in it where the kind's body holds its parent), or None when it
+    defers; `values_json` (when asked for) is then each body value's JSON text, in the body's order, but
+    the parent's."""
+
+    def __init__(self, kind: str, header: list[str], skip: Collection[str | None], parent_column: str | None, *,
+                 with_json: bool = False) -> None:
+        self.with_json = with_json
+        self.values_json: list[str] = []
+        position = {column: i for i, column in enumerate(header) if column not in skip}
+        fields = dict(_FIELDS[kind])
+        # Every column read must be a field of the body (the importer refuses unknown columns first);
+        # otherwise create_body would defer every row, and so does this.
+        self._usable = set(position) <= set(fields) and all(
+            name in position or name == parent_column for name in _REQUIRED[kind])
+        # (field, cell position, how, check, low, high) in the body's order
+        self._plan: list[tuple[str, int, int, int, int, int]] = []
+        for name, check in _FIELDS[kind]:
+            low, high = _BOUNDS.get(check, (0, 0))
+            if name == parent_column:
+                self._plan.append((name, -1, _PARENT, check, low, high))
+            elif name in position:
+                how = (_TEXT_CELL if check in _BOUNDS and check != _MAIL else _MAIL_CELL if check == _MAIL
+                       else _WORKERS_CELL if check == _WORKERS else _MEMO_CELL)
+                self._plan.append((name, position[name], how, check, low, high))
+        self._memo: dict[int, dict[str, tuple[Any, str]]] = {i: {} for _, i, how, *_ in self._plan
+                                                             if how == _MEMO_CELL}
+
+    def check(self, cells: list[str], parent_id: str | None) -> dict[str, Any] | None:
+        if not self._usable:
+            return None
+        body: dict[str, Any] = {}
+        texts: list[str] = []
+        with_json = self.with_json
+        value: Any
+        for name, position, how, check, low, high in self._plan:
+            if how <= _MAIL_CELL:  # as _text, inline: most cells are text
+                text = cells[position]
+                if text[:1] == "'":
+                    text = csvformat.strip_neutraliser(text)
+                value = text.strip()
+                if len(value) != len(text) and not _PYTHON_ONLY_SPACE.isdisjoint(text):
+                    return None
+                if not low <= len(value) <= high or (how == _MAIL_CELL and value and not _EMAIL.match(value)):
+                    return None
+                if with_json:
+                    texts.append(_json_string(value))
+            elif how == _MEMO_CELL:
+                text = cells[position]
+                known = self._memo[position].get(text)
+                if known is None:
+                    try:
+                        known = self._decode(name, check, text)
+                    except _Unsure:
+                        return None
+                    if len(self._memo[position]) < MEMO_CELLS:
+                        self._memo[position][text] = known
+                value = known[0]
+                if value is _OMITTED:
+                    continue
+                if with_json:
+                    texts.append(known[1])
+            elif how == _WORKERS_CELL:
+                text = cells[position]
+                if "\\" in text or "[" in text or text[:1] == "'" or not _PYTHON_ONLY_SPACE.isdisjoint(text):
+                    try:
+                        value, json_text = self._decode(name, check, text)
+                    except _Unsure:
+                        return None
+                else:  # as decode_banned_workers and _workers take such a cell, inline: one a row
+                    value = [part.strip() for part in text.split("|")] if text else []
+                    if value and (min(map(len, value)) < 1 or max(map(len, value)) > _TEXT
+                                  or len(set(value)) != len(value)):
+                        return None
+                    json_text = "[" + ", ".join(map(_json_string, value)) + "]" if with_json else ""
+                if with_json:
+                    texts.append(json_text)
+            else:  # the parent: not one of the plan's changes, no JSON text
+                try:
+                    value = _id(parent_id)
+                except _Unsure:
+                    return None
+            body[name] = value
+        self.values_json = texts
+        return body
+
+    def _decode(self, name: str, check: int, text: str) -> tuple[Any, str]:
+        """A list or boolean cell as decode_cell and the field's check take it, with its JSON text;
+        raises _Unsure."""
+        try:
+            decoded = csvformat.decode_cell(name, text)
+        except csvformat.CellError:
+            raise _Unsure from None
+        if decoded is None:
+            return _OMITTED, ""
+        value: Any = _CHECKS[check](decoded)
+        if not self.with_json:
+            return value, ""
+        if check == _WORKERS:
+            return value, "[" + ", ".join(map(_json_string, value)) + "]"
+        if check == _BOOL:
+            return value, _BOOL_TEXT[value]
+        return value, _json(value)

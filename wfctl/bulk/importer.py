@@ -18,9 +18,11 @@ service stays unreachable, or on Ctrl-C (`Stopped`); running the same command ag
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import marshal
 import os
+import struct
 import tempfile
 import threading
 import time
@@ -31,10 +33,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
-from wfctl.bulk import csvformat
-from wfctl.bulk.fastcheck import create_body
+from wfctl.bulk import csvformat, plan
+from wfctl.bulk.fastcheck import RowCheck, create_body
 from wfctl.bulk.journal import Entry, Journal, JournalError
 from wfctl.bulk.kinds import KINDS, Kind
+from wfctl.bulk.plan import Created
 from wfctl.bulk.reader import CsvInput, Row
 
 MAX_LISTED_PROBLEMS = 50
@@ -43,6 +46,7 @@ MAX_LISTED_COLUMNS = 10
 _DECODED_COLUMNS = csvformat.LIST_COLUMNS | csvformat.BOOL_COLUMNS
 MAX_ATTEMPTS = 6
 BITMAP_BYTES = 1 << 20
+_SIZES = struct.Struct("<II")  # a plan's spooled row: the sizes of its head and of its body, then both
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
 DRY_STATUSES = {"created": "create", "updated": "update"}
 #: How long the service may stay unreachable before the run stops (rows are retried meanwhile);
@@ -165,6 +169,8 @@ class Importer:
         self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
         self._invalid_rows: set[int] = set()
         self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
+        self._creates = bytearray()  # row -> 1: valid, and its parent has no record of its name
+        self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
         self._backoff = Backoff()
         self._lock = threading.Lock()
@@ -299,7 +305,7 @@ class Importer:
             pairs = {name: (pair[0], pair[1]) for name, pair in entry.changes.items()}
             yield row, status, entry.id, entry.error, compact(kind, pairs)
 
-    def changes(self) -> Iterator[Entry]:
+    def changes(self) -> Iterator[Entry | Created]:
         """The journal's entries in row order (each row's latest outcome, with its changes)."""
         if self.journal is None:
             return iter(())
@@ -307,19 +313,28 @@ class Importer:
             return self._planned_entries()
         return self.journal.iter_entries()
 
-    def _planned_entries(self) -> Iterator[Entry]:
-        """A plan's entries, its creates' fields taken from the spool (they are not written to the
-        plan's journal: half the cost of planning a large file)."""
-        spooled = self._checked_rows()
-        body_row, body = 0, dict[str, Any]()
-        parent_column = self.kind.parent_id_column
+    def _planned_entries(self) -> Iterator[Entry | Created]:
+        """A plan's entries in row order: its creates from the spool (they are not journaled: most of the
+        cost of planning a large file), the rows that exist from the journal."""
         assert self.journal is not None
-        for entry in self.journal.iter_entries():
-            if entry.status == "created" and not entry.changes:
-                while body_row < entry.row:
-                    body_row, _, body = next(spooled)
-                entry.changes = {k: [None, v] for k, v in body.items() if k != parent_column}
-            yield entry
+        logged = self.journal.iter_entries()
+        following = next(logged, None)
+        creates, invalid = self._creates, self._invalid_rows
+        for (number, _, name, fields_json), body in self._spooled():
+            if not creates[number] or number in invalid:  # not a create (see _planned)
+                continue
+            while following is not None and following.row < number:
+                yield following
+                following = next(logged, None)
+            yield Created(number, name, fields_json, functools.partial(self._given, body))
+        while following is not None:
+            yield following
+            following = next(logged, None)
+
+    def _given(self, body: bytes) -> dict[str, list[Any]]:
+        """A create's changes: each field of its body but the parent, as [old, new]."""
+        parent_column = self.kind.parent_id_column
+        return {k: [None, v] for k, v in marshal.loads(body).items() if k != parent_column}
 
     def _row_outcomes(self) -> Iterator[tuple[Row, str, Entry | None]]:
         journal = self.journal
@@ -330,6 +345,8 @@ class Importer:
                 yield row, "invalid", Entry(row.number, "invalid", error=error)
                 continue
             entry = journal.entry(row.number) if journal else None
+            if entry is None and self._planned(row.number):
+                entry = Entry(row.number, "created")
             if entry is None or entry.status == UNSENT:
                 yield row, "not sent", None
                 continue
@@ -368,10 +385,15 @@ class Importer:
             return None
         if self.options.parent_id:
             return "id:" + self.options.parent_id
-        pid = csvformat.strip_neutraliser(row.cells.get(kind.parent_id_column or "", "")).strip()
+        return self._parent_ref_of(row.cells.get(kind.parent_id_column or "", ""),
+                                   row.cells.get(kind.parent_name_column or "", ""))
+
+    @staticmethod
+    def _parent_ref_of(id_cell: str, name_cell: str) -> str | None:
+        pid = csvformat.strip_neutraliser(id_cell).strip()
         if pid:
             return "id:" + pid
-        pname = csvformat.strip_neutraliser(row.cells.get(kind.parent_name_column or "", "")).strip()
+        pname = csvformat.strip_neutraliser(name_cell).strip()
         if pname:
             return "name:" + natural_key(pname)
         return None
@@ -466,32 +488,94 @@ class Importer:
         # duplicate, or one of ~1% false alarms at 100,000 rows), which the digests then decide.
         seen = bytearray(BITMAP_BYTES)
         candidates: set[int] = set()
-        digests = array("Q")  # row number -> name digest; 0: an invalid row
-        rows = 0
+        digests = array("Q", [0])  # row number -> name digest; 0: an invalid row (rows count from 1)
+        creates = self._creates = bytearray(1)
         self._spool = tempfile.TemporaryFile(prefix="wfctl-rows-")  # noqa: SIM115 - read by run()
-        spool = self._spool
-        for row in self.source.rows():
-            rows += 1
-            if len(digests) <= row.number:
-                digests.extend([0] * (row.number + 1 - len(digests)))
-            problems, parent, body = self._check(row)
-            if problems:
-                self._invalid(row, problems)
-                continue
-            # The checked body, so the send pass does not decode and validate every row again.
-            record = marshal.dumps((row.number, parent, body))
-            spool.write(len(record).to_bytes(4, "little") + record)
-            key = self._name_digest(row, parent)
-            digests[row.number] = key
+        spooled: list[bytes] = []  # written a few hundred rows at a time
+        header = self.source.header
+        existing = self._existing
+        fast = self._row_check()
+        dry_run = self.options.dry_run
+        parent_column = self.kind.parent_id_column
+        templates: dict[tuple[str, ...], str] = {}
+        has_parent = bool(self.kind.parent)
+        one_parent = not has_parent or bool(self.options.parent_id)  # the same for every row
+        every_parent = self._parent_of([]) if one_parent else None
+        for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
+            body = None
+            parent = every_parent if one_parent else self._parent_of(cells)
+            if fast is not None and not extra and (parent is not None or not has_parent):
+                body = fast.check(cells, parent)
+            fields_json = ""  # a plan's create: the JSON text of its changes
+            if body is None:
+                row = Row(number, line, dict(zip(header, cells, strict=True)), extra)
+                problems, parent, body = self._check(row)
+                if problems:
+                    self._invalid(row, problems)
+                    digests.append(0)
+                    creates.append(0)
+                    continue
+                key = self._name_digest(row, parent)
+                name = natural_key(body.get("name"))
+            else:  # the name is the cell's, neutraliser and spaces taken off: the key is the same
+                name = natural_key(body["name"])
+                key = _digest(f"{parent}\x00{name}")
+                if dry_run:
+                    fields = tuple(body)
+                    template = templates.get(fields)
+                    if template is None:
+                        template = templates[fields] = plan.fields_template(f for f in fields if f != parent_column)
+                    fields_json = template % tuple(fast.values_json)  # type: ignore[union-attr]
+            # The checked body, so the send pass does not decode and validate every row again; a plan's
+            # before it, apart, what its create is written from.
+            if dry_run:
+                head = marshal.dumps((number, parent, str(body.get("name", "")), fields_json))
+                rest = marshal.dumps(body)
+                spooled.append(_SIZES.pack(len(head), len(rest)) + head + rest)
+            else:
+                record = marshal.dumps((number, parent, body))
+                spooled.append(len(record).to_bytes(4, "little") + record)
+            if len(spooled) >= 256:
+                self._spool.write(b"".join(spooled))
+                spooled.clear()
+            creates.append((parent, name) not in existing)
+            digests.append(key)
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):
                 candidates.add(key)
             else:
                 seen[bit >> 3] |= 1 << (bit & 7)
-        self.summary.rows = rows
+        self._spool.write(b"".join(spooled))
+        self.summary.rows = len(digests) - 1
         del seen
         if candidates:
             self._check_duplicates(candidates, digests)
+
+    def _row_check(self) -> RowCheck | None:
+        """The fast check of this file's rows, or None where every row needs `_check` (on-existing fail
+        asks about each row's name and its journal; a parent that is not there makes every row invalid)."""
+        kind = self.kind
+        if self.options.on_existing == "fail":
+            return None
+        if self.options.parent_id and self._parents.get("id:" + self.options.parent_id) is None:
+            return None
+        parent_column = kind.parent_id_column if kind.parent_in_body else None
+        return RowCheck(self.options.kind, self.source.header, self._skip_columns, parent_column,
+                        with_json=self.options.dry_run)
+
+    def _parent_of(self, cells: list[str]) -> str | None:
+        """The id of the row's parent (None: the kind has none, or it is not known: `_check` says why)."""
+        if not self.kind.parent:
+            return None
+        if self.options.parent_id:
+            return self._parents.get("id:" + self.options.parent_id)
+        ref = self._parent_ref_of(self._cell(cells, self.kind.parent_id_column),
+                                  self._cell(cells, self.kind.parent_name_column))
+        return self._parents.get(ref) if ref else None
+
+    def _cell(self, cells: list[str], column: str | None) -> str:
+        i = self._positions.get(column or "")
+        return "" if i is None else cells[i]
 
     def _check_duplicates(self, candidates: set[int], digests: array[int]) -> None:
         first: dict[int, int] = {}
@@ -624,20 +708,21 @@ class Importer:
         workers = [threading.Thread(target=work, name=f"wfctl-import-{i}", daemon=True) for i in range(limit)]
         for worker in workers:
             worker.start()
+        dry_run = self.options.dry_run
+        creates = self._creates
         try:
-            for number, parent_id, body in self._checked_rows():
+            if dry_run:
+                self._plan_creates()
+            for number, parent_id, body in self._checked_rows() if self._others() else ():
                 if stop.is_set():
                     break
-                if number in self._invalid_rows or journal.done(number):
+                if number in self._invalid_rows or journal.done(number) or (dry_run and creates[number]):
                     continue
                 existing = self._existing.get((parent_id, natural_key(body.get("name"))))
                 if existing is not None and journal.was_sending(number) and not self._sent_update(number):
                     existing = None  # created by the run that was stopped: ours, or not made; the create says
                 if existing is not None and self.options.on_existing != "update":
                     self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
-                    continue
-                if existing is None and self.options.dry_run:
-                    self._create(number, parent_id, body)  # planned here: no request, no thread hand-off
                     continue
                 tasks.put((number, parent_id, body, existing))
         except BaseException:
@@ -663,16 +748,55 @@ class Importer:
             if interrupted is not None:
                 raise interrupted
 
+    def _plan_creates(self) -> None:
+        """A plan's creates: counted, never journaled (their fields are read back from the spool)."""
+        creates, invalid, progress = self._creates, self._invalid_rows, self._progress
+        planned = 0
+        for number in range(1, len(creates)):
+            if creates[number] and number not in invalid:
+                planned += 1
+                progress("created")
+        with self._lock:
+            self.summary.counts["created"] += planned
+
+    def _planned(self, row: int) -> bool:
+        """Whether a plan creates `row` (it has no journal entry)."""
+        return (self.options.dry_run and row < len(self._creates) and self._creates[row] == 1
+                and row not in self._invalid_rows)
+
+    def _others(self) -> bool:
+        """Whether the send pass has rows to look at: a run's every row, a plan's those that exist."""
+        if not self.options.dry_run:
+            return True
+        creates, invalid = self._creates, self._invalid_rows
+        return any(not creates[number] and number not in invalid for number in range(1, len(creates)))
+
     def _checked_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
         """(row, parent id, body) of every row that passed the checks, from the spool (marshal: several
         times faster than JSON both ways, and the spool never outlives the process that wrote it)."""
+        if self.options.dry_run:
+            for (number, parent, _, _), body in self._spooled():
+                yield number, parent, marshal.loads(body)
+            return
+        read = self._rewound()
+        while size := read(4):
+            yield marshal.loads(read(int.from_bytes(size, "little")))
+
+    def _spooled(self) -> Iterator[tuple[tuple[int, str | None, str, str], bytes]]:
+        """A plan's checked rows: each one's (row, parent id, name, JSON text of its changes), and its body
+        still marshalled (a plan's create reads it only for text output)."""
+        read = self._rewound()
+        while sizes := read(_SIZES.size):
+            head, rest = _SIZES.unpack(sizes)
+            yield marshal.loads(read(head)), read(rest)
+
+    def _rewound(self) -> Callable[[int], bytes]:
+        """The spool's read, from its start."""
         spool = self._spool
         assert spool is not None
         spool.flush()
         spool.seek(0)
-        read = spool.read
-        while size := read(4):
-            yield marshal.loads(read(int.from_bytes(size, "little")))
+        return spool.read
 
     def _send_row(self, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:
@@ -706,9 +830,6 @@ class Importer:
         from wfctl.api.errors import Conflict
 
         name = str(body.get("name", ""))
-        if self.options.dry_run:
-            self._finish(row, "created", "", name=name)  # its fields are read back from the spool
-            return
         given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
         resent = self.journal is not None and self.journal.was_sending(row)
         self._intend(row)

@@ -14,7 +14,8 @@ Text (a terminal or a pipe), one block per changing row, values shortened on a t
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 from wfctl.bulk.journal import Entry
@@ -28,7 +29,32 @@ ACTIONS = {"created": "create", "updated": "update", "undone": "undo", "deleted"
 SHORTEN = 60
 
 
-def row_object(entry: Entry) -> dict[str, Any]:
+class Created:
+    """A plan's create, put together from its checked row: its JSON line from `fields_json`, the JSON text
+    of its changes (`"name": {"old": null, "new": "North"}, ...`, made when the row was checked; empty:
+    encode them), and its changes themselves read only when asked for (text output)."""
+
+    status = "created"
+    id = ""
+    error = ""
+
+    def __init__(self, row: int, name: str, fields_json: str, changes: Callable[[], dict[str, list[Any]]]) -> None:
+        self.row = row
+        self.name = name
+        self.fields_json = fields_json
+        self._changes = changes
+
+    @property
+    def changes(self) -> dict[str, list[Any]]:
+        return self._changes()
+
+
+def fields_template(names: Iterable[str]) -> str:
+    """The JSON text of a create's changes of these fields, `%s` for each new value's JSON text."""
+    return ", ".join(f'{_json_string(name).replace("%", "%%")}: {{"old": null, "new": %s}}' for name in names)
+
+
+def row_object(entry: Entry | Created) -> dict[str, Any]:
     obj: dict[str, Any] = {"row": entry.row, "action": ACTIONS.get(entry.status, entry.status),
                            "status": entry.status, "id": entry.id or None, "name": entry.name,
                            "changes": as_json(_pairs(entry))}
@@ -37,7 +63,7 @@ def row_object(entry: Entry) -> dict[str, Any]:
     return obj
 
 
-def text_block(kind: str, entry: Entry, *, shorten: bool) -> str:
+def text_block(kind: str, entry: Entry | Created, *, shorten: bool) -> str:
     """The row's heading line and one indented line per change."""
     from wfctl.safetext import one_line
 
@@ -56,7 +82,7 @@ def text_block(kind: str, entry: Entry, *, shorten: bool) -> str:
     return head + "\n" + "".join(f"  {line}\n" for line in body)
 
 
-def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary: dict[str, Any] | None,
+def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry | Created], summary: dict[str, Any] | None,
           *, terminal: bool) -> int:
     """Write each entry in `fmt` (json: with `summary`); returns how many rows were written."""
     count = 0
@@ -65,8 +91,8 @@ def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary
         sep = ",\n" if terminal else ","
         write_out('{"rows": [')
         for entry in entries:
-            text = _encode(row_object(entry)) if indent is None else json.dumps(row_object(entry), indent=indent,
-                                                                                ensure_ascii=False)
+            text = row_json(entry) if indent is None else json.dumps(row_object(entry), indent=indent,
+                                                                        ensure_ascii=False)
             write_out((sep if count else ("\n" if terminal else "")) + text)
             count += 1
         write_out(("\n" if terminal and count else "") + '], "summary": '
@@ -74,19 +100,27 @@ def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry], summary
         return count
     for entry in entries:
         if fmt == "jsonl":
-            write_out(_encode(row_object(entry)) + "\n")
+            write_out(row_json(entry) + "\n")
         else:
             write_out(text_block(kind, entry, shorten=terminal))
         count += 1
     return count
 
 
-def changing(entries: Iterable[Entry]) -> Iterator[Entry]:
+def changing(entries: Iterable[Entry | Created]) -> Iterator[Entry | Created]:
     """The entries that change something (unchanged and skipped rows are only counted)."""
     return (e for e in entries if e.status in ACTIONS or e.error)
 
 
-def _pairs(entry: Entry) -> dict[str, tuple[Any, Any]]:
+def row_json(entry: Entry | Created) -> str:
+    """`row_object(entry)` as JSON text, the same characters `_encode` gives."""
+    if type(entry) is Created and entry.fields_json:
+        return (f'{{"row": {entry.row}, "action": "create", "status": "created", "id": null, '
+                f'"name": {_json_string(entry.name)}, "changes": {{{entry.fields_json}}}}}')
+    return _encode(row_object(entry))
+
+
+def _pairs(entry: Entry | Created) -> dict[str, tuple[Any, Any]]:
     return {name: (pair[0], pair[1]) for name, pair in entry.changes.items()}
 
 

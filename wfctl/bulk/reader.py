@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
+import itertools
 import os
 import shutil
 import sys
@@ -90,31 +91,45 @@ class CsvInput:
     def rows(self) -> Iterator[Row]:
         """Every data row, streamed. Rows whose cells are all empty are skipped and counted in
         `blank_rows`; empty cells past the header's columns are dropped, others count in `Row.extra`."""
-        lines = _LineCounter(self._text_lines())
-        reader = csv.reader(lines, delimiter=self.delimiter)
+        header = self.header
+        for number, line, cells, extra in self.records():
+            yield Row(number, line, dict(zip(header, cells, strict=True)), extra)
+
+    def records(self) -> Iterator[tuple[int, int, list[str], int]]:
+        """The rows of `rows()` as (number, line, cells, extra), `cells` in the header's order and as many:
+        for a pass that reads cells by column position and makes no dict of a row it does not need."""
         header = self.header
         width = len(header)
         number = blank = 0
         start = 1
-        try:
-            next(reader, None)  # the header, read by _read_header
-            start = lines.count + 1
-            for cells in reader:
-                line, start = start, lines.count + 1
-                if len(cells) == width and any(cells):
+        with open(self.path, "rb") as f:
+            first = f.readline()
+            if first.startswith(BOM):
+                first = first[len(BOM):]
+            # each line decoded by map(), in C: no Python frame a line; csv counts the lines it takes
+            lines = itertools.chain(map(bytes.decode, (first,)), map(bytes.decode, f))
+            reader = csv.reader(lines, delimiter=self.delimiter)
+            try:
+                next(reader, None)  # the header, read by _read_header
+                start = reader.line_num + 1
+                for cells in reader:
+                    line, start = start, reader.line_num + 1
+                    if len(cells) == width and any(cells):
+                        number += 1
+                        yield number, line, cells, 0
+                        continue
+                    if not any(cells):
+                        blank += 1
+                        continue
+                    while len(cells) > width and cells[-1] == "":
+                        cells.pop()  # a spreadsheet's trailing empty column, or stray delimiters
                     number += 1
-                    yield Row(number, line, dict(zip(header, cells, strict=True)))
-                    continue
-                if not any(cells):
-                    blank += 1
-                    continue
-                while len(cells) > width and cells[-1] == "":
-                    cells.pop()  # a spreadsheet's trailing empty column, or stray delimiters
-                number += 1
-                yield Row(number, line, {name: (cells[i] if i < len(cells) else "") for i, name in enumerate(header)},
-                          max(0, len(cells) - width))
-        except csv.Error as exc:
-            raise _csv_error(self.display, start, exc) from None
+                    extra = max(0, len(cells) - width)
+                    yield number, line, [*cells[:width], *[""] * (width - len(cells))], extra
+            except csv.Error as exc:
+                raise _csv_error(self.display, start, exc) from None
+            except UnicodeDecodeError as exc:
+                raise self._not_utf8(reader.line_num + 1, exc) from None
         self.blank_rows = blank
 
     # -- private -----------------------------------------------------------------------------
@@ -127,17 +142,20 @@ class CsvInput:
                 try:
                     yield raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
-                    bad = raw[exc.start:exc.start + 1].hex()
-                    guess = ""
-                    try:
-                        raw.decode("cp1252")
-                        guess = " (it looks like Windows-1252/Latin-1 text)"
-                    except UnicodeDecodeError:
-                        pass
-                    raise CliError(
-                        f"{self.display}: line {number} is not UTF-8: byte 0x{bad} at position {exc.start + 1}"
-                        f"{guess}; save the file as UTF-8 (CSV UTF-8 in a spreadsheet) and run again"
-                    ) from None
+                    raise self._not_utf8(number, exc) from None
+
+    def _not_utf8(self, number: int, exc: UnicodeDecodeError) -> CliError:
+        """The error for line `number` (its bytes in `exc.object`, without a BOM) that is not UTF-8."""
+        raw = bytes(exc.object)
+        bad = raw[exc.start:exc.start + 1].hex()
+        guess = ""
+        try:
+            raw.decode("cp1252")
+            guess = " (it looks like Windows-1252/Latin-1 text)"
+        except UnicodeDecodeError:
+            pass
+        return CliError(f"{self.display}: line {number} is not UTF-8: byte 0x{bad} at position {exc.start + 1}"
+                        f"{guess}; save the file as UTF-8 (CSV UTF-8 in a spreadsheet) and run again")
 
     def _first_line(self) -> str:
         for line in self._text_lines():
@@ -192,23 +210,6 @@ def _csv_error(display: str, line: int, exc: csv.Error) -> CliError:
     else:
         cause = text
     return CliError(f"{display}: line {line}: {cause}")
-
-
-class _LineCounter:
-    """An iterator of lines that counts them (csv.reader's line_num counts records' lines too,
-    but only after a record is complete; this gives the physical line where each record starts)."""
-
-    def __init__(self, lines: Iterator[str]) -> None:
-        self._lines = lines
-        self.count = 0
-
-    def __iter__(self) -> _LineCounter:
-        return self
-
-    def __next__(self) -> str:
-        line = next(self._lines)
-        self.count += 1
-        return line
 
 
 def _sha256(path: str) -> str:
