@@ -14,6 +14,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -84,14 +85,16 @@ def compile_bytecode() -> None:
 class Service:
     """`wfctl sandbox serve` on a copy of a seeded DB, with `sites` extra sites per listed client."""
 
-    def __init__(self, clients_with_sites: dict[str, int], python: str | None = None, latency_ms: int = 0) -> None:
+    def __init__(self, clients_with_sites: dict[str, int], python: str | None = None, latency_ms: int = 0,
+                 database: str | None = None, workers: int = 1) -> None:
         """`python`: the interpreter of an installed wfctl (the sandbox and the measured commands then run
-        from that installation, not from this checkout); `latency_ms`: `sandbox serve --latency`."""
+        from that installation, not from this checkout); `latency_ms`: `sandbox serve --latency`;
+        `database`: a postgresql:// URL (default: a new SQLite file); `workers`: `sandbox serve --workers`."""
         if python is None:
             compile_bytecode()
         self.python = python or PY
         self.tmp = tempfile.TemporaryDirectory(prefix="wfctl-bench-")
-        self.db = str(Path(self.tmp.name) / "bench.db")
+        self.db = database or str(Path(self.tmp.name) / "bench.db")
         child_env = self._base_env()
         # schema and seed, in a child: this process stays small (its children are measured)
         subprocess.run([self.python, "-c", "import sys; from wfctl.sandbox.app import create_app; "
@@ -101,7 +104,7 @@ class Service:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen([self.python, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
-                                      "--db", self.db, "--latency", str(latency_ms)],
+                                      "--database", self.db, "--latency", str(latency_ms), "--workers", str(workers)],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env,
                                      cwd=self.tmp.name)
         try:
@@ -125,24 +128,34 @@ class Service:
                 time.sleep(0.2)
 
     def _fill(self, wanted: dict[str, int]) -> dict[str, str]:
-        db = sqlite3.connect(self.db)
-        agency_id, branch_id = db.execute(
-            "SELECT b.agency_id, b.id FROM branches b JOIN agencies a ON a.id = b.agency_id "
-            "WHERE a.name = 'Northwind Staffing' ORDER BY b.created_on LIMIT 1").fetchone()
+        postgres = self.db.startswith("postgresql://")
+        if postgres:
+            import psycopg
+
+            db: Any = psycopg.connect(self.db)
+            mark = "%s"
+        else:
+            db = sqlite3.connect(self.db)
+            mark = "?"
+        cursor = db.cursor()
+        cursor.execute("SELECT b.agency_id, b.id FROM branches b JOIN agencies a ON a.id = b.agency_id "
+                       "WHERE a.name = 'Northwind Staffing' ORDER BY b.created_on LIMIT 1")
+        agency_id, branch_id = cursor.fetchone()
         ids = {}
         for label, count in wanted.items():
             client_id = str(uuid.uuid4())
-            db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, billing_address,"
-                       " created_on) VALUES (?, ?, ?, ?, ?, '', '', '', '2026-01-01T00:00:00Z')",
-                       (client_id, agency_id, branch_id, f"Bench {label}", f"bench {label}"))
+            cursor.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, "
+                           f"billing_address, created_on) VALUES ({mark}, {mark}, {mark}, {mark}, {mark}, '', '', '', "
+                           "'2026-01-01T00:00:00Z')", (client_id, agency_id, branch_id, f"Bench {label}",
+                                                       f"bench {label}"))
             rates = json.dumps([{"skill": "picker", "hourlyRate": 11.5}])
-            db.executemany(
+            cursor.executemany(
                 "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email,"
-                " assessment_required, rates, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                ((str(uuid.uuid4()), agency_id, branch_id, client_id, f"Site {i:06d}", f"site {i:06d}",
+                f" assessment_required, rates, created_on) VALUES ({', '.join([mark] * 12)})",
+                [(str(uuid.uuid4()), agency_id, branch_id, client_id, f"Site {i:06d}", f"site {i:06d}",
                   f"{i} Industrial Estate, Hull HU{i % 10} 1AA", "+44 1482 000000", f"site{i}@example.com",
                   i % 2, rates, f"2026-01-01T{(i // 3600) % 24:02d}:{(i // 60) % 60:02d}:{i % 60:02d}Z")
-                 for i in range(count)))
+                 for i in range(count)])
             ids[label] = client_id
         db.commit()
         db.close()

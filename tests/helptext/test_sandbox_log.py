@@ -36,7 +36,7 @@ def test_log_requests_prints_one_line_a_request(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=15)
     assert re.fullmatch(r"GET /api/branches\?page=2 401 \d+ ms", lines[0]), lines
-    assert re.fullmatch(r"POST /identity/login 4\d\d \d+ ms", lines[1]), lines
+    assert re.fullmatch(r"POST /identity/login 401 \d+ ms login failed: admin@northwind\.test", lines[1]), lines
 
 
 def test_a_line_shows_control_characters_escaped(tmp_path: Path) -> None:

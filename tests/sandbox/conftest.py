@@ -1,14 +1,55 @@
-"""Clients of the shared session sandbox, one per seeded login (logging in once per session)."""
+"""The sandbox suite runs on both backends: `backend` is sqlite or postgresql (a database of the session's
+throw-away cluster), and `sandbox` / `sandbox_factory` here start servers on it. Clients of the shared
+session sandbox, one per seeded login (logging in once per session)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 
-from tests.fixtures.sandbox import ADMIN, MANAGER, OTHER_ADMIN, STAFF, SandboxServer
+from tests.fixtures.sandbox import (
+    ADMIN,
+    MANAGER,
+    OTHER_ADMIN,
+    SHARED_LOGIN_FAILURE_LIMIT,
+    STAFF,
+    SandboxServer,
+    server_factory,
+)
 from tests.sandbox.helpers import all_pages, api_client
+
+
+@pytest.fixture(scope="session", params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture(scope="session")
+def new_database(backend: str, request: pytest.FixtureRequest,
+                 tmp_path_factory: pytest.TempPathFactory) -> Callable[[], str]:
+    """A new empty database of the backend under test (a SQLite file, or a PostgreSQL database URL)."""
+    if backend == "postgresql":
+        return request.getfixturevalue("postgres").new_database  # type: ignore[no-any-return]
+    directory = tmp_path_factory.mktemp("sqlite")
+    count = itertools.count()
+    return lambda: str(directory / f"sandbox-{next(count)}.db")
+
+
+@pytest.fixture(scope="session")
+def sandbox(new_database: Callable[[], str]) -> Iterator[SandboxServer]:
+    server = SandboxServer(new_database(), login_failure_limit=SHARED_LOGIN_FAILURE_LIMIT)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def sandbox_factory(new_database: Callable[[], str]) -> Iterator[Callable[..., SandboxServer]]:
+    yield from server_factory(new_database)
 
 
 @pytest.fixture(scope="session")

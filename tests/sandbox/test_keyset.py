@@ -21,6 +21,7 @@ from __future__ import annotations
 import base64
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -29,7 +30,7 @@ import pytest
 
 from tests.sandbox.helpers import assert_problem, create_branch, create_client, create_site
 from wfctl.sandbox.app import SEEK_SPAN_PAGES
-from wfctl.sandbox.store import Store
+from wfctl.sandbox.store import open_store
 
 ENVELOPE = ("pageNumber", "pageSize", "pageCount", "totalRecordCount")
 
@@ -181,9 +182,9 @@ def test_a_malformed_or_forged_cursor_is_a_400(admin: httpx.Client, how: str) ->
     assert_problem(admin.get(path, params=params), 400, "cursor")
 
 
-def test_counts_follow_writes_and_other_connections(tmp_path: Any) -> None:
-    db = str(tmp_path / "counts.db")
-    one, other = Store(db), Store(db)
+def test_counts_follow_writes_and_other_connections(new_database: Callable[[], str]) -> None:
+    db = new_database()
+    one, other = open_store(db), open_store(db)
     try:
         assert one.cursor_key == other.cursor_key  # one key per database: every server takes the others' links
         where = "name = ?"

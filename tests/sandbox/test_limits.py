@@ -60,15 +60,21 @@ def test_no_limit_with_max_body_none(sandbox_factory: Callable[..., SandboxServe
     assert_problem(answer, 400, "address")  # read and validated, not refused for its size
 
 
-def test_serve_warns_when_the_address_is_not_loopback(cli: Cli) -> None:
-    # 192.0.2.1 (TEST-NET-1) is assigned to no host: the warning comes before the bind, which then fails,
-    # so nothing ever listens beyond loopback.
+def test_serve_refuses_plain_http_off_loopback(cli: Cli) -> None:
+    # 192.0.2.1 (TEST-NET-1) is assigned to no host: nothing could listen there anyway; the refusal comes first.
     result = cli("sandbox", "serve", "--host", "192.0.2.1", "--port", "0")
     assert result.exit_code == 2
+    assert result.stderr == ("error: --host 192.0.2.1 is not a loopback address: serve over TLS (--tls-cert <file> "
+                             "--tls-key <file>) or, knowingly, with --insecure-http\n")
+
+
+def test_insecure_http_off_loopback_warns_on_every_start(cli: Cli) -> None:
+    result = cli("sandbox", "serve", "--host", "192.0.2.1", "--port", "0", "--insecure-http")
+    assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
-    assert lines[0] == ("warning: 192.0.2.1 is not a loopback address: the sandbox will be reachable from other "
-                        "machines, with public logins and passwords over plain HTTP")
-    assert lines[1].startswith("error: cannot listen on 192.0.2.1:0")
+    assert lines[0] == ("warning: serving plain http on 192.0.2.1, which is not a loopback address: anyone on the "
+                        "network can read the tokens and passwords sent to it (--tls-cert/--tls-key serve https)")
+    assert lines[1].startswith("error: cannot listen on 192.0.2.1:0")  # the bind then fails: no such address here
     assert len(lines) == 2
 
 

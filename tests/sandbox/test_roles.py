@@ -18,7 +18,8 @@ ROLES = ["admin", "manager", "staff"]
 
 
 @pytest.fixture
-def as_role(request: pytest.FixtureRequest) -> httpx.Client:
+def as_role(request: pytest.FixtureRequest, backend: str) -> httpx.Client:
+    # `backend` named here: the role's client is then looked up on the backend this test runs on.
     return request.getfixturevalue(request.param)  # type: ignore[no-any-return]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import Any
 
@@ -19,7 +19,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 
-from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token, own_sandbox
+from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
 
 MAX_EXAMPLES = int(os.environ.get("WFCTL_FUZZ_EXAMPLES", "25"))  # CI default: well under a minute
 # Every check of schemathesis but the two that judge whether a request should have been accepted:
@@ -34,9 +34,13 @@ EXCLUDED_CHECKS = [schemathesis.checks.positive_data_acceptance, schemathesis.ch
 
 
 @pytest.fixture(scope="module")
-def fuzzed_sandbox(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SandboxServer]:
-    """A sandbox of its own: the fuzzer changes the agency and creates records freely."""
-    yield from own_sandbox(tmp_path_factory, "schemathesis")
+def fuzzed_sandbox(new_database: Callable[[], str]) -> Iterator[SandboxServer]:
+    """A sandbox of its own (on each backend): the fuzzer changes the agency and creates records freely."""
+    server = SandboxServer(new_database())
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 
 import httpx
 
 from tests.fixtures.sandbox import ADMIN, STAFF, SandboxServer, login_token
 from tests.sandbox.helpers import assert_problem
+from wfctl.sandbox.store import open_store
 
 
 def _refresh(server: SandboxServer, pair: dict[str, str]) -> httpx.Response:
@@ -88,13 +88,15 @@ def test_refresh_body_rules(sandbox: SandboxServer) -> None:
 
 def test_tokens_and_passwords_are_stored_only_as_hashes(sandbox: SandboxServer) -> None:
     pair = login_token(sandbox, *ADMIN)
-    db = sqlite3.connect(f"file:{sandbox.db_path}?mode=ro", uri=True)
+    store = open_store(sandbox.db_path)
     try:
-        dump = "\n".join(db.iterdump())
-        families = db.execute("SELECT created_at, expires_at FROM token_families").fetchall()
-        hashes = [row[0] for row in db.execute("SELECT password_hash FROM users")]
+        tables = ("agencies", "users", "token_families", "refresh_tokens", "access_tokens", "security_events",
+                  "idempotency_keys", "sandbox_meta")
+        dump = "\n".join(repr(store.db.execute(f"SELECT * FROM {table}").fetchall()) for table in tables)
+        families = store.db.execute("SELECT created_at, expires_at FROM token_families").fetchall()
+        hashes = [row[0] for row in store.db.execute("SELECT password_hash FROM users").fetchall()]
     finally:
-        db.close()
+        store.close()
     assert pair["refreshToken"] not in dump and pair["accessToken"] not in dump
     assert "sandbox-admin" not in dump
     assert hashes and all(h.startswith("scrypt$") for h in hashes)

@@ -1,4 +1,5 @@
-"""wfctl sandbox serve: the local reference service (FastAPI + SQLite), for trying wfctl and for tests.
+"""wfctl sandbox serve: the local reference service (FastAPI + SQLite or PostgreSQL), for trying wfctl, for
+tests, and as a team's shared staging service.
 
 FastAPI and uvicorn come with the optional extra `wfctl[sandbox]`; they are imported only inside
 `serve`, so the rest of the CLI never loads them.
@@ -19,8 +20,9 @@ from wfctl.sandbox.quirks import QUIRKS, parse_quirks
 HELP = """Run the local reference service (the sandbox).
 
 The sandbox implements the service's whole contract (tokens that rotate, roles, tenancy, pagination,
-problem details, rate limits) on SQLite, seeded with two agencies and four logins. It is how to try
-wfctl without an account, and what the tests talk to. Needs the extra: pip install 'wfctl[sandbox]'.
+problem details, rate limits) on SQLite or PostgreSQL, seeded with two agencies and four logins. It is
+how to try wfctl without an account, what the tests talk to, and a team's shared staging service.
+Needs the extra: pip install 'wfctl[sandbox]' (with PostgreSQL: 'wfctl[sandbox,postgres]').
 
 Examples:
   $ wfctl sandbox serve
@@ -38,10 +40,22 @@ QUIRK_HELP = ("Play a deployment that does what the contract only tolerates (rep
 
 @app.command("serve")
 def serve(
-    host: Annotated[str, typer.Option("--host", help="Address to listen on.", metavar="<host>")] = "127.0.0.1",
+    host: Annotated[str, typer.Option("--host", help="Address to listen on (off loopback: TLS or --insecure-http, "
+                                      "and no published passwords).", metavar="<host>")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="Port to listen on.", metavar="<port>")] = 8765,
-    db: Annotated[str | None, typer.Option("--db", help="SQLite file that keeps the data across restarts "
-                                              "(default: in memory).", metavar="<file>")] = None,
+    database: Annotated[str | None, typer.Option("--database", help="Where the data lives: a SQLite file "
+                                                  "(a path or sqlite:///<file>) or postgresql://<user>@<host>:"
+                                                  "<port>/<db> (default: in memory).", metavar="<url>")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="SQLite file that keeps the data across restarts (the "
+                                              "same as --database <file>).", metavar="<file>")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Server processes on the port (more than one "
+                                         "needs a PostgreSQL --database).", metavar="<n>")] = 1,
+    tls_cert: Annotated[str | None, typer.Option("--tls-cert", help="Serve https with this certificate chain "
+                                                  "(PEM; with --tls-key).", metavar="<file>")] = None,
+    tls_key: Annotated[str | None, typer.Option("--tls-key", help="The private key of --tls-cert (PEM).",
+                                                 metavar="<file>")] = None,
+    insecure_http: Annotated[bool, typer.Option("--insecure-http", help="Serve plain http off loopback (anyone "
+                                                "on the network can read the tokens).")] = False,
     seed: Annotated[bool, typer.Option("--seed/--no-seed", help="Fill an empty database with sample branches, "
                                        "clients and sites (the agencies and logins are always created).")] = True,
     access_ttl: Annotated[int, typer.Option("--access-ttl", min=1, help="Access token lifetime in seconds.",
@@ -55,19 +69,25 @@ def serve(
     quirk: Annotated[list[str] | None, typer.Option("--quirk", help=QUIRK_HELP, metavar="<name[=value]>",
                                                     rich_help_panel="Quirks")] = None,
     log_requests: Annotated[bool, typer.Option("--log-requests", help="Print one line per request on stderr: "
-                                               "method, path, status and milliseconds.")] = False,
+                                               "method, path, status, milliseconds and user.")] = False,
 ) -> None:
     """Serve the sandbox on http://<host>:<port> until Ctrl-C.
 
-    The seeded logins and the URL are printed on stderr once it answers. Data lives in memory unless
-    --db names a file; --access-ttl, --rate-limit and --latency play a harder service for tests and
-    benchmarks. Request bodies above --max-body are answered 413. Each --quirk plays one tolerance of
-    the contract (a PUT that clears, an ignored filter, a lost create answer, other page links or
-    error bodies), to rehearse a script against an odd deployment.
+    The logins and the URL are printed on stderr once it answers. Data lives in memory unless --database
+    (or --db) names a SQLite file or a PostgreSQL database; with PostgreSQL, --workers runs several server
+    processes, for a team's shared staging sandbox (docs/sandbox.md). Off loopback the sandbox serves
+    only over TLS (--tls-cert/--tls-key, or --insecure-http on purpose), a new database's logins get
+    random passwords (shown once), and the published ones are refused. --access-ttl, --rate-limit and
+    --latency play a harder service for tests and benchmarks. Request bodies above --max-body are
+    answered 413. Each --quirk plays one tolerance of the contract (a PUT that clears, an ignored filter,
+    a lost create answer, other page links or error bodies), to rehearse a script against an odd
+    deployment.
 
     Examples:
         $ wfctl sandbox serve
         $ wfctl sandbox serve --db sandbox.db --port 9000
+        $ wfctl sandbox serve --database postgresql://wfctl@db.internal:5432/staging --workers 2 \\
+            --host 0.0.0.0 --tls-cert staging.pem --tls-key staging-key.pem
         $ wfctl sandbox serve --access-ttl 5 --rate-limit 50 --latency 20
         $ wfctl sandbox serve --quirk put-clears --quirk drop-create-answer --quirk errors=html
         $ wfctl sandbox serve --log-requests
@@ -76,45 +96,95 @@ def serve(
         quirks = parse_quirks(quirk or [])
     except ValueError as exc:
         raise CliError(f"--quirk: {exc}") from None
+    if db is not None and database is not None:
+        raise CliError("--db and --database name the same thing: give one")
+    option = "--db" if db is not None else "--database"
+    database = database if database is not None else db
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
         raise CliError(INSTALL_HINT)
-    import sqlite3
+    is_postgres = bool(database) and database.startswith(("postgresql://", "postgres://"))  # type: ignore[union-attr]
+    if workers > 1 and not is_postgres:
+        raise CliError("--workers needs a PostgreSQL --database: SQLite has one writer at a time, so one process "
+                       "serves it fastest (see docs/sandbox.md)")
+    if (tls_cert is None) != (tls_key is None):
+        raise CliError("--tls-cert and --tls-key go together: the certificate chain and its private key")
+    exposed = not _is_loopback(host)
+    if exposed and tls_cert is None and not insecure_http:
+        raise CliError(f"--host {host} is not a loopback address: serve over TLS (--tls-cert <file> --tls-key "
+                       "<file>) or, knowingly, with --insecure-http")
+    if tls_cert is not None and tls_key is not None:
+        _check_tls(tls_cert, tls_key)
 
     from wfctl.sandbox.seed import LOGINS
     from wfctl.sandbox.server import bind
     from wfctl.sandbox.server import serve as run
+    from wfctl.sandbox.store import StoreError, describe
 
-    if not _is_loopback(host):
-        typer.echo(f"warning: {host} is not a loopback address: the sandbox will be reachable from other machines, "
-                   "with public logins and passwords over plain HTTP", err=True)
+    if exposed and tls_cert is None:
+        typer.echo(f"warning: serving plain http on {host}, which is not a loopback address: anyone on the "
+                   "network can read the tokens and passwords sent to it (--tls-cert/--tls-key serve https)",
+                   err=True)
     try:
         sock = bind(host, port)
     except OSError as exc:
         raise CliError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     port = sock.getsockname()[1]
-    url = f"http://{host}:{port}"
+    url = f"{'https' if tls_cert else 'http'}://{host}:{port}"
 
-    def banner() -> None:
+    def banner(new_passwords: dict[str, str]) -> None:
         typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
-        typer.echo(f"data: {db or 'in memory (lost at exit; --db FILE keeps it)'}", err=True)
+        where = describe(database) if database else "in memory (lost at exit; --database keeps it)"
+        typer.echo(f"data: {where}" + (f", {workers} workers" if workers > 1 else ""), err=True)
         if quirks.names():
             typer.echo(f"quirks: {', '.join(quirks.names())} (not the contract's decisions: see docs/sandbox.md)",
                        err=True)
-        typer.echo("logins (username / password):", err=True)
-        for username, password, role, agency in LOGINS:
-            typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
-        typer.echo(f"log in with: wfctl login --base-url {url} --username admin@northwind.test", err=True)
+        if new_passwords:
+            typer.echo("logins created with random passwords (shown this once; change them with "
+                       "wfctl sandbox users passwd):", err=True)
+            for username, _, role, agency in LOGINS:
+                typer.echo(f"  {username:<24} {new_passwords[username]:<18} {role:<8} {agency}", err=True)
+        elif exposed:
+            typer.echo("logins: the sample logins' published passwords are refused off loopback; manage accounts "
+                       "with wfctl sandbox users", err=True)
+        else:
+            typer.echo("logins (username / password):", err=True)
+            for username, password, role, agency in LOGINS:
+                typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
+        hint = f"log in with: wfctl login --base-url {url} --username admin@northwind.test"
+        typer.echo(hint + (" [--ca-bundle <your CA file>]" if tls_cert else ""), err=True)
         typer.echo("press Ctrl-C to stop", err=True)
 
     # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            run(host=host, port=port, db_path=db, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit,
-                latency_ms=latency, max_body=max_body or None, quirks=quirks, sock=sock, ready=banner,
-                log_requests=_log_line if log_requests else None)
-    except sqlite3.DatabaseError as exc:
-        raise CliError(f"--db {db}: cannot use it as the sandbox's database: {exc}") from None
+            run(host=host, port=port, database=database, workers=workers, sock=sock, ready=banner,
+                log_requests=_log_line if log_requests else None, tls_cert=tls_cert, tls_key=tls_key,
+                seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency,
+                max_body=max_body or None, quirks=quirks, exposed=exposed)
+    except StoreError as exc:
+        raise CliError(f"{option} {exc}") from None
+    except RuntimeError as exc:
+        raise CliError(str(exc)) from None
     typer.echo("sandbox stopped", err=True)
+
+
+def _check_tls(cert: str, key: str) -> None:
+    """A certificate and key uvicorn can serve with, or a one-line error before anything listens."""
+    import ssl
+
+    for option, path in (("--tls-cert", cert), ("--tls-key", key)):
+        try:
+            with open(path, "rb"):
+                pass
+        except OSError as exc:
+            raise CliError(f"{option} {path}: {(exc.strerror or str(exc)).lower()}") from None
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(cert, key)
+    except (ssl.SSLError, OSError) as exc:
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+        raise CliError(f"--tls-cert {cert} / --tls-key {key}: not a PEM certificate chain and its key ({reason})") \
+            from None
 
 
 def _log_line(line: str) -> None:
@@ -131,3 +201,9 @@ def _is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:  # a host name: it may resolve anywhere
         return False
+
+
+from wfctl.commands.sandbox_accounts import agencies, users  # noqa: E402
+
+app.add_typer(users, name="users")
+app.add_typer(agencies, name="agencies")

@@ -17,7 +17,6 @@ import hmac
 import inspect
 import json
 import re
-import sqlite3
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
@@ -33,16 +32,20 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 
 from wfctl.sandbox import validation as v
+from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT, LoginThrottle
 from wfctl.sandbox.auth import Principal, Tokens, dummy_hash, verify_password
 from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, ErrorForm, Throttle
 from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, invalid, not_found, problem_response
 from wfctl.sandbox.quirks import Quirks, parse_quirks
-from wfctl.sandbox.store import Store
+from wfctl.sandbox.seed import is_published
+from wfctl.sandbox.store import Connection, Store, open_store
 
 JSON_TYPE = "application/json"
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 IDEMPOTENCY_WINDOW = 24 * 3600
+IDEMPOTENCY_WAIT = 10.0  # seconds a request waits for the answer of another with the same key
+IDEMPOTENCY_ABANDONED = 60.0  # seconds after which a reservation without an answer is taken over
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is answered 413 before it is read
 #: A followed nextPage seeks past the end of a page at most this many pages back (see _Paging).
 SEEK_SPAN_PAGES = 32
@@ -52,7 +55,7 @@ Handler = Callable[[Request, Principal], Awaitable[Response]]
 
 
 def create_app(
-    db_path: str | None = None,
+    database: str | None = None,
     *,
     seed: bool = True,
     access_ttl: int = 900,
@@ -60,24 +63,32 @@ def create_app(
     latency_ms: int = 0,
     max_body: int | None = DEFAULT_MAX_BODY,
     quirks: Quirks | Iterable[str] | None = None,
+    exposed: bool = False,
+    login_failure_limit: int = LOGIN_FAILURE_LIMIT,
 ) -> FastAPI:
-    """The sandbox app. `db_path=None` keeps the data in memory.
+    """The sandbox app. `database`: None keeps the data in memory; else a SQLite file path, `sqlite:///file`
+    or `postgresql://...` (store.open_store).
 
     An empty database gets the agencies and logins of G21; `seed` adds their sample records.
     `max_body`: request bodies above it (bytes) are answered 413 (None: no limit). `quirks`: tolerances
     of the contract to play (`["put-clears", "next-page=int"]`, see quirks.py); none by default.
-    A `db_path` that is not a SQLite database raises sqlite3.DatabaseError."""
+    A database the sandbox cannot use raises store.StoreError (one line saying why).
+    `exposed` (served beyond loopback): a new database's logins get random passwords, kept in
+    `app.state.new_passwords` to be shown once, and the published passwords (seed.LOGINS) are refused.
+    `login_failure_limit`: failed logins per user name and per address (in 15 minutes) that lock logins."""
     from wfctl.sandbox.seed import seed as apply_seed
 
     played = parse_quirks(quirks)
-    store = Store(db_path)
+    store = open_store(database)
     try:
-        apply_seed(store, records=seed)  # an empty database always gets the agencies and logins of G21
+        # An empty database always gets the agencies and logins of G21.
+        new_passwords = apply_seed(store, records=seed, random_passwords=exposed)
         store.purge_expired()
-    except sqlite3.DatabaseError:
+    except BaseException:
         store.close()
         raise
-    api = SandboxApi(store, Tokens(store, access_ttl), played)
+    api = SandboxApi(store, Tokens(store, access_ttl), played, exposed=exposed,
+                     login_failure_limit=login_failure_limit)
 
     options: dict[str, Any] = {}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters:
@@ -88,6 +99,7 @@ def create_app(
                   exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error},
                   **options)
     app.state.store = store
+    app.state.new_passwords = new_passwords
     app.state.quirks = played
     by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
     for path, method, endpoint in api.routes():
@@ -117,12 +129,15 @@ def openapi_document() -> dict[str, Any]:
 class SandboxApi:
     """The endpoints. Each handler checks the role, the tenancy, the body, then touches the database."""
 
-    def __init__(self, store: Store, tokens: Tokens, quirks: Quirks | None = None) -> None:
+    def __init__(self, store: Store, tokens: Tokens, quirks: Quirks | None = None, *, exposed: bool = False,
+                 login_failure_limit: int = LOGIN_FAILURE_LIMIT) -> None:
         self.store = store
+        self.exposed = exposed
         self.db = store.db
         self.tokens = tokens
         self.quirks = quirks or Quirks()
         self.created = 200 if self.quirks.create_200 else 201
+        self.throttle = LoginThrottle(store, limit=login_failure_limit)
 
     def routes(self) -> list[tuple[str, str, Callable[[Request], Awaitable[Response]]]]:
         p = self._protected
@@ -157,12 +172,24 @@ class SandboxApi:
         field = self.quirks.login_field  # G1 tolerance: another name for the user field
         schema = v.LOGIN if field == "username" else {field: v.LOGIN["username"], "password": v.LOGIN["password"]}
         body = v.validate(v.parse_json_body(await request.body()), schema, required=(field, "password"))
-        user = self.tokens.find_user(body[field])
+        username = body[field]
+        user = self.tokens.find_user(username)
         stored = user[1] if user else dummy_hash()
-        # scrypt is deliberately slow: keep it off the event loop.
+        # scrypt is deliberately slow: keep it off the event loop. It runs whether the user exists or not,
+        # and whether the login is locked or not, so the time of an answer tells neither.
         verified = await asyncio.to_thread(verify_password, body["password"], stored)
-        if user is None or not verified:
+        address = request.client.host if request.client else ""
+        wait = self.throttle.locked_for(username, address)
+        if wait:  # even a right password: the lock holds until the failures leave the window
+            _log_note(request, f"login throttled: {username}")
+            raise ApiProblem(429, "too many failed logins for this user name or from this address; try again in "
+                                  f"{_minutes(wait)}", headers={"Retry-After": str(wait)})
+        if user is None or not verified or (self.exposed and is_published(username, body["password"])):
+            self.throttle.failed(username, address)
+            _log_note(request, f"login failed: {username}")
             raise ApiProblem(401, "wrong username or password", headers={"WWW-Authenticate": "Bearer"})
+        self.throttle.succeeded(username)
+        _log_note(request, username)
         return _json(self._token_answer(self.tokens.login(user[0])))
 
     async def refresh(self, request: Request) -> Response:
@@ -419,7 +446,7 @@ class SandboxApi:
     def _name_key(self, name: str) -> str:
         """The key of the case-insensitive UNIQUE index (G12); with no-unique-names, never a duplicate."""
         if self.quirks.no_unique_names:
-            return f"{name.casefold()}\x00{uuid.uuid4()}"
+            return f"{name.casefold()}\n{uuid.uuid4()}"  # names are trimmed: never end in a newline
         return name.casefold()
 
     def _replacing(self, fields: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -431,7 +458,7 @@ class SandboxApi:
         return {**{name: _CLEARED.get(name, "") for name in schema}, **fields}
 
     def _unique(self, kind: str, name: str | None, scope: str = "in this agency") -> _UniqueGuard:
-        return _UniqueGuard(kind, name, scope)
+        return _UniqueGuard(self.store, kind, name, scope)
 
     def _public(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -446,6 +473,7 @@ class SandboxApi:
         async def endpoint(request: Request) -> Response:
             try:
                 who = self.tokens.authenticate(request.headers.get("authorization"))
+                _log_note(request, who.username)
                 key = request.headers.get("idempotency-key") if request.method == "POST" else None
                 if self.quirks.ignore_idempotency_key:  # G20 tolerance
                     key = None
@@ -458,45 +486,74 @@ class SandboxApi:
         return endpoint
 
     async def _idempotent(self, request: Request, who: Principal, key: str, handler: Handler) -> Response:
-        """G20: a POST with `Idempotency-Key` is applied once; the same key and body replay the answer."""
+        """G20: a POST with `Idempotency-Key` is applied once; the same key and body replay the answer.
+
+        The first request reserves the key (the table's primary key: of any number of concurrent requests,
+        in any server process, one gets it), runs, and stores its answer there; a request that finds the
+        key reserved waits for that answer. A 5xx answer releases the key; a reservation left by a process
+        that died mid-request is taken over after IDEMPOTENCY_ABANDONED seconds."""
         if not key.strip() or len(key) > 255:
             raise ApiProblem(400, "Idempotency-Key must be 1-255 characters",
                              errors={"Idempotency-Key": ["must be 1-255 characters"]})
-        raw = await request.body()
-        fingerprint = _fingerprint(request.url.path, raw)
-        now = time.time()
-        row = self.db.execute("SELECT fingerprint, status, media_type, body, created_at FROM idempotency_keys "
-                              "WHERE user_id = ? AND key = ?", (who.user_id, key)).fetchone()
-        if row is not None and row[4] > now - IDEMPOTENCY_WINDOW:
+        fingerprint = _fingerprint(request.url.path, await request.body())
+        waited_until = time.monotonic() + IDEMPOTENCY_WAIT
+        while True:
+            now = time.time()
+            reserved = self.db.execute(
+                "INSERT INTO idempotency_keys (user_id, key, fingerprint, status, media_type, body, created_at) "
+                "VALUES (?, ?, ?, 0, '', ?, ?) ON CONFLICT (user_id, key) DO UPDATE SET "
+                "fingerprint = excluded.fingerprint, status = 0, media_type = '', body = excluded.body, "
+                "created_at = excluded.created_at WHERE idempotency_keys.created_at < ? "
+                "OR (idempotency_keys.status = 0 AND idempotency_keys.created_at < ?) RETURNING status",
+                (who.user_id, key, fingerprint, b"", now, now - IDEMPOTENCY_WINDOW,
+                 now - IDEMPOTENCY_ABANDONED)).fetchone()
+            if reserved is not None:
+                return await self._answer_once(request, who, key, handler)
+            row = self.db.execute("SELECT fingerprint, status, media_type, body FROM idempotency_keys "
+                                  "WHERE user_id = ? AND key = ?", (who.user_id, key)).fetchone()
+            if row is None:  # released meanwhile (that request failed): reserve it again
+                continue
             if row[0] != fingerprint:
                 raise ApiProblem(422, "this Idempotency-Key was already used with another request body")
-            return Response(row[3], status_code=row[1], media_type=row[2],
-                            headers={"Idempotent-Replayed": "true"})
+            if row[1]:
+                return Response(bytes(row[3]), status_code=row[1], media_type=row[2],
+                                headers={"Idempotent-Replayed": "true"})
+            if time.monotonic() > waited_until:
+                raise ApiProblem(503, "a request with this Idempotency-Key is still being answered; retry it",
+                                 headers={"Retry-After": "1"})
+            await asyncio.sleep(0.02)
+
+    async def _answer_once(self, request: Request, who: Principal, key: str, handler: Handler) -> Response:
+        """Run the request that reserved `key`, and keep its answer (or release the key after a 5xx)."""
         try:
             response = await handler(request, who)
         except ApiProblem as exc:
             response = from_exception(exc)
+        except BaseException:
+            self.db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", (who.user_id, key))
+            raise
         if response.status_code < 500:
-            with self.store.statement() as db:
-                db.execute("INSERT OR REPLACE INTO idempotency_keys (user_id, key, fingerprint, status, media_type, "
-                           "body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (who.user_id, key, fingerprint, response.status_code,
-                            response.media_type or JSON_TYPE, bytes(response.body), now))
+            self.db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? "
+                            "WHERE user_id = ? AND key = ?",
+                            (response.status_code, response.media_type or JSON_TYPE, bytes(response.body),
+                             who.user_id, key))
+        else:
+            self.db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", (who.user_id, key))
         return response
 
 
 class _UniqueGuard:
-    """Turns the IntegrityError of a UNIQUE index (G12) into a 409, whatever the concurrency."""
+    """Turns the integrity error of a UNIQUE index (G12) into a 409, whatever the concurrency."""
 
-    def __init__(self, kind: str, name: str | None, scope: str) -> None:
-        self.kind, self.name, self.scope = kind, name, scope
+    def __init__(self, store: Store, kind: str, name: str | None, scope: str) -> None:
+        self.store, self.kind, self.name, self.scope = store, kind, name, scope
 
     def __enter__(self) -> None:
         return None
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
-        if isinstance(exc, sqlite3.IntegrityError):
-            if "UNIQUE" in str(exc):
+        if exc is not None and isinstance(exc, self.store.integrity_errors):
+            if self.store.is_unique_violation(exc):
                 raise ApiProblem(409, f"a {self.kind} named {self.name!r} already exists {self.scope}") from None
             raise ApiProblem(409, f"the {self.kind} conflicts with another record: {exc}") from None
 
@@ -549,7 +606,7 @@ def _deleted(kind: str) -> Response:
     return _json({"status": "success", "message": f"{kind} deleted"})
 
 
-def _update(db: sqlite3.Connection, table: str, record_id: str, fields: dict[str, Any],
+def _update(db: Connection, table: str, record_id: str, fields: dict[str, Any],
             columns: dict[str, str], stamp_column: str, now: str, name_key: Callable[[str], str]) -> None:
     """G13: only the fields sent change; a field left out keeps its value."""
     sets = [f"{columns[k]} = ?" for k in fields]
@@ -718,6 +775,17 @@ async def _body(request: Request) -> Any:
 def _json(payload: Any, status: int = 200) -> Response:
     return Response(json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode(),
                     status_code=status, media_type=JSON_TYPE)
+
+
+def _log_note(request: Request, note: str) -> None:
+    """What the request log (server.RequestLog, --log-requests) adds to this request's line: the user,
+    or a failed login's name. Never a password or a token."""
+    request.state.log_note = note
+
+
+def _minutes(seconds: int) -> str:
+    minutes = -(-seconds // 60)
+    return f"{seconds} seconds" if seconds < 60 else f"{minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def _dumps(value: Any) -> str:

@@ -13,13 +13,12 @@ import base64
 import hashlib
 import hmac
 import secrets
-import sqlite3
 import time
 import uuid
 from dataclasses import dataclass
 
 from wfctl.sandbox.problems import unauthorized
-from wfctl.sandbox.store import REUSE_DETECTED, Store
+from wfctl.sandbox.store import REUSE_DETECTED, Connection, Store
 
 REFRESH_TTL = 30 * 24 * 3600
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
@@ -34,6 +33,7 @@ class Principal:
     role: str
     branch_id: str | None
     family_id: str
+    username: str = ""  # for the request log (--log-requests)
 
 
 # ---- passwords --------------------------------------------------------------------------------
@@ -103,7 +103,7 @@ class Tokens:
         with self.store.transaction() as db:
             row = db.execute(
                 "SELECT r.family_id, r.spent, f.revoked, f.expires_at, f.user_id FROM refresh_tokens r "
-                "JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?",
+                "JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?" + self.store.for_update,
                 (token_hash(refresh_token),)).fetchone()
             if row is None:
                 raise unauthorized("the refresh token is not valid; log in again")
@@ -139,7 +139,7 @@ class Tokens:
         if scheme.lower() != "bearer" or not token:
             raise unauthorized("the Authorization header must be 'Bearer <access token>'")
         row = self.store.db.execute(
-            "SELECT u.id, u.agency_id, u.role, u.branch_id, a.family_id, a.expires_at, f.revoked "
+            "SELECT u.id, u.agency_id, u.role, u.branch_id, a.family_id, a.expires_at, f.revoked, u.username "
             "FROM access_tokens a JOIN token_families f ON f.id = a.family_id "
             "JOIN users u ON u.id = f.user_id WHERE a.token_hash = ?",
             (token_hash(token),)).fetchone()
@@ -147,9 +147,9 @@ class Tokens:
             raise unauthorized("the access token is not valid")
         if row[5] <= time.time():
             raise unauthorized("the access token has expired")
-        return Principal(row[0], row[1], row[2], row[3], row[4])
+        return Principal(row[0], row[1], row[2], row[3], row[4], row[7])
 
-    def _issue(self, db: sqlite3.Connection, family_id: str, now: float) -> dict[str, object]:
+    def _issue(self, db: Connection, family_id: str, now: float) -> dict[str, object]:
         access = "wsa_" + secrets.token_urlsafe(32)
         refresh = "wsr_" + secrets.token_urlsafe(48)
         db.execute("INSERT INTO access_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)",

@@ -8,9 +8,10 @@ The seed is applied only to an empty database, so a `--db FILE` keeps what was c
 from __future__ import annotations
 
 import json
-import sqlite3
+import secrets
 import time
 import uuid
+from typing import Any
 
 from wfctl.sandbox.auth import hash_password
 from wfctl.sandbox.store import Store
@@ -71,13 +72,15 @@ _CONTACTS = ["Amelia Hart", "Ravi Chandra", "Sophie Walsh", "Tomasz Nowak", "Gra
 _DEPARTMENTS = ["Operations", "Goods In", "Night Shift", "HR", "Health & Safety", "Front of House"]
 
 
-def seed(store: Store, *, records: bool = True) -> None:
+def seed(store: Store, *, records: bool = True, random_passwords: bool = False) -> dict[str, str]:
     """Fill an empty database with the G21 agencies and logins, and (`records`) their sample records.
 
     Without records (`--no-seed`) the agencies and logins still exist, so the service can be used at all;
-    the staff login is then bound to no branch (it reads branches, and sees no clients)."""
+    the staff login is then bound to no branch (it reads branches, and sees no clients).
+    `random_passwords` (a sandbox reachable from other machines): the logins get random passwords instead
+    of the published ones; they are returned, {username: password}, to be shown once. Else {}."""
     if not store.is_empty():
-        return
+        return {}
     start = time.time() - 90 * 86400  # records created over the last three months, oldest first
     clock = [start]
 
@@ -85,8 +88,13 @@ def seed(store: Store, *, records: bool = True) -> None:
         clock[0] += 3600 * 7 + 37
         return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock[0]))
 
-    hashes = {password: hash_password(password) for _, password, _, _ in LOGINS}
+    passwords = {username: secrets.token_urlsafe(12) if random_passwords else password
+                 for username, password, _, _ in LOGINS}
+    hashes = {username: hash_password(password) for username, password in passwords.items()}
     with store.transaction() as db:
+        store.serialize(db)  # another process may be seeding the same new database: one of them does
+        if not store.is_empty(db):
+            return {}
         agency_ids: dict[str, str] = {}
         for agency in _AGENCIES:
             agency_id = str(uuid.uuid4())
@@ -99,7 +107,7 @@ def seed(store: Store, *, records: bool = True) -> None:
 
         if not records:
             _users(db, agency_ids, hashes, staff_branch=None)
-            return
+            return passwords if random_passwords else {}
         branch_ids = [_branch(db, northwind, *b, stamp()) for b in _NORTHWIND_BRANCHES]
         n = 0
         for branch_index, name, email, phone, billing, sites in _NORTHWIND_CLIENTS:
@@ -117,18 +125,24 @@ def seed(store: Store, *, records: bool = True) -> None:
             n += 1
 
         _users(db, agency_ids, hashes, staff_branch=branch_ids[0])
+    return passwords if random_passwords else {}
 
 
-def _users(db: sqlite3.Connection, agency_ids: dict[str, str], hashes: dict[str, str],
+def is_published(username: str, password: str) -> bool:
+    """Whether this is one of the logins whose password is printed in the docs and banners."""
+    return any(username.strip().lower() == name and password == known for name, known, _, _ in LOGINS)
+
+
+def _users(db: Any, agency_ids: dict[str, str], hashes: dict[str, str],
            staff_branch: str | None) -> None:
-    for username, password, role, agency_name in LOGINS:
+    for username, _, role, agency_name in LOGINS:
         branch = staff_branch if role == "staff" else None
         db.execute("INSERT INTO users (id, agency_id, username, password_hash, role, branch_id) "
                    "VALUES (?, ?, ?, ?, ?, ?)",
-                   (str(uuid.uuid4()), agency_ids[agency_name], username, hashes[password], role, branch))
+                   (str(uuid.uuid4()), agency_ids[agency_name], username, hashes[username], role, branch))
 
 
-def _branch(db: sqlite3.Connection, agency_id: str, name: str, address: str, phone: str, email: str, created: str) -> str:
+def _branch(db: Any, agency_id: str, name: str, address: str, phone: str, email: str, created: str) -> str:
     branch_id = str(uuid.uuid4())
     db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -136,7 +150,7 @@ def _branch(db: sqlite3.Connection, agency_id: str, name: str, address: str, pho
     return branch_id
 
 
-def _client(db: sqlite3.Connection, agency_id: str, branch_id: str, name: str, email: str, phone: str, billing: str,
+def _client(db: Any, agency_id: str, branch_id: str, name: str, email: str, phone: str, billing: str,
             created: str) -> str:
     client_id = str(uuid.uuid4())
     db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, billing_address, "
@@ -145,7 +159,7 @@ def _client(db: sqlite3.Connection, agency_id: str, branch_id: str, name: str, e
     return client_id
 
 
-def _site(db: sqlite3.Connection, agency_id: str, branch_id: str, client_id: str, name: str, n: int, created: str) -> None:
+def _site(db: Any, agency_id: str, branch_id: str, client_id: str, name: str, n: int, created: str) -> None:
     site_id = str(uuid.uuid4())
     slug = "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
     rates = [{"skill": skill, "hourlyRate": round(rate + (n % 4) * 0.25, 2)}

@@ -16,8 +16,7 @@ from typing import Any
 
 import uvicorn
 
-from wfctl.sandbox.app import DEFAULT_MAX_BODY, create_app
-from wfctl.sandbox.quirks import Quirks
+from wfctl.sandbox.app import create_app
 
 
 def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning",
@@ -47,36 +46,50 @@ def serve(
     *,
     host: str = "127.0.0.1",
     port: int = 8765,
-    db_path: str | None = None,
-    seed: bool = True,
-    access_ttl: int = 900,
-    rate_limit: int | None = None,
-    latency_ms: int = 0,
-    max_body: int | None = DEFAULT_MAX_BODY,
-    quirks: Quirks | None = None,
+    database: str | None = None,
+    workers: int = 1,
     sock: socket.socket | None = None,
-    ready: Callable[[], None] | None = None,
+    ready: Callable[[dict[str, str]], None] | None = None,
     log_requests: Callable[[str], None] | None = None,
     tls_cert: str | None = None,
     tls_key: str | None = None,
+    **app_options: Any,
 ) -> None:
-    """Run the sandbox in the foreground until Ctrl-C or SIGTERM; `ready` is called once it can answer.
+    """Run the sandbox in the foreground until Ctrl-C or SIGTERM; `ready` is called once it can answer,
+    with the passwords of the logins this start created with random passwords (create_app, `exposed`).
 
+    `app_options` go to create_app (seed, access_ttl, rate_limit, latency_ms, max_body, quirks, exposed).
     Pass a socket from `bind` to report a port in use before anything else (an OSError there).
     uvicorn shuts down gracefully on SIGINT and SIGTERM and then re-raises the signal; SIGTERM is made a
     KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too).
-    `log_requests` is given one line per answered request (`GET /api/branches 200 3 ms`)."""
+    `log_requests` is given one line per answered request (`GET /api/branches 200 3 ms`).
+    `workers` > 1 forks that many server processes on the socket (workers.py; PostgreSQL only)."""
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
     app = None
+
+    def make_server(app: Any) -> uvicorn.Server:
+        served = RequestLog(app, log_requests) if log_requests is not None else app
+        return uvicorn.Server(uvicorn_config(served, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
+
     try:
         sock = sock or bind(host, port)
-        app = create_app(db_path, seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms,
-                         max_body=max_body, quirks=quirks)
-        served = RequestLog(app, log_requests) if log_requests is not None else app
-        server = uvicorn.Server(uvicorn_config(served, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
-        if ready is not None:
-            _notify_when_started(server, ready)
+        # The database is prepared (schema, seed) here, once, before any worker starts.
+        app = create_app(database, **app_options)
+        new_passwords: dict[str, str] = app.state.new_passwords
+        notify = None if ready is None else (lambda: ready(new_passwords))
+        if workers > 1:
+            from wfctl.sandbox.workers import run_workers
+
+            app.state.store.close()
+            app = None
+            if in_main:
+                signal.signal(signal.SIGTERM, previous)
+            run_workers(workers, sock, lambda: make_server(create_app(database, **app_options)), notify)
+            return
+        server = make_server(app)
+        if notify is not None:
+            _notify_when_started(server, notify)
         server.run(sockets=[sock])
     finally:
         if in_main:
@@ -124,8 +137,10 @@ class RequestLog:
         if query:
             path += "?" + query.decode("latin-1")
         shown = str(status) if status else "---"
-        path = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)
-        self.write(f"{scope.get('method', '?')} {path} {shown} {(time.monotonic() - started) * 1000:.0f} ms")
+        note = (scope.get("state") or {}).get("log_note")  # the user, or "login failed: <name>" (app._log_note)
+        line = f"{path} {shown} {(time.monotonic() - started) * 1000:.0f} ms" + (f" {note}" if note else "")
+        line = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line)
+        self.write(f"{scope.get('method', '?')} {line}")
 
 
 def _notify_when_started(server: uvicorn.Server, ready: Callable[[], None]) -> None:

@@ -1,18 +1,33 @@
-"""SQLite storage: one connection per process, WAL, foreign keys on, short synchronous calls.
+"""The sandbox's storage: SQLite (the embedded default) or PostgreSQL (`wfctl[sandbox,postgres]`, pgstore.py).
 
-The handlers run on one event loop and never await while a transaction is open, so within a process
-every write is atomic with respect to every other request; across processes `BEGIN IMMEDIATE` and a
-busy timeout serialise writers. Uniqueness (G12) is enforced by UNIQUE indexes on a case-folded name
-key, so a duplicate under any concurrency is an IntegrityError that becomes a 409, never a 500.
+Both give the handlers one interface: `store.db.execute(sql, params)` with `?` placeholders and portable
+SQL (`INSERT ... ON CONFLICT`, row values, `RETURNING`), `store.transaction()` for several statements that
+must hold together, `store.statement()` for one, and `store.count()` for a list's total. Everything that
+must hold across processes is enforced by the database: uniqueness (G12) by UNIQUE indexes on a
+case-folded name key (a duplicate under any concurrency is an integrity error that becomes a 409, never a
+500), refresh-token rotation by a locked read (SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE),
+and an Idempotency-Key by its primary key (the first request reserves it).
+
+SQLite: one connection per process, WAL, foreign keys on. The handlers run on one event loop and never
+await while a transaction is open, so within a process every write is atomic with respect to every other
+request; across processes `BEGIN IMMEDIATE` and a busy timeout serialise writers.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any, Protocol
+
+from wfctl.sandbox.accounts import SCHEMA as ACCOUNTS_SCHEMA
+
+#: The version of the schema below, kept in sandbox_meta: a later release migrates from it, and a
+#: database of another version is refused at start (rather than misread).
+SCHEMA_VERSION = 1
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agencies (
@@ -122,31 +137,128 @@ CREATE TABLE IF NOT EXISTS sandbox_meta (
     value TEXT NOT NULL
 );
 """
+SCHEMA += ACCOUNTS_SCHEMA  # login_failures: the login throttle (accounts.py)
 
 REUSE_DETECTED = "refresh_token_reuse"
 
 
+class StoreError(Exception):
+    """A database the sandbox cannot use (unreachable, refused, another schema version, not a database):
+    the message says which, in one line, for `wfctl sandbox serve` to print before serving."""
+
+
+class Cursor(Protocol):
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    """What the handlers use of a connection: `execute` with `?` placeholders."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Cursor: ...
+
+
 class Store:
-    """The database of one sandbox process. `db_path=None` keeps everything in memory."""
+    """The database of one sandbox process: `db` to read and write, `transaction()`/`statement()` to write."""
+
+    db: Any
+    #: A description for people (`sandbox.db`, `postgresql://staging@db:5432/wfctl`), never a password.
+    location: str
+    cursor_key: bytes
+    #: Appended to the SELECT that reads a refresh token before rotating it (PostgreSQL: a row lock).
+    for_update: str = ""
+    #: The exception types of a broken constraint (UNIQUE, foreign key): a 409, not a 500.
+    integrity_errors: tuple[type[BaseException], ...] = (sqlite3.IntegrityError,)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    @contextmanager
+    def statement(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def count(self, table: str, where: str, args: list[object]) -> int:
+        raise NotImplementedError
+
+    def serialize(self, db: Any) -> None:
+        """Inside a transaction: wait for any other process in such a transaction (PostgreSQL: an advisory
+        lock; SQLite: BEGIN IMMEDIATE already serialises writers)."""
+
+    def is_unique_violation(self, exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in str(exc)
+
+    def is_empty(self, db: Any = None) -> bool:
+        return (db or self.db).execute("SELECT 1 FROM agencies LIMIT 1").fetchone() is None
+
+    def reuse_detections(self) -> int:
+        row = self.db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
+        return int(row[0])
+
+    def purge_expired(self, now: float | None = None) -> None:
+        """Drop expired access tokens and idempotency records (called now and then, not per request)."""
+        now = time.time() if now is None else now
+        with self.transaction() as db:
+            db.execute("DELETE FROM access_tokens WHERE family_id IN "
+                       "(SELECT id FROM token_families WHERE expires_at < ?)", (now,))
+            db.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (now - 86400,))
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _init_meta(self, db: Any) -> None:
+        """The cursor-signing key (one per database, so every server on it accepts the others' links)."""
+        db.execute("INSERT INTO sandbox_meta (key, value) VALUES ('cursor_key', ?) ON CONFLICT (key) DO NOTHING",
+                   (secrets.token_hex(32),))
+        row = db.execute("SELECT value FROM sandbox_meta WHERE key = 'cursor_key'").fetchone()
+        self.cursor_key = bytes.fromhex(row[0])
+
+
+def check_schema_version(found: str | None, location: str) -> None:
+    if found is not None and found != str(SCHEMA_VERSION):
+        raise StoreError(f"{location}: holds the sandbox's schema version {found}; this wfctl uses version "
+                         f"{SCHEMA_VERSION}: use a wfctl of that version, or another database")
+
+
+class SqliteStore(Store):
+    """One SQLite file (or memory) per process. `db_path=None` keeps everything in memory."""
 
     def __init__(self, db_path: str | None = None) -> None:
         self.db_path = db_path
-        self.db = sqlite3.connect(db_path or ":memory:", isolation_level=None, check_same_thread=False,
-                                  timeout=10.0)
+        self.location = db_path or "memory"
+        try:
+            self.db = sqlite3.connect(db_path or ":memory:", isolation_level=None, check_same_thread=False,
+                                      timeout=10.0)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{db_path}: cannot open it as a SQLite database: {exc}") from None
+        try:
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise StoreError(f"{db_path}: cannot use it as the sandbox's database: {exc}") from None
+        except StoreError:
+            self.db.close()
+            raise
+        self._counts: dict[tuple[object, ...], int] = {}
+        self._count_generation: tuple[int, int] | None = None
+
+    def _open(self) -> None:
         self.db.execute("PRAGMA foreign_keys = ON")
-        if db_path:
+        if self.db_path:
             self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA busy_timeout = 10000")
         self.db.execute("PRAGMA cache_size = -16000")
+        has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sandbox_meta'").fetchone()
+        if has_meta:
+            row = self.db.execute("SELECT value FROM sandbox_meta WHERE key = 'schema_version'").fetchone()
+            check_schema_version(row[0] if row else None, self.location)
         self.db.executescript(SCHEMA)
-        # The key that signs page cursors: one per database, so every server on it accepts the others' links.
-        self.db.execute("INSERT OR IGNORE INTO sandbox_meta (key, value) VALUES ('cursor_key', ?)",
-                        (secrets.token_hex(32),))
-        row = self.db.execute("SELECT value FROM sandbox_meta WHERE key = 'cursor_key'").fetchone()
-        self.cursor_key = bytes.fromhex(row[0])
-        self._counts: dict[tuple[object, ...], int] = {}
-        self._count_generation: tuple[int, int] | None = None
+        # A database of the first release has no version yet: its schema is version 1.
+        self.db.execute("INSERT INTO sandbox_meta (key, value) VALUES ('schema_version', ?) "
+                        "ON CONFLICT (key) DO NOTHING", (str(SCHEMA_VERSION),))
+        self._init_meta(self.db)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -183,38 +295,47 @@ class Store:
                 self.db.execute(f"SELECT count(*) FROM {table} WHERE {where}", args).fetchone()[0])
         return total
 
-    def is_empty(self) -> bool:
-        return self.db.execute("SELECT 1 FROM agencies LIMIT 1").fetchone() is None
-
-    def reuse_detections(self) -> int:
-        row = self.db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
-        return int(row[0])
-
-    def purge_expired(self, now: float | None = None) -> None:
-        """Drop expired access tokens and idempotency records (called now and then, not per request)."""
-        now = time.time() if now is None else now
-        with self.transaction() as db:
-            db.execute("DELETE FROM access_tokens WHERE family_id IN "
-                       "(SELECT id FROM token_families WHERE expires_at < ?)", (now,))
-            db.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (now - 86400,))
-
     def close(self) -> None:
         self.db.close()
 
 
+_SCHEMES = ("sqlite://", "postgresql://", "postgres://")
+
+
 def open_store(database: str | None) -> Store:
     """The store a `--database` value names: None (in memory), a file path or `sqlite:///path`, or (with the
-    `postgres` extra) `postgresql://user@host:port/db`."""
+    `postgres` extra) `postgresql://user@host:port/db`. A database it cannot use raises StoreError."""
+    if database and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", database) and not database.startswith(_SCHEMES):
+        scheme = database.split("://", 1)[0]
+        raise StoreError(f"{describe(database)}: unknown scheme {scheme!r}; use a file, sqlite:///<file> or "
+                         "postgresql://<user>@<host>:<port>/<database>")
+    if database and database.startswith(("postgresql://", "postgres://")):
+        from wfctl.sandbox.pgstore import PostgresStore
+
+        return PostgresStore(database)
     if database and database.startswith("sqlite://"):
-        database = database.removeprefix("sqlite://") or None
-    return Store(database)
+        # As SQLAlchemy spells them: sqlite:///relative.db, sqlite:////absolute/path.db, sqlite:// (memory).
+        database = database.removeprefix("sqlite://").removeprefix("/") or None
+    return SqliteStore(database)
 
 
-def count_reuse_detections(db_path: str) -> int:
-    """Read the reuse detections of a sandbox from outside it (its own connection, read-only)."""
-    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=10.0)
+def describe(database: str | None) -> str:
+    """A `--database` value as it may be shown: a PostgreSQL URL without its password."""
+    if database and "://" in database:
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(database)
+        if parts.password is not None:
+            netloc = parts.netloc.rsplit("@", 1)
+            user = (parts.username or "") + ":***"
+            return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+    return database or "memory"
+
+
+def count_reuse_detections(database: str) -> int:
+    """Read the reuse detections of a sandbox from outside it (its own connection)."""
+    store = open_store(database)
     try:
-        row = db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
-        return int(row[0])
+        return store.reuse_detections()
     finally:
-        db.close()
+        store.close()

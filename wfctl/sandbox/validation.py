@@ -260,6 +260,8 @@ def _require_unicode(value: str) -> None:
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise FieldError("must be valid Unicode text") from None
+    if "\x00" in value:  # no text column of PostgreSQL can hold it: refused alike on every backend
+        raise FieldError("must not contain the NUL character (U+0000)")
 
 
 def _merge(errors: dict[str, list[str]], key: str, messages: dict[str, list[str]] | str) -> None:
