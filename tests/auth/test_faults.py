@@ -56,10 +56,16 @@ def test_503_retry_after_seconds_is_honoured():
 def test_retry_after_http_date_and_cap():
     when = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime(time.time() + 5))
     assert 3.5 < parse_retry_after(when) <= 5.0  # type: ignore[operator]
-    rec = Recorder(httpx.Response(429, headers={"Retry-After": "3600"}), ok())
+    rec = Recorder(httpx.Response(429, headers={"Retry-After": "10"}), ok())
     sleeps: list[float] = []
     client(rec, sleeps=sleeps, retry=RetryPolicy(retry_after_cap=10, total_time=600)).get_agency()
     assert sleeps == [10.0]
+    # Longer than the cap (a login locked for 15 minutes): no wait, no retry, the answer is reported at once.
+    rec = Recorder(httpx.Response(429, headers={"Retry-After": "3600"}), ok())
+    sleeps = []
+    with pytest.raises(errors.ServerError):
+        client(rec, sleeps=sleeps, retry=RetryPolicy(retry_after_cap=10, total_time=600)).get_agency()
+    assert sleeps == [] and len(rec.requests) == 1
 
 
 def test_429_then_gives_up_after_bounded_attempts():

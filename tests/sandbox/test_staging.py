@@ -7,6 +7,7 @@ with WFCTL_REQUIRE_REAL_COMPONENTS=1 (CI) a missing PostgreSQL fails them instea
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -289,3 +290,40 @@ def test_off_loopback_the_published_passwords_of_an_old_database_are_refused(
     assert answer.status_code == 401 and answer.json()["detail"] == "wrong username or password"
     assert login_token(laptop, *ADMIN)["accessToken"]  # on loopback the laptop's sandbox still lets them in
 
+
+
+# ---- TLS, on each backend (issue 16) ---------------------------------------------------------------
+
+
+def test_a_tls_staging_sandbox_that_wfctl_logs_in_to_with_its_ca(cli: Cli, backend: str,
+                                                                 new_database: Callable[[], str],
+                                                                 tmp_path: Path) -> None:
+    """`wfctl sandbox serve --tls-cert/--tls-key` (with 2 workers on PostgreSQL) and a certificate from a
+    CA made here: wfctl logs in with `--ca-bundle` and reads; without it, a one-line certificate error."""
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    issued = ca.issue_cert("127.0.0.1")
+    ca_file, cert, key = tmp_path / "ca.pem", tmp_path / "chain.pem", tmp_path / "key.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    issued.private_key_and_cert_chain_pem.write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    workers = ["--workers", "2"] if backend == "postgresql" else []
+    proc, url = _serve("--database", new_database(), "--tls-cert", str(cert), "--tls-key", str(key), *workers)
+    try:
+        assert url.startswith("https://127.0.0.1:")
+        banner = "".join(proc.banner)  # type: ignore[attr-defined]
+        assert (f"log in with: wfctl --ca-bundle <its CA file> login --base-url {url} --username "
+                "admin@northwind.test") in banner
+        untrusted = cli("login", "--base-url", url, "--username", ADMIN[0], "--password-stdin",
+                        "--credential-store", "file", input=ADMIN[1])
+        assert untrusted.exit_code == 7, untrusted
+        assert "is not trusted" in untrusted.stderr and "--ca-bundle" in untrusted.stderr
+        assert len(untrusted.stderr.splitlines()) == 1
+        trusted = cli("--ca-bundle", str(ca_file), "login", "--base-url", url, "--username", ADMIN[0],
+                      "--password-stdin", "--credential-store", "file", input=ADMIN[1])
+        assert trusted.exit_code == 0, trusted
+        listed = cli("branches", "list", "-o", "json")
+        assert listed.exit_code == 0, listed
+        assert "Manchester Central" in {branch["name"] for branch in json.loads(listed.stdout)}
+    finally:
+        assert _stop(proc) == 0

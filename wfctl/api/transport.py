@@ -7,7 +7,8 @@ Retries (bounded in attempts and in total time):
   502/504, is not resent here: the Client looks the record up by its natural key first, since a
   deployment may ignore `Idempotency-Key` (G20).
 Delays are capped exponential backoff with full jitter; a `Retry-After` (seconds or an HTTP date)
-is honoured up to a cap (G18).
+is honoured up to a cap (G18): one longer than the cap (the sandbox's login lock says 15 minutes) ends
+the retries at once, and the answer is reported.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class RetryTransport(httpx.BaseTransport):
         delay = self.policy.backoff(attempt)
         wanted = parse_retry_after(retry_after) if retry_after else None
         if wanted is not None:
-            delay = min(wanted, self.policy.retry_after_cap)
+            if wanted > self.policy.retry_after_cap:
+                return None  # asked to come back later than we would ever wait (a login lock): say so now
+            delay = wanted
         spent = max(self.clock() - started, slept)
         if spent + delay > self.policy.total_time:
             return None

@@ -24,10 +24,14 @@ problem details, rate limits) on SQLite or PostgreSQL, seeded with two agencies 
 how to try wfctl without an account, what the tests talk to, and a team's shared staging service.
 Needs the extra: pip install 'wfctl[sandbox]' (with PostgreSQL: 'wfctl[sandbox,postgres]').
 
+`wfctl sandbox users` and `wfctl sandbox agencies` manage a sandbox's logins and agencies in its
+database, running or not (docs/sandbox.md, "A shared staging sandbox").
+
 Examples:
   $ wfctl sandbox serve
   $ wfctl sandbox serve --db sandbox.db --port 9000
   $ wfctl sandbox serve --quirk put-clears --quirk next-page=int
+  $ wfctl sandbox users add lee@northwind.test --agency "Northwind Staffing" --role manager --db sandbox.db
 """
 
 app = typer.Typer(help=HELP, short_help="Run the local reference service (the sandbox).", no_args_is_help=True,
@@ -150,8 +154,8 @@ def serve(
             typer.echo("logins (username / password):", err=True)
             for username, password, role, agency in LOGINS:
                 typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
-        hint = f"log in with: wfctl login --base-url {url} --username admin@northwind.test"
-        typer.echo(hint + (" [--ca-bundle <your CA file>]" if tls_cert else ""), err=True)
+        ca = "--ca-bundle <its CA file> " if tls_cert else ""
+        typer.echo(f"log in with: wfctl {ca}login --base-url {url} --username admin@northwind.test", err=True)
         typer.echo("press Ctrl-C to stop", err=True)
 
     # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
