@@ -6,7 +6,8 @@
 
 Per backend (`--backend sqlite|postgresql|both`, default both): SQLite is `wfctl sandbox serve --db FILE`
 (one process, as a user runs it); PostgreSQL is `--database postgresql://... --workers 2` on a throw-away
-cluster this script starts from Debian's `postgresql` package (tests/fixtures/postgres.py). On a free port
+cluster this script starts from Debian's `postgresql` package (tests/fixtures/postgres.py; server settings
+from WFCTL_BENCH_PG_SETTINGS, a JSON object, e.g. '{"fsync": "on"}'). On a free port
 with a fresh database, it logs in as the seeded admin and measures:
 
 - list:   GET /api/clients/<id>/sites?pageSize=10   (a page of a seeded client's sites)
@@ -124,7 +125,7 @@ def _database(backend: str) -> Iterator[Callable[[], str | None]]:
     sys.path.insert(0, str(ROOT))
     from tests.fixtures.postgres import Cluster
 
-    cluster = Cluster.start()
+    cluster = Cluster.start(settings=json.loads(os.environ.get("WFCTL_BENCH_PG_SETTINGS", "{}")))
     try:
         yield cluster.new_database
     finally:
