@@ -327,3 +327,21 @@ def test_a_tls_staging_sandbox_that_wfctl_logs_in_to_with_its_ca(cli: Cli, backe
         assert "Manchester Central" in {branch["name"] for branch in json.loads(listed.stdout)}
     finally:
         assert _stop(proc) == 0
+
+
+def test_the_rate_limit_holds_for_all_servers_on_a_database(sandbox_factory: Callable[..., SandboxServer]) -> None:
+    """`--rate-limit 5` with two servers on one database: 5 requests a second in all, not 5 each."""
+    one = sandbox_factory(seed=False, rate_limit=5)
+    two = sandbox_factory(seed=False, rate_limit=5, db_path=one.db_path)
+    with httpx.Client(timeout=10) as client:
+        for server in (one, two):
+            client.get(f"{server.url}/openapi.json")  # connected, so the burst below fits in a second
+        for _ in range(5):  # a burst that crosses into the next second says nothing: try again
+            time.sleep(1.05 - time.time() % 1)  # just after the start of a second
+            started = time.time()
+            statuses = [client.get(f"{server.url}/api/branches").status_code for server in (one, two) * 6]
+            if int(time.time()) == int(started):
+                break
+        else:
+            pytest.skip("every burst crossed a second: too slow a machine to tell")
+    assert statuses.count(401) == 5 and statuses.count(429) == 7, statuses

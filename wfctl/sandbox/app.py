@@ -112,7 +112,7 @@ def create_app(
     if played.drop_create_answer:
         app.add_middleware(DropCreateAnswer)
     if rate_limit or latency_ms:
-        app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms)
+        app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms, count_request=store.count_request)
     if max_body:
         app.add_middleware(BodyLimit, max_body=max_body)
     if played.errors != "problem":

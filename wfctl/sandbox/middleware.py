@@ -11,6 +11,7 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Callable
 from html import escape
 from http import HTTPStatus
 from typing import Any
@@ -23,14 +24,24 @@ from wfctl.sandbox.problems import problem_response
 class Throttle:
     """`--rate-limit N` (429 with Retry-After past N requests a second, G18) and `--latency MS`.
 
-    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing."""
+    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing. The
+    requests of each second are counted in the database (`count_request`), so N holds for all the workers
+    and servers on one database together, not for each."""
 
-    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0) -> None:
+    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0,
+                 count_request: Callable[[int], int] | None = None) -> None:
         self.app = app
         self.rate_limit = rate_limit or 0
         self.latency = latency_ms / 1000
         self.window = 0
         self.count = 0
+        self.count_request = count_request or self._count_here
+
+    def _count_here(self, second: int) -> int:
+        if second != self.window:
+            self.window, self.count = second, 0
+        self.count += 1
+        return self.count
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -38,17 +49,11 @@ class Throttle:
             return
         if self.latency:
             await asyncio.sleep(self.latency)
-        if self.rate_limit:
-            now = time.time()
-            second = int(now)
-            if second != self.window:
-                self.window, self.count = second, 0
-            self.count += 1
-            if self.count > self.rate_limit:
-                response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
-                                            headers={"Retry-After": "1"})
-                await response(scope, receive, send)
-                return
+        if self.rate_limit and self.count_request(int(time.time())) > self.rate_limit:
+            response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
+                                        headers={"Retry-After": "1"})
+            await response(scope, receive, send)
+            return
         await self.app(scope, receive, send)
 
 

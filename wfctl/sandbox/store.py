@@ -132,6 +132,10 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     created_at REAL NOT NULL,
     PRIMARY KEY (user_id, key)
 );
+CREATE TABLE IF NOT EXISTS request_counts (
+    second INTEGER PRIMARY KEY,
+    count INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS sandbox_meta (
     key TEXT PRIMARY KEY,
     value TEXT NOT NULL
@@ -170,6 +174,7 @@ class Store:
     for_update: str = ""
     #: The exception types of a broken constraint (UNIQUE, foreign key): a 409, not a 500.
     integrity_errors: tuple[type[BaseException], ...] = (sqlite3.IntegrityError,)
+    _last_second = 0
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -203,6 +208,16 @@ class Store:
             db.execute("DELETE FROM access_tokens WHERE family_id IN "
                        "(SELECT id FROM token_families WHERE expires_at < ?)", (now,))
             db.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (now - 86400,))
+
+    def count_request(self, second: int) -> int:
+        """`--rate-limit`: count one request in this second (for every server on the database); the count.
+        A new second first drops the counts of past ones."""
+        if second != self._last_second:
+            self._last_second = second
+            self.db.execute("DELETE FROM request_counts WHERE second < ?", (second,))
+        row = self.db.execute("INSERT INTO request_counts (second, count) VALUES (?, 1) ON CONFLICT (second) "
+                              "DO UPDATE SET count = request_counts.count + 1 RETURNING count", (second,)).fetchone()
+        return int(row[0])
 
     def close(self) -> None:
         raise NotImplementedError
