@@ -74,7 +74,7 @@ def _local_write_error(exc: BaseException) -> bool:
 
 def message_for(exc: BaseException) -> str:
     """One line, no traceback, no secret; a `wfctl ...` command it suggests keeps the profile in use."""
-    return _keep_profile(_message_for(exc))
+    return keep_profile(_message_for(exc))
 
 
 def _message_for(exc: BaseException) -> str:
@@ -112,7 +112,7 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
     ...). `detail` is left out when it would only repeat `title`."""
     error: dict[str, Any]
     if isinstance(exc, api_errors.ApiError):
-        title, detail, errors = _keep_profile(exc.title), exc.detail, exc.errors
+        title, detail, errors = keep_profile(exc.title), exc.detail, exc.errors
         if isinstance(exc, api_errors.NotLoggedIn):
             detail = message_for(exc)
             if _missing_profile():
@@ -120,7 +120,7 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
         elif isinstance(exc, api_errors.CertificateError):
             detail = message_for(exc)  # with the way out (--ca-bundle)
         elif detail:
-            detail = _keep_profile(detail)
+            detail = keep_profile(detail)
         error = {"status": exc.status} if exc.status is not None else {"code": _code(exc)}
     elif isinstance(exc, CliError):
         title, detail, errors = exc.title, message_for(exc), exc.errors
@@ -144,7 +144,7 @@ def _code(exc: BaseException) -> str:
         return str(code)
 
 
-def _keep_profile(text: str) -> str:
+def keep_profile(text: str) -> str:
     """`wfctl login` -> `wfctl -p mgr login` when the run names a profile (-p or WFCTL_PROFILE): the
     suggested command then acts on the same profile, not on the default one."""
     profile = _named_profile()

@@ -28,6 +28,15 @@ def test_a_hint_keeps_the_profile(profiles: Any) -> None:
     assert "`wfctl login`" not in r.stderr
 
 
+def test_doctor_fixes_keep_the_profile(profiles: Any) -> None:
+    r = profiles("-p", "mgr", "doctor")
+    assert r.exit_code == 1, r
+    assert "-> run `wfctl -p mgr login`" in r.stdout, r.stdout
+    assert "`wfctl login" not in r.stdout
+    checks = json.loads(profiles("-p", "mgr", "doctor", "-o", "json").stdout)
+    assert next(c for c in checks if c["check"] == "token")["fix"] == "run `wfctl -p mgr login`"
+
+
 def test_the_default_profile_keeps_the_short_hint(cli: Any, sandbox: Any) -> None:
     update_profile("default", {"base_url": sandbox.url, "credential_store": "file"})
     r = cli("branches", "list")

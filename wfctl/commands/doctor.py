@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.errors import keep_profile
 
 if TYPE_CHECKING:
     from wfctl.config import Settings
@@ -52,7 +53,8 @@ def doctor(
       $ WFCTL_BASE_URL=http://127.0.0.1:8080 wfctl doctor --timeout 2
     """
     app = app_context(ctx)
-    checks = run_checks(app.options, timeout=timeout)
+    # A fix that says `wfctl login` names the profile this run checked (-p or WFCTL_PROFILE).
+    checks = [replace(c, fix=keep_profile(c.fix)) for c in run_checks(app.options, timeout=timeout)]
     if app.output_format(fmt(output)) in ("json", "jsonl"):
         # a passing check has nothing to fix: no "fix" key
         app.io.write(json.dumps([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS}

@@ -9,6 +9,7 @@ import typer
 
 from wfctl.commands.auth import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.errors import keep_profile
 
 # What a table (a person) sees instead of the JSON keys, which scripts keep.
 LABELS = {
@@ -87,6 +88,7 @@ def status(ctx: typer.Context, output: Output = None) -> None:
             if pair.refresh_in_doubt and _still_in_doubt(store):
                 warnings.append("the last token refresh got no answer, so the login cannot be refreshed: "
                                 f"run `wfctl login` before the access token expires (in {_left(pair)})")
+    warnings = [keep_profile(warning) for warning in warnings]  # `wfctl login` for this run's profile
     for warning in warnings:
         app_ctx.io.warn(warning)
     shape = app_ctx.output_format(fmt(output))
