@@ -345,3 +345,25 @@ def test_the_rate_limit_holds_for_all_servers_on_a_database(sandbox_factory: Cal
         else:
             pytest.skip("every burst crossed a second: too slow a machine to tell")
     assert statuses.count(401) == 5 and statuses.count(429) == 7, statuses
+
+
+def test_a_lost_database_connection_is_replaced(postgres: Any) -> None:
+    """The database drops the sandbox's connection (a restart, a failover, an admin's kill): the next
+    request gets a new connection from the pool and is answered; nothing is lost."""
+    import psycopg
+
+    database = postgres.new_database()
+    server = SandboxServer(database)
+    try:
+        headers = auth_headers(server, *ADMIN)
+        assert httpx.get(f"{server.url}/api/branches", headers=headers).status_code == 200
+        with psycopg.connect(database, autocommit=True) as conn:
+            killed = conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = "
+                                  "current_database() AND application_name = 'wfctl-sandbox'").fetchone()
+        assert killed is not None and killed[0] >= 1
+        answer = httpx.get(f"{server.url}/api/branches", headers=headers)
+        assert answer.status_code == 200, answer.text
+        created = httpx.post(f"{server.url}/api/branches", headers=headers, json={"name": f"After {uuid.uuid4()}"})
+        assert created.status_code == 201, created.text
+    finally:
+        server.stop()
