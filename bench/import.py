@@ -68,7 +68,7 @@ def installed_wheel(from_head: bool = False) -> Path:
                        env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})
         (wheel,) = dist.glob("wfctl-*.whl")
         sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
-        venv = CACHE / sha[:16]
+        venv = CACHE / f"{sha[:16]}-pg"  # with the postgres extra too (bench/sandbox.py measures both backends)
         bin_dir = venv / "bin"
         state = "cached"
         if not (venv / "complete").exists():
@@ -82,7 +82,7 @@ def installed_wheel(from_head: bool = False) -> Path:
             (venv / "constraints.txt").write_text("".join(f"{line}\n" for line in freeze.splitlines() if "==" in line))
             subprocess.run([PY, "-m", "venv", str(venv)], check=True)
             subprocess.run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "-c", str(venv / "constraints.txt"),
-                            f"{kept}[sandbox]"], check=True, stderr=subprocess.DEVNULL)
+                            f"{kept}[sandbox,postgres]"], check=True, stderr=subprocess.DEVNULL)
             (venv / "complete").write_text(sha + "\n")
     where = subprocess.run([str(bin_dir / "python"), "-c", "import wfctl; print(wfctl.__file__)"], check=True,
                            capture_output=True, text=True, env=clean_env(), cwd=venv).stdout.strip()

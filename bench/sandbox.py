@@ -7,8 +7,9 @@
 Per backend (`--backend sqlite|postgresql|both`, default both): SQLite is `wfctl sandbox serve --db FILE`
 (one process, as a user runs it); PostgreSQL is `--database postgresql://... --workers 2` on a throw-away
 cluster this script starts from Debian's `postgresql` package (tests/fixtures/postgres.py; server settings
-from WFCTL_BENCH_PG_SETTINGS, a JSON object, e.g. '{"fsync": "on"}'). On a free port
-with a fresh database, it logs in as the seeded admin and measures:
+from WFCTL_BENCH_PG_SETTINGS, a JSON object, e.g. '{"fsync": "on"}'). The sandbox and the measured
+`sites list --all` run from the installed wheel (built and cached by bench/import.py; `--checkout` runs
+this checkout instead). On a free port with a fresh database, it logs in as the seeded admin and measures:
 
 - list:   GET /api/clients/<id>/sites?pageSize=10   (a page of a seeded client's sites)
 - create: POST /api/clients/<id>/sites               (a new site with a rate, unique names)
@@ -49,6 +50,9 @@ from pathlib import Path
 
 import httpx
 
+#: The wfctl that runs the sandbox and the measured commands: the installed wheel's bin directory
+#: (bench/import.py builds and caches it), or None for this checkout (`--checkout`).
+WFCTL: Path | None = None
 TARGETS_16 = {("sqlite", "list"): 2000.0, ("sqlite", "create"): 2000.0, ("postgresql", "create"): 1500.0}
 WORKERS = {"sqlite": 1, "postgresql": 2}
 ROOT = Path(__file__).resolve().parent.parent
@@ -77,7 +81,12 @@ def main() -> int:
     depth.add_argument("--depth", action="store_true", help="only the pages-at-any-depth figures")
     depth.add_argument("--no-depth", action="store_true", help="leave the pages-at-any-depth figures out")
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
+    parser.add_argument("--checkout", action="store_true",
+                        help="run this checkout's wfctl instead of the installed wheel (quicker, not what users run)")
     args = parser.parse_args()
+    global WFCTL
+    if not args.checkout:
+        WFCTL = wheel_bin()
     backends = ["sqlite", "postgresql"] if args.backend == "both" else [args.backend]
     tool = args.tool
     if tool == "auto":
@@ -115,6 +124,19 @@ def main() -> int:
     return 1 if missed or any(r.errors for r in results) else 0
 
 
+def wheel_bin() -> Path:
+    """bench/import.py's installed wheel (built from the working tree, cached by its hash): its bin directory."""
+    import importlib
+
+    sys.path.insert(0, str(ROOT))
+    return Path(importlib.import_module("bench.import").installed_wheel())
+
+
+def _wfctl() -> list[str]:
+    """The wfctl command: the wheel's console script, run directly, or this checkout's."""
+    return [str(WFCTL / "wfctl")] if WFCTL else [sys.executable, "-m", "wfctl"]
+
+
 @contextlib.contextmanager
 def _database(backend: str) -> Iterator[Callable[[], str | None]]:
     """`new()` gives each measurement a fresh database: None (a SQLite file of its own) or a PostgreSQL
@@ -141,7 +163,8 @@ def depth_report(backend: str, database: str | None) -> bool:
     from bench._service import Service, run
 
     print(f"pages at any depth (backend {backend}): filling ...", file=sys.stderr, flush=True)
-    service = Service({"depth": DEPTH_SITES, "small": ALL_SMALL, "large": ALL_LARGE}, database=database)
+    service = Service({"depth": DEPTH_SITES, "small": ALL_SMALL, "large": ALL_LARGE}, database=database,
+                      python=str(WFCTL / "python") if WFCTL else None)
     try:
         headers = {"Authorization": f"Bearer {service.token}"}
         with httpx.Client(base_url=service.url, headers=headers, timeout=30) as http:
@@ -161,7 +184,7 @@ def depth_report(backend: str, database: str | None) -> bool:
                 raise SystemExit(f"page {DEPTH_PAGE} came back as page {body['pageNumber']}")
         median = {name: sorted(values)[len(values) // 2] for name, values in timings.items()}
         env = service.env()
-        wfctl = [sys.executable, "-m", "wfctl", "sites", "list", "--all", "-o", "jsonl", "--client"]
+        wfctl = [*_wfctl(), "sites", "list", "--all", "-o", "jsonl", "--client"]
         seconds = {}
         for label, count in (("small", ALL_SMALL), ("large", ALL_LARGE)):
             runs = [run([*wfctl, service.client_ids[label]], env=env, stdout=subprocess.PIPE)
@@ -218,7 +241,7 @@ class Sandbox:
 
     def __enter__(self) -> Sandbox:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
+            [*_wfctl(), "sandbox", "serve", "--port", str(self.port),
              "--database", self.database, "--workers", str(self.workers), "--access-ttl", "86400"],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
