@@ -339,6 +339,9 @@ GIVE_WAY: dict[str, list[str]] = {
     "branch": ["createdOn", "email", "phone", "address"],
     "client": ["createdOn", "branchId", "phone", "email"],
     "site": ["createdOn", "assessmentRequired", "email", "phone", "address"],
+    # the sandbox's accounts (wfctl sandbox users|agencies list)
+    "user": ["branch", "agency"],
+    "agency": ["phone", "email", "users"],
 }
 
 #: Columns of free text: shortened with '…' rather than wrapped. Everything else (ids, names, emails,

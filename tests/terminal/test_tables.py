@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.terminal.conftest import LONG_ADDRESS, LONG_NAME, LONG_SITE, Screen, run_in_terminal
+from wfctl.sandbox.seed import LOGINS
 
 SIZES = [pytest.param((24, 80), id="80x24"), pytest.param((40, 120), id="120x40")]
 
@@ -219,3 +220,24 @@ def test_help_offers_wide(wf: Any) -> None:
     assert r.exit_code == 0, r
     assert "wide (a table of every column)" in " ".join(r.stdout.split())
     assert wf("branches", "list", "-o", "nosuch").exit_code == 2
+
+
+@pytest.mark.parametrize("size", [(24, 80), (40, 120)], ids=["80x24", "120x40"])
+def test_sandbox_users_and_agencies_lists_at_each_width(cli: Any, service: Any, size: tuple[int, int]) -> None:
+    """`wfctl sandbox users list` / `agencies list` on the sandbox's own database: every user name, role
+    and agency whole at 80 and 120 columns, no password hash anywhere."""
+    rows, columns = size
+    users = run_in_terminal(cli, "sandbox", "users", "list", "--db", service.db_path, columns=columns, rows=rows)
+    assert users.exit_status == 0, users.text
+    assert all(len(line) <= columns for line in users.lines)
+    assert re.match(r"username\s+role\s+agency\s+branch$", users.lines[0]), users.lines
+    for username, _, role, agency in LOGINS:
+        line = next(line for line in users.lines if line.startswith(username + " "))
+        assert re.search(rf"\s{role}\s+{agency}(\s|$)", line), line
+    assert "scrypt" not in users.raw
+    agencies = run_in_terminal(cli, "sandbox", "agencies", "list", "--db", service.db_path, columns=columns,
+                               rows=rows)
+    assert agencies.exit_status == 0, agencies.text
+    assert all(len(line) <= columns for line in agencies.lines)
+    for name in ("Northwind Staffing", "Southgate Recruitment"):
+        assert any(name in line for line in agencies.lines), agencies.lines

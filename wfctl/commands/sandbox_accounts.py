@@ -135,7 +135,7 @@ def users_list(
     app = app_context(ctx)
     with _store(_location(db, database)) as store:
         rows = accounts.list_users(store, agency)
-    app.output(fmt(output)).records(rows, columns=USER_COLUMNS)
+    app.output(fmt(output)).records(rows, "user", columns=USER_COLUMNS)
 
 
 @users.command("passwd")
@@ -246,7 +246,7 @@ def agencies_list(ctx: typer.Context, db: Db = None, database: Database = None, 
     app = app_context(ctx)
     with _store(_location(db, database)) as store:
         rows = accounts.list_agencies(store)
-    app.output(fmt(output)).records(rows, columns=AGENCY_COLUMNS)
+    app.output(fmt(output)).records(rows, "agency", columns=AGENCY_COLUMNS)
 
 
 # ---- private helpers --------------------------------------------------------------------------
