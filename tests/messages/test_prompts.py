@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import uuid
 from typing import Any
 
 import pytest
 
+from tests.fixtures.cli import REPO_ROOT
 from tests.messages.helpers import SIZES, finish, new_client, new_site, screen_lines, spawn
 
 pexpect = pytest.importorskip("pexpect")
@@ -121,6 +123,26 @@ def test_the_password_prompt_names_the_user_and_the_url(cli: Any, sandbox: Any, 
     assert cli("branches", "list", "-o", "json").exit_code == 0
 
 
+def test_the_prompts_leave_stdout_to_data(cli: Any, sandbox: Any, tmp_path: Any) -> None:
+    """Questions go to the terminal (stderr), never to stdout: `wfctl login > out.txt` leaves it empty (click's
+    prompt wrote the space after each question there)."""
+    import pexpect
+
+    out = tmp_path / "out.txt"
+    env = dict(cli.env, PYTHONPATH=str(REPO_ROOT), TERM="xterm-256color")
+    child = pexpect.spawn("bash", ["-c", f"{sys.executable} -m wfctl login --credential-store file > {out}"],
+                          env=env, encoding="utf-8", timeout=60, cwd=str(cli.tmp_path))
+    child.expect_exact("Service URL: ")
+    child.sendline(sandbox.url)
+    child.expect_exact("Username: ")
+    child.sendline(USER)
+    child.expect_exact(f"Password for {USER} at {sandbox.url}: ")
+    child.sendline("sandbox-admin")
+    status, text = finish(child)
+    assert status == 0, text
+    assert out.read_text() == ""
+
+
 def test_a_wrong_password_is_one_sentence(cli: Any, sandbox: Any) -> None:
     child = spawn(cli, "login", "--base-url", sandbox.url, "-u", USER, "--credential-store", "file")
     child.expect_exact(f"Password for {USER} at {sandbox.url}: ")
@@ -139,11 +161,12 @@ def test_a_wrong_password_in_a_pipe(cli: Any, sandbox: Any) -> None:
 
 def test_ctrl_c_at_the_password_prompt_ends_the_line(cli: Any, sandbox: Any) -> None:
     child = spawn(cli, "login", "--base-url", sandbox.url, "-u", USER, "--credential-store", "file")
-    child.expect_exact("Password for ")
+    child.expect_exact(f"Password for {USER} at {sandbox.url}: ")
     child.sendintr()
     status, text = finish(child)
     assert status == 130, text
-    assert screen_lines(text)[-2:] == ["interrupted", ""], repr(text)
+    # the line of the prompt ends, and no blank line comes before "interrupted"
+    assert text == "\r\ninterrupted\r\n", repr(text)
 
 
 def test_password_stdin_on_a_terminal_says_it_reads_stdin(cli: Any, sandbox: Any) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from wfctl.commands.options import app_context, fmt, read_json_input
+from wfctl.commands.prompts import confirm
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
@@ -279,18 +280,6 @@ def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:
     if "bannedWorkers" in changes:
         decoded["bannedWorkers"] = list(changes["bannedWorkers"] or []) or None
     return decoded
-
-
-def confirm(question: str) -> bool:
-    """Ask `question` on stderr, read the answer from stdin: True for y/yes. Ctrl-D counts as no;
-    after either, the prompt's line is ended, so what follows starts on a line of its own."""
-    # Not typer.confirm: click's prompt writes a space to stdout, and stdout is for data only.
-    sys.stderr.write(question)
-    sys.stderr.flush()
-    line = sys.stdin.readline()  # Ctrl-C: KeyboardInterrupt, which wfctl.main ends with "\ninterrupted"
-    if not line.endswith("\n"):  # Ctrl-D: the terminal echoed nothing, the cursor is still on the prompt
-        sys.stderr.write("\n")
-    return line.strip().lower() in ("y", "yes")
 
 
 def _given(changes: dict[str, Any]) -> set[str]:

@@ -185,7 +185,7 @@ def users_remove(
       $ wfctl sandbox users remove lee@northwind.test --db sandbox.db
       $ wfctl sandbox users remove lee@northwind.test --db sandbox.db --yes
     """
-    from wfctl.commands.records import confirm
+    from wfctl.commands.prompts import confirm
     from wfctl.sandbox import accounts
 
     app = app_context(ctx)
@@ -315,8 +315,9 @@ def _new_password(app: AppContext, username: str, password_stdin: bool) -> str:
     else:
         if not app.io.can_prompt:
             raise CliError("no password: pipe it to --password-stdin, or run this on a terminal")
-        password = typer.prompt(f"New password for {username.strip().lower()}", hide_input=True, err=True,
-                                confirmation_prompt="Repeat the password")
+        from wfctl.commands.prompts import ask_secret
+
+        password = ask_secret(f"New password for {username.strip().lower()}", repeat="Repeat the password")
     if not password:
         raise CliError("the password is empty")
     return password

@@ -58,6 +58,7 @@ def login(
     """
     from wfctl.api.session import anonymous_client, save_login
     from wfctl.api.store import TokenPair
+    from wfctl.commands.prompts import ask, ask_secret
     from wfctl.config import normalize_base_url, update_profile
     from wfctl.errors import CliError
 
@@ -75,7 +76,7 @@ def login(
     if not url:
         if not io.can_prompt:
             raise CliError("no service URL: pass --base-url <url> (or set WFCTL_BASE_URL)")
-        url = typer.prompt("Service URL", err=True).strip()
+        url = ask("Service URL")
     url = normalize_base_url(url)
     settings = dataclasses.replace(settings, base_url=url)  # the login's store is keyed by this service
     field = username_field or settings.login_username_field
@@ -88,11 +89,11 @@ def login(
     if not user:
         if not io.can_prompt:
             raise CliError("no user name: pass --username <user>")
-        user = typer.prompt("Username", err=True).strip()
+        user = ask("Username")
     if password is None:
         if not io.can_prompt:
             raise CliError("no password: pipe it to --password-stdin, or run wfctl login on a terminal")
-        password = typer.prompt(f"Password for {user} at {url}", hide_input=True, err=True)  # as ssh names them
+        password = ask_secret(f"Password for {user} at {url}")  # as ssh names them
     if not password:
         raise CliError("the password is empty")
 

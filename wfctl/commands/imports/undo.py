@@ -62,7 +62,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         if not app_.io.can_prompt:
             raise CliError("refusing to undo without confirmation: no terminal to ask on; pass --yes "
                            "(or --dry-run to see what undo would do)")
-        from wfctl.commands.records import confirm
+        from wfctl.commands.prompts import confirm
 
         if not confirm(runs.question(plan, run.kind)):
             sys.stderr.write("Not undone.\n")

@@ -1,0 +1,64 @@
+"""Questions to the person at the terminal: on stderr, answered on stdin (or the terminal, for a secret).
+
+Not click's prompt: it writes the space after the question to stdout (`input(" ")`), and stdout is for
+data only (`wfctl login > out.txt` left a space in out.txt), and it loops forever on an empty answer
+at end of input. Callers check `io.can_prompt` first.
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def confirm(question: str) -> bool:
+    """Ask `question` on stderr, read the answer from stdin: True for y/yes. Ctrl-D counts as no;
+    after either, the prompt's line is ended, so what follows starts on a line of its own."""
+    sys.stderr.write(question)
+    sys.stderr.flush()
+    line = sys.stdin.readline()  # Ctrl-C: KeyboardInterrupt, which wfctl.main ends with "\ninterrupted"
+    if not line.endswith("\n"):  # Ctrl-D: the terminal echoed nothing, the cursor is still on the prompt
+        sys.stderr.write("\n")
+    return line.strip().lower() in ("y", "yes")
+
+
+def ask(question: str) -> str:
+    """`question: ` on stderr; the answer, stripped. An empty answer asks again; Ctrl-D gives ""."""
+    while True:
+        sys.stderr.write(f"{question}: ")
+        sys.stderr.flush()
+        line = sys.stdin.readline()
+        if not line.endswith("\n"):
+            sys.stderr.write("\n")
+            return line.strip()
+        if line.strip():
+            return line.strip()
+
+
+def ask_secret(question: str, *, repeat: str | None = None) -> str:
+    """`question: ` without echo (the terminal, else stderr/stdin); with `repeat`, asked a second time,
+    and both must match (else they are asked again). An empty answer asks again; Ctrl-D gives ""."""
+    while True:
+        secret = _hidden(question)
+        if secret is None:
+            return ""
+        if not secret:
+            continue
+        if repeat is None:
+            return secret
+        again = _hidden(repeat)
+        if again is None:
+            return ""
+        if again == secret:
+            return secret
+        sys.stderr.write("the two passwords differ; again\n")
+        sys.stderr.flush()
+
+
+def _hidden(question: str) -> str | None:
+    import getpass
+
+    try:
+        return getpass.getpass(f"{question}: ", stream=sys.stderr)
+    except EOFError:
+        sys.stderr.write("\n")
+        return None
