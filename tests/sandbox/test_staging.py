@@ -367,3 +367,18 @@ def test_a_lost_database_connection_is_replaced(postgres: Any) -> None:
         assert created.status_code == 201, created.text
     finally:
         server.stop()
+
+
+def test_workers_stop_when_their_parent_is_killed(postgres: Any) -> None:
+    """SIGKILL to `serve` (nothing can be passed on): its workers notice and stop, freeing the port."""
+    import psutil
+
+    proc, url = _serve("--database", postgres.new_database(), "--workers", "2")
+    workers = psutil.Process(proc.pid).children()
+    assert len(workers) == 2
+    proc.kill()
+    proc.wait(timeout=10)
+    _, alive = psutil.wait_procs(workers, timeout=15)
+    assert not alive, alive
+    with pytest.raises(httpx.TransportError):
+        httpx.get(f"{url}/openapi.json", timeout=2)

@@ -25,6 +25,8 @@ from typing import Any
 
 #: How long a worker may take to start answering before the start is given up.
 START_TIMEOUT = 60.0
+#: How often (seconds) a worker looks whether its parent is still there.
+PARENT_CHECK = 0.5
 
 
 def run_workers(count: int, sock: socket.socket, make_server: Callable[[], Any],
@@ -88,6 +90,7 @@ def _worker(sock: socket.socket, make_server: Callable[[], Any], readiness: int 
         os.setpgid(0, 0)  # a terminal's Ctrl-C reaches the parent alone, which passes one SIGTERM on
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         server = make_server()
+        _stop_with_parent(server)
         startup = server.startup
 
         async def startup_then_notify(sockets: list[socket.socket] | None = None) -> None:
@@ -105,6 +108,23 @@ def _worker(sock: socket.socket, make_server: Callable[[], Any], readiness: int 
     finally:
         sys.stderr.flush()
         os._exit(code)
+
+
+def _stop_with_parent(server: Any) -> None:
+    """A worker whose parent is gone (killed with SIGKILL: it could pass nothing on) stops by itself, rather
+    than serve on, unsupervised, holding the port."""
+    import threading
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while not server.should_exit:
+            if os.getppid() != parent:
+                server.should_exit = True  # uvicorn's own graceful stop
+                return
+            time.sleep(PARENT_CHECK)
+
+    threading.Thread(target=watch, name="wfctl-sandbox-parent", daemon=True).start()
 
 
 def _wait_ready(readiness: int, count: int, workers: dict[int, int]) -> None:
