@@ -106,7 +106,7 @@ def serve(
     database = database if database is not None else db
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
         raise CliError(INSTALL_HINT)
-    is_postgres = bool(database) and database.startswith(("postgresql://", "postgres://"))  # type: ignore[union-attr]
+    is_postgres = database is not None and database.startswith(("postgresql://", "postgres://"))
     if workers > 1 and not is_postgres:
         raise CliError("--workers needs a PostgreSQL --database: SQLite has one writer at a time, so one process "
                        "serves it fastest (see docs/sandbox.md)")

@@ -70,12 +70,11 @@ class PostgresStore(Store):
     integrity_errors = (psycopg.errors.IntegrityError,)
 
     def __init__(self, url: str) -> None:
+        super().__init__()
         self.url = url
         self.location = describe(url)
         self.db_path = None
         self.in_transaction = False
-        self._counts: dict[tuple[object, ...], int] = {}
-        self._count_snapshot: str | None = None
         self._check_connect()
         self.pool = ConnectionPool(url, min_size=1, max_size=2, open=False, name="wfctl-sandbox",
                                    kwargs=_connect_options(), check=ConnectionPool.check_connection)
@@ -132,25 +131,15 @@ class PostgresStore(Store):
     def is_unique_violation(self, exc: BaseException) -> bool:
         return isinstance(exc, psycopg.errors.UniqueViolation)
 
-    def count(self, table: str, where: str, args: list[object]) -> int:
-        """A list's total, remembered while the data is the same: PostgreSQL's snapshot of committed
-        transactions names it (two statements with the same snapshot see the same rows), so a count is
-        kept under the snapshot it was taken in, and reused while no transaction has committed since."""
-        snapshot = self.db.execute("SELECT pg_current_snapshot()::text").fetchone()[0]
-        if snapshot != self._count_snapshot:
-            self._counts.clear()
-            self._count_snapshot = snapshot
-        key = (table, where, *args)
-        total = self._counts.get(key)
-        if total is None:
-            row = self.db.execute(f"SELECT pg_current_snapshot()::text, count(*) FROM {table} WHERE {where}",
-                                  args).fetchone()
-            total = int(row[1])
-            if row[0] == snapshot:
-                if len(self._counts) >= 1024:
-                    self._counts.clear()
-                self._counts[key] = total
-        return total
+    def _generation(self) -> object:
+        """PostgreSQL's snapshot of committed transactions: two statements with the same snapshot see the
+        same rows, so a count is kept under the snapshot it was taken in, while no transaction commits."""
+        return self.db.execute("SELECT pg_current_snapshot()::text").fetchone()[0]
+
+    def _count_rows(self, table: str, where: str, args: list[object]) -> tuple[int, object]:
+        row = self.db.execute(f"SELECT count(*), pg_current_snapshot()::text FROM {table} WHERE {where}",
+                              args).fetchone()
+        return int(row[0]), row[1]
 
     def close(self) -> None:
         try:

@@ -175,6 +175,10 @@ class Store:
     #: The exception types of a broken constraint (UNIQUE, foreign key): a 409, not a 500.
     integrity_errors: tuple[type[BaseException], ...] = (sqlite3.IntegrityError,)
     _last_second = 0
+    _count_generation: object = None
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[object, ...], int] = {}
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -185,6 +189,28 @@ class Store:
         raise NotImplementedError
 
     def count(self, table: str, where: str, args: list[object]) -> int:
+        """`SELECT count(*)` of a list, remembered while the data is the same: a list's every page reports
+        its total (G7), and counting 100,000 rows per page would make reading a long list quadratic.
+        Each backend names the data's state (`_generation`) and counts under a known one (`_count_rows`)."""
+        generation = self._generation()
+        if generation != self._count_generation:
+            self._counts.clear()
+            self._count_generation = generation
+        key = (table, where, *args)
+        total = self._counts.get(key)
+        if total is None:
+            total, counted_at = self._count_rows(table, where, args)
+            if counted_at == generation:
+                if len(self._counts) >= 1024:
+                    self._counts.clear()
+                self._counts[key] = total
+        return total
+
+    def _generation(self) -> object:
+        raise NotImplementedError
+
+    def _count_rows(self, table: str, where: str, args: list[object]) -> tuple[int, object]:
+        """The count, and the generation it was taken in (None: unknown, not to be remembered)."""
         raise NotImplementedError
 
     def serialize(self, db: Any) -> None:
@@ -240,6 +266,7 @@ class SqliteStore(Store):
     """One SQLite file (or memory) per process. `db_path=None` keeps everything in memory."""
 
     def __init__(self, db_path: str | None = None) -> None:
+        super().__init__()
         self.db_path = db_path
         self.location = db_path or "memory"
         try:
@@ -255,8 +282,6 @@ class SqliteStore(Store):
         except StoreError:
             self.db.close()
             raise
-        self._counts: dict[tuple[object, ...], int] = {}
-        self._count_generation: tuple[int, int] | None = None
 
     def _open(self) -> None:
         self.db.execute("PRAGMA foreign_keys = ON")
@@ -292,23 +317,14 @@ class SqliteStore(Store):
         BEGIN/INSERT/COMMIT (a create is one statement; constraint checks happen inside it)."""
         yield self.db
 
-    def count(self, table: str, where: str, args: list[object]) -> int:
-        """`SELECT count(*)` of a list, remembered until the database changes: a list's every page reports
-        its total (G7), and counting 100,000 rows per page would make reading a long list quadratic.
-        The database changed when this connection changed a row (total_changes) or another one committed
-        (PRAGMA data_version), so the count is always that of the current data."""
-        generation = (self.db.total_changes, self.db.execute("PRAGMA data_version").fetchone()[0])
-        if generation != self._count_generation:
-            self._counts.clear()
-            self._count_generation = generation
-        key = (table, where, *args)
-        total = self._counts.get(key)
-        if total is None:
-            if len(self._counts) >= 1024:
-                self._counts.clear()
-            total = self._counts[key] = int(
-                self.db.execute(f"SELECT count(*) FROM {table} WHERE {where}", args).fetchone()[0])
-        return total
+    def _generation(self) -> object:
+        """The database changed when this connection changed a row (total_changes) or another one committed
+        (PRAGMA data_version); between the two, one connection's statements see the same data."""
+        return (self.db.total_changes, self.db.execute("PRAGMA data_version").fetchone()[0])
+
+    def _count_rows(self, table: str, where: str, args: list[object]) -> tuple[int, object]:
+        total = int(self.db.execute(f"SELECT count(*) FROM {table} WHERE {where}", args).fetchone()[0])
+        return total, self._generation()
 
     def close(self) -> None:
         self.db.close()
