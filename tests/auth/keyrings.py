@@ -1,4 +1,9 @@
-"""Keyring backends for tests, selected with PYTHON_KEYRING_BACKEND=tests.auth.keyrings.<Name>."""
+"""Keyring backends for tests, selected with PYTHON_KEYRING_BACKEND=tests.auth.keyrings.<Name>.
+
+Only when selected: keyring offers every imported KeyringBackend subclass whose `priority` does not raise to
+its auto-detection (and to its chainer), once per process. With a plain `priority = 1`, every later run in
+the test process that auto-detects its keyring (e.g. `doctor` with no D-Bus session) chained through
+HangingKeyring and waited out wfctl's keyring timeout."""
 
 from __future__ import annotations
 
@@ -9,16 +14,23 @@ import time
 from pathlib import Path
 
 from keyring.backend import KeyringBackend
+from keyring.compat import properties
 
 
-class FileKeyring(KeyringBackend):
+class _OnlyWhenSelected(KeyringBackend):
+    @properties.classproperty
+    def priority(cls) -> float:
+        if os.environ.get("PYTHON_KEYRING_BACKEND") != f"{cls.__module__}.{cls.__name__}":
+            raise RuntimeError(f"{cls.__name__} is a test keyring: used only when PYTHON_KEYRING_BACKEND names it")
+        return 1
+
+
+class FileKeyring(_OnlyWhenSelected):
     """A keyring kept in the JSON file named by WFCTL_TEST_KEYRING_FILE (shared by processes).
 
     Each write replaces the file atomically, so a process reading while another writes sees the old
     or the new document, never half of one (as with a real keyring). Writes are not merged: two
     processes writing at once keep one of the two, which is what wfctl's lock must prevent."""
-
-    priority = 1  # type: ignore[assignment]
 
     def _path(self) -> Path:
         return Path(os.environ["WFCTL_TEST_KEYRING_FILE"])
@@ -52,10 +64,8 @@ class FileKeyring(KeyringBackend):
         self._save(data)
 
 
-class HangingKeyring(KeyringBackend):
+class HangingKeyring(_OnlyWhenSelected):
     """A locked keyring whose unlock prompt nobody answers."""
-
-    priority = 1  # type: ignore[assignment]
 
     def get_password(self, service: str, username: str) -> str | None:
         time.sleep(3600)
