@@ -13,6 +13,13 @@ import pytest
 
 pytest_plugins = ["tests.fixtures.sandbox", "tests.fixtures.cli"]
 
+#: Test sandboxes hash passwords at scrypt n=2^10 instead of 2^14 (about 4 ms instead of 50 ms a hash; each
+#: seed hashes every login, each login verifies one): wfctl/sandbox/auth.py. Kept in the isolated
+#: environments of tests/fixtures/cli.py and tests/newcomer/helpers.py, so servers started by `wfctl sandbox
+#: serve` in a test use it too. tests/sandbox/test_password_cost.py checks the production cost.
+TEST_SCRYPT_N = ("WFCTL_SANDBOX_TEST_SCRYPT_N", "1024")
+os.environ.setdefault(*TEST_SCRYPT_N)
+
 
 def require_component(name: str, available: bool | None = None) -> None:
     """Skip a test whose real system component (gnome-keyring, zsh, fish, ...) is missing.

@@ -36,7 +36,8 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
                                                         "HTTPS_PROXY", "http_proxy", "https_proxy")}
     env.update({"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "config"),
                 "XDG_CACHE_HOME": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state"),
-                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
+                "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+                "WFCTL_SANDBOX_TEST_SCRYPT_N": os.environ.get("WFCTL_SANDBOX_TEST_SCRYPT_N", "1024")})
     env.update(extra)
     return env
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import secrets
 import time
 import uuid
@@ -22,6 +23,9 @@ from wfctl.sandbox.store import REUSE_DETECTED, Connection, Store
 
 REFRESH_TTL = 30 * 24 * 3600
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+#: For test suites only: a lower scrypt n (a power of two below 2**14) for new hashes. Each stored hash records
+#: its own parameters, and verification reads them from the hash.
+TEST_COST_VARIABLE = "WFCTL_SANDBOX_TEST_SCRYPT_N"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +43,18 @@ class Principal:
 # ---- passwords --------------------------------------------------------------------------------
 
 
+def _cost() -> dict[str, int]:
+    value = os.environ.get(TEST_COST_VARIABLE, "")
+    n = int(value) if value.isdigit() else 0
+    return {**_SCRYPT, "n": n} if 2 <= n < _SCRYPT["n"] and n & (n - 1) == 0 else _SCRYPT
+
+
 def hash_password(password: str) -> str:
+    cost = _cost()
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **_SCRYPT)
+    digest = hashlib.scrypt(password.encode(), salt=salt, dklen=32, **cost)
     salt_b64, digest_b64 = base64.b64encode(salt).decode(), base64.b64encode(digest).decode()
-    return f"scrypt${_SCRYPT['n']}${_SCRYPT['r']}${_SCRYPT['p']}${salt_b64}${digest_b64}"
+    return f"scrypt${cost['n']}${cost['r']}${cost['p']}${salt_b64}${digest_b64}"
 
 
 def verify_password(password: str, stored: str) -> bool:
