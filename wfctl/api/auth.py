@@ -8,9 +8,17 @@ A refresh runs under the store's cross-process lock, after re-reading the store:
 process has already rotated the pair, its pair is used and no refresh is sent, so a spent refresh
 token is never presented again (G3). The new pair is stored before the lock is released.
 
-A refresh whose answer is lost (the service may have rotated, the answer never arrived) leaves the
-stored pair marked as in doubt: the mark is written before the refresh is sent and removed only by
-an answer. A marked pair's refresh token is never sent again; the user is told to log in (exit 3).
+A refresh is sent again after a 5xx or a lost answer (with backoff, by the retry transport), within
+its grace window: the service answers a refresh token presented again within 60 s of the refresh that
+spent it with the same new pair (G3), and one it did not commit is safe to send again anyway. wfctl
+resends for 50 s after the first try (a margin for the time a request takes), and ends a login only
+when the service rejects the refresh token (400, 401, 403).
+
+The stored pair says when a refresh of it was first sent, written before it is sent and removed only
+by an answer: a run killed or cut off while waiting leaves it, and the next run sends the refresh again
+while the window lasts. After the window such a pair's refresh token is never sent again (the service
+may have spent it, and a spent token presented again revokes the login): the user is told to log in
+(exit 3).
 
 Tokens go only to the login's origin: a request to any other origin gets no Authorization header
 and raises ForeignOrigin before anything is sent.
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Generator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -79,6 +88,11 @@ class TokenAuth(httpx.Auth):
     # -- refresh -------------------------------------------------------------------
     def _refresh_flow(self, stale: TokenPair, *, after_401: bool = False
                       ) -> Generator[httpx.Request, httpx.Response, TokenPair]:
+        import time
+
+        from wfctl.api.store import REFRESH_RESEND_WINDOW
+        from wfctl.api.transport import ATTEMPTS, RESEND_UNTIL
+
         with self._lock, self.store.lock():
             current = self.store.load()
             if current is None:
@@ -93,42 +107,55 @@ class TokenAuth(httpx.Auth):
                 raise NotLoggedIn(in_doubt_message(self.profile, current))
             if not current.refresh_token:
                 raise NotLoggedIn("the login has expired and cannot be refreshed; log in again")
+            # A refresh sent before and not answered (another run's, killed or cut off) is sent again
+            # within its window, counted from its first try: the service answers it with the same pair.
+            now = time.time()
+            sent_at = current.refresh_sent_at if current.refresh_pending else now
             delivery = _Delivery()
+            outcomes: list[int | str] = []
             refresh = httpx.Request(
                 "POST", self.base_url + REFRESH_PATH,
                 json={"accessToken": current.access_token, "refreshToken": current.refresh_token},
-                headers={"Accept": "application/json"}, extensions={"trace": delivery},
+                headers={"Accept": "application/json"},
+                extensions={"trace": delivery, ATTEMPTS: outcomes,
+                            RESEND_UNTIL: time.monotonic() + (sent_at + REFRESH_RESEND_WINDOW - now)},
             )
-            # Write-ahead: until an answer is in, the stored pair says a refresh of it is on the way.
-            # If the answer never arrives (a lost connection, a kill), the next run finds the mark and
-            # does not send this refresh token again: the service may have spent it already (G3).
-            self.store.save(current.marked_in_doubt())
+            # Write-ahead: until an answer is in, the stored pair says a refresh of it is on the way, and
+            # since when. If the answer never arrives (a lost connection, a kill), the next run sends it
+            # again within the window, and after it does not: the service may have spent it (G3).
+            self.store.save(replace(current, refresh_sent_at=sent_at))
             try:
                 response = yield refresh
             except GeneratorExit as closing:
-                self._answer_lost(current, delivery.maybe_sent, closing.__context__)
+                self._answer_lost(current, delivery.maybe_sent, closing.__context__, outcomes)
                 raise
             try:
                 response.read()
             except httpx.TransportError as exc:  # the status line came, the token pair did not
-                raise NotLoggedIn(lost_answer_message(f"{type(exc).__name__} reading the answer")) from None
+                self._answer_lost(current, True, exc, outcomes)
+                raise
             status = response.status_code
             if 200 <= status < 300:
                 new = self._new_pair(response, current)
                 self.store.save(new)  # before the lock is released: other processes see the new pair
                 self._pair = new
                 return new
-            if status >= 500 and status != 503:
-                # A gateway's 502/504, or a service failing after it rotated: the refresh may have
-                # been applied, so the pair stays in doubt.
-                raise NotLoggedIn(lost_answer_message(f"the service answered HTTP {status}"), status=status)
-            self.store.save(current)  # a definite no (4xx, 503): nothing was rotated; the mark goes
-            self._pair = current
-            if status in (400, 401, 403):
+            if status in (400, 401, 403):  # the service rejects the refresh token: the login is over
+                self.store.save(replace(current, refresh_sent_at=0.0))
+                self._pair = current
                 raise NotLoggedIn("the login has expired or was revoked; log in again", status=status)
+            if not current.refresh_pending and all(o in (429, 503) for o in outcomes):
+                self.store.save(current)  # every try was refused before acting: nothing rotated
+                self._pair = current
+            elif not replace(current, refresh_sent_at=sent_at).refresh_resendable():
+                # A gateway's 502/504, or a service failing after it rotated, and no time left to ask
+                # again: the refresh may have been applied, so the pair stays in doubt.
+                raise NotLoggedIn(lost_answer_message(f"the service answered HTTP {status}"), status=status)
             from wfctl.api.client import error_from_response
 
-            raise error_from_response(response)
+            error = error_from_response(response)
+            raise type(error)(error.title, status=error.status, errors=error.errors,
+                              detail=(f"{error.detail}; " if error.detail else "") + retry_hint(len(outcomes)))
 
     def _new_pair(self, response: httpx.Response, current: TokenPair) -> TokenPair:
         """The rotated pair from a 2xx refresh answer; an unusable answer leaves the pair in doubt
@@ -151,18 +178,31 @@ class TokenAuth(httpx.Auth):
             new.refresh_token = current.refresh_token
         return new
 
-    def _answer_lost(self, current: TokenPair, sent: bool, cause: BaseException | None) -> None:
-        """The refresh was abandoned before its answer was read: the connection failed, the process
-        is being interrupted, or the caller dropped the flow.
+    def _answer_lost(self, current: TokenPair, sent: bool, cause: BaseException | None,
+                     outcomes: list[int | str]) -> None:
+        """The refresh was abandoned before its answer was read: the connection failed (after every
+        resend the window allowed), the process is being interrupted, or the caller dropped the flow.
 
-        Nothing of it left (the connection could not be made): the pair is stored back without the
-        mark and the caller's error stands. Otherwise the service may have rotated the pair: the mark
-        stays, and a transport failure becomes "log in again" (exit 3) instead of "cannot reach"."""
+        Nothing of it left (the connection could not be made): the pair is stored back as it was and
+        the caller's error stands. Otherwise the service may have rotated the pair: the mark stays, so
+        the next run sends the refresh again while its window lasts, and no run does after it; a
+        transport failure becomes "cannot reach, try again" (exit 7) while the window lasts, and "log
+        in again" (exit 3) once it has passed."""
         if not sent:
             self.store.save(current)
             return
-        if isinstance(cause, httpx.TransportError):
-            raise NotLoggedIn(lost_answer_message(f"{type(cause).__name__}: {_reason(cause)}")) from cause
+        if not isinstance(cause, httpx.TransportError):
+            return
+        from wfctl.api.limits import AnswerTooLarge
+
+        stored = self.store.load()
+        reason = f"{type(cause).__name__}: {_reason(cause)}"
+        if stored is not None and stored.refresh_resendable() and not isinstance(cause, AnswerTooLarge):
+            from wfctl.api.errors import NetworkError
+
+            raise NetworkError(f"the token refresh got no answer from {origin_of(self.base_url)}",
+                               detail=f"{reason}; {retry_hint(len(outcomes))}") from cause
+        raise NotLoggedIn(lost_answer_message(reason)) from cause
 
     # -- origin guards -------------------------------------------------------------
     def _check_request_origin(self, request: httpx.Request) -> None:
@@ -183,6 +223,15 @@ def lost_answer_message(reason: str) -> str:
     return (f"the token refresh got no usable answer ({reason}); the service may already have replaced "
             "the login's tokens, and sending the old refresh token again would revoke the login, so "
             "wfctl will not: log in again")
+
+
+def retry_hint(tries: int) -> str:
+    """What a refresh that failed without an answer of the service's leaves the user to do."""
+    from wfctl.api.store import REFRESH_RESEND_WINDOW
+
+    times = "once" if tries <= 1 else f"{tries} times"
+    return (f"the refresh was tried {times}; the login is kept, and the next command sends the refresh again "
+            f"(the service answers it again for {REFRESH_RESEND_WINDOW:g} s)")
 
 
 def in_doubt_message(profile: str, pair: TokenPair) -> str:

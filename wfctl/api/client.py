@@ -153,8 +153,13 @@ class Client:
         idempotency_key: str | None = None,
         authenticated: bool = True,
     ) -> httpx.Response:
-        """Like `request`, but return the (read) httpx.Response. Non-2xx raises ApiError."""
+        """Like `request`, but return the (read) httpx.Response. Non-2xx raises ApiError.
+
+        Every attempt ends within `timeout` seconds, its body included, and an answer larger than
+        64 MiB once inflated is refused (wfctl.api.limits)."""
         import httpx
+
+        from wfctl.api.limits import AnswerDeadline, AnswerTooLarge
 
         url = self.url_for(path)
         hdrs = {"Accept": "application/json"}
@@ -178,6 +183,11 @@ class Client:
                     response = http.request(method, url, auth=auth, **kwargs)
                 else:
                     response = http.request(method, url, **kwargs)
+            except AnswerDeadline as exc:
+                raise NetworkError(f"no complete answer from {self.base_url} within {exc.seconds:g} s",
+                                   detail=f"the request's deadline (timeout {exc.seconds:g} s) passed") from None
+            except AnswerTooLarge as exc:
+                raise ServerError(f"refused the answer of {self.base_url}", detail=str(exc)) from None
             except httpx.TimeoutException as exc:
                 raise NetworkError(f"timed out talking to {self.base_url}",
                                    detail=f"{type(exc).__name__} after retries") from None
@@ -554,18 +564,19 @@ class Client:
                 return self._http
             import httpx
 
+            from wfctl.api.limits import ACCEPT_ENCODING
             from wfctl.api.transport import make_transport
 
             https = not self.base_url.lower().startswith("http://")
             transport = make_transport(inner=self._inner_transport, policy=self._retry, log=self._log,
-                                       sleep=self._sleep, tls=https,
+                                       sleep=self._sleep, tls=https, deadline=self.timeout,
                                        verify=self.ssl_context() if https and self._inner_transport is None
                                        else None)
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
                 follow_redirects=False,
-                headers={"User-Agent": self._user_agent or _user_agent()},
+                headers={"User-Agent": self._user_agent or _user_agent(), "Accept-Encoding": ACCEPT_ENCODING},
                 trust_env=True,
             )
         return self._http

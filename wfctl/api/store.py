@@ -39,6 +39,12 @@ from wfctl.api.redact import register_secret
 KEYRING_SERVICE = "wfctl"
 DEFAULT_ACCESS_TTL = 900.0  # the specification's 15 minutes, when the service tells us nothing (G2)
 KEYRING_TIMEOUT = 5.0
+#: G3: a refresh token presented again within this many seconds of the refresh that spent it is answered
+#: with the same new pair (the answer of a committed refresh that got lost can be asked for again).
+REFRESH_GRACE = 60.0
+#: wfctl sends a refresh again only this long after it first sent it: the grace window less a margin for
+#: the time a request takes to reach the service.
+REFRESH_RESEND_WINDOW = 50.0
 
 T = TypeVar("T")
 
@@ -97,9 +103,21 @@ class TokenPair:
         return self.seconds_left(now) <= margin
 
     @property
-    def refresh_in_doubt(self) -> bool:
-        """A refresh of this pair was sent and no answer came back (see `refresh_sent_at`)."""
+    def refresh_pending(self) -> bool:
+        """A refresh of this pair was sent and no answer came back yet (see `refresh_sent_at`)."""
         return self.refresh_sent_at > 0
+
+    def refresh_resendable(self, now: float | None = None) -> bool:
+        """Whether that refresh may be sent again: within REFRESH_RESEND_WINDOW of its first try, the
+        service answers it again with the same pair (G3); a clock that went back counts as too late."""
+        age = (time.time() if now is None else now) - self.refresh_sent_at
+        return self.refresh_pending and 0 <= age < REFRESH_RESEND_WINDOW
+
+    @property
+    def refresh_in_doubt(self) -> bool:
+        """A refresh of this pair got no answer and can no longer be sent again (its grace window has
+        passed): the service may have rotated the pair, and only a new login helps."""
+        return self.refresh_pending and not self.refresh_resendable()
 
     def marked_in_doubt(self, now: float | None = None) -> TokenPair:
         """This pair, marked as having a refresh on the way (stored before the refresh is sent)."""

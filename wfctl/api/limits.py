@@ -1,0 +1,292 @@
+"""What the client accepts from a server: a bounded answer, within a deadline.
+
+- Size: an answer's body is read (and decompressed) up to `MAX_ANSWER_BYTES` (64 MiB, far above the
+  largest page the contract allows: 100 records of a few KB each). A larger one, by its
+  Content-Length or as it arrives, stops with `AnswerTooLarge`; a compressed body is inflated in
+  bounded pieces, so a gzip bomb costs at most the limit, never its inflated size. Only the
+  encodings wfctl asks for (gzip, deflate) are accepted; another one is refused the same way.
+- Time: every exchange (connecting, sending, the status line, the headers and the whole body) ends
+  within one deadline, the Client's `timeout` (default 30 s). Each socket read and write waits at most
+  what is left of it, so a server that drips its answer a byte a second is dropped when the deadline
+  passes (`AnswerDeadline`), not after the per-read timeout has been reset a thousand times.
+
+The deadline of the exchange running on this thread is kept in a thread-local: the retry transport
+(wfctl.api.transport) sets it around each attempt and each read of the body; the socket streams under
+httpx (`DeadlineBackend`) and under the bulk import's lean writer (`DeadlineReader`) clamp their
+timeouts to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import socket
+import threading
+import time
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+#: The largest answer body (after decompression) wfctl reads.
+MAX_ANSWER_BYTES = 64 * 1024 * 1024
+#: The encodings wfctl asks for and inflates itself (in bounded pieces).
+ACCEPT_ENCODING = "gzip, deflate"
+_PIECE = 64 * 1024
+
+_local = threading.local()
+
+
+class AnswerTooLarge(httpx.TransportError):
+    """The answer's body is larger than the limit, or in an encoding wfctl did not ask for."""
+
+
+class AnswerDeadline(httpx.TimeoutException):
+    """The exchange did not finish within its deadline."""
+
+    def __init__(self, message: str, *, request: httpx.Request | None = None, seconds: float = 0.0) -> None:
+        super().__init__(message, request=request)
+        self.seconds = seconds
+
+
+def size_text(limit: int) -> str:
+    return f"{limit // (1024 * 1024)} MiB" if limit >= 1024 * 1024 else f"{limit} bytes"
+
+
+# -- the deadline of this thread's exchange ------------------------------------------------------
+def current_deadline() -> float | None:
+    """The monotonic time by which this thread's exchange must end, or None."""
+    return getattr(_local, "deadline", None)
+
+
+@contextlib.contextmanager
+def deadline_at(end: float | None) -> Iterator[None]:
+    """Run the block under the deadline `end` (monotonic seconds; None: no deadline)."""
+    before = getattr(_local, "deadline", None)
+    _local.deadline = end
+    try:
+        yield
+    finally:
+        _local.deadline = before
+
+
+def clamp(timeout: float | None) -> float | None:
+    """`timeout` shortened to what is left of this thread's deadline (at least a millisecond, so a
+    socket call that is already late fails at once instead of blocking)."""
+    end = current_deadline()
+    if end is None:
+        return timeout
+    left = max(0.001, end - time.monotonic())
+    return left if timeout is None else min(timeout, left)
+
+
+def passed(end: float | None) -> bool:
+    return end is not None and time.monotonic() >= end - 0.0005
+
+
+# -- httpx: a network backend whose streams honour the deadline -----------------------------------
+class _DeadlineStream:
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return bytes(self._inner.read(max_bytes, clamp(timeout)))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, clamp(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> Any:
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, clamp(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class DeadlineBackend:
+    """httpcore's network backend, with every read, write and connect clamped to the deadline."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None, socket_options: Any = None) -> Any:
+        return _DeadlineStream(self._inner.connect_tcp(host, port, clamp(timeout), local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        return _DeadlineStream(self._inner.connect_unix_socket(path, clamp(timeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+def install_deadline_backend(transport: Any) -> bool:
+    """Put DeadlineBackend under an httpx.HTTPTransport's connection pool (before its first request).
+    False when the pool has no backend to wrap (another httpcore layout): the deadline is then checked
+    between reads only."""
+    pool = getattr(transport, "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if backend is None:
+        return False
+    if not isinstance(backend, DeadlineBackend):
+        pool._network_backend = DeadlineBackend(backend)  # type: ignore[union-attr]
+    return True
+
+
+# -- a bounded, inflated body --------------------------------------------------------------------
+class _Inflater:
+    def __init__(self, encoding: str) -> None:
+        self.encoding = encoding
+        self.raw_deflate = False
+        self.obj = zlib.decompressobj(zlib.MAX_WBITS | 16 if encoding in ("gzip", "x-gzip") else zlib.MAX_WBITS)
+        self.started = False
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        if self.encoding == "deflate" and not self.started and data:
+            self.started = True
+            try:  # "deflate" is meant to be zlib-wrapped; some servers send a raw deflate stream
+                probe = zlib.decompressobj(zlib.MAX_WBITS)
+                probe.decompress(data[:64], 1)
+            except zlib.error:
+                self.obj = zlib.decompressobj(-zlib.MAX_WBITS)
+        while True:
+            try:
+                out = self.obj.decompress(data, _PIECE)
+            except zlib.error as exc:
+                raise AnswerTooLarge(f"the answer's {self.encoding} body is damaged ({exc})") from None
+            data = self.obj.unconsumed_tail
+            if out:
+                yield out
+            if not data and len(out) < _PIECE:
+                return
+
+    def finish(self) -> Iterator[bytes]:
+        yield from self.feed(b"")
+        tail = self.obj.flush()
+        if tail:
+            yield tail
+
+
+class BoundedBody(httpx.SyncByteStream):
+    """The body of `inner`: inflated (gzip/deflate, any number of layers) in pieces of at most 64 KiB,
+    at most `limit` bytes at every layer, and read under the deadline `end`."""
+
+    def __init__(self, inner: httpx.SyncByteStream, encodings: list[str], *, limit: int,
+                 end: float | None, seconds: float, request: httpx.Request | None = None) -> None:
+        self._inner = inner
+        self._layers = [_Inflater(e) for e in reversed(encodings)]
+        self._limit = limit
+        self._end = end
+        self._seconds = seconds
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        sizes = [0] * (len(self._layers) + 1)
+        raw = iter(self._inner)
+        while True:
+            with deadline_at(self._end):
+                try:
+                    chunk = next(raw, None)
+                except httpx.TimeoutException:
+                    if passed(self._end):
+                        raise self._late() from None
+                    raise
+            if chunk is None:
+                break
+            if passed(self._end):
+                raise self._late()
+            yield from self._through(chunk, 0, sizes)
+        for index in range(len(self._layers)):
+            for piece in self._layers[index].finish():
+                yield from self._through(piece, index + 1, sizes)
+
+    def _through(self, data: bytes, layer: int, sizes: list[int]) -> Iterator[bytes]:
+        sizes[layer] += len(data)
+        if sizes[layer] > self._limit:
+            raise AnswerTooLarge(f"the answer is larger than {size_text(self._limit)}", request=self._request)
+        if layer == len(self._layers):
+            yield data
+            return
+        for piece in self._layers[layer].feed(data):
+            yield from self._through(piece, layer + 1, sizes)
+
+    def _late(self) -> AnswerDeadline:
+        return AnswerDeadline(f"no complete answer within {self._seconds:g} s", request=self._request,
+                              seconds=self._seconds)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+def bounded_response(response: httpx.Response, request: httpx.Request, *, limit: int, end: float | None,
+                     seconds: float) -> httpx.Response:
+    """`response` whose body is read through BoundedBody: inflated here (its Content-Encoding and
+    Content-Length headers go, so httpx does not decode it again) and bounded."""
+    encodings = [v.strip().lower() for v in response.headers.get_list("content-encoding", split_commas=True)]
+    encodings = [e for e in encodings if e and e != "identity"]
+    unknown = [e for e in encodings if e not in ("gzip", "x-gzip", "deflate")]
+    if unknown:
+        response.close()
+        raise AnswerTooLarge(f"the answer is in the content-encoding {unknown[0]!r}, which wfctl did not ask for",
+                             request=request)
+    length = response.headers.get("content-length", "")
+    if length.strip().isdigit() and int(length) > limit:
+        response.close()
+        raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {int(length):,})",
+                             request=request)
+    headers = httpx.Headers(response.headers)
+    if encodings:
+        del headers["content-encoding"]
+        headers.pop("content-length", None)
+    assert isinstance(response.stream, httpx.SyncByteStream)
+    return httpx.Response(response.status_code, headers=headers,
+                          stream=BoundedBody(response.stream, encodings, limit=limit, end=end, seconds=seconds,
+                                             request=request),
+                          extensions=response.extensions, request=request)
+
+
+# -- http.client (the lean writer): a socket reader under the deadline -------------------------
+class DeadlineReader(io.RawIOBase):
+    """A raw reader of `sock` whose every read waits at most `timeout` and never past this thread's
+    deadline; replaces the file http.client.HTTPResponse reads from."""
+
+    def __init__(self, sock: socket.socket, timeout: float | None) -> None:
+        super().__init__()
+        self._sock = sock
+        self._timeout = timeout
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        end = current_deadline()
+        if passed(end):
+            raise AnswerDeadline("the deadline passed")
+        self._sock.settimeout(clamp(self._timeout))
+        try:
+            return self._sock.recv_into(buffer)
+        except TimeoutError:
+            if passed(end):
+                raise AnswerDeadline("the deadline passed") from None
+            raise
+
+
+def read_bounded(response: Any, limit: int = MAX_ANSWER_BYTES) -> bytes:
+    """The body of an http.client response, at most `limit` bytes (AnswerTooLarge beyond)."""
+    length = response.getheader("Content-Length") or ""
+    if length.strip().isdigit() and int(length) > limit:
+        raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {int(length):,})")
+    parts: list[bytes] = []
+    size = 0
+    while True:
+        chunk = response.read(_PIECE)
+        if not chunk:
+            return b"".join(parts)
+        size += len(chunk)
+        if size > limit:
+            raise AnswerTooLarge(f"the answer is larger than {size_text(limit)}")
+        parts.append(chunk)
