@@ -176,24 +176,28 @@ def test_one_idempotency_key_one_create_across_two_servers(sandbox_factory: Call
 
 
 def test_a_refresh_token_rotates_once_across_two_servers(sandbox_factory: Callable[..., SandboxServer]) -> None:
+    """The same pair sent at once to two servers on one database: rotated once; the second presentation is
+    within the grace window (G3), so both get the same new pair and the login stays (no reuse detection)."""
     one = sandbox_factory()
     two = sandbox_factory(db_path=one.db_path)
     pair = login_token(one, *ADMIN)
     body = {"accessToken": pair["accessToken"], "refreshToken": pair["refreshToken"]}
-    answers: list[int] = []
+    answers: list[httpx.Response] = []
     barrier = threading.Barrier(2)
 
     def refresh(url: str) -> None:
         barrier.wait()
-        answers.append(httpx.post(f"{url}/identity/refresh", json=body, timeout=30).status_code)
+        answers.append(httpx.post(f"{url}/identity/refresh", json=body, timeout=30))
 
     threads = [threading.Thread(target=refresh, args=(server.url,)) for server in (one, two)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(answers) == [200, 401]  # the second presentation is a reuse: the family is revoked
-    assert one.reuse_detections() == 1
+    assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+    assert answers[0].json()["refreshToken"] == answers[1].json()["refreshToken"] != pair["refreshToken"]
+    assert answers[0].json()["accessToken"] == answers[1].json()["accessToken"]
+    assert one.reuse_detections() == 0
 
 
 # ---- several workers on PostgreSQL ---------------------------------------------------------------

@@ -17,6 +17,8 @@ import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from wfctl.sandbox.names import name_key
+
 if TYPE_CHECKING:
     from wfctl.sandbox.store import Store
 
@@ -140,7 +142,7 @@ def add_agency(store: Store, name: str, *, email: str = "", phone: str = "") -> 
     agency_id = str(uuid.uuid4())
     with store.transaction() as db:
         store.serialize(db)  # PostgreSQL: one agency add at a time, so the name check below holds
-        if any(row[0].casefold() == name.casefold() for row in db.execute("SELECT name FROM agencies").fetchall()):
+        if any(name_key(row[0]) == name_key(name) for row in db.execute("SELECT name FROM agencies").fetchall()):
             raise AccountError(f"an agency named {name!r} already exists", "conflict")
         db.execute("INSERT INTO agencies (id, name, email, phone, calendar_year_start, holiday_year_start) "
                    "VALUES (?, ?, ?, ?, ?, ?)", (agency_id, name, email, phone, year_start, year_start))
@@ -190,10 +192,12 @@ class LoginThrottle:
 
     def failed(self, username: str, address: str, now: float | None = None) -> None:
         now = time.time() if now is None else now
-        with self.store.transaction() as db:
+        def record(db: Any) -> None:
             for scope, key in _keys(username, address):
                 db.execute("INSERT INTO login_failures (scope, key, at) VALUES (?, ?, ?)", (scope, key, now))
             db.execute("DELETE FROM login_failures WHERE at <= ?", (now - self.window,))
+
+        self.store.atomic(record)
 
     def succeeded(self, username: str) -> None:
         with self.store.statement() as db:
@@ -239,19 +243,19 @@ def _user_id(db: Any, username: str) -> str:
 
 
 def _agency(db: Any, ref: str) -> tuple[str, str]:
-    """(id, name) of the agency `ref` names: its id, or its name in any case."""
+    """(id, name) of the agency `ref` names: its id, or its name as G12 compares names (store.name_key)."""
     rows = db.execute("SELECT id, name FROM agencies").fetchall()
     match = next((row for row in rows if row[0] == ref.strip()), None) or next(
-        (row for row in rows if row[1].casefold() == ref.strip().casefold()), None)
+        (row for row in rows if name_key(row[1]) == name_key(ref)), None)
     if match is None:
         raise AccountError(f"no agency {ref!r} (see wfctl sandbox agencies list)", "not_found")
     return str(match[0]), str(match[1])
 
 
 def _branch(db: Any, agency_id: str, agency_name: str, ref: str) -> tuple[str, str]:
-    """(id, name) of a branch of the agency: its id, or its name in any case."""
+    """(id, name) of a branch of the agency: its id, or its name as G12 compares names (store.name_key)."""
     row = db.execute("SELECT id, name FROM branches WHERE agency_id = ? AND (id = ? OR name_key = ?)",
-                     (agency_id, ref.strip(), ref.strip().casefold())).fetchone()
+                     (agency_id, ref.strip(), name_key(ref))).fetchone()
     if row is None:
         raise AccountError(f"no branch {ref!r} in {agency_name}", "not_found")
     return str(row[0]), str(row[1])

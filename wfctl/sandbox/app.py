@@ -28,7 +28,7 @@ from urllib.parse import quote
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
 
 from wfctl.sandbox import validation as v
@@ -38,7 +38,7 @@ from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, ErrorForm, Thr
 from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, invalid, not_found, problem_response
 from wfctl.sandbox.quirks import Quirks, parse_quirks
 from wfctl.sandbox.seed import is_published
-from wfctl.sandbox.store import Connection, Store, open_store
+from wfctl.sandbox.store import Connection, Store, StoreUnavailable, name_key, open_store
 
 JSON_TYPE = "application/json"
 DEFAULT_PAGE_SIZE = 10
@@ -46,6 +46,8 @@ MAX_PAGE_SIZE = 100
 IDEMPOTENCY_WINDOW = 24 * 3600
 IDEMPOTENCY_WAIT = 10.0  # seconds a request waits for the answer of another with the same key
 IDEMPOTENCY_ABANDONED = 60.0  # seconds after which a reservation without an answer is taken over
+#: Seconds a client is told to wait (Retry-After) when the database is unavailable.
+RETRY_AFTER = 1
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is answered 413 before it is read
 #: A followed nextPage seeks past the end of a page at most this many pages back (see _Paging).
 SEEK_SPAN_PAGES = 32
@@ -66,6 +68,7 @@ def create_app(
     exposed: bool = False,
     login_failure_limit: int = LOGIN_FAILURE_LIMIT,
 ) -> FastAPI:
+    fast_commit: bool = False,
     """The sandbox app. `database`: None keeps the data in memory; else a SQLite file path, `sqlite:///file`
     or `postgresql://...` (store.open_store).
 
@@ -75,11 +78,13 @@ def create_app(
     A database the sandbox cannot use raises store.StoreError (one line saying why).
     `exposed` (served beyond loopback): a new database's logins get random passwords, kept in
     `app.state.new_passwords` to be shown once, and the published passwords (seed.LOGINS) are refused.
-    `login_failure_limit`: failed logins per user name and per address (in 15 minutes) that lock logins."""
+    `login_failure_limit`: failed logins per user name and per address (in 15 minutes) that lock logins.
+    `fast_commit` (PostgreSQL): asynchronous commits, see pgstore.py (durable by default).
+    While the database cannot be reached, what needs it is answered 503 with Retry-After (StoreUnavailable)."""
     from wfctl.sandbox.seed import seed as apply_seed
 
     played = parse_quirks(quirks)
-    store = open_store(database)
+    store = open_store(database, fast_commit=fast_commit)
     try:
         # An empty database always gets the agencies and logins of G21.
         new_passwords = apply_seed(store, records=seed, random_passwords=exposed)
@@ -96,7 +101,8 @@ def create_app(
         options["telemetry"] = {"tracing": False, "metrics": False, "logs": False}
     app = FastAPI(title="Workforce Agency Management Service (sandbox)", openapi_url=None, docs_url=None,
                   redoc_url=None,
-                  exception_handlers={StarletteHTTPException: _http_exception, Exception: _server_error},
+                  exception_handlers={StarletteHTTPException: _http_exception, StoreUnavailable: _unavailable,
+                                      ClientDisconnect: _client_left, Exception: _server_error},
                   **options)
     app.state.store = store
     app.state.new_passwords = new_passwords
@@ -266,7 +272,7 @@ class SandboxApi:
             raise forbidden("staff may not delete branches")
         branch_id = request.path_params["branchId"]
         self._branch_row(who, branch_id)
-        with self.store.transaction() as db:
+        def delete(db: Connection) -> None:
             clients = db.execute("SELECT count(*) FROM clients WHERE branch_id = ?", (branch_id,)).fetchone()[0]
             if clients:
                 raise ApiProblem(409, f"branch {branch_id} still has {clients} client(s); "
@@ -279,6 +285,8 @@ class SandboxApi:
 
     def _page(self, request: Request, table: str, cols: str, where: str, args: list[Any],
               extra_query: str = "") -> tuple[list[tuple[Any, ...]], _Paging]:
+
+        self.store.atomic(delete)
         """One page of a list (G7), ordered by (created_on, id); `cols` starts with id and ends with created_on.
 
         `pageNumber` alone is a direct jump (OFFSET). With a `cursor` (written by `_Paging`) the server
@@ -369,7 +377,7 @@ class SandboxApi:
     async def delete_client(self, request: Request, who: Principal) -> Response:
         client_id = request.path_params["clientId"]
         self._client_row(who, client_id)
-        with self.store.transaction() as db:
+        def delete(db: Connection) -> None:
             sites = db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client_id,)).fetchone()[0]
             if sites:
                 raise ApiProblem(409, f"client {client_id} still has {sites} site(s); delete them first")
@@ -385,6 +393,8 @@ class SandboxApi:
 
     # ---- sites ----------------------------------------------------------------------------------
 
+
+        self.store.atomic(delete)
     async def list_sites(self, request: Request, who: Principal) -> Response:
         client_id = request.path_params["clientId"]
         _page_params(request)  # a bad pageNumber/pageSize is a 400 before a missing client is a 404
@@ -444,10 +454,10 @@ class SandboxApi:
     # ---- plumbing -------------------------------------------------------------------------------
 
     def _name_key(self, name: str) -> str:
-        """The key of the case-insensitive UNIQUE index (G12); with no-unique-names, never a duplicate."""
+        """The key of the UNIQUE index (G12, store.name_key); with no-unique-names, never a duplicate."""
         if self.quirks.no_unique_names:
-            return f"{name.casefold()}\n{uuid.uuid4()}"  # names are trimmed: never end in a newline
-        return name.casefold()
+            return f"{name_key(name)}\n{uuid.uuid4()}"  # names are trimmed: never end in a newline
+        return name_key(name)
 
     def _replacing(self, fields: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
         """put-clears (G13 tolerance): a PUT is the whole record, so what it leaves out is cleared."""
@@ -839,3 +849,17 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 _OPENAPI = openapi_document()
+async def _client_left(request: Request, exc: Exception) -> Response:
+    """The client left (or was cut off by the server's read deadline) before its body arrived: nothing to
+    answer, and nothing to log."""
+    return problem_response(400, "the request body did not arrive")
+
+
+async def _unavailable(request: Request, exc: Exception) -> Response:
+    """The database is down or restarting: a 503 the client may retry (never a 500, never a long wait)."""
+    return problem_response(503, "the sandbox's database is unavailable (restarting or down); retry shortly",
+                            headers={"Retry-After": str(RETRY_AFTER)})
+
+
+    if isinstance(exc, StoreUnavailable):  # raised in a middleware, outside the handlers' exception handling
+        return await _unavailable(request, exc)

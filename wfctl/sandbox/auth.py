@@ -4,7 +4,12 @@
 - Tokens are opaque random strings; the database keeps only their SHA-256. A login starts a token
   family; every refresh spends the presented refresh token and issues a new pair in the same family.
 - A spent refresh token presented again revokes the whole family (every access and refresh token of
-  that login) and is recorded in `security_events`.
+  that login) and is recorded in `security_events`; except within the grace window (REFRESH_GRACE seconds
+  after it was spent, with the same access token, while the pair it was exchanged for is still unused):
+  that is a client whose answer was lost, and it gets that same pair again (RFC 9700 4.14.2 allows it;
+  Auth0 calls it the reuse interval). The pair is kept for it in `refresh_tokens.replay`, sealed with a key
+  derived from the spent refresh token itself (which the database does not hold), and dropped once the
+  new refresh token is used or the window has passed.
 """
 
 from __future__ import annotations
@@ -12,16 +17,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import json
 import os
 import secrets
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from wfctl.sandbox.problems import unauthorized
 from wfctl.sandbox.store import REUSE_DETECTED, Connection, Store
 
 REFRESH_TTL = 30 * 24 * 3600
+#: Seconds after a rotation during which the spent refresh token, with the same access token, gets the same
+#: new pair again instead of revoking the login (the contract's G3 grace window).
+REFRESH_GRACE = 60
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 #: For test suites only: a lower scrypt n (a power of two below 2**14) for new hashes. Each stored hash records
 #: its own parameters, and verification reads them from the hash.
@@ -102,44 +112,58 @@ class Tokens:
         """Start a new token family for a verified user; the first pair."""
         now = time.time()
         family_id = str(uuid.uuid4())
-        with self.store.transaction() as db:
+
+        def start(db: Connection) -> dict[str, object]:
             db.execute("INSERT INTO token_families (id, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
                        (family_id, user_id, now, now + REFRESH_TTL))
-            return self._issue(db, family_id, now)
+            return self._issue(db, family_id, now, None)
+
+        return self.store.atomic(start)
 
     def refresh(self, access_token: str, refresh_token: str) -> dict[str, object]:
-        """Rotate: spend the refresh token, issue a new pair. Reuse revokes the family (G3)."""
+        """Rotate: spend the refresh token, issue a new pair. Reuse revokes the family (G3), except within
+        the grace window (the module's docstring)."""
         now = time.time()
-        reused = False
-        with self.store.transaction() as db:
+        presented, access_hash = token_hash(refresh_token), token_hash(access_token)
+
+        def rotate(db: Connection) -> dict[str, object] | None:
             row = db.execute(
-                "SELECT r.family_id, r.spent, f.revoked, f.expires_at, f.user_id FROM refresh_tokens r "
-                "JOIN token_families f ON f.id = r.family_id WHERE r.token_hash = ?" + self.store.for_update,
-                (token_hash(refresh_token),)).fetchone()
+                "SELECT r.family_id, r.spent, f.revoked, f.expires_at, f.user_id, r.spent_at, r.presented_access, "
+                "r.replay, r.parent_hash FROM refresh_tokens r JOIN token_families f ON f.id = r.family_id "
+                "WHERE r.token_hash = ?" + self.store.for_update, (presented,)).fetchone()
             if row is None:
                 raise unauthorized("the refresh token is not valid; log in again")
-            family_id, spent, revoked, expires_at, user_id = row
+            family_id, spent, revoked, expires_at, user_id, spent_at, presented_access, replay, parent = row
             if revoked:
                 raise unauthorized("this login has been revoked; log in again")
             if spent:
+                if (replay is not None and spent_at is not None and now - spent_at < REFRESH_GRACE
+                        and presented_access is not None and hmac.compare_digest(presented_access, access_hash)):
+                    answer = _unseal(refresh_token, bytes(replay))
+                    if answer is not None:
+                        return answer  # the same pair as the first time: its answer was lost
                 db.execute("UPDATE token_families SET revoked = 1 WHERE id = ?", (family_id,))
                 db.execute("DELETE FROM access_tokens WHERE family_id = ?", (family_id,))
                 db.execute("INSERT INTO security_events (kind, user_id, family_id, at) VALUES (?, ?, ?, ?)",
                            (REUSE_DETECTED, user_id, family_id, _iso(now)))
-                reused = True
-            elif expires_at <= now:
+                return None  # committed, so the revocation is stored before the 401
+            if expires_at <= now:
                 raise unauthorized("the refresh token has expired; log in again")
-            else:
-                access = db.execute("SELECT family_id FROM access_tokens WHERE token_hash = ?",
-                                    (token_hash(access_token),)).fetchone()
-                if access is None or access[0] != family_id:
-                    raise unauthorized("the access token does not belong to this refresh token")
-                db.execute("UPDATE refresh_tokens SET spent = 1 WHERE token_hash = ?",
-                           (token_hash(refresh_token),))
-                return self._issue(db, family_id, now)
-        # Committed outside the `with` so the revocation is stored before we answer 401.
-        assert reused
-        raise unauthorized("this refresh token was already used; every token of this login is revoked")
+            access = db.execute("SELECT family_id FROM access_tokens WHERE token_hash = ?",
+                                (access_hash,)).fetchone()
+            if access is None or access[0] != family_id:
+                raise unauthorized("the access token does not belong to this refresh token")
+            if parent is not None:  # this token's answer arrived: its predecessor's is of no more use
+                db.execute("UPDATE refresh_tokens SET replay = NULL WHERE token_hash = ?", (parent,))
+            pair = self._issue(db, family_id, now, presented)
+            db.execute("UPDATE refresh_tokens SET spent = 1, spent_at = ?, presented_access = ?, replay = ? "
+                       "WHERE token_hash = ?", (now, access_hash, _seal(refresh_token, pair), presented))
+            return pair
+
+        answer = self.store.atomic(rotate)
+        if answer is None:
+            raise unauthorized("this refresh token was already used; every token of this login is revoked")
+        return answer
 
     def authenticate(self, authorization: str | None) -> Principal:
         """The caller of a protected endpoint, from `Authorization: Bearer <token>`, or a 401."""
@@ -160,15 +184,41 @@ class Tokens:
             raise unauthorized("the access token has expired")
         return Principal(row[0], row[1], row[2], row[3], row[4], row[7])
 
-    def _issue(self, db: Connection, family_id: str, now: float) -> dict[str, object]:
+    def _issue(self, db: Connection, family_id: str, now: float, parent: str | None) -> dict[str, object]:
         access = "wsa_" + secrets.token_urlsafe(32)
         refresh = "wsr_" + secrets.token_urlsafe(48)
         db.execute("INSERT INTO access_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)",
                    (token_hash(access), family_id, now + self.access_ttl))
-        db.execute("INSERT INTO refresh_tokens (token_hash, family_id, created_at) VALUES (?, ?, ?)",
-                   (token_hash(refresh), family_id, now))
+        db.execute("INSERT INTO refresh_tokens (token_hash, family_id, created_at, parent_hash) VALUES (?, ?, ?, ?)",
+                   (token_hash(refresh), family_id, now, parent))
         return {"accessToken": access, "refreshToken": refresh, "tokenType": "Bearer",
                 "expiresIn": self.access_ttl}
+
+
+def _replay_key(refresh_token: str) -> bytes:
+    """The key that seals the answer to a refresh: only a holder of the spent refresh token can derive it
+    (the database keeps the token's plain SHA-256, a different digest)."""
+    return hashlib.sha256(b"wfctl-sandbox refresh replay\n" + refresh_token.encode("utf-8", "surrogatepass")).digest()
+
+
+def _seal(refresh_token: str, answer: dict[str, object]) -> bytes:
+    """The answer encrypted (SHAKE-256 keystream: the key seals one message only) and authenticated."""
+    key = _replay_key(refresh_token)
+    plain = json.dumps(answer, separators=(",", ":")).encode()
+    stream = hashlib.shake_256(key + b"\nstream").digest(len(plain))
+    sealed = (int.from_bytes(plain, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(plain), "big")
+    return hmac.new(key, sealed, hashlib.sha256).digest() + sealed
+
+
+def _unseal(refresh_token: str, box: bytes) -> dict[str, Any] | None:
+    key = _replay_key(refresh_token)
+    tag, sealed = box[:32], box[32:]
+    if not hmac.compare_digest(tag, hmac.new(key, sealed, hashlib.sha256).digest()):
+        return None
+    stream = hashlib.shake_256(key + b"\nstream").digest(len(sealed))
+    plain = (int.from_bytes(sealed, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(sealed), "big")
+    answer: dict[str, Any] = json.loads(plain)
+    return answer
 
 
 def _iso(ts: float) -> str:

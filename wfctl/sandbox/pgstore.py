@@ -1,35 +1,56 @@
 """PostgreSQL storage for a shared staging sandbox (`pip install 'wfctl[sandbox,postgres]'`): psycopg 3.
 
-Each server process holds one connection from a psycopg_pool pool (its handlers never await while a
-statement runs, so one is all a process can use; the pool replaces a broken one). The schema is the SQLite
-one with PostgreSQL's types (double precision, bytea, identity columns) and byte-order text (COLLATE "C",
-so lists sort as they do on SQLite), created on first start under an advisory lock and versioned in
-sandbox_meta. Everything that must hold across processes is the database's job: UNIQUE indexes (G12),
-`SELECT ... FOR UPDATE` on a refresh token being rotated (G3), the Idempotency-Key's primary key (G20).
+Each server process holds one connection (its handlers never await while a statement runs, so one is all
+a process can use). The schema is the SQLite one with PostgreSQL's types (double precision, bytea, identity
+columns) and byte-order text (COLLATE "C", so lists sort as they do on SQLite), created on first start under
+an advisory lock and versioned in sandbox_meta. Everything that must hold across processes is the
+database's job: UNIQUE indexes (G12), `SELECT ... FOR UPDATE` on a refresh token being rotated (G3), the
+Idempotency-Key's primary key (G20).
 
-Commits are asynchronous (`synchronous_commit = off`): a crash of the database server can lose the last
-fraction of a second of commits, never corrupt them; for a staging sandbox that is the right trade (a
-commit otherwise waits for a disk flush, which made creates several times slower here).
+A dropped connection (a restart, a failover, pg_terminate_backend) is replaced on the statement that finds
+it broken: a single statement is sent again on a new connection; a transaction that found it broken before
+its COMMIT was sent stored nothing and is run again by `Store.atomic` (ConnectionLost). While the database
+cannot be reached, a request fails within CONNECT_TIMEOUT (and for RETRY_AFTER seconds after a failed
+attempt, at once) with StoreUnavailable, a 503: the event loop never waits long, and the first request
+after the database is back connects.
+
+Commits are durable (`synchronous_commit = on`) unless `fast_commit` (`serve --fast-commit`): then a crash
+of the database server (not of the sandbox) can lose the last fraction of a second of confirmed writes,
+never corrupt them.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
-from wfctl.sandbox.store import SCHEMA, SCHEMA_VERSION, Store, StoreError, check_schema_version, describe
+from wfctl.sandbox.store import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    ConnectionLost,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    check_schema_version,
+    describe,
+    migrate,
+)
 
 try:
     import psycopg
     import psycopg.errors
-    from psycopg_pool import ConnectionPool
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise StoreError("postgresql://...: needs psycopg 3: pip install 'wfctl[sandbox,postgres]'") from exc
 
 #: pg_advisory_xact_lock key held while the schema is created and while the sample data is seeded.
 _SCHEMA_LOCK = 0x7766_6374_6C00  # "wfctl"
+#: Seconds a connection attempt may take (libpq's least: 2).
+CONNECT_TIMEOUT = 2
+#: Seconds after a failed connection attempt during which requests fail at once (the Retry-After).
+RETRY_AFTER = 1
 
 
 def postgres_schema(sqlite_schema: str = SCHEMA) -> list[str]:
@@ -43,7 +64,8 @@ def postgres_schema(sqlite_schema: str = SCHEMA) -> list[str]:
 
 
 class _Connection:
-    """A psycopg connection that speaks the handlers' `?` placeholders (translated once per statement)."""
+    """The store's connection as the handlers use it: `?` placeholders (translated once per statement), and
+    a connection found broken replaced (see the module's docstring)."""
 
     def __init__(self, store: PostgresStore) -> None:
         self.store = store
@@ -53,73 +75,119 @@ class _Connection:
         query = self._sql.get(sql)
         if query is None:
             query = self._sql[sql] = sql.replace("%", "%%").replace("?", "%s")
-        conn = self.store.conn
+        conn = self.store.connection()
         try:
             return conn.execute(query, parameters)
-        except psycopg.OperationalError:
+        except psycopg.OperationalError as exc:
             if not conn.closed and not conn.broken:
                 raise
-            self.store.reconnect()
-            if self.store.in_transaction:  # the transaction is gone with the connection
+            if self.store.in_transaction:  # the transaction is gone with the connection, uncommitted
+                raise ConnectionLost(f"the database connection was lost: {_first_line(exc)}") from None
+        conn = self.store.reconnect()
+        try:
+            return conn.execute(query, parameters)
+        except psycopg.OperationalError as exc:
+            if not conn.closed and not conn.broken:
                 raise
-            return self.store.conn.execute(query, parameters)
+            raise StoreUnavailable(f"the database connection was lost: {_first_line(exc)}") from None
 
 
 class PostgresStore(Store):
     for_update = " FOR UPDATE"
     integrity_errors = (psycopg.errors.IntegrityError,)
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, fast_commit: bool = False) -> None:
         super().__init__()
         self.url = url
         self.location = describe(url)
         self.db_path = None
+        self.fast_commit = fast_commit
         self.in_transaction = False
-        self._check_connect()
-        self.pool = ConnectionPool(url, min_size=1, max_size=2, open=False, name="wfctl-sandbox",
-                                   kwargs=_connect_options(), check=ConnectionPool.check_connection)
+        self._down_until = 0.0
+        self.conn: psycopg.Connection[Any] | None = None
         try:
-            self.pool.open(wait=True, timeout=10)
-            self.conn = self.pool.getconn()
-            self.db = _Connection(self)
+            self.conn = self._connect(timeout=5)
+        except psycopg.Error as exc:  # a clear error: unreachable, refused, no such database or user
+            raise StoreError(f"{self.location}: cannot connect: {_first_line(exc)}") from None
+        self.db = _Connection(self)
+        try:
             self._create_schema()
         except BaseException:
-            self.pool.close()
+            self.close()
             raise
 
-    def _check_connect(self) -> None:
-        """One connection first, for a clear error: unreachable, refused, no such database or user."""
-        try:
-            psycopg.connect(self.url, connect_timeout=5, **_connect_options()).close()
-        except psycopg.Error as exc:
-            raise StoreError(f"{self.location}: cannot connect: {_first_line(exc)}") from None
+    def _connect(self, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
+        return psycopg.connect(self.url, connect_timeout=timeout, autocommit=True, application_name="wfctl-sandbox",
+                               options=f"-c synchronous_commit={'off' if self.fast_commit else 'on'}")
 
     def _create_schema(self) -> None:
-        conn = self.conn
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-            if self.db.execute("SELECT to_regclass('sandbox_meta')").fetchone()[0] is not None:
-                row = self.db.execute("SELECT value FROM sandbox_meta WHERE key = 'schema_version'").fetchone()
-                check_schema_version(row[0] if row else None, self.location)
+        with self.transaction() as db:
+            db.execute("SELECT pg_advisory_xact_lock(?)", (_SCHEMA_LOCK,))
+            found = None
+            if db.execute("SELECT to_regclass('sandbox_meta')").fetchone()[0] is not None:
+                row = db.execute("SELECT value FROM sandbox_meta WHERE key = 'schema_version'").fetchone()
+                found = row[0] if row else "1"
+                check_schema_version(found, self.location)
             for statement in postgres_schema():
-                conn.execute(statement)
-            conn.execute("INSERT INTO sandbox_meta (key, value) VALUES ('schema_version', %s) "
-                         "ON CONFLICT (key) DO NOTHING", (str(SCHEMA_VERSION),))
-            self._init_meta(self.db)
+                db.execute(statement)
+            migrate(db, found, ddl=lambda statement: postgres_schema(statement)[0])
+            db.execute("INSERT INTO sandbox_meta (key, value) VALUES ('schema_version', ?) "
+                       "ON CONFLICT (key) DO NOTHING", (str(SCHEMA_VERSION),))
+            self._init_meta(db)
 
-    def reconnect(self) -> None:
-        """Give the broken connection back (the pool discards it) and take a working one."""
-        self.pool.putconn(self.conn)
-        self.conn = self.pool.getconn()
+    def connection(self) -> psycopg.Connection[Any]:
+        """The process's connection; a new one when it is known to be broken."""
+        conn = self.conn
+        if conn is not None and not conn.closed and not conn.broken:
+            return conn
+        return self.reconnect()
+
+    def reconnect(self) -> psycopg.Connection[Any]:
+        """Drop the broken connection and open a new one, or raise StoreUnavailable at once (within
+        CONNECT_TIMEOUT; at once for RETRY_AFTER seconds after a failed attempt)."""
+        if self.conn is not None:
+            with suppress(psycopg.Error):
+                self.conn.close()
+            self.conn = None
+        if time.monotonic() < self._down_until:
+            raise StoreUnavailable("the database is unreachable")
+        try:
+            self.conn = self._connect()
+        except psycopg.Error as exc:
+            self._down_until = time.monotonic() + RETRY_AFTER
+            raise StoreUnavailable(f"the database is unreachable: {_first_line(exc)}") from None
+        return self.conn
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
+        """One transaction on a working connection: a connection found broken by BEGIN (it broke while idle)
+        is replaced before anything is sent in it. A connection lost in the body raises ConnectionLost
+        (nothing committed); one lost during COMMIT raises StoreUnavailable (the outcome is unknown)."""
+        conn = self.connection()
+        try:
+            conn.execute("BEGIN")
+        except psycopg.OperationalError:
+            if not conn.closed and not conn.broken:
+                raise
+            conn = self.reconnect()
+            conn.execute("BEGIN")
         self.in_transaction = True
         try:
-            with self.conn.transaction():
-                yield self.db
-        finally:
+            yield self.db
+        except BaseException:
             self.in_transaction = False
+            if not conn.closed and not conn.broken:
+                with suppress(psycopg.OperationalError):
+                    conn.execute("ROLLBACK")
+            raise
+        self.in_transaction = False
+        try:
+            conn.execute("COMMIT")
+        except psycopg.OperationalError as exc:
+            if not conn.closed and not conn.broken:
+                raise
+            raise StoreUnavailable(f"the database connection was lost while committing: {_first_line(exc)}") \
+                from None
 
     @contextmanager
     def statement(self) -> Iterator[Any]:
@@ -142,15 +210,10 @@ class PostgresStore(Store):
         return int(row[0]), row[1]
 
     def close(self) -> None:
-        try:
-            self.pool.putconn(self.conn)
-        finally:
-            self.pool.close()
-
-
-def _connect_options() -> dict[str, Any]:
-    return {"autocommit": True, "application_name": "wfctl-sandbox",
-            "options": "-c synchronous_commit=off"}
+        if self.conn is not None:
+            with suppress(psycopg.Error):
+                self.conn.close()
+            self.conn = None
 
 
 def _first_line(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ import uuid
 from typing import Any
 
 from wfctl.sandbox.auth import hash_password
-from wfctl.sandbox.store import Store
+from wfctl.sandbox.store import Store, name_key
 
 # (username, password, role, agency name); the staff login is bound to the first branch
 LOGINS: list[tuple[str, str, str, str]] = [
@@ -146,7 +146,7 @@ def _branch(db: Any, agency_id: str, name: str, address: str, phone: str, email:
     branch_id = str(uuid.uuid4())
     db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-               (branch_id, agency_id, name, name.casefold(), address, phone, email, created))
+               (branch_id, agency_id, name, name_key(name), address, phone, email, created))
     return branch_id
 
 
@@ -155,7 +155,7 @@ def _client(db: Any, agency_id: str, branch_id: str, name: str, email: str, phon
     client_id = str(uuid.uuid4())
     db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, billing_address, "
                "created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-               (client_id, agency_id, branch_id, name, name.casefold(), email, phone, billing, created))
+               (client_id, agency_id, branch_id, name, name_key(name), email, phone, billing, created))
     return client_id
 
 
@@ -175,7 +175,7 @@ def _site(db: Any, agency_id: str, branch_id: str, client_id: str, name: str, n:
         "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email, "
         "assessment_required, departments, rates, banned_workers, documents, created_on) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (site_id, agency_id, branch_id, client_id, name, name.casefold(),
+        (site_id, agency_id, branch_id, client_id, name, name_key(name),
          f"{n + 1} {name.split()[0]} Road, {name.split()[0]}", f"+44 161 496 {2000 + n:04d}",
          f"site@{slug}.test", int(n % 3 == 0), json.dumps(departments), json.dumps(rates), json.dumps(banned),
          json.dumps(documents), created))

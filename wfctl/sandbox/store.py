@@ -4,9 +4,13 @@ Both give the handlers one interface: `store.db.execute(sql, params)` with `?` p
 SQL (`INSERT ... ON CONFLICT`, row values, `RETURNING`), `store.transaction()` for several statements that
 must hold together, `store.statement()` for one, and `store.count()` for a list's total. Everything that
 must hold across processes is enforced by the database: uniqueness (G12) by UNIQUE indexes on a
-case-folded name key (a duplicate under any concurrency is an integrity error that becomes a 409, never a
-500), refresh-token rotation by a locked read (SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE),
+name key (`name_key`: names that look the same have the same key; a duplicate under any concurrency is an
+integrity error that becomes a 409, never a 500), refresh-token rotation by a locked read (SQLite: BEGIN IMMEDIATE; PostgreSQL: SELECT ... FOR UPDATE),
 and an Idempotency-Key by its primary key (the first request reserves it).
+
+`store.atomic(fn)` runs `fn(db)` in one transaction: on PostgreSQL, a transaction whose connection was
+lost before its COMMIT was sent (nothing was stored) runs once more on a new connection. A database that
+cannot be reached raises StoreUnavailable, which the app answers 503 with Retry-After.
 
 SQLite: one connection per process, WAL, foreign keys on. The handlers run on one event loop and never
 await while a transaction is open, so within a process every write is atomic with respect to every other
@@ -19,15 +23,19 @@ import re
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from wfctl.sandbox.accounts import SCHEMA as ACCOUNTS_SCHEMA
+from wfctl.sandbox.names import name_key
 
-#: The version of the schema below, kept in sandbox_meta: a later release migrates from it, and a
-#: database of another version is refused at start (rather than misread).
-SCHEMA_VERSION = 1
+#: The version of the schema below, kept in sandbox_meta: a database of an older version is migrated at
+#: start (MIGRATIONS), one of a newer version is refused (rather than misread).
+#: 2: name keys by `name_key` (was str.casefold); refresh tokens keep what the grace window replays.
+SCHEMA_VERSION = 2
+
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agencies (
@@ -107,7 +115,11 @@ CREATE TABLE IF NOT EXISTS refresh_tokens (
     token_hash TEXT PRIMARY KEY,
     family_id TEXT NOT NULL REFERENCES token_families(id),
     spent INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    parent_hash TEXT,
+    spent_at REAL,
+    presented_access TEXT,
+    replay BLOB
 );
 CREATE TABLE IF NOT EXISTS access_tokens (
     token_hash TEXT PRIMARY KEY,
@@ -143,12 +155,54 @@ CREATE TABLE IF NOT EXISTS sandbox_meta (
 """
 SCHEMA += ACCOUNTS_SCHEMA  # login_failures: the login throttle (accounts.py)
 
+#: Version 1 -> 2, run in one transaction: the refresh tokens' new columns, then every name key again
+#: (`rekey_names`, between dropping and re-creating the unique indexes).
+MIGRATIONS: dict[int, list[str]] = {
+    1: ["ALTER TABLE refresh_tokens ADD COLUMN parent_hash TEXT",
+        "ALTER TABLE refresh_tokens ADD COLUMN spent_at REAL",
+        "ALTER TABLE refresh_tokens ADD COLUMN presented_access TEXT",
+        "ALTER TABLE refresh_tokens ADD COLUMN replay BLOB"],
+}
+#: (table, the column that scopes its names, its unique index)
+_NAMED = (("branches", "agency_id", "branches_name"), ("clients", "branch_id", "clients_name"),
+          ("sites", "client_id", "sites_name"))
+
 REUSE_DETECTED = "refresh_token_reuse"
+
+
+def rekey_names(db: Any) -> int:
+    """Inside a transaction, with the unique name indexes dropped: every name key computed again by
+    `name_key`. Records that were distinct before and now have the same key stay distinct (the later one
+    keeps a key of its own, `<key>\n<id>`, as no-unique-names does); a new record of that name is a
+    duplicate of the first. Returns how many keys changed."""
+    changed = 0
+    for table, scope, _ in _NAMED:
+        seen: set[tuple[str, str]] = set()
+        rows = db.execute(f"SELECT id, {scope}, name, name_key FROM {table} ORDER BY created_on, id").fetchall()
+        for record_id, parent, name, old in rows:
+            key = name_key(name)
+            if (parent, key) in seen:
+                key = f"{key}\n{record_id}"
+            seen.add((parent, key))
+            if key != old:
+                db.execute(f"UPDATE {table} SET name_key = ? WHERE id = ?", (key, record_id))
+                changed += 1
+    return changed
 
 
 class StoreError(Exception):
     """A database the sandbox cannot use (unreachable, refused, another schema version, not a database):
     the message says which, in one line, for `wfctl sandbox serve` to print before serving."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached now (down, restarting, refusing connections): a 503 with Retry-After,
+    never a 500. The message is one line without the password."""
+
+
+class ConnectionLost(StoreUnavailable):
+    """The connection broke inside a transaction before its COMMIT was sent: nothing of it was stored, so
+    `Store.atomic` runs it again on a new connection."""
 
 
 class Cursor(Protocol):
@@ -183,6 +237,18 @@ class Store:
     @contextmanager
     def transaction(self) -> Iterator[Any]:
         raise NotImplementedError
+
+    def atomic(self, work: Callable[[Any], T]) -> T:
+        """`work(db)` in one transaction, its result. A transaction that lost its connection before COMMIT
+        (ConnectionLost: nothing stored) is run once more, on a new connection; `work` must therefore
+        only touch the database (and raise to roll back)."""
+        try:
+            with self.transaction() as db:
+                return work(db)
+        except ConnectionLost:
+            pass
+        with self.transaction() as db:
+            return work(db)
 
     @contextmanager
     def statement(self) -> Iterator[Any]:
@@ -230,10 +296,17 @@ class Store:
     def purge_expired(self, now: float | None = None) -> None:
         """Drop expired access tokens and idempotency records (called now and then, not per request)."""
         now = time.time() if now is None else now
-        with self.transaction() as db:
+        from wfctl.sandbox.auth import REFRESH_GRACE
+
+        def purge(db: Any) -> None:
             db.execute("DELETE FROM access_tokens WHERE family_id IN "
                        "(SELECT id FROM token_families WHERE expires_at < ?)", (now,))
             db.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (now - 86400,))
+            # The answers kept for the refresh grace window are of no use past it.
+            db.execute("UPDATE refresh_tokens SET replay = NULL WHERE replay IS NOT NULL AND spent_at < ?",
+                       (now - REFRESH_GRACE,))
+
+        self.atomic(purge)
 
     def count_request(self, second: int) -> int:
         """`--rate-limit`: count one request in this second (for every server on the database); the count.
@@ -257,9 +330,29 @@ class Store:
 
 
 def check_schema_version(found: str | None, location: str) -> None:
-    if found is not None and found != str(SCHEMA_VERSION):
+    """A database of this version, of one this wfctl migrates from, or new (None); else a StoreError."""
+    if found is not None and found != str(SCHEMA_VERSION) and not (found.isdigit() and int(found) in MIGRATIONS):
         raise StoreError(f"{location}: holds the sandbox's schema version {found}; this wfctl uses version "
                          f"{SCHEMA_VERSION}: use a wfctl of that version, or another database")
+
+
+def migrate(db: Any, found: str | None, ddl: Callable[[str], str] = lambda statement: statement) -> None:
+    """Inside the transaction that holds the schema lock: bring a database of version `found` to this one
+    (`ddl` gives a backend's form of a statement). A new database (None) or a current one is left alone."""
+    if found is None or found == str(SCHEMA_VERSION):
+        return
+    check_schema_version(found, "the database")
+    for version in range(int(found), SCHEMA_VERSION):
+        for statement in MIGRATIONS[version]:
+            db.execute(ddl(statement))
+        if version == 1:
+            for _, _, index in _NAMED:
+                db.execute(f"DROP INDEX IF EXISTS {index}")
+            rekey_names(db)
+            for table, scope, index in _NAMED:
+                db.execute(f"CREATE UNIQUE INDEX {index} ON {table}({scope}, name_key)")
+    db.execute("INSERT INTO sandbox_meta (key, value) VALUES ('schema_version', ?) ON CONFLICT (key) "
+               "DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
 
 
 class SqliteStore(Store):
@@ -290,15 +383,26 @@ class SqliteStore(Store):
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA busy_timeout = 10000")
         self.db.execute("PRAGMA cache_size = -16000")
-        has_meta = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sandbox_meta'").fetchone()
-        if has_meta:
-            row = self.db.execute("SELECT value FROM sandbox_meta WHERE key = 'schema_version'").fetchone()
-            check_schema_version(row[0] if row else None, self.location)
+        found = self._schema_version()
+        check_schema_version(found, self.location)
+        # An older version's tables exist (CREATE ... IF NOT EXISTS leaves them as they are) and are migrated
+        # in one write transaction; another process starting on the file meanwhile waits, then finds it done.
         self.db.executescript(SCHEMA)
-        # A database of the first release has no version yet: its schema is version 1.
+        if found is not None and found != str(SCHEMA_VERSION):
+            with self.transaction() as db:
+                migrate(db, self._schema_version())
         self.db.execute("INSERT INTO sandbox_meta (key, value) VALUES ('schema_version', ?) "
                         "ON CONFLICT (key) DO NOTHING", (str(SCHEMA_VERSION),))
         self._init_meta(self.db)
+
+    def _schema_version(self) -> str | None:
+        """The version the file holds; None for a new one. A first-release file has no version: 1."""
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'agencies'").fetchone():
+            return None
+        if not self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'sandbox_meta'").fetchone():
+            return "1"
+        row = self.db.execute("SELECT value FROM sandbox_meta WHERE key = 'schema_version'").fetchone()
+        return str(row[0]) if row else "1"
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
@@ -333,9 +437,10 @@ class SqliteStore(Store):
 _SCHEMES = ("sqlite://", "postgresql://", "postgres://")
 
 
-def open_store(database: str | None) -> Store:
+def open_store(database: str | None, *, fast_commit: bool = False) -> Store:
     """The store a `--database` value names: None (in memory), a file path or `sqlite:///path`, or (with the
-    `postgres` extra) `postgresql://user@host:port/db`. A database it cannot use raises StoreError."""
+    `postgres` extra) `postgresql://user@host:port/db`. A database it cannot use raises StoreError.
+    `fast_commit` (PostgreSQL): asynchronous commits (`synchronous_commit=off`), see pgstore.py."""
     if database and re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", database) and not database.startswith(_SCHEMES):
         scheme = database.split("://", 1)[0]
         raise StoreError(f"{describe(database)}: unknown scheme {scheme!r}; use a file, sqlite:///<file> or "
@@ -343,7 +448,7 @@ def open_store(database: str | None) -> Store:
     if database and database.startswith(("postgresql://", "postgres://")):
         from wfctl.sandbox.pgstore import PostgresStore
 
-        return PostgresStore(database)
+        return PostgresStore(database, fast_commit=fast_commit)
     if database and database.startswith("sqlite://"):
         # As SQLAlchemy spells them: sqlite:///relative.db, sqlite:////absolute/path.db, sqlite:// (memory).
         database = database.removeprefix("sqlite://").removeprefix("/") or None
