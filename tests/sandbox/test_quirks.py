@@ -225,3 +225,46 @@ def test_a_default_sandbox_plays_no_quirk(sandbox: SandboxServer) -> None:
         page = client.get("/api/branches", params={"pageSize": 1}).json()
         assert page["nextPage"].startswith(sandbox.url)
         assert_problem(client.get("/api/branches/nope"), 404)
+
+
+def test_churn_pages_moves_a_record_back_once_per_listing(pair: Callable[..., Pair]) -> None:
+    """Page 1 read, then page 2 asked: the first record is gone, one like it is at the end, the count is
+    the same, and the record that was first on page 2 is now last on page 1 (already read)."""
+    odd, plain = pair("churn-pages")
+    client = create_client(plain, create_branch(plain)["id"])
+    for i in range(6):
+        create_site(plain, client["id"], name=f"Churn {i}")
+    path = f"/api/clients/{client['id']}/sites"
+    names = [s["name"] for s in plain.get(path, params={"pageSize": 100}).json()["data"]]
+    first = odd.get(path, params={"pageSize": 3}).json()
+    second = odd.get(path, params={"pageSize": 3, "pageNumber": 2}).json()
+    assert [s["name"] for s in first["data"]] == names[:3]
+    assert [s["name"] for s in second["data"]] == [names[4], names[5], names[0]]  # names[3] moved back
+    assert second["totalRecordCount"] == first["totalRecordCount"] == 6
+    assert first["data"][0]["id"] not in {s["id"] for s in second["data"]}  # a new record, not the same
+    again = odd.get(path, params={"pageSize": 3, "pageNumber": 2}).json()
+    assert again["data"] == second["data"]  # once per listing
+    assert len(plain.get(path, params={"pageSize": 100}).json()["data"]) == 6
+
+
+def test_churn_pages_leaves_records_with_something_bound_to_them(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("churn-pages")
+    branch = create_branch(plain)["id"]
+    for _ in range(3):
+        create_client(plain, branch)
+    before = [c["id"] for c in plain.get("/api/clients", params={"branchId": branch}).json()["data"]]
+    create_site(plain, before[0])  # the first client has a site: it is not churned
+    odd.get("/api/clients", params={"pageSize": 1, "branchId": branch})
+    odd.get("/api/clients", params={"pageSize": 1, "pageNumber": 2, "branchId": branch})
+    ids = [c["id"] for c in plain.get("/api/clients", params={"branchId": branch}).json()["data"]]
+    assert ids[:2] == [before[0], before[2]] and before[1] not in ids and len(ids) == 3
+
+
+def test_ignore_page_number_answers_page_one(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("ignore-page-number", "next-page=int")
+    for _ in range(5):
+        create_branch(plain)
+    first = odd.get("/api/branches", params={"pageSize": 2}).json()
+    third = odd.get("/api/branches", params={"pageSize": 2, "pageNumber": 3}).json()
+    assert third["data"] == first["data"]
+    assert (third["pageNumber"], third["nextPage"]) == (3, 4)

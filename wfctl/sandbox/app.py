@@ -33,6 +33,7 @@ from starlette.responses import HTMLResponse, Response
 
 from wfctl.sandbox import validation as v
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT, LoginThrottle
+from wfctl.sandbox.listquirks import Churn
 from wfctl.sandbox.auth import Principal, Tokens, dummy_hash, verify_password
 from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, ErrorForm, Throttle
 from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, invalid, not_found, problem_response
@@ -144,6 +145,7 @@ class SandboxApi:
         self.quirks = quirks or Quirks()
         self.created = 200 if self.quirks.create_200 else 201
         self.throttle = LoginThrottle(store, limit=login_failure_limit)
+        self.churn = Churn() if self.quirks.churn_pages else None  # quirk churn-pages (listquirks.py)
 
     def routes(self) -> list[tuple[str, str, Callable[[Request], Awaitable[Response]]]]:
         p = self._protected
@@ -299,6 +301,13 @@ class SandboxApi:
         seek = None if raw_cursor is None else _read_cursor(self.store.cursor_key, path, raw_cursor)
         if seek is not None and not page_given:
             page = seek.page + 1 if seek.forward else seek.page - 1
+        if self.churn is not None:
+            self.churn.before_page(self.store, path, page, table, where, args)
+        if self.quirks.ignore_page_number:  # every page answers page 1's rows, under the number asked for
+            rows = self.db.execute(f"SELECT {cols} FROM {table} WHERE {where} ORDER BY created_on, id LIMIT ?",
+                                   (*args, size + 1)).fetchall()
+            return rows[:size], _Paging(self, request, path, self.store.count(table, where, args), page, size,
+                                        rows[:size], len(rows) > size)
         db = self.db
         total = self.store.count(table, where, args)
         select = f"SELECT {cols} FROM {table} WHERE {where}"

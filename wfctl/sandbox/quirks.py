@@ -42,6 +42,11 @@ QUIRKS: dict[str, tuple[str, str]] = {
     "create-200": ("G15", "a create answers 200 instead of 201"),
     "no-unique-names": ("G12", "no uniqueness rule: two records of the same name may exist"),
     "no-agency-update": ("G6", "PUT /api/agency/ is not offered (405)"),
+    "churn-pages": ("G7", "a listing's first request for page 2 or later deletes the list's first record and "
+                          "creates one like it at the end: the count is unchanged, later records move back one "
+                          "place (once per listing, see listquirks.py)"),
+    "ignore-page-number": ("G7", "every list request answers page 1's rows (pageNumber and cursor ignored), "
+                                 "under the page number asked for, with a link to the next"),
 }
 
 
@@ -60,6 +65,8 @@ class Quirks:
     create_200: bool = False
     no_unique_names: bool = False
     no_agency_update: bool = False
+    churn_pages: bool = False
+    ignore_page_number: bool = False
 
     def names(self) -> list[str]:
         """The quirks that are on, as `--quirk` spells them (empty for the default sandbox)."""
