@@ -54,6 +54,10 @@ def serve(
                                               "same as --database <file>).", metavar="<file>")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Server processes on the port (more than one "
                                          "needs a PostgreSQL --database).", metavar="<n>")] = 1,
+    fast_commit: Annotated[bool, typer.Option("--fast-commit", help="PostgreSQL: confirm a write before it is on "
+                                              "disk (synchronous_commit=off). If the database server crashes, "
+                                              "the last fraction of a second of writes already answered as done "
+                                              "can be lost; never corrupted. Default: durable commits.")] = False,
     tls_cert: Annotated[str | None, typer.Option("--tls-cert", help="Serve https with this certificate chain "
                                                   "(PEM; with --tls-key).", metavar="<file>")] = None,
     tls_key: Annotated[str | None, typer.Option("--tls-key", help="The private key of --tls-cert (PEM).",
@@ -107,6 +111,9 @@ def serve(
     if importlib.util.find_spec("fastapi") is None or importlib.util.find_spec("uvicorn") is None:
         raise CliError(INSTALL_HINT)
     is_postgres = database is not None and database.startswith(("postgresql://", "postgres://"))
+    if fast_commit and not is_postgres:
+        raise CliError("--fast-commit is for a PostgreSQL --database (SQLite commits are durable against a crash of "
+                       "the sandbox as they are)")
     if workers > 1 and not is_postgres:
         raise CliError("--workers needs a PostgreSQL --database: SQLite has one writer at a time, so one process "
                        "serves it fastest (see docs/sandbox.md)")
@@ -138,7 +145,9 @@ def serve(
     def banner(new_passwords: dict[str, str]) -> None:
         typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
         where = describe(database) if database else "in memory (lost at exit; --database keeps it)"
-        typer.echo(f"data: {where}" + (f", {workers} workers" if workers > 1 else ""), err=True)
+        typer.echo(f"data: {where}" + (f", {workers} workers" if workers > 1 else "")
+                   + (", fast commits (a database server crash can lose the last second of writes)"
+                      if fast_commit else ""), err=True)
         if quirks.names():
             typer.echo(f"quirks: {', '.join(quirks.names())} (not the contract's decisions: see docs/sandbox.md)",
                        err=True)
@@ -164,7 +173,7 @@ def serve(
             run(host=host, port=port, database=database, workers=workers, sock=sock, ready=banner,
                 log_requests=_log_line if log_requests else None, tls_cert=tls_cert, tls_key=tls_key,
                 seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency,
-                max_body=max_body or None, quirks=quirks, exposed=exposed)
+                max_body=max_body or None, quirks=quirks, exposed=exposed, fast_commit=fast_commit)
     except StoreError as exc:
         raise CliError(f"{option} {exc}") from None
     except RuntimeError as exc:
