@@ -87,9 +87,14 @@ def known_columns(kind: str) -> frozenset[str]:
 
 
 def canonical_column(name: str) -> str:
-    """The format's spelling of a column written in any case (`ClientId` -> `clientId`, as spreadsheets
-    and people write headers); a name the format does not know is returned unchanged."""
-    return _CANONICAL.get(name.lower(), name)
+    """The format's spelling of a column written as people type headers: in any case, with spaces and
+    underscores inside (`ClientId`, `Assessment Required`, `banned_workers`); a name the format does not
+    know is returned unchanged."""
+    return _CANONICAL.get(_header_key(name), name)
+
+
+def _header_key(name: str) -> str:
+    return name.lower().replace(" ", "").replace("_", "")
 
 
 def unknown_column_message(kind: str, column: str) -> str:
@@ -114,7 +119,7 @@ def accepted_columns(kind: str) -> str:
     return f"{', '.join(columns)}; {ignored} are accepted and ignored"
 
 
-_CANONICAL = {name.lower(): name for kind in KINDS for name in known_columns(kind)}
+_CANONICAL = {_header_key(name): name for kind in KINDS for name in known_columns(kind)}
 
 
 # -- encoding ----------------------------------------------------------------------------------

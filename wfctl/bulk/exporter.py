@@ -9,7 +9,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any
 
 from wfctl.bulk import csvformat
-from wfctl.bulk.files import atomic_text_file
+from wfctl.bulk.files import atomic_binary_file, atomic_text_file
 from wfctl.bulk.kinds import KINDS
 
 #: Full records read at once (the export commands' default, 16: issue 17).
@@ -17,13 +17,25 @@ EXPORT_CONCURRENCY = 16
 
 
 def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None],
-           concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None) -> int:
+           concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None,
+           bom: bool | None = None) -> int:
     """Write the header and one line per record of each parent (None: no parent); returns the count.
-    `on_record` is called after each record written (the progress line)."""
-    spec = KINDS[kind]
+    `on_record` is called after each record written (the progress line). `bom`: start with a UTF-8
+    byte order mark; None: when `out` writes to the start of a regular file."""
     columns = csvformat.columns_for(kind)
+    if bom or (bom is None and _regular_file_at_start(out)):
+        # `export > sites.csv`: a spreadsheet opens the file with the BOM as UTF-8 (docs/csv.md); a pipe
+        # (`export | import -`, `| grep`) and a file appended to (`>>`) get none
+        out.write("\ufeff")
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(columns)
+    return _write_records(api, kind, writer.writerow, parent_ids, concurrency, on_record)
+
+
+def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], parent_ids: Iterable[str | None],
+                   concurrency: int, on_record: Callable[[], None] | None) -> int:
+    spec = KINDS[kind]
+    columns = csvformat.columns_for(kind)
     count = 0
 
     def summaries() -> Iterator[dict[str, Any]]:
@@ -34,7 +46,7 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
     if not spec.list_is_full:
         records = _ordered_map(lambda s: spec.get(api, str(s["id"])), records, concurrency)
     for record in records:
-        writer.writerow(csvformat.encode_record(kind, record, columns))
+        write_row(csvformat.encode_record(kind, record, columns))
         count += 1
         if on_record is not None:
             on_record()
@@ -42,12 +54,36 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
 
 
 def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],
-                   concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None) -> int:
-    """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right),
-    written whole or not at all: a failure leaves no partial file and an existing one as it was.
-    Call files.check_writable(path) before anything is fetched."""
+                   concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None,
+                   fmt: str | None = None) -> int:
+    """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right), or a
+    workbook when `path` ends in .xlsx (or `fmt` is "xlsx"); written whole or not at all: a failure
+    leaves no partial file and an existing one as it was. Call files.check_writable(path) before anything
+    is fetched."""
+    from wfctl.bulk import workbook
+
+    if fmt == "xlsx" or (fmt is None and workbook.is_workbook_name(path)):
+        with atomic_binary_file(path) as temporary:
+            sheet = workbook.SheetWriter(temporary, csvformat.columns_for(kind),
+                                         bool_columns=csvformat.BOOL_COLUMNS)
+            count = _write_records(api, kind, sheet.write, parent_ids, concurrency, on_record)
+            sheet.close()
+            return count
     with atomic_text_file(path, bom=True) as out:
-        return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency, on_record=on_record)
+        return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency, on_record=on_record,
+                      bom=False)  # the file's encoding writes it
+
+
+def _regular_file_at_start(out: IO[str]) -> bool:
+    """Whether `out` writes to the start of a regular file (`> FILE`), not a pipe, terminal or `>>`."""
+    import os
+    import stat
+
+    try:
+        fd = out.fileno()
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.lseek(fd, 0, os.SEEK_CUR) == 0 and out.tell() == 0
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _ordered_map(fn: Any, items: Iterable[Any], concurrency: int) -> Iterator[Any]:

@@ -63,6 +63,32 @@ def atomic_text_file(path: str, *, bom: bool) -> Iterator[IO[str]]:
         raise
 
 
+@contextlib.contextmanager
+def atomic_binary_file(path: str) -> Iterator[str]:
+    """The name of a temporary file beside `path` for a writer that opens files itself (a workbook);
+    it replaces `path` when the block ends without an error. A failed write raises CliError naming
+    `path`; on any error nothing is left behind."""
+    folder = _folder(path)
+    try:
+        fd, temporary = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path), suffix=".tmp")
+        os.close(fd)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    try:
+        yield temporary
+        os.chmod(temporary, _mode_for(path))
+        os.replace(temporary, path)
+    except OSError as exc:
+        _remove(temporary)
+        raise write_error(path, exc) from None
+    except BaseException as exc:
+        _remove(temporary)
+        cause = getattr(exc, "__context__", None)  # XlsxWriter's FileCreateError wraps the OSError
+        if isinstance(cause, OSError) and type(exc).__name__ == "FileCreateError":
+            raise write_error(path, cause) from None
+        raise
+
+
 def write_error(path: str, exc: OSError, exit_code: int = ExitCode.FAILURE) -> CliError:
     """`cannot write PATH: <cause>`, one line."""
     cause = exc.strerror or str(exc) or type(exc).__name__

@@ -10,8 +10,8 @@ INPUT_PANEL = "Input"
 RUN_PANEL = "Run"
 OUTPUT_PANEL = "Output"
 
-File = Annotated[str, typer.Argument(help="CSV file to import ('-' reads stdin). Its format: wfctl help csv.",
-                                 metavar="FILE|-")]
+File = Annotated[str, typer.Argument(help="Workbook (.xlsx) or CSV file to import ('-' reads stdin). Its format: "
+                                      "wfctl help csv.", metavar="FILE|-")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and print the plan (to create, to update, "
                                       "unchanged, invalid); send nothing.", rich_help_panel=RUN_PANEL)]
 OnExisting = Annotated[str, typer.Option(
@@ -30,7 +30,15 @@ Journal = Annotated[str | None, typer.Option("--journal", help="Where to record 
 Delimiter = Annotated[str | None, typer.Option("--delimiter", help="Cell delimiter (default: ';' or ',', "
                                                   "whichever the header uses).", rich_help_panel=INPUT_PANEL,
                                                   metavar="C")]
-ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout.",
+Sheet = Annotated[str | None, typer.Option("--sheet", help="The workbook's sheet to read, by name or number "
+                                             "from 1 (default: the first).", rich_help_panel=INPUT_PANEL,
+                                             metavar="NAME|N")]
+AcceptSpreadsheetChanges = Annotated[bool, typer.Option(
+    "--accept-spreadsheet-changes", help="Send changes that look like a spreadsheet's doing (leading zeros "
+    "dropped, digits past the 15th zeroed, UTF-8 read as Windows-1252); without it they stop the run.",
+    rich_help_panel=RUN_PANEL)]
+ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout; a "
+                                                   "workbook when its name ends in .xlsx.",
                                                    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
 ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Full records read at once.",
                                                 rich_help_panel=RUN_PANEL, min=1, max=64)]

@@ -77,9 +77,38 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool) -> str:
     if entry.status == "created":  # every field is new: its value, without the name the heading gives
         said = [f"{name}: {text(new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
     else:
-        said = lines(kind, _pairs(entry))
+        said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry))
     body = [one_line(_short(line) if shorten else line) for line in said]
     return head + "\n" + "".join(f"  {line}\n" for line in body)
+
+
+def _spreadsheet_marks(entry: Entry | Created) -> dict[str, str]:
+    """field -> why its change looks like a spreadsheet's doing (issue 21 §3)."""
+    if entry.status != "updated":
+        return {}
+    from wfctl.bulk.damage import explain
+
+    marks = {}
+    for name, pair in entry.changes.items():
+        reason = explain(pair[0], pair[1])
+        if reason is not None:
+            marks[name] = reason
+    return marks
+
+
+def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
+    """The change lines, the reason after a field's line (`phone: 0161 -> 161: looks like ...`); a field
+    said in several lines (a list) gets a line of its own (`! bannedWorkers: looks like ...`)."""
+    if not marks:
+        return said
+    out = list(said)
+    for name, reason in marks.items():
+        at = [i for i, line in enumerate(out) if line.startswith(f"{name}: ")]
+        if len(at) == 1:
+            out[at[0]] += f": {reason}"
+        else:
+            out.append(f"! {name}: {reason}")
+    return out
 
 
 def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry | Created], summary: dict[str, Any] | None,

@@ -20,6 +20,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from wfctl.bulk.csvformat import canonical_column
 from wfctl.errors import CliError
@@ -45,10 +46,14 @@ class Row:
 class CsvInput:
     """One input file (or stdin, spooled)."""
 
-    def __init__(self, path: str, *, delimiter: str | None = None) -> None:
-        self._spool: str | None = None
+    def __init__(self, path: str, *, delimiter: str | None = None, sheet: str | None = None) -> None:
+        self._temporary: list[str] = []  # files of ours (stdin spooled, a sheet or a transcoding): removed
+        self._lines: Any = None  # a workbook's: physical line of the CSV read -> the sheet's row
+        self.notes: list[str] = []  # what was noticed about the file (said on stderr by run_import)
+        self.workbook = False
         if path == "-":
             fd, spool = tempfile.mkstemp(prefix="wfctl-import-", suffix=".csv")
+            self._temporary.append(spool)
             with os.fdopen(fd, "wb") as out:
                 binary = getattr(sys.stdin, "buffer", None)
                 if binary is not None:
@@ -56,7 +61,6 @@ class CsvInput:
                 else:  # a text-only stdin (embedding, tests)
                     while chunk := sys.stdin.read(1 << 20):
                         out.write(chunk.encode("utf-8"))
-            self._spool = spool
             self.path = spool
             self.display = "<stdin>"
         else:
@@ -64,23 +68,74 @@ class CsvInput:
                 raise CliError(f"{path}: no such file")
             self.path = path
             self.display = path
-        self.sha256 = _sha256(self.path)
+        try:
+            self._open(delimiter, sheet)
+        except BaseException:
+            self.close()
+            raise
+        self.blank_rows = 0  # rows whose cells are all empty, skipped; known after one pass of rows()
+
+    def _open(self, delimiter: str | None, sheet: str | None) -> None:
+        from wfctl.bulk import workbook
+
         if delimiter is not None and len(delimiter) != 1:
             raise CliError("--delimiter takes one character, e.g. ';' or ','")
-        self.delimiter = delimiter or self._sniff_delimiter()
+        self.sha256, mojibake = _sha256(self.path)
+        allow_tab = False
+        if workbook.is_workbook(self.path):
+            self.workbook = True
+            spool, self._lines, _ = workbook.sheet_to_csv(self.path, self.display, sheet)
+            self._temporary.append(spool)
+            self.path = spool
+            delimiter = ","
+        else:
+            if sheet is not None:
+                raise CliError(f"{self.display}: --sheet is for workbooks (.xlsx); this file is text")
+            head = _head(self.path)
+            if head.startswith(ZIP_MAGIC_PREFIX):
+                raise CliError(f"{self.display}: a ZIP archive but not an .xlsx workbook (an .ods or .xls file? "
+                               "save it as .xlsx or CSV UTF-8)")
+            charset = _utf16(head)
+            if charset:
+                self.path = self._transcoded(charset, lambda data: data)
+                allow_tab = True
+            elif b"\r" in head and b"\n" not in head:  # Excel for Mac's "CSV (Macintosh)": CR ends lines
+                self.path = self._transcoded(None, lambda data: data.replace(b"\r", b"\n"))
+            if mojibake:
+                self.notes.append(_mojibake_note(self.display, self.path))
+        self.delimiter = delimiter or self._sniff_delimiter(allow_tab)
         self._spelling: dict[str, str] = {}  # header name -> as the file writes it, where they differ
         self.header = self._read_header()
-        self.blank_rows = 0  # rows whose cells are all empty, skipped; known after one pass of rows()
+
+    def _transcoded(self, charset: str | None, fix: Any) -> str:
+        """The file as UTF-8 (from `charset`, or as it is), each chunk through `fix`, in a file of ours."""
+        fd, spool = tempfile.mkstemp(prefix="wfctl-import-", suffix=".csv")
+        self._temporary.append(spool)
+        with os.fdopen(fd, "wb") as out, open(self.path, "rb") as f:
+            if charset is None:
+                while chunk := f.read(1 << 20):
+                    out.write(fix(chunk))
+            else:
+                import codecs
+
+                decoder = codecs.getincrementaldecoder(charset)()
+                try:
+                    while chunk := f.read(1 << 20):
+                        out.write(decoder.decode(chunk).encode("utf-8"))
+                    out.write(decoder.decode(b"", final=True).encode("utf-8"))
+                except UnicodeDecodeError:
+                    raise CliError(f"{self.display}: the file starts as {charset.upper()} but is not UTF-16 "
+                                   "throughout; save it as CSV UTF-8 and run again") from None
+        return spool
 
     def written(self, column: str) -> str:
         """A header column as the file writes it (`Client` for `client`), for messages."""
         return self._spelling.get(column, column)
 
     def close(self) -> None:
-        if self._spool:
+        while self._temporary:
             with contextlib.suppress(OSError):
-                os.unlink(self._spool)
-            self._spool = None
+                os.unlink(self._temporary.pop())
 
     def __enter__(self) -> CsvInput:
         return self
@@ -112,8 +167,11 @@ class CsvInput:
             try:
                 next(reader, None)  # the header, read by _read_header
                 start = reader.line_num + 1
+                lines = self._lines
                 for cells in reader:
                     line, start = start, reader.line_num + 1
+                    if lines is not None:  # a workbook: its sheet's row
+                        line = lines[line] if line < len(lines) else line
                     if len(cells) == width and any(cells):
                         number += 1
                         yield number, line, cells, 0
@@ -162,15 +220,20 @@ class CsvInput:
             return line
         return ""
 
-    def _sniff_delimiter(self) -> str:
+    def _sniff_delimiter(self, allow_tab: bool = False) -> str:
         line = self._first_line()
-        counts = {",": 0, ";": 0}
+        counts = {",": 0, ";": 0, "\t": 0}
         quoted = False
         for ch in line:
             if ch == '"':
                 quoted = not quoted
             elif not quoted and ch in counts:
                 counts[ch] += 1
+        if counts["\t"] and not counts[","] and not counts[";"]:
+            if allow_tab:  # UTF-16 "Unicode Text" is tab-separated
+                return "\t"
+            raise CliError(f"{self.display}: line 1 is separated by tabs, not ',' or ';': run again with "
+                           "--delimiter $'\\t' (or save the file as CSV UTF-8)")
         return ";" if counts[";"] > counts[","] else ","
 
     def _read_header(self) -> list[str]:
@@ -182,6 +245,11 @@ class CsvInput:
         except csv.Error as exc:
             raise _csv_error(self.display, 1, exc) from None
         written = [h.strip() for h in header]
+        if written and written[0].startswith(BOM_AS_CP1252):
+            written[0] = written[0][len(BOM_AS_CP1252):].strip()
+            self.notes.insert(0, f"{self.display}: the file starts with {BOM_AS_CP1252!r}, a UTF-8 byte order mark "
+                              "that a spreadsheet read as Windows-1252 and saved again; its text may be changed "
+                              "the same way (" + _WAY_OUT + ")")
         while written and written[-1] == "":
             written.pop()  # a trailing column with no name: values in it count as extra cells
         names: list[str] = []
@@ -212,9 +280,49 @@ def _csv_error(display: str, line: int, exc: csv.Error) -> CliError:
     return CliError(f"{display}: line {line}: {cause}")
 
 
-def _sha256(path: str) -> str:
+def _sha256(path: str) -> tuple[str, bool]:
+    """The file's SHA-256, and whether its bytes read like UTF-8 taken for Windows-1252 and saved again
+    (one pass: looked for in the same chunks)."""
     digest = hashlib.sha256()
+    suspect = False
+    tail = b""
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
             digest.update(chunk)
-    return digest.hexdigest()
+            if not suspect and b"\xc3" in chunk:
+                from wfctl.bulk.damage import reads_like_mojibake
+
+                suspect = reads_like_mojibake(tail + chunk)
+            tail = chunk[-8:]
+    return digest.hexdigest(), suspect
+
+
+def _head(path: str, size: int = 1 << 16) -> bytes:
+    with open(path, "rb") as f:
+        return f.read(size)
+
+
+def _utf16(head: bytes) -> str | None:
+    """"utf-16" when the file is UTF-16 (by its byte order mark, or NUL bytes between ASCII ones)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    sample = head[:200]
+    if len(sample) >= 4 and sample.count(0) * 3 >= len(sample):
+        return "utf-16-le" if sample[1] == 0 else "utf-16-be"
+    return None
+
+
+def _mojibake_note(display: str, path: str) -> str:
+    from wfctl.bulk.damage import example
+
+    with open(path, "rb") as f:
+        found = example(f.read(1 << 22))
+    seen = f" ({found[0]!r} for {found[1]!r})" if found else ""
+    return (f"{display}: its text reads like UTF-8 that a spreadsheet opened as Windows-1252 and saved again"
+            f"{seen}; rows that would change a record this way are stopped before sending (" + _WAY_OUT + ")")
+
+
+ZIP_MAGIC_PREFIX = b"PK\x03\x04"
+BOM_AS_CP1252 = BOM.decode("cp1252")  # "ï»¿"
+_WAY_OUT = ("re-export as .xlsx with export -f FILE.xlsx, or open the CSV as UTF-8: "
+            "Unicode (UTF-8) in the import dialog, Data > From Text/CSV in Excel")

@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 
 def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, dry_run: bool,
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
-               delimiter: str | None, skip_invalid: bool, output: str | None = None) -> int:
+               delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
+               accept_spreadsheet_changes: bool = False) -> int:
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 130)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
@@ -33,7 +34,9 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     if report:
         check_writable(report)  # before anything is sent, not after every row was
     io = app.io
-    with CsvInput(file, delimiter=delimiter) as source:
+    with CsvInput(file, delimiter=delimiter, sheet=sheet) as source:
+        for note in source.notes:
+            _say(note)
         api = app.client
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
@@ -51,7 +54,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         except JournalError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
         try:
-            return _validate_and_run(app, importer, source, report, output, progress)
+            return _validate_and_run(app, importer, source, report, output, progress, accept_spreadsheet_changes)
         except Stopped as stop:
             return _stopped(importer, stop, report, source)
         finally:
@@ -59,7 +62,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
 
 
 def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None,
-                      progress: Any) -> int:
+                      progress: Any, accept_spreadsheet_changes: bool = False) -> int:
     from wfctl.bulk.importer import ValidationStopped
 
     try:
@@ -77,10 +80,19 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         _list_problems(summary)
     if summary.resumed:
         sys.stderr.write(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
+    # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
+    if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer._existing:
+        _stop_on_spreadsheet_damage(_plan_of(importer), dry_run=False)
     try:
         summary = importer.run()
     finally:
         progress.stop()
+    if summary.dry_run and not accept_spreadsheet_changes:
+        from wfctl.bulk import damage
+
+        if findings := damage.review(importer):
+            _show_result(app, importer, output)
+            _stop_on_spreadsheet_damage(findings, dry_run=True)
     if report:
         _write_report(report, importer, source)
     dry_run = summary.dry_run
@@ -96,6 +108,39 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
                              "and run again\n")
         return int(ExitCode.PARTIAL)
     return 0
+
+
+def _plan_of(importer: Any) -> list[Any]:
+    """The spreadsheet findings of a plan of the same file and options (nothing is sent)."""
+    import dataclasses
+
+    from wfctl.bulk import damage
+    from wfctl.bulk.importer import Importer
+
+    options = dataclasses.replace(importer.options, dry_run=True, journal_path=None)
+    planner = Importer(importer.api, importer.source, options)
+    try:
+        planner.open_journal()
+        planner.validate()
+        planner.run()
+        return damage.review(planner)
+    finally:
+        planner.release()
+
+
+def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool) -> None:
+    """Exit 2 naming each change that looks like a spreadsheet's, when there are any."""
+    if not findings:
+        return
+    for finding in findings[:50]:
+        sys.stderr.write(f"spreadsheet: {finding}\n")
+    if len(findings) > 50:
+        sys.stderr.write(f"... and {len(findings) - 50} more\n")
+    rows = len({f.row for f in findings})
+    raise CliError(f"{rows} row{'s' if rows != 1 else ''} would change records only the way a spreadsheet changes "
+                   f"text; {'a run would send nothing' if dry_run else 'nothing was sent'} (export the records "
+                   "as .xlsx and edit that, or open the CSV as UTF-8 with text columns as text; "
+                   "--accept-spreadsheet-changes sends these changes as they are)")
 
 
 def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:

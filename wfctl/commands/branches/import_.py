@@ -20,6 +20,8 @@ def import_branches(
     report: bulk.Report = None,
     journal: bulk.Journal = None,
     delimiter: bulk.Delimiter = None,
+    sheet: bulk.Sheet = None,
+    accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     output: Output = None,
 ) -> int:
     """Create or update branches from a CSV file.
@@ -37,4 +39,5 @@ def import_branches(
 
     return run_import(app_context(ctx), "branch", file, parent_id=None, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
-                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output))
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes)

@@ -25,6 +25,8 @@ def import_clients(
     report: bulk.Report = None,
     journal: bulk.Journal = None,
     delimiter: bulk.Delimiter = None,
+    sheet: bulk.Sheet = None,
+    accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     output: Output = None,
 ) -> int:
     """Create or update clients from a CSV file.
@@ -44,4 +46,5 @@ def import_clients(
 
     return run_import(app_context(ctx), "client", file, parent_id=branch, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
-                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output))
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes)

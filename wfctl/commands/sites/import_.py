@@ -25,6 +25,8 @@ def import_sites(
     report: bulk.Report = None,
     journal: bulk.Journal = None,
     delimiter: bulk.Delimiter = None,
+    sheet: bulk.Sheet = None,
+    accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     output: Output = None,
 ) -> int:
     """Create or update sites from a CSV file.
@@ -46,4 +48,5 @@ def import_sites(
 
     return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
-                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output))
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes)

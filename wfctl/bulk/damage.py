@@ -1,0 +1,236 @@
+"""What a spreadsheet does to text it opens and saves again, told apart from an edit (issue 21 §3).
+
+A spreadsheet that opens a CSV takes any cell that looks like a number for one, and writes it back as
+that number: leading zeros gone (`01614960000` -> `1614960000`), digits past the 15th zeroed
+(`4000123412341234` -> `4000123412341230`), a long one in E-notation (`1.23456789012346E+018`). Opened in
+its default charset (Windows-1252), UTF-8 text is read byte by byte and saved as UTF-8 again:
+`Müller` -> `MÃ¼ller`, `東京` -> `æ±äº¬` (bytes Windows-1252 has no character for are dropped).
+
+    explain(old, new)        # why `new` looks like a spreadsheet's version of `old`, or None
+    names_like(name, names)  # the names of `names` that `name` is such a version of
+    reads_like_mojibake(b)   # whether UTF-8 bytes read like UTF-8 decoded as Windows-1252 and re-encoded
+
+Standard library only; nothing here is imported unless a plan is reviewed or a file looks damaged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+NUMBER = "looks like a spreadsheet turned this text into a number"
+MOJIBAKE = "looks like a spreadsheet read this UTF-8 text as Windows-1252"
+
+#: Significant digits a spreadsheet keeps of a number (IEEE double, as Excel and LibreOffice show it).
+DIGITS = 15
+
+_DIGITS = re.compile(r"\+?[0-9]+")
+_E_NOTATION = re.compile(r"([0-9])(?:[.,]([0-9]+))?[eE]([+-]?[0-9]+)")
+# Windows-1252 has no character for these bytes: a spreadsheet drops them, or keeps them another way
+_UNDEFINED = frozenset(b"\x81\x8d\x8f\x90\x9d")
+# UTF-8 bytes of the text a UTF-8 sequence becomes when read as Windows-1252 and saved as UTF-8: a lead
+# byte's character (U+00C2..U+00F4, `Ã`, `æ`...) then a continuation byte's (U+0080..U+00BF, or one of
+# Windows-1252's letters and signs at 0x80..0x9F: `€`, `‚`, `™`...)
+_MOJIBAKE_BYTES = re.compile(
+    rb"\xc3[\x82-\xb4](?:\xc2[\x80-\xbf]|\xe2(?:\x80[\x93-\xba]|\x82\xac|\x84\xa2)|[\xc5\xc6\xcb][\x80-\xbf])")
+
+
+def explain(old: Any, new: Any) -> str | None:
+    """Why `new` looks like what a spreadsheet made of `old` (NUMBER or MOJIBAKE), or None: a real
+    edit, or no change. Lists and objects (banned workers, departments) are compared item by item: each
+    the same or damaged, at least one damaged."""
+    if isinstance(old, str) and isinstance(new, str):
+        if old == new:
+            return None
+        if _number_of(old, new):
+            return NUMBER
+        if _mojibake_of(old, new):
+            return MOJIBAKE
+        return None
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return _all_same_or_damaged(zip(old, new, strict=True))
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        return _all_same_or_damaged((old[k], new[k]) for k in old)
+    return None
+
+
+def _all_same_or_damaged(pairs: Iterable[tuple[Any, Any]]) -> str | None:
+    reason = None
+    for old, new in pairs:
+        if old == new:
+            continue
+        why = explain(old, new)
+        if why is None:
+            return None
+        reason = reason or why
+    return reason
+
+
+def names_like(name: str, names: Iterable[str]) -> list[str]:
+    """The names of `names` that `name` is a spreadsheet's version of (`427` of `0427`, `MÃ¼ller` of
+    `Müller`); compared trimmed, as names are."""
+    name = name.strip()
+    maybe_number = _could_be_number(name)
+    maybe_mojibake = not name.isascii()
+    if not (maybe_number or maybe_mojibake):
+        return []
+    return [other for other in names if other.strip() != name and explain(other.strip(), name) is not None]
+
+
+def reads_like_mojibake(data: bytes) -> bool:
+    """Whether UTF-8 `data` holds a character pair that UTF-8 read as Windows-1252 and saved again makes
+    (`Ã¼` for `ü`), and that pair decodes back to one character."""
+    for match in _MOJIBAKE_BYTES.finditer(data):
+        if _unmojibake(match.group().decode("utf-8", "replace")) is not None:
+            return True
+    return False
+
+
+def example(data: bytes) -> tuple[str, str] | None:
+    """The first damaged word of `data` that decodes back, and what it was (`MÃ¼ller`, `Müller`)."""
+    seps = (b" ", b",", b";", b"\t", b"\n", b"\r", b'"')
+    for match in _MOJIBAKE_BYTES.finditer(data):
+        start = max(data.rfind(sep, 0, match.start()) for sep in seps) + 1
+        ends = [i for i in (data.find(sep, match.end()) for sep in seps) if i >= 0]
+        word = data[start:min(ends) if ends else len(data)][:60].decode("utf-8", "replace")
+        fixed = _unmojibake(word)
+        if fixed:
+            return word, fixed
+    return None
+
+
+# -- numbers ------------------------------------------------------------------------------------------
+
+def _could_be_number(text: str) -> bool:
+    return bool(_DIGITS.fullmatch(text) or _E_NOTATION.fullmatch(text))
+
+
+def _number_of(old: str, new: str) -> bool:
+    """Whether `new` is the number a spreadsheet makes of the digit string `old`, written back."""
+    if not _DIGITS.fullmatch(old):
+        return False
+    digits = old.lstrip("+")
+    shown = digits.lstrip("0") or "0"
+    if new == shown:
+        return True  # leading zeros (and a leading +) dropped
+    value = Decimal(shown)
+    if _DIGITS.fullmatch(new):
+        if new.lstrip("+") == digits:
+            return False
+        return len(shown) > DIGITS and Decimal(new) in (_significant(value, DIGITS), _truncated(shown))
+    match = _E_NOTATION.fullmatch(new)
+    if match is None:
+        return False
+    try:
+        written = Decimal(new.replace(",", "."))
+    except InvalidOperation:
+        return False
+    kept = 1 + len(match.group(2) or "")  # the mantissa's significant digits
+    return written == _significant(value, kept)
+
+
+def _significant(value: Decimal, digits: int) -> Decimal:
+    """`value` rounded to `digits` significant digits (half up, as spreadsheets round)."""
+    if not value:
+        return value
+    exponent = value.adjusted() - digits + 1
+    return value.quantize(Decimal(1).scaleb(exponent), rounding="ROUND_HALF_UP") if exponent > 0 else value
+
+
+def _truncated(digits: str) -> Decimal:
+    return Decimal(digits[:DIGITS] + "0" * (len(digits) - DIGITS))
+
+
+# -- charsets ------------------------------------------------------------------------------------------
+
+def _mojibake_of(old: str, new: str) -> bool:
+    """Whether `new` is `old` in UTF-8 read as Windows-1252 and saved again; a byte Windows-1252 has no
+    character for dropped (Excel), kept as a C1 control, or as U+F1xx (LibreOffice: measured, 7.4)."""
+    if old.isascii() or new.isascii():
+        return False
+    raw = old.encode("utf-8")
+    return any(new == _cp1252(raw, undefined) for undefined in _UNDEFINED_AS)
+
+
+_UNDEFINED_AS = (lambda b: "", chr, lambda b: chr(0xF100 + b))
+
+
+def _cp1252(raw: bytes, undefined: Any) -> str:
+    return "".join(undefined(b) if b in _UNDEFINED else _CP1252[b] for b in raw)
+
+
+_CP1252 = [bytes([b]).decode("cp1252", errors="replace") for b in range(256)]
+
+
+def _unmojibake(text: str) -> str | None:
+    """`text` read back as the UTF-8 it was before a Windows-1252 reading, if it decodes; else None."""
+    try:
+        raw = bytes(ord(ch) if 0x80 <= ord(ch) <= 0x9F else ord(ch) - 0xF100 if 0xF180 <= ord(ch) <= 0xF19F
+                    else ch.encode("cp1252")[0] for ch in text)
+        fixed = raw.decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError, ValueError):
+        return None
+    return fixed if fixed != text else None
+
+
+# -- a plan reviewed ----------------------------------------------------------------------------------
+
+class Finding:
+    """One change of a plan that looks like a spreadsheet's doing."""
+
+    def __init__(self, row: int, name: str, field: str, old: Any, new: Any, reason: str) -> None:
+        self.row, self.name, self.field, self.old, self.new, self.reason = row, name, field, old, new, reason
+
+    def __str__(self) -> str:
+        from wfctl.changes import text
+        from wfctl.safetext import one_line
+
+        if self.field == "name" and self.old is None:
+            return one_line(f"row {self.row}: creates {self.new!r} beside {self.reason}")
+        return one_line(f"row {self.row} ({self.name}): {self.field}: {text(self.old)} -> {text(self.new)}: "
+                        f"{self.reason}")
+
+
+def review(importer: Any) -> list[Finding]:
+    """The rows of a plan (an Importer with dry_run, after run()) whose changes look like what a
+    spreadsheet does to text: an update whose every changed value of a field is such a variant, and a
+    create whose name is such a variant of an existing record's name in the same parent."""
+    from wfctl.api.records import natural_key
+
+    findings: list[Finding] = []
+    created: dict[int, str] = {}
+    for entry in importer.changes():
+        if entry.status == "updated":
+            for field, pair in entry.changes.items():
+                reason = explain(pair[0], pair[1])
+                if reason is not None:
+                    findings.append(Finding(entry.row, entry.name, field, pair[0], pair[1], reason))
+        elif entry.status == "created" and _suspect_name(entry.name):
+            created[entry.row] = entry.name
+    if created:
+        names: dict[Any, list[str]] = {}
+        for (parent, _), record in importer._existing.items():
+            name = str(record.get("name") or "")
+            if _could_be_number(name.strip()) or not name.isascii():
+                names.setdefault(parent, []).append(name)
+        taken = {key for key in importer._existing}
+        for number, _, cells, _ in importer.source.records():
+            name = created.get(number)
+            if name is None:
+                continue
+            parent = importer._parent_of(cells)
+            if (parent, natural_key(name)) in taken:
+                continue
+            for other in names_like(name, names.get(parent, ())):
+                reason = NUMBER if _could_be_number(name.strip()) else MOJIBAKE
+                findings.append(Finding(number, name, "name", None, name,
+                                        f"the existing {other!r}: it {reason}"))
+    findings.sort(key=lambda f: f.row)
+    return findings
+
+
+def _suspect_name(name: str) -> bool:
+    name = name.strip()
+    return _could_be_number(name) or not name.isascii()
