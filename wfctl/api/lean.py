@@ -13,12 +13,15 @@ transport, and the Client's G19 check passed. `WFCTL_BULK_HTTPX=1` turns it off.
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import os
 import threading
 import time
 from typing import Any
 from urllib.parse import quote, urlsplit
+
+from wfctl.api.limits import AnswerDeadline, AnswerTooLarge, DeadlineReader, deadline_at, read_bounded
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
@@ -68,10 +71,23 @@ class LeanSender:
             if idempotency_key:
                 headers["Idempotency-Key"] = idempotency_key
             conn = self._connection()
+            timeout = float(getattr(self.api, "timeout", 30.0))
             try:
-                conn.request(method, self._prefix + path, body=payload, headers=headers)
-                response = conn.getresponse()
-                data = response.read()
+                with deadline_at(time.monotonic() + timeout):  # the whole exchange, body included
+                    conn.request(method, self._prefix + path, body=payload, headers=headers)
+                    response = conn.getresponse()
+                    data = read_bounded(response)
+            except AnswerDeadline:
+                self._drop_connection()
+                from wfctl.api.errors import NetworkError
+
+                raise NetworkError(f"no complete answer from {self.api.base_url} within {timeout:g} s",
+                                   detail=f"the request's deadline (timeout {timeout:g} s) passed") from None
+            except AnswerTooLarge as exc:
+                self._drop_connection()
+                from wfctl.api.errors import ServerError
+
+                raise ServerError(f"refused the answer of {self.api.base_url}", detail=str(exc)) from None
             except (OSError, http.client.HTTPException) as exc:
                 self._drop_connection()
                 # Safe to send once more at once: a PUT is idempotent, and a create that never left
@@ -92,7 +108,16 @@ class LeanSender:
             if status >= 400:
                 raise self._error(method, path, status, response.getheaders(), data)
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
-            return json.loads(data) if data.strip() else None
+            if not data.strip():
+                return None
+            try:
+                return json.loads(data)
+            except ValueError:
+                from wfctl.api.client import _snippet
+                from wfctl.api.errors import ServerError
+
+                raise ServerError("the service answered with something that is not JSON", status=status,
+                                  detail=_snippet(data[:400].decode("utf-8", "replace"))) from None
         raise AssertionError("unreachable")
 
     def replayed(self) -> bool:
@@ -119,6 +144,7 @@ class LeanSender:
                                                    context=self.api.ssl_context())
             else:
                 conn = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+            conn.response_class = _DeadlineResponse
             self._local.conn = conn
         return conn
 
@@ -139,5 +165,24 @@ class LeanSender:
         if retry_after is not None:
             from wfctl.api.transport import parse_retry_after
 
-            error.retry_after = parse_retry_after(retry_after)  # type: ignore[attr-defined]
+            date = next((value for name, value in headers if name.lower() == "date"), None)
+            error.retry_after = parse_retry_after(retry_after, date=date)  # type: ignore[attr-defined]
         return error
+
+
+class _DeadlineResponse(http.client.HTTPResponse):
+    """http.client's response, reading its socket through DeadlineReader: the status line, the headers
+    and the body all end by the exchange's deadline, however slowly the server sends them."""
+
+    def __init__(self, sock: Any, *args: Any, **kwargs: Any) -> None:
+        super().__init__(sock, *args, **kwargs)
+        # http.client's own file on the socket is kept until the response is done: while it is open, the
+        # connection closing its socket (a `Connection: close` answer) leaves the descriptor to us.
+        self._socket_file: Any = self.fp
+        self.fp = io.BufferedReader(DeadlineReader(sock, sock.gettimeout()))
+
+    def _close_conn(self) -> None:
+        super()._close_conn()  # type: ignore[misc]
+        socket_file, self._socket_file = self._socket_file, None
+        if socket_file is not None:
+            socket_file.close()

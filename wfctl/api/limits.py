@@ -273,6 +273,8 @@ class DeadlineReader(io.RawIOBase):
             if passed(end):
                 raise AnswerDeadline("the deadline passed") from None
             raise
+        finally:
+            self._sock.settimeout(self._timeout)  # the next request's writes wait as long as ever
 
 
 def read_bounded(response: Any, limit: int = MAX_ANSWER_BYTES) -> bytes:
