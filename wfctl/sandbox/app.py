@@ -46,9 +46,9 @@ DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 IDEMPOTENCY_WINDOW = 24 * 3600
 IDEMPOTENCY_WAIT = 10.0  # seconds a request waits for the answer of another with the same key
-IDEMPOTENCY_ABANDONED = 60.0  # seconds after which a reservation without an answer is taken over
 #: Seconds a client is told to wait (Retry-After) when the database is unavailable.
 RETRY_AFTER = 1
+IDEMPOTENCY_ABANDONED = 60.0  # seconds after which a reservation without an answer is taken over
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is answered 413 before it is read
 #: A followed nextPage seeks past the end of a page at most this many pages back (see _Paging).
 SEEK_SPAN_PAGES = 32
@@ -68,8 +68,8 @@ def create_app(
     quirks: Quirks | Iterable[str] | None = None,
     exposed: bool = False,
     login_failure_limit: int = LOGIN_FAILURE_LIMIT,
-) -> FastAPI:
     fast_commit: bool = False,
+) -> FastAPI:
     """The sandbox app. `database`: None keeps the data in memory; else a SQLite file path, `sqlite:///file`
     or `postgresql://...` (store.open_store).
 
@@ -283,12 +283,12 @@ class SandboxApi:
             if users:
                 raise ApiProblem(409, f"branch {branch_id} has {users} staff login(s) bound to it")
             db.execute("DELETE FROM branches WHERE id = ?", (branch_id,))
+
+        self.store.atomic(delete)
         return _deleted("branch")
 
     def _page(self, request: Request, table: str, cols: str, where: str, args: list[Any],
               extra_query: str = "") -> tuple[list[tuple[Any, ...]], _Paging]:
-
-        self.store.atomic(delete)
         """One page of a list (G7), ordered by (created_on, id); `cols` starts with id and ends with created_on.
 
         `pageNumber` alone is a direct jump (OFFSET). With a `cursor` (written by `_Paging`) the server
@@ -391,6 +391,8 @@ class SandboxApi:
             if sites:
                 raise ApiProblem(409, f"client {client_id} still has {sites} site(s); delete them first")
             db.execute("DELETE FROM clients WHERE id = ?", (client_id,))
+
+        self.store.atomic(delete)
         return _deleted("client")
 
     def _client_row(self, who: Principal, client_id: str) -> tuple[Any, ...]:
@@ -402,8 +404,6 @@ class SandboxApi:
 
     # ---- sites ----------------------------------------------------------------------------------
 
-
-        self.store.atomic(delete)
     async def list_sites(self, request: Request, who: Principal) -> Response:
         client_id = request.path_params["clientId"]
         _page_params(request)  # a bad pageNumber/pageSize is a 400 before a missing client is a 404
@@ -853,11 +853,6 @@ async def _http_exception(request: Request, exc: Exception) -> Response:
     return problem_response(exc.status_code, detail, headers=dict(exc.headers or {}))
 
 
-async def _server_error(request: Request, exc: Exception) -> Response:
-    return problem_response(500, f"internal error: {type(exc).__name__}")
-
-
-_OPENAPI = openapi_document()
 async def _client_left(request: Request, exc: Exception) -> Response:
     """The client left (or was cut off by the server's read deadline) before its body arrived: nothing to
     answer, and nothing to log."""
@@ -870,5 +865,10 @@ async def _unavailable(request: Request, exc: Exception) -> Response:
                             headers={"Retry-After": str(RETRY_AFTER)})
 
 
+async def _server_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, StoreUnavailable):  # raised in a middleware, outside the handlers' exception handling
         return await _unavailable(request, exc)
+    return problem_response(500, f"internal error: {type(exc).__name__}")
+
+
+_OPENAPI = openapi_document()
