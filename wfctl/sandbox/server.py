@@ -22,10 +22,18 @@ from wfctl.sandbox.app import create_app
 def uvicorn_config(app: Any, *, host: str = "127.0.0.1", port: int = 8765, log_level: str = "warning",
                    tls_cert: str | None = None, tls_key: str | None = None) -> uvicorn.Config:
     """The uvicorn settings of the sandbox: fastest available loop and parser, no access log; https when
-    given a certificate chain and its key (PEM files)."""
+    given a certificate chain and its key (PEM files). The request head's size and header count and the time
+    to receive a head and a body are bounded (guard.py)."""
     loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
-    http = "httptools" if importlib.util.find_spec("httptools") else "h11"
+    try:
+        from wfctl.sandbox.guard import MAX_HEAD_BYTES, GuardedHttpToolsProtocol
+    except ImportError:  # pragma: no cover - without httptools, uvicorn's h11 bounds the head's size only
+        http: Any = "h11"
+        max_head = 32 * 1024
+    else:
+        http, max_head = GuardedHttpToolsProtocol, MAX_HEAD_BYTES
     return uvicorn.Config(app, host=host, port=port, loop=loop, http=http, lifespan="off",
+                          h11_max_incomplete_event_size=max_head,
                           access_log=False, proxy_headers=False, server_header=False, log_level=log_level,
                           timeout_graceful_shutdown=3,
                           backlog=2048, ssl_certfile=tls_cert, ssl_keyfile=tls_key)
