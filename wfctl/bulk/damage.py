@@ -212,14 +212,14 @@ def review(importer: Any) -> list[Finding]:
     if created:
         names: dict[Any, list[str]] = {}
         for (parent, _), record in importer._existing.items():
-            name = str(record.get("name") or "")
-            if _could_be_number(name.strip()) or not name.isascii():
-                names.setdefault(parent, []).append(name)
+            held = str(record.get("name") or "")
+            if _could_be_number(held.strip()) or not held.isascii():
+                names.setdefault(parent, []).append(held)
         taken = {key for key in importer._existing}
         for number, _, cells, _ in importer.source.records():
-            name = created.get(number)
-            if name is None:
+            if number not in created:
                 continue
+            name = created[number]
             parent = importer._parent_of(cells)
             if (parent, natural_key(name)) in taken:
                 continue
