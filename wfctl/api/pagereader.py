@@ -9,10 +9,24 @@ the page fetched ahead for it; a link that names anything else (a cursor, a diff
 followed one by one from there, and what was fetched ahead is dropped. No `pageCount`, or no link of
 that shape: the reader follows `nextPage` one by one.
 
-Rows added or removed while paging move later rows between pages (G7 pages are offsets). The reader
-drops a row that the previous page already gave (a shift forward), and when the service's
-`totalRecordCount` changed between two pages (rows may have shifted back) it reads the previous page
-again and gives the rows that moved onto it before the next page's. See docs/commands.md for what `--all` promises.
+Rows added or removed while paging move later rows between pages (G7 pages are offsets), and a
+delete plus a create leave `totalRecordCount` as it was. So every boundary between two pages read by
+number is checked once both pages are in: a few records around it are read again in one request
+(`pageSize` s, `pageNumber` m, so that the block holds the offsets just before and at the boundary).
+When that block shows a record of the page before, then only records not given yet, then a record of
+the page after, nothing that existed throughout was skipped there, and the records in between (they
+moved back onto the page before after it was read) are given before the page after's. Otherwise the
+page before is read again and the check repeats, a bounded number of times; a list that does not
+settle stops with PaginationError ("changed while it was read"): never a listing with a record
+silently missing. A service that does not serve the small block as asked gets the weaker check: the
+page before read again, its last record one already given. The checks run in the reader's pool
+while the pages are fetched.
+
+Every record id given is remembered for the whole listing (`_Ids`: 64-bit hashes in sorted arrays,
+about 8 bytes a record), so a record repeated on any later page is given once; a page after the first
+whose records were all given already (a service ignoring `pageNumber`) stops the listing with
+PaginationError instead of reading the same records forever. See docs/commands.md for what `--all`
+promises.
 
 A 429 or 503 (or any retry) of one request pauses every request of the Client until its
 `Retry-After` has passed (G18; the retry transport holds the pause): the readers slow down as one,
@@ -21,14 +35,18 @@ rather than each on its own.
 
 from __future__ import annotations
 
+import heapq
 import math
+from array import array
+from bisect import bisect_left
 from collections.abc import Generator
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from wfctl.api.errors import PaginationError
+from wfctl.api.errors import NotFound, PaginationError, ValidationFailed
 from wfctl.api.pagination import next_request, to_page
 
 if TYPE_CHECKING:
@@ -40,6 +58,11 @@ DEFAULT_CONCURRENCY = 8
 MAX_PAGE_SIZE = 100
 #: Pages fetched ahead of the one being yielded, per request in flight.
 WINDOW_PER_REQUEST = 2
+#: Times a boundary between two pages is checked (and the page before read again) before giving up.
+SETTLE_ATTEMPTS = 4
+
+CHANGED = "the list changed while it was read: records moved between pages faster than they could be read again; " \
+          "run it again"
 
 
 def read_pages(client: Client, url: httpx.URL, *, all_pages: bool = True, concurrency: int | None = None,
@@ -56,24 +79,48 @@ def read_pages(client: Client, url: httpx.URL, *, all_pages: bool = True, concur
 
 
 # -- internals ---------------------------------------------------------------------------------
+@dataclass
+class _Read:
+    """One page as the service answered it: where, which number, its page size, its rows."""
+
+    url: httpx.URL
+    number: int
+    size: int
+    rows: list[dict[str, Any]]
+
+
+@dataclass
+class _Ahead:
+    """A page fetched ahead: its body, and the check of the boundary before it (the rows to give first)."""
+
+    body: Future[Any]
+    check: Future[list[dict[str, Any]]]
+
+
 class _Reader:
     def __init__(self, client: Client, concurrency: int, limit: int | None) -> None:
         self.client = client
         self.concurrency = max(1, int(concurrency))
         self.limit = limit
         self._pool: ThreadPoolExecutor | None = None
-        self._ahead: dict[str, Future[Any]] = {}  # request key -> the page's body, fetched ahead
+        self._ahead: dict[str, _Ahead] = {}  # request key -> the page fetched ahead
         self._template: httpx.URL | None = None  # this list with any pageNumber: pages are addressable
         self._next_number = 0  # the next page number to fetch ahead
         self._last_number = 0  # the last page worth fetching ahead (pageCount, or what `limit` needs)
+        self._before: Future[Any] | _Read | None = None  # the page before the next one fetched ahead
+        self._first_url: httpx.URL | None = None  # the list as first asked: the checks' blocks are read from it
+        self._blocks = True  # whether the service serves a check's block as asked (until it does not)
 
     def pages(self, url: httpx.URL, all_pages: bool) -> Generator[Page, None, None]:
         from wfctl.api.client import _request_key
 
+        self._first_url = url
         seen: set[str] = set()
+        given_ids = _Ids()
         given = 0
-        previous: tuple[httpx.URL, set[str], int | None] | None = None  # the last page: url, row ids, total
+        previous: _Read | None = None  # the last page, as the service answered it
         body = self._get(url)
+        check: Future[list[dict[str, Any]]] | None = None
         while True:
             key = _request_key(url)
             if key in seen:
@@ -82,17 +129,26 @@ class _Reader:
             nxt = next_request(body, url, self.client.base_url)
             page = to_page(body, next_url=None if nxt is None else str(nxt))
             del body
-            if previous is not None:
-                page.data = self._mend(page, previous)
+            read = _Read(url, page.page_number, page.page_size, page.data)
+            moved: list[dict[str, Any]] = []
+            if check is not None:
+                moved = check.result()
+            elif previous is not None and _follows(previous, read):
+                moved = self._settle(previous, read)
+            rows = [row for row in moved if given_ids.add(row)]
+            fresh = [row for row in page.data if given_ids.add(row)]
+            if previous is not None and page.data and not fresh and not rows:
+                raise PaginationError(f"the service answered page {page.page_number} with only records it had "
+                                      "already given (does it ignore pageNumber?); stopped")
+            page.data = rows + fresh
             if all_pages and nxt is not None:
-                self._plan(page, nxt, given)
-            ids = {str(row.get("id")) for row in page.data}
-            previous = (url, ids, _total(page))
+                self._plan(page, read, nxt, given)
+            previous = read
             given += len(page.data)
             if self.limit is not None and given >= self.limit:
                 all_pages = False
             yield page
-            del page
+            del page, rows, fresh, moved
             if not all_pages or nxt is None:
                 return
             ahead = self._ahead.pop(_request_key(nxt), None)
@@ -100,7 +156,10 @@ class _Reader:
                 self._drop_ahead()  # the links went elsewhere: follow them one by one from here
             self._top_up()
             url = nxt
-            body = ahead.result() if ahead is not None else self._get(url)
+            if ahead is not None:
+                body, check = ahead.body.result(), ahead.check
+            else:
+                body, check = self._get(url), None
 
     def close(self) -> None:
         self._drop_ahead()
@@ -111,7 +170,7 @@ class _Reader:
     def _get(self, url: httpx.URL) -> Any:
         return self.client.request("GET", url)
 
-    def _plan(self, page: Page, nxt: httpx.URL, given: int) -> None:
+    def _plan(self, page: Page, read: _Read, nxt: httpx.URL, given: int) -> None:
         """After the first page: fetch ahead when its link is this list's page n+1 and the count is known."""
         if self._template is not None or self.concurrency < 2:
             return
@@ -123,6 +182,7 @@ class _Reader:
             wanted = self.limit - given - len(page.data)
             last = min(count, number + max(0, math.ceil(wanted / max(1, page.page_size))))
         self._template, self._next_number, self._last_number = nxt, number + 1, last
+        self._before = read
         self._top_up()
 
     def _top_up(self) -> None:
@@ -135,29 +195,182 @@ class _Reader:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="wfctl-pages")
             url = self._template.copy_set_param("pageNumber", str(self._next_number))
-            self._ahead[_request_key(url)] = self._pool.submit(self._get, url)
+            body = self._pool.submit(self._get, url)
+            check: Future[list[dict[str, Any]]] = Future()
+            before, self._before = self._before, body
+            body.add_done_callback(lambda done, before=before, url=url, check=check:  # type: ignore[misc]
+                                   self._check_later(before, done, url, check))
+            self._ahead[_request_key(url)] = _Ahead(body, check)
             self._next_number += 1
 
+    def _check_later(self, before: Future[Any] | _Read | None, body: Future[Any], url: httpx.URL,
+                     check: Future[list[dict[str, Any]]]) -> None:
+        """Once a page fetched ahead is in: check the boundary before it in the pool (its result: the rows
+        to give before the page's)."""
+        if body.cancelled() or body.exception() is not None or not check.set_running_or_notify_cancel():
+            if not check.done():
+                check.set_result([])  # the page's own error is what the reader reports
+            return
+
+        def run() -> None:
+            try:
+                check.set_result(self._check(before, body.result(), url))
+            except BaseException as exc:  # handed to the reader, which raises it
+                check.set_exception(exc)
+
+        pool = self._pool
+        try:
+            if pool is None:
+                raise RuntimeError("closed")
+            pool.submit(run)
+        except RuntimeError:  # the reader was closed meanwhile: nobody waits for this check
+            check.set_result([])
+
+    def _check(self, before: Future[Any] | _Read | None, body: Any, url: httpx.URL) -> list[dict[str, Any]]:
+        if before is None:
+            return []
+        if isinstance(before, Future):
+            prev_url = url.copy_set_param("pageNumber", str(int(url.params["pageNumber"]) - 1))
+            page = to_page(before.result(), next_url=None)
+            before = _Read(prev_url, page.page_number, page.page_size, page.data)
+        page = to_page(body, next_url=None)
+        read = _Read(url, page.page_number, page.page_size, page.data)
+        return self._settle(before, read) if _follows(before, read) else []
+
     def _drop_ahead(self) -> None:
-        for future in self._ahead.values():
-            future.cancel()
+        for ahead in self._ahead.values():
+            ahead.body.cancel()
+            ahead.check.cancel()
         self._ahead.clear()
         self._template = None
+        self._before = None
 
-    def _mend(self, page: Page, previous: tuple[httpx.URL, set[str], int | None]) -> list[dict[str, Any]]:
-        """This page's rows without the ones the previous page gave (rows shifted forward), preceded by
-        rows that moved back onto the previous page after it was read (the count changed meanwhile)."""
-        url, given_ids, total = previous
-        rows = [row for row in page.data if str(row.get("id")) not in given_ids]
-        now = _total(page)
-        if total is None or now is None or now == total:
-            return rows
-        again = to_page(self._get(url), next_url=None)
-        moved = [row for row in again.data if str(row.get("id")) not in given_ids]
-        here = {str(row.get("id")) for row in rows}
-        return [row for row in moved if str(row.get("id")) not in here] + rows
+    # -- the boundary between two pages ---------------------------------------------------------
+    def _settle(self, before: _Read, after: _Read) -> list[dict[str, Any]]:
+        """The rows to give between page `before` and page `after` (both as read): the ones that moved
+        back across the boundary after `before` was read. PaginationError when it does not settle."""
+        given = {_id(row) for row in before.rows}
+        following = {_id(row) for row in after.rows}
+        if after.rows and following <= given:
+            return []  # the same records again: the reader stops the listing, saying so
+        offset = before.number * before.size  # of the first row of page `after`, in the service's list
+        moved: list[dict[str, Any]] = []
+        for _ in range(SETTLE_ATTEMPTS):
+            block = self._block(offset) if self._blocks else None
+            if block is not None:
+                rows, ended = block
+                between = _between(rows, given, following, ended)
+                if between is not None:
+                    return moved + [row for row in between if _id(row) not in given]
+            # the page before, by its offset (its link may hold a cursor: the block is read by offset)
+            again = to_page(self._get(self._offset_url(before) or before.url), next_url=None).data
+            between = _between(again, given, following, len(again) < before.size)
+            if between is not None:
+                return moved + [row for row in between if _id(row) not in given]
+            if before.number > 1 and again and not any(_id(row) in given for row in again):
+                break  # a page's worth of records or more gone before it: what moved cannot be placed
+            if block is None and (not again or _id(again[-1]) in given):
+                return moved  # the weaker check: the page before ends where it did
+            for row in again:
+                if _id(row) not in given:
+                    given.add(_id(row))
+                    moved.append(row)
+        raise PaginationError(CHANGED)
+
+    def _offset_url(self, read: _Read) -> httpx.URL | None:
+        if self._first_url is None:
+            return None
+        return self._first_url.copy_set_param("pageSize", str(read.size)).copy_set_param("pageNumber",
+                                                                                         str(read.number))
+
+    def _block(self, offset: int) -> tuple[list[dict[str, Any]], bool] | None:
+        """The rows around `offset` (at offset-1 and offset, and one before when there is), read in one
+        request, and whether the list ends inside them; None when the service does not serve it as asked."""
+        shape = _block_shape(offset)
+        if shape is None or self._first_url is None:
+            return None
+        size, number = shape
+        url = self._first_url.copy_set_param("pageSize", str(size)).copy_set_param("pageNumber", str(number))
+        try:
+            body = self._get(url)
+        except (ValidationFailed, NotFound):
+            self._blocks = False
+            return None
+        page = to_page(body, next_url=None)
+        raw = body.get("data") if isinstance(body, dict) else None
+        if page.page_size != size or page.page_number != number or not isinstance(raw, list) or len(raw) > size:
+            self._blocks = False  # e.g. a service with one page size: the weaker check from now on
+            return None
+        return page.data, len(raw) < size
 
 
-def _total(page: Page) -> int | None:
-    """The envelope's totalRecordCount, or None when the service does not give it."""
-    return page.total_record_count if "totalRecordCount" in page.raw else None
+def _follows(before: _Read, after: _Read) -> bool:
+    """Whether `after` is the page right after `before`, by number, in pages of the same size."""
+    return (after.url.params.get("pageNumber") == str(before.number + 1) and after.number == before.number + 1
+            and before.size > 0 and len(before.rows) == before.size and after.size == before.size)
+
+
+def _block_shape(offset: int) -> tuple[int, int] | None:
+    """(pageSize, pageNumber) of a small page holding offsets offset-1 and offset, and one before them."""
+    if offset < 1:
+        return None
+    for size in range(3, 64):
+        position = (offset - 1) % size
+        if 1 <= position <= size - 2 or (offset == 1 and position == 0):
+            return size, (offset - 1) // size + 1
+    return None
+
+
+def _between(rows: list[dict[str, Any]], given: set[str], following: set[str],
+             ended: bool) -> list[dict[str, Any]] | None:
+    """The rows between the last one of `given` and the next one of `following` in `rows` (one read,
+    so they are neighbours in the list at one moment: nothing else lies between them); None when `rows`
+    do not show that. A list that ends inside `rows` may show no row of `following` (all deleted)."""
+    last = None
+    for index, row in enumerate(rows):
+        if _id(row) in given:
+            last = index
+    if last is None:
+        return None
+    for index in range(last + 1, len(rows)):
+        if _id(rows[index]) in following:
+            return rows[last + 1:index]
+    return rows[last + 1:] if ended else None
+
+
+def _id(row: dict[str, Any]) -> str:
+    return str(row.get("id"))
+
+
+class _Ids:
+    """The ids given so far in one listing, in little memory: a set of the recent ones' hashes, and
+    sorted arrays of 64-bit hashes (8 bytes a record), merged so that there are few of them. Two ids
+    of the same hash are one id here: at 100,000 records, about one chance in 10^9."""
+
+    RECENT = 4096
+
+    def __init__(self) -> None:
+        self._recent: set[int] = set()
+        self._runs: list[array[int]] = []
+
+    def add(self, row: dict[str, Any]) -> bool:
+        """Remember the row's id; False when it was given already. A row without an id is always new."""
+        value = row.get("id")
+        if value is None:
+            return True
+        key = hash(str(value))
+        if key in self._recent or any(_holds(run, key) for run in self._runs):
+            return False
+        self._recent.add(key)
+        if len(self._recent) >= self.RECENT:
+            run = array("q", sorted(self._recent))
+            self._recent = set()
+            while self._runs and len(self._runs[-1]) <= len(run):
+                run = array("q", heapq.merge(self._runs.pop(), run))
+            self._runs.append(run)
+        return True
+
+
+def _holds(run: array[int], key: int) -> bool:
+    index = bisect_left(run, key)
+    return index < len(run) and run[index] == key
