@@ -22,10 +22,10 @@ def lines(kind: str, changes: dict[str, tuple[Any, Any]]) -> list[str]:
     out: list[str] = []
     for name, (old, new) in changes.items():
         if name == "rates":
-            out.extend(_list_lines("rate", old, new, lambda r: str(r.get("skill", "")).casefold(),
+            out.extend(_list_lines("rate", old, new, lambda r: str(r.get("skill", "")).strip(),
                                    _rate_text, lambda r: _number(r.get("hourlyRate"))))
         elif name == "departments":
-            out.extend(_list_lines("department", old, new, lambda d: str(d.get("name", "")).casefold(),
+            out.extend(_list_lines("department", old, new, lambda d: str(d.get("name", "")).strip(),
                                    _department_text, _department_rest))
         elif name == "bannedWorkers":
             out.extend(_list_lines("banned worker", old, new, str, str, None))

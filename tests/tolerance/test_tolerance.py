@@ -156,3 +156,37 @@ def test_branch_filter_holds_where_the_server_ignores_it(run: Any, server: Toler
 def test_behaviour_defaults_match_the_sandbox() -> None:
     assert Behaviour() == Behaviour(next_page="url", errors="problem", put_clears=False, ignore_branch_filter=False,
                                     foreign_url="http://127.0.0.1:9")
+
+
+@pytest.mark.parametrize(("option", "value", "field"), [("--remove-rate", "forklift", "rates"),
+                                                         ("--set-rate", "FORKLIFT=14", "rates"),
+                                                         ("--remove-department", "goods in", "departments")])
+def test_a_list_edit_matching_case_variants_refuses_and_names_them(run: Any, server: ToleranceServer, option: str,
+                                                                   value: str, field: str) -> None:
+    # A deployment whose skills and departments are unique only case-sensitively: both variants exist.
+    site = server.state.sites["s001"]
+    site["rates"] = [{"skill": "Forklift", "hourlyRate": 10}, {"skill": "forklift", "hourlyRate": 12},
+                     {"skill": "Picker", "hourlyRate": 11.5}]
+    site["departments"] = [{"name": "Goods In"}, {"name": "goods in"}]
+    before = json.loads(json.dumps(site))
+    r = run("sites", "update", "s001", option, value)
+    assert r.exit_code == 2, r
+    shown = {"rates": "Forklift=10.00, forklift=12.00", "departments": "Goods In, goods in"}[field]
+    noun = {"rates": "rates", "departments": "departments"}[field]
+    replacing = {"rates": "--rate", "departments": "--department"}[field]
+    wanted = value.split("=")[0]
+    assert r.stderr == (f"error: {option} {wanted}: 2 {noun} of the site match ({shown}); change them with "
+                        f"{replacing}, which replaces the whole list\n")
+    assert not [q for q in server.requests if q.method == "PUT"]
+    assert server.state.sites["s001"] == before
+
+
+def test_a_list_edit_acts_on_exactly_the_entry_the_diff_shows(run: Any, server: ToleranceServer) -> None:
+    site = server.state.sites["s001"]
+    site["rates"] = [{"skill": "Forklift", "hourlyRate": 10}, {"skill": "Picker", "hourlyRate": 11.5}]
+    r = run("sites", "update", "s001", "--remove-rate", "FORKLIFT", "--dry-run")
+    assert r.exit_code == 0, r
+    assert r.stdout.splitlines()[1:] == ["  - rate Forklift=10.00"]
+    r = run("sites", "update", "s001", "--remove-rate", "FORKLIFT", "-o", "json")
+    assert r.exit_code == 0, r
+    assert server.state.sites["s001"]["rates"] == [{"skill": "Picker", "hourlyRate": 11.5}]

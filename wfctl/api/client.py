@@ -15,6 +15,7 @@ import json as jsonlib
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,6 +53,14 @@ LOST_ANSWER_RESENDS = 2
 #: the commit): looked up by natural key before the create is sent again.
 MAYBE_APPLIED = frozenset({408, 425, 500, 502, 504})
 MAX_REDIRECTS = 5
+#: How often an update is merged into the record as it now is and sent again when the read-back shows
+#: another writer replaced it.
+UPDATE_ATTEMPTS = 4
+#: The longest wait between an update's PUT and its read-back (it waits one PUT round trip, up to this).
+READ_BACK_PAUSE = 0.1
+
+#: An update given as a function: from the current record to the changes to make to it.
+Edit = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 @dataclass
@@ -329,7 +338,7 @@ class Client:
 
     # -- agency ------------------------------------------------------------------
     def get_agency(self) -> dict[str, Any]:
-        return _record(self.request("GET", "/api/agency/"))
+        return _fetched(self.request("GET", "/api/agency/"), "the agency")
 
     def update_agency(self, body: dict[str, Any]) -> dict[str, Any]:
         """PUT /api/agency/ (a sandbox extension, G6): NotSupported when the deployment lacks it."""
@@ -354,7 +363,7 @@ class Client:
             yield from p.data
 
     def get_branch(self, branch_id: str) -> dict[str, Any]:
-        return _record(self.request("GET", f"/api/branches/{_seg(branch_id)}"))
+        return self.get_record("branch", branch_id)
 
     def create_branch(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
         return self.create_record("branch", None, body, idempotency_key=idempotency_key)
@@ -384,7 +393,7 @@ class Client:
             yield from p.data
 
     def get_client(self, client_id: str) -> dict[str, Any]:
-        return _record(self.request("GET", f"/api/clients/{_seg(client_id)}"))
+        return self.get_record("client", client_id)
 
     def create_client(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
         return self.create_record("client", None, body, idempotency_key=idempotency_key)
@@ -410,7 +419,7 @@ class Client:
             yield from p.data
 
     def get_site(self, site_id: str) -> dict[str, Any]:
-        return _record(self.request("GET", f"/api/sites/{_seg(site_id)}"))
+        return self.get_record("site", site_id)
 
     def create_site(self, client_id: str, body: dict[str, Any], *,
                     idempotency_key: str | None = None) -> dict[str, Any]:
@@ -426,7 +435,9 @@ class Client:
 
     # -- any kind ("branch", "client", "site") -------------------------------------------------
     def get_record(self, kind: str, record_id: str) -> dict[str, Any]:
-        return _record(self.request("GET", record_path(kind, record_id)))
+        """The whole record. An answer that is not a record (an empty body, `{}`, a list) is a
+        ServerError: nothing is ever read as an empty record, so no update starts from one."""
+        return _fetched(self.request("GET", record_path(kind, record_id)), f"{kind} {record_id}", need_id=True)
 
     def iter_records(self, kind: str, parent_id: str | None = None, *,
                      concurrency: int | None = None) -> Iterator[dict[str, Any]]:
@@ -478,6 +489,12 @@ class Client:
                     raise
                 return found
             record = _record(answer)
+            if record.get("id") is None:  # a 2xx without the record (G15): find what it made (G20)
+                found = self.find_same(kind, parent_id, body)
+                if found is None:
+                    raise ServerError(f"the service accepted the {kind} but did not answer with it, and no "
+                                      f"{kind} named {body.get('name')!r} holds what was sent")
+                return found
             if replayed and record.get("id") is not None:
                 try:
                     self.get_record(kind, str(record["id"]))
@@ -486,23 +503,52 @@ class Client:
             return record
         raise AssertionError("unreachable")
 
-    def update_record(self, kind: str, record_id: str, changes: dict[str, Any], *,
+    def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
+                      idempotency_key: str) -> tuple[dict[str, Any], bool]:
+        """Send a create again under the key it was first sent with: (the record, whether the service
+        replayed the first answer, G20). Replayed: the first create was applied and this is its record;
+        not replayed: it is applied now (or the deployment ignores keys)."""
+        response = self.send("POST", collection_path(kind, parent_id), json=body, idempotency_key=idempotency_key)
+        return _record(decode_body(response)), _replayed(response)
+
+    def update_record(self, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
                       current: dict[str, Any] | None = None, sender: LeanSender | None = None) -> dict[str, Any]:
         """Change exactly the fields in `changes`, on every deployment, and return the whole record.
 
         Some deployments clear what a PUT leaves out (G13), so the body is the current record's
         writable fields merged with `changes` (`current` is read first unless given). Read-only fields
-        and the parent in `changes` (a record from `get_*` passed back) are dropped."""
-        from wfctl.api.records import update_body
+        and the parent in `changes` (a record from `get_*` passed back) are dropped.
 
-        if current is None:
-            current = self.get_record(kind, record_id)
-        body = update_body(kind, current, changes)
-        if sender is not None:
-            answer = sender.request("PUT", record_path(kind, record_id), body)
-        else:
-            answer = self.request("PUT", record_path(kind, record_id), json=body)
-        return {**current, **body, **_record(answer)}
+        The service has no conditional PUT, so another writer's read-merge-write can replace this one.
+        The record is read back after the PUT; when the change is not there, it is merged again into
+        the record as it now is and sent again, up to UPDATE_ATTEMPTS times, then Conflict. `changes`
+        may be a function from the current record to the changes (an edit such as "add banned worker
+        W-2", recomputed from each new state) instead of fixed values."""
+        from wfctl.api.records import same_record, update_body, writable_changes
+
+        edit: Edit = changes if callable(changes) else _fixed(changes)
+        for attempt in range(UPDATE_ATTEMPTS):
+            if current is None:
+                current = self.get_record(kind, record_id)
+            wanted = writable_changes(kind, edit(current))
+            if attempt and same_record(wanted, current):
+                return current  # the change holds (another writer's update kept it)
+            body = update_body(kind, current, wanted)
+            started = time.monotonic()
+            if sender is not None:
+                answer = sender.request("PUT", record_path(kind, record_id), body)
+            else:
+                answer = self.request("PUT", record_path(kind, record_id), json=body)
+            # Read back no sooner than another writer that read the record as this one did could have
+            # written it: one round trip later (capped), so its write, if any, is seen.
+            time.sleep(min(time.monotonic() - started, READ_BACK_PAUSE))
+            back = self.get_record(kind, record_id)
+            if same_record(writable_changes(kind, edit(back)), back):
+                return {**_record(answer), **back}  # fields only the answer has (modifiedOn) too
+            current = back  # another writer replaced the record after this PUT: merge into what is there now
+        raise Conflict(f"another change to {kind} {record_id} kept replacing this one "
+                       f"({UPDATE_ATTEMPTS} attempts); nothing of it is kept: run it again",
+                       status=409, detail="the record changed under every attempt")
 
     def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
         """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
@@ -705,6 +751,19 @@ def _snippet(text: str, limit: int = 200) -> str:
 def _replayed(response: httpx.Response) -> bool:
     """Whether the service replayed an earlier answer for this Idempotency-Key (a sandbox extension)."""
     return response.headers.get("idempotent-replayed", "").lower() == "true"
+
+
+def _fixed(changes: dict[str, Any]) -> Edit:
+    """An edit that makes the same changes to any state of the record."""
+    return lambda _current: changes
+
+
+def _fetched(body: Any, what: str, *, need_id: bool = False) -> dict[str, Any]:
+    """A GET's answer as a record: anything else (an empty body, `{}`, a list) is a ServerError."""
+    if isinstance(body, dict) and body and (not need_id or body.get("id") is not None):
+        return body
+    shown = "an empty body" if body in (None, "", {}) else _snippet(str(body))
+    raise ServerError(f"the service's answer for {what} is not a record", detail=f"it answered {shown}")
 
 
 def _record(body: Any) -> dict[str, Any]:

@@ -45,8 +45,75 @@ def update_body(kind: str, current: dict[str, Any], changes: dict[str, Any]) -> 
 
 
 def natural_key(name: Any) -> str:
-    """The service's uniqueness key of a name (G12): trimmed and case-folded, inner spaces kept."""
-    return str(name or "").strip().casefold()
+    """The service's uniqueness key of a name (G12): NFKC-normalised, format characters (zero-width
+    spaces and joiners, BOM, soft hyphen: Unicode category Cf) removed, trimmed, lower-cased (simple
+    lower-casing, not case folding: `Straße 1` and `STRASSE 1` are two names), NFKC again."""
+    text = str(name or "")
+    if text.isascii():  # the common case, and what most names are: no normalisation can change it
+        return text.strip().lower()
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip().lower()
+    return unicodedata.normalize("NFKC", text)
+
+
+def entry_key(field: str, item: Any) -> str:
+    """What identifies an entry of a list field: a rate by its skill, a department by its name (each
+    trimmed, as the service stores them), a banned worker by its id."""
+    if isinstance(item, dict):
+        return str(item.get("skill" if field == "rates" else "name", "")).strip()
+    return str(item).strip()
+
+
+def list_diff(field: str, old: Any, new: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str, tuple[Any, Any]]]:
+    """(added, removed, changed) entries of a list field between `old` and `new`, keyed by `entry_key`:
+    the entries an update of that list touched."""
+    before = {entry_key(field, item): item for item in (old or [])}
+    after = {entry_key(field, item): item for item in (new or [])}
+    added = {k: v for k, v in after.items() if k not in before}
+    removed = {k: v for k, v in before.items() if k not in after}
+    changed = {k: (before[k], v) for k, v in after.items()
+               if k in before and comparable(field, [before[k]]) != comparable(field, [v])}
+    return added, removed, changed
+
+
+def left_as_run_left(field: str, old: Any, new: Any, current: Any) -> bool:
+    """Whether `current` still holds what an update of `field` from `old` to `new` left: for a list,
+    only the entries the update touched (everyone else's later entries do not count); for any other
+    field, the value."""
+    if field not in LIST_FIELDS:
+        return comparable(field, new) == comparable(field, current)
+    added, removed, changed = list_diff(field, old, new)
+    now = {entry_key(field, item): item for item in (current or [])}
+    for key, item in [*added.items(), *((k, pair[1]) for k, pair in changed.items())]:
+        if key not in now or comparable(field, [now[key]]) != comparable(field, [item]):
+            return False
+    return not any(key in now for key in removed)
+
+
+def restore_list(field: str, old: Any, new: Any, current: Any) -> list[Any]:
+    """`current`'s list with an update from `old` to `new` taken back: the entries it added removed,
+    the ones it removed put back, the ones it changed given their old values; entries the update did
+    not touch (someone else's since) are kept as they are."""
+    added, removed, changed = list_diff(field, old, new)
+    out = []
+    for item in current or []:
+        key = entry_key(field, item)
+        if key in added:
+            continue
+        out.append(changed[key][0] if key in changed else item)
+    present = {entry_key(field, item) for item in out}
+    out.extend(item for key, item in removed.items() if key not in present)
+    return out
+
+
+def changed_since(left: dict[str, Any], current: dict[str, Any], kind: str) -> list[str]:
+    """The fields of `current` that differ from the whole record a run `left` (a create's answer):
+    every field the run saw, and every writable field (absent = empty)."""
+    keys = [k for k in left if k != "id"]
+    keys += [k for k in WRITABLE[kind] if k not in left]
+    return [k for k in keys if comparable(k, left.get(k)) != comparable(k, current.get(k))]
 
 
 def same_record(body: dict[str, Any], record: dict[str, Any]) -> bool:

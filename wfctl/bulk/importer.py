@@ -35,7 +35,7 @@ from typing import Any
 from wfctl.api.records import changed_fields, natural_key, same_record
 from wfctl.bulk import csvformat, plan
 from wfctl.bulk.fastcheck import RowCheck, create_body
-from wfctl.bulk.journal import Entry, Journal, JournalError
+from wfctl.bulk.journal import Entry, Journal, JournalError, idempotency_key
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.plan import Created
 from wfctl.bulk.reader import CsvInput, Row
@@ -832,7 +832,7 @@ class Importer:
         name = str(body.get("name", ""))
         given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
         resent = self.journal is not None and self.journal.was_sending(row)
-        self._intend(row)
+        self._intend(row, create=(name, parent_id, body))
         key = self._idempotency_key(row, parent_id)
         attempt = 0
         while True:  # _sent says when to give up (it raises)
@@ -843,7 +843,7 @@ class Importer:
                 record = self._sent(lambda applied=applied: self.api.create_record(  # type: ignore[misc]
                     self.options.kind, parent_id, body, idempotency_key=key, sender=self._sender,
                     maybe_applied=applied))
-                self._finish(row, "created", str(record.get("id", "")), name=name, changes=given)
+                self._finish(row, "created", str(record.get("id", "")), name=name, changes=given, left=record)
                 return
             except Conflict:
                 found = self.api.find_by_name(self.options.kind, parent_id, body.get("name"))
@@ -852,7 +852,7 @@ class Importer:
                 full = self._full(found)
                 if (resent or attempt > 1) and same_record(body, full):
                     # sent by this run (or the one it resumes) whose answer was lost: ours
-                    self._finish(row, "created", str(full.get("id", "")), name=name, changes=given)
+                    self._finish(row, "created", str(full.get("id", "")), name=name, changes=given, left=full)
                 elif self.options.on_existing == "update":
                     self._update(row, body, full)
                 else:
@@ -865,6 +865,9 @@ class Importer:
         record_id = str(existing.get("id", ""))
         current = self._full(existing)
         name = str(current.get("name", body.get("name", "")))
+        if "name" in body and natural_key(body["name"]) == natural_key(name):
+            # found by its name (G12), which is not a rename: the service's spelling stays
+            body = {k: v for k, v in body.items() if k != "name"}
         from wfctl.api.records import update_body
 
         changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
@@ -879,7 +882,7 @@ class Importer:
         if self.options.dry_run:
             self._finish(row, "updated", record_id, name=name, changes=changes)
             return
-        self._intend(row, changes)  # the old values first: a run killed now still knows them
+        self._intend(row, changes, record_id=record_id)  # the old values first: a run killed now still knows them
         while True:  # _sent says when to give up (it raises)
             self._backoff.wait()
             try:
@@ -950,9 +953,10 @@ class Importer:
                 self._stopped = stopped
         self._stop.set()
 
-    def _intend(self, row: int, changes: dict[str, list[Any]] | None = None) -> None:
+    def _intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
+                create: tuple[str, str | None, dict[str, Any]] | None = None) -> None:
         assert self.journal is not None
-        self.journal.intend(row, changes)
+        self.journal.intend(row, changes, record_id=record_id, create=create)
 
     def _sent_update(self, row: int) -> dict[str, list[Any]]:
         """The changes of an update this row was being sent as when an earlier run stopped, else {}."""
@@ -969,17 +973,13 @@ class Importer:
         return self.api.get_record(self.options.kind, str(summary["id"]))
 
     def _idempotency_key(self, row: int, parent_id: str | None) -> str:
-        """One attempt to apply this row in this run (and the run that resumes it): the journal's nonce
-        makes a later run of the same file send new keys, so no replayed answer stands for a record
-        deleted since."""
-        nonce = self.journal.header.get("nonce", "") if self.journal else ""
-        seed = f"{nonce}:{self.source.sha256}:{self.options.kind}:{parent_id or ''}:{row}"
-        return "wfctl-import-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
+        assert self.journal is not None
+        return idempotency_key(self.journal.header, self.options.kind, parent_id, row)
 
     def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
-                changes: dict[str, list[Any]] | None = None) -> None:
+                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None) -> None:
         assert self.journal is not None
-        self.journal.record(row, status, record_id, error, name, changes)
+        self.journal.record(row, status, record_id, error, name, changes, left)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)

@@ -7,9 +7,12 @@ One JSON object per line:
   "parent", "onExisting", "started", "undo"}` (`undo`: the run id an undo run takes back, else null);
 - before a row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
   as below), so a run that resumes it knows it for an update and undo can still put the old values back;
-- its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes}` where
+  a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
+  a killed run's create did;
+- its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes, "l": left}` where
   `changes` is `{field: [old, new]}`: for an update the values before and after (what undo puts
-  back), for a create the fields it was given (old null);
+  back), for a create the fields it was given (old null); `left` is a created record as the run
+  left it (the service's answer, every field), which undo compares the record with before deleting it;
 - `{"end": true, "counts": {...}}` when the run is complete.
 
 Every line is written (os.write, so a killed process loses nothing it wrote) before the next step:
@@ -68,6 +71,9 @@ class Entry:
     error: str = ""
     name: str = ""
     changes: dict[str, list[Any]] = field(default_factory=dict)
+    left: dict[str, Any] | None = None  # a created record as the run left it
+    parent: str = ""  # a create's parent id (its intent)
+    body: dict[str, Any] | None = None  # a create's body (its intent)
 
     @property
     def done(self) -> bool:
@@ -83,6 +89,16 @@ def new_run_id() -> str:
     import time
 
     return time.strftime("%y%m%d") + "-" + secrets.token_hex(3)
+
+
+def idempotency_key(header: dict[str, Any], kind: str, parent_id: str | None, row: int) -> str:
+    """The Idempotency-Key of one row's create in the run of `header` (and the run that resumes it): the
+    run's nonce makes a later run of the same file send new keys, so no replayed answer stands for a
+    record deleted since; an undo sends it again to learn what a killed run's create did."""
+    import hashlib
+
+    seed = f"{header.get('nonce', '')}:{header.get('file', '')}:{kind}:{parent_id or ''}:{row}"
+    return "wfctl-import-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
 
 
 def import_key(header: dict[str, Any]) -> str:
@@ -199,18 +215,27 @@ class Journal:
         """Every row's latest entry (read from the file: for reports and undo, not per-row paths)."""
         return {entry.row: entry for entry in self.iter_entries()}
 
-    def intend(self, row: int, changes: dict[str, list[Any]] | None = None) -> None:
-        """Record that `row` is about to be sent (an update: with its changes, old values read before).
-        Raises JournalError: then it must not be sent."""
+    def intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
+               create: tuple[str, str | None, dict[str, Any]] | None = None) -> None:
+        """Record that `row` is about to be sent (an update: with its record's id and changes, old values
+        read before; a create: with its (name, parent id, body)). Raises JournalError: then it must not
+        be sent."""
         line: dict[str, Any] = {"r": row, "s": SENDING}
         if changes:
             line["c"] = changes
+        if record_id:
+            line["id"] = record_id
+        if create is not None:
+            name, parent, body = create
+            line.update(n=name, b=body)
+            if parent:
+                line["p"] = parent
         self._write(row, SENDING, line)
 
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
-               changes: dict[str, list[Any]] | None = None) -> None:
+               changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None) -> None:
         line: dict[str, Any] = {"r": row, "s": status}
-        for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes)):
+        for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
             if value:
                 line[key] = value
         self._write(row, status, line)
@@ -288,8 +313,11 @@ def _code(status: str) -> int:
 
 
 def _entry(line: dict[str, Any]) -> Entry:
+    left, body = line.get("l"), line.get("b")
     return Entry(int(line["r"]), str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
-                 str(line.get("n") or ""), dict(line.get("c") or {}))
+                 str(line.get("n") or ""), dict(line.get("c") or {}),
+                 left if isinstance(left, dict) else None, str(line.get("p") or ""),
+                 body if isinstance(body, dict) else None)
 
 
 # -- finding, reading and locking runs -------------------------------------------------------------

@@ -23,8 +23,11 @@ EDITS = {
 _REPLACING = {"bannedWorkers": "--banned-worker", "rates": "--rate", "departments": "--department"}
 
 
-def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[str]]) -> dict[str, Any]:
-    """The new lists of the fields that `edits` ({option: values}) touch, from `current`'s lists."""
+def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[str]], *,
+          again: bool = False) -> dict[str, Any]:
+    """The new lists of the fields that `edits` ({option: values}) touch, from `current`'s lists.
+    `again`: the edits are made once more, to a newer state of the record (an update checked after
+    its write): an entry to remove that is not there is then no error (the removal holds)."""
     from wfctl.bulk import csvformat
 
     result: dict[str, Any] = {}
@@ -36,12 +39,14 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
         for value in values:
             try:
                 if operation == "add":
-                    items = _put(field, items, _decode(field, value, csvformat))
+                    items = _put(option, field, items, _decode(field, value, csvformat))
                 else:
-                    kept = [i for i in items if _key(field, i) != _key(field, value.strip())]
-                    if len(kept) == len(items):
+                    match = _matching(option, field, items, value.strip())
+                    if match is None:
+                        if again:
+                            continue
                         raise CliError(f"{option} {value}: the site has no such {_noun(field)}")
-                    items = kept
+                    items = [i for i in items if i is not match]
             except csvformat.CellError as exc:
                 raise CliError(f"{option}: {exc}", title="invalid input", errors={field: [str(exc)]}) from None
         result[field] = items
@@ -61,27 +66,51 @@ def _decode(field: str, value: str, csvformat: Any) -> Any:
     return items[0]
 
 
-def _put(field: str, items: list[Any], new: Any) -> list[Any]:
+def _put(option: str, field: str, items: list[Any], new: Any) -> list[Any]:
     """`items` with `new` in the place of the item it names (a rate keeps its skill's spelling), or
     added at the end."""
-    out, found = [], False
-    for item in items:
-        if _key(field, item) == _key(field, new):
-            out.append({**item, "hourlyRate": new["hourlyRate"]} if field == "rates" else new)
-            found = True
-        else:
-            out.append(item)
-    return out if found else [*out, new]
+    match = _matching(option, field, items, _key(field, new))
+    if match is None:
+        return [*items, new]
+    replacement = {**match, "hourlyRate": new["hourlyRate"]} if field == "rates" else new
+    return [replacement if item is match else item for item in items]
+
+
+def _matching(option: str, field: str, items: list[Any], wanted: str) -> Any:
+    """The one entry of `items` that `wanted` names (skills and departments case-insensitively, as the
+    service compares them), or None. Two entries that differ only in case are refused, never both
+    changed: the user names which by replacing the list."""
+    from wfctl.changes import text
+
+    folded = wanted.casefold() if field != "bannedWorkers" else wanted
+    matches = [i for i in items if (_key(field, i).casefold() if field != "bannedWorkers" else _key(field, i))
+               == folded]
+    if len(matches) > 1:
+        shown = ", ".join(_entry_text(field, m) or text(m) for m in matches)
+        raise CliError(f"{option} {wanted}: {len(matches)} {_noun(field, plural=True)} of the site match ({shown}); "
+                       f"change them with {_REPLACING[field]}, which replaces the whole list",
+                       title="ambiguous", errors={field: [f"{wanted!r} matches {len(matches)} entries"]})
+    return matches[0] if matches else None
+
+
+def _entry_text(field: str, item: Any) -> str:
+    from wfctl.changes import _department_text, _rate_text
+
+    if field == "rates" and isinstance(item, dict):
+        return _rate_text(item)
+    if field == "departments" and isinstance(item, dict):
+        return _department_text(item)
+    return str(item)
 
 
 def _key(field: str, item: Any) -> str:
-    """What identifies a list item: a worker's id as it is, a skill's or department's name case-folded."""
-    if field == "bannedWorkers":
-        return str(item).strip()
-    if isinstance(item, dict):
-        return str(item.get("skill" if field == "rates" else "name", "")).strip().casefold()
-    return str(item).strip().casefold()
+    """What names a list item, trimmed: a worker's id, a rate's skill, a department's name."""
+    from wfctl.api.records import entry_key
+
+    return entry_key(field, item)
 
 
-def _noun(field: str) -> str:
+def _noun(field: str, *, plural: bool = False) -> str:
+    if plural:
+        return {"bannedWorkers": "banned workers", "rates": "rates", "departments": "departments"}[field]
     return {"bannedWorkers": "banned worker", "rates": "rate for that skill", "departments": "department"}[field]

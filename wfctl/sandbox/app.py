@@ -33,9 +33,9 @@ from starlette.responses import HTMLResponse, Response
 
 from wfctl.sandbox import validation as v
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT, LoginThrottle
-from wfctl.sandbox.listquirks import Churn
 from wfctl.sandbox.auth import Principal, Tokens, dummy_hash, verify_password
-from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, ErrorForm, Throttle
+from wfctl.sandbox.listquirks import Churn
+from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, EmptyAnswers, ErrorForm, Throttle
 from wfctl.sandbox.problems import ApiProblem, forbidden, from_exception, invalid, not_found, problem_response
 from wfctl.sandbox.quirks import Quirks, parse_quirks
 from wfctl.sandbox.seed import is_published
@@ -118,6 +118,8 @@ def create_app(
     # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included.
     if played.drop_create_answer:
         app.add_middleware(DropCreateAnswer)
+    if played.empty_get or played.empty_create_answer:
+        app.add_middleware(EmptyAnswers, gets=played.empty_get, creates=played.empty_create_answer)
     if rate_limit or latency_ms:
         app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms, count_request=store.count_request)
     if max_body:

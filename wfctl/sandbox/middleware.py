@@ -140,6 +140,46 @@ class DropCreateAnswer:
         await self.app(scope, receive, dropping_send)
 
 
+class EmptyAnswers:
+    """empty-get and empty-create-answer (G15 tolerance: any 2xx is success, and a body is not promised):
+    a GET of one record (`/api/branches/{id}`, `/api/clients/{id}`, `/api/sites/{id}`) answers 200 with
+    an empty body; a create is applied and answered 201 with an empty body."""
+
+    def __init__(self, app: ASGIApp, gets: bool, creates: bool) -> None:
+        self.app = app
+        self.gets = gets
+        self.creates = creates
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not self._emptied(scope["method"], scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        emptying = False
+
+        async def emptying_send(message: Message) -> None:
+            nonlocal emptying
+            if message["type"] == "http.response.start" and 200 <= message["status"] < 300:
+                emptying = True
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.lower() not in (b"content-type", b"content-length")]
+                await send({**message, "headers": [*headers, (b"content-length", b"0")]})
+            elif emptying and message["type"] == "http.response.body":
+                if not message.get("more_body", False):
+                    await send({"type": "http.response.body", "body": b""})
+            else:
+                await send(message)
+
+        await self.app(scope, receive, emptying_send)
+
+    def _emptied(self, method: str, path: str) -> bool:
+        parts = path.strip("/").split("/")
+        if method == "GET":
+            return self.gets and len(parts) == 3 and parts[0] == "api" and parts[1] in ("branches", "clients", "sites")
+        return self.creates and method == "POST" and parts[:1] == ["api"] and (
+            parts[1:] in (["branches"], ["clients"]) or (len(parts) == 4 and parts[1] == "clients"
+                                                         and parts[3] == "sites"))
+
+
 class ErrorForm:
     """errors=FORM (G10 tolerance): every problem+json answer rewritten to another body form.
 

@@ -50,7 +50,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
     if not plan.pending:
         _nothing_to_do(app_, plan, out_format)
         return 0
-    undoer = runs.Undoer(app_.client, run.kind, force=force)
+    undoer = runs.Undoer(app_.client, run.kind, force=force, header=run.header)
     if dry_run:
         outcomes = [undoer.preview(entry) for entry in plan.pending]
         counts = runs.count_outcomes(outcomes, run.entries())
