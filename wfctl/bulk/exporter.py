@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import csv
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any
 
+from wfctl.api.errors import NotFound
 from wfctl.bulk import csvformat
 from wfctl.bulk.files import atomic_binary_file, atomic_text_file
 from wfctl.bulk.kinds import KINDS
+from wfctl.safetext import one_line
 
 #: Full records read at once (the export commands' default, 16: issue 17).
 EXPORT_CONCURRENCY = 16
@@ -42,10 +45,20 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
         for parent_id in parent_ids:
             yield from spec.iter_existing(api, parent_id)
 
-    records: Iterable[dict[str, Any]] = summaries()
+    def full(summary: dict[str, Any]) -> dict[str, Any] | None:
+        try:
+            return spec.get(api, str(summary["id"]))
+        except NotFound:  # listed, then deleted before it was read: the rest is still worth having
+            sys.stderr.write(f"{kind} {one_line(str(summary.get('name')))} ({one_line(str(summary['id']))}) "
+                             "was deleted while the export ran: skipped\n")
+            return None
+
+    records: Iterable[dict[str, Any] | None] = summaries()
     if not spec.list_is_full:
-        records = _ordered_map(lambda s: spec.get(api, str(s["id"])), records, concurrency)
+        records = _ordered_map(full, records, concurrency)
     for record in records:
+        if record is None:
+            continue
         write_row(csvformat.encode_record(kind, record, columns))
         count += 1
         if on_record is not None:
