@@ -519,8 +519,9 @@ def _footer(first: tuple[int, int, int], last: tuple[int, int, int], count: int,
     return text
 
 
-#: Import columns that list items never carry (the specification's list shapes).
-_NOT_IN_LIST_ITEMS = {"client": {"billingAddress"}, "site": {"rates", "departments", "bannedWorkers"}}
+#: Fields that list items never carry (the specification's list shapes): only the full record has them.
+#: `list --fields` refuses them; a list's csv leaves their import columns out.
+NOT_IN_LIST_ITEMS = {"client": {"billingAddress"}, "site": {"rates", "departments", "bannedWorkers", "documents"}}
 
 
 def _import_columns(kind: str, columns: list[str], present: dict[str, Any]) -> list[str]:
@@ -528,7 +529,7 @@ def _import_columns(kind: str, columns: list[str], present: dict[str, Any]) -> l
     import, a column absent from the file leaves its field as it is, where an empty one would clear it."""
     if present:
         return ["id", *(name for name in columns if name in present)]
-    return ["id", *(name for name in columns if name not in _NOT_IN_LIST_ITEMS.get(kind, ()))]
+    return ["id", *(name for name in columns if name not in NOT_IN_LIST_ITEMS.get(kind, ()))]
 
 
 def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any]) -> tuple[Any, list[str]]:

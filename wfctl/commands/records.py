@@ -114,6 +114,7 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
                  all_pages: bool, limit: int | None, output: OutputFormat | None, fields: str | None) -> None:
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
+    _refuse_fields_not_listed(kind, fields)
     if limit is not None and page_size is None and not all_pages:
         page_size = min(limit, 100)
     more = all_pages or limit is not None
@@ -129,6 +130,19 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
         pages = client.list_sites(_required(parent, "--client"), page=page, page_size=page_size, all_pages=more,
                                   limit=limit)
     out.pages(pages, kind, limit=limit)
+
+
+def _refuse_fields_not_listed(kind: str, fields: str | None) -> None:
+    """A list item lacks some fields (the full record has them): an empty column for them would read as
+    "none", and an import of the file would clear them. Exit 2, pointing at what has them."""
+    from wfctl.output import NOT_IN_LIST_ITEMS, parse_fields
+
+    missing = [name for name in parse_fields(fields) or [] if name in NOT_IN_LIST_ITEMS.get(kind, ())]
+    if missing:
+        plural = KINDS[kind].plural
+        raise CliError(f"--fields {','.join(missing)}: a {kind} list does not carry "
+                       f"{'it' if len(missing) == 1 else 'them'}; use `wfctl {plural} export` (every field of "
+                       f"every {kind}) or `wfctl {plural} get <id>`")
 
 
 def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputFormat | None,
