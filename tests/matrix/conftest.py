@@ -38,6 +38,10 @@ FOR_CREATES = ["default", *CREATING, LOST_WITHOUT_UNIQUENESS]
 FOR_RECORDS = ["default", "put-clears"]  # get, update, delete of one record
 FOR_LISTS = ["default", *PAGING]
 FOR_ROUND_TRIPS = ["default", "put-clears", *PAGING]  # list or export, then import (updates)
+# Lists that change while they are read (G7: a delete and a create between two pages), or a service that
+# answers page 1 to every page: their own tests (test_changing_lists.py), since they change the records.
+CHANGING_LISTS = ["churn-pages+next-page=int", "churn-pages+next-page=object", "churn-pages"]
+IGNORED_PAGE_NUMBER = ["ignore-page-number+next-page=int", "ignore-page-number"]
 ERROR_FORMS = ["errors=problem", "errors=message", "errors=error", "errors=list", "errors=text", "errors=html",
                "errors=empty"]
 
