@@ -47,6 +47,7 @@ TAB_PRESSES = {  # what is completed: the words before the Tab, the word being t
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20, help="runs of each command (default 20)")
+    parser.add_argument("--warmup", type=int, default=3, help="untimed runs before each command's (default 3)")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     hyperfine = shutil.which("hyperfine")
@@ -60,8 +61,8 @@ def main() -> int:
         python, wfctl = install_wheel(work)
         env = bench_env(work)
         prepare(wfctl, env)
-        results = measure_help(hyperfine, gh, python, wfctl, env, args.runs)
-        results += measure_tab_presses(hyperfine, gh, wfctl, env, args.runs)
+        results = measure_help(hyperfine, gh, python, wfctl, env, args.runs, args.warmup)
+        results += measure_tab_presses(hyperfine, gh, wfctl, env, args.runs, args.warmup)
 
     if args.json:
         print(json.dumps({"runs": args.runs, "results": results}, indent=2))
@@ -114,12 +115,12 @@ def prepare(wfctl: Path, env: dict[str, str]) -> None:
 
 
 def measure_help(hyperfine: str, gh: str, python: Path, wfctl: Path, env: dict[str, str],
-                 runs: int) -> list[dict]:
+                 runs: int, warmup: int = 3) -> list[dict]:
     commands = {"gh --help": [gh, "--help"], "python -c pass": [str(python), "-c", "pass"],
                 "wfctl --version": [str(wfctl), "--version"], "wfctl --help": [str(wfctl), "--help"]}
     for path in command_paths(python, env):
         commands["wfctl " + " ".join(path) + " --help"] = [str(wfctl), *path, "--help"]
-    medians = hyperfine_medians(hyperfine, commands, env, runs)
+    medians = hyperfine_medians(hyperfine, commands, env, runs, warmup)
     results = []
     for name, ms in medians.items():
         if name == "wfctl --version":
@@ -133,13 +134,14 @@ def measure_help(hyperfine: str, gh: str, python: Path, wfctl: Path, env: dict[s
     return results
 
 
-def measure_tab_presses(hyperfine: str, gh: str, wfctl: Path, env: dict[str, str], runs: int) -> list[dict]:
+def measure_tab_presses(hyperfine: str, gh: str, wfctl: Path, env: dict[str, str], runs: int,
+                        warmup: int = 3) -> list[dict]:
     results = []
     for shell in ("bash", "zsh", "fish"):
         for what, (words, incomplete) in TAB_PRESSES.items():
             name = f"Tab ({shell}): {what}: wfctl {' '.join(words)} {incomplete}"
             medians = hyperfine_medians(hyperfine, {"gh --help": [gh, "--help"], name: [str(wfctl)]},
-                                        {**env, **tab_env(shell, words, incomplete)}, runs)
+                                        {**env, **tab_env(shell, words, incomplete)}, runs, warmup)
             results.append(result(name, medians[name], medians["gh --help"], GH_RATIO, LIMIT_MS,
                                   f"<= {LIMIT_MS:g} ms and <= {GH_RATIO:g}x gh --help"))
     return results
@@ -168,10 +170,10 @@ def command_paths(python: Path, env: dict[str, str]) -> list[list[str]]:
 
 
 def hyperfine_medians(hyperfine: str, commands: dict[str, list[str]], env: dict[str, str],
-                      runs: int) -> dict[str, float]:
+                      runs: int, warmup: int = 3) -> dict[str, float]:
     """Median milliseconds of each command, all in one `hyperfine -N` run."""
     with tempfile.NamedTemporaryFile(suffix=".json") as export:
-        argv = [hyperfine, "-N", "--warmup", "3", "--runs", str(runs), "--style", "none",
+        argv = [hyperfine, "-N", "--warmup", str(warmup), "--runs", str(runs), "--style", "none",
                 "--export-json", export.name]
         for name, command in commands.items():
             argv += ["--command-name", name, " ".join(_quote(word) for word in command)]
