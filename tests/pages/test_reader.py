@@ -59,7 +59,7 @@ def test_all_asks_for_the_largest_page_and_takes_the_size_the_service_serves(san
     assert [p.page_size for p in capped] == [100, 100, 100]
     assert [row["id"] for p in capped for row in p.data] == ids
     assert len(gets(lines, pages=True)) == 3
-    assert len(gets(lines)) == 3 + 2  # and the boundary between each two pages checked once
+    assert len(gets(lines)) == 3  # links holding a cursor: the service's own positions, no boundary checks
 
 
 def test_limit_stops_fetching(sandbox_factory: Any) -> None:
@@ -204,3 +204,13 @@ def test_export_reads_16_records_at_once_by_default(cli: Any, monkeypatch: Any, 
     r = cli("--base-url", "http://127.0.0.1:9", "sites", "export", "--client", "x", *extra)
     assert r.exit_code == 0, r
     assert seen["concurrency"] == expected
+
+
+def test_pages_by_number_have_each_boundary_checked_once(sandbox_factory: Any) -> None:
+    server = sandbox_factory(quirks=["next-page=int"])
+    client_id, ids = add_client(server, 250)
+    lines: list[str] = []
+    with sdk_client(server, log=lines.append) as api:
+        assert [row["id"] for row in api.iter_sites(client_id)] == ids
+    assert len(gets(lines, pages=True)) == 3
+    assert len(gets(lines)) == 3 + 2  # one small block around each of the two boundaries

@@ -133,7 +133,7 @@ class _Reader:
             moved: list[dict[str, Any]] = []
             if check is not None:
                 moved = check.result()
-            elif previous is not None and _follows(previous, read):
+            elif previous is not None and self._checkable(previous, read):
                 moved = self._settle(previous, read)
             rows = [row for row in moved if given_ids.add(row)]
             fresh = [row for row in page.data if given_ids.add(row)]
@@ -235,7 +235,7 @@ class _Reader:
             before = _Read(prev_url, page.page_number, page.page_size, page.data)
         page = to_page(body, next_url=None)
         read = _Read(url, page.page_number, page.page_size, page.data)
-        return self._settle(before, read) if _follows(before, read) else []
+        return self._settle(before, read) if self._checkable(before, read) else []
 
     def _drop_ahead(self) -> None:
         for ahead in self._ahead.values():
@@ -276,6 +276,15 @@ class _Reader:
                     given.add(_id(row))
                     moved.append(row)
         raise PaginationError(CHANGED)
+
+    def _checkable(self, before: _Read, after: _Read) -> bool:
+        """Whether the boundary between two pages is checked: pages by number (offsets) only. A link that
+        carries more than the list's own query and a page number (a cursor, a token) is the service's
+        own position in the list, and reading offsets around it would cost the service a scan each."""
+        if not _follows(before, after) or self._first_url is None:
+            return False
+        own = set(self._first_url.params.keys()) | {"pageNumber", "pageSize"}
+        return all(name in own for name in after.url.params)
 
     def _offset_url(self, read: _Read) -> httpx.URL | None:
         if self._first_url is None:
