@@ -43,7 +43,7 @@ def test_site_get_usage_and_argument(cli: Any) -> None:
     r = cli("sites", "get", "--help")
     lines = r.stdout.splitlines()
     assert lines[0] == "Usage: wfctl sites get [OPTIONS] <site-id>"
-    assert "  <site-id>  Id of the site.  [required]" in lines
+    assert "  <site-id>  Id of the site (or the beginning of the id, or the name).  [required]" in lines
 
 
 def test_import_usage_and_ranges_in_words(cli: Any) -> None:

@@ -46,6 +46,29 @@ def app_context(ctx: typer.Context) -> AppContext:
     return obj
 
 
+def resolve_ref(ctx: typer.Context, kind: str, ref: str, *, parent: str | None = None) -> str:
+    """The id of the `kind` record that `ref` names (its id, a unique beginning of it, or its name:
+    wfctl.api.refs), `parent` (an id) scoping a name; a whole id is returned with no request. No match
+    is exit 4 (`no branch 'X'`), several exit 2 (each candidate with its id)."""
+    from wfctl.api.refs import resolve
+
+    return resolve(app_context(ctx).client, kind, ref, parent=parent)
+
+
+def resolve_refs(ctx: typer.Context, kind: str, refs: list[str] | None, *, check: bool = False) -> list[str]:
+    """`resolve_ref` of each of `refs`; `check`: a whole id is read once to make sure it names a record
+    (where a wrong one would otherwise give an empty answer, e.g. an export's empty file)."""
+    from wfctl.api.refs import is_whole_id, require
+
+    ids = []
+    for ref in refs or []:
+        record_id = resolve_ref(ctx, kind, ref)
+        if check and is_whole_id(ref):
+            require(app_context(ctx).client, kind, record_id, ref)
+        ids.append(record_id)
+    return ids
+
+
 def fmt(output: OutputFormat | None) -> str | None:
     return output.value if output is not None else None
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.options import app_context, fmt, read_json_input
+from wfctl.commands.options import app_context, fmt, read_json_input, resolve_ref
 from wfctl.commands.prompts import confirm
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 from wfctl.errors import CliError
@@ -60,15 +60,20 @@ FromFile = Annotated[str | None, typer.Option(
     "--from-file", help="Read the fields from a JSON object (- for stdin); field options override it.",
     rich_help_panel=FIELDS_PANEL, metavar="<path>|-")]
 
-BranchOption = Annotated[str | None, typer.Option("--branch", help="Id of the branch.", metavar="<branch-id>",
+#: How a reference may be given (wfctl.api.refs), said once in each option's help.
+REF_HELP = "or the beginning of the id, or the name"
+BranchOption = Annotated[str | None, typer.Option("--branch", help=f"Id of the branch ({REF_HELP}).", metavar="<branch-id>",
                                                      autocompletion=complete_branch_ids)]
-ClientOption = Annotated[str | None, typer.Option("--client", help="Id of the client.", metavar="<client-id>",
+ClientOption = Annotated[str | None, typer.Option("--client", help=f"Id of the client ({REF_HELP}).", metavar="<client-id>",
                                                      autocompletion=complete_client_ids)]
-BranchId = Annotated[str, typer.Argument(metavar="<branch-id>", help="Id of the branch.",
+SiteClientOption = Annotated[str | None, typer.Option(
+    "--client", help="Look for the site's name among this client's sites (default: every client's).",
+    metavar="<client-id>", autocompletion=complete_client_ids)]
+BranchId = Annotated[str, typer.Argument(metavar="<branch-id>", help=f"Id of the branch ({REF_HELP}).",
                                          autocompletion=complete_branch_ids, show_default=False)]
-ClientId = Annotated[str, typer.Argument(metavar="<client-id>", help="Id of the client.",
+ClientId = Annotated[str, typer.Argument(metavar="<client-id>", help=f"Id of the client ({REF_HELP}).",
                                          autocompletion=complete_client_ids, show_default=False)]
-SiteId = Annotated[str, typer.Argument(metavar="<site-id>", help="Id of the site.",
+SiteId = Annotated[str, typer.Argument(metavar="<site-id>", help=f"Id of the site ({REF_HELP}).",
                                        autocompletion=complete_site_ids, show_default=False)]
 
 PageNumber = Annotated[int | None, typer.Option("--page", min=1, help="Page to show (default 1).",
@@ -123,13 +128,38 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
     if kind == "branch":
         pages = client.list_branches(page=page, page_size=page_size, all_pages=more, limit=limit)
     elif kind == "client":
+        given = parent
+        parent = resolve_ref(ctx, "branch", parent) if parent else None
         pages = client.list_clients(branch_id=parent, page=page, page_size=page_size, all_pages=more, limit=limit)
-        if parent:
-            pages = _only(pages, "branchId", parent)  # G9: true even where the service ignores branchId
+        if parent and given:
+            pages = _existing_parent(client, _only(pages, "branchId", parent), "branch", parent, given)
+            # G9: true even where the service ignores branchId
     else:
-        pages = client.list_sites(_required(parent, "--client"), page=page, page_size=page_size, all_pages=more,
-                                  limit=limit)
+        given = _required(parent, "--client")
+        parent = resolve_ref(ctx, "client", given)
+        pages = _existing_parent(client, client.list_sites(parent, page=page, page_size=page_size, all_pages=more,
+                                                           limit=limit), "client", parent, given)
     out.pages(pages, kind, limit=limit)
+
+
+def _existing_parent(client: Any, pages: Iterable[Page], kind: str, parent: str, given: str) -> Iterator[Page]:
+    """`pages`, unless the parent `given` (resolved to the id `parent`) names no record: then `no branch
+    'X'` (exit 4), never an empty list. Checked only when the list is empty (a whole id, taken unread:
+    one GET then; a name was found in a list already)."""
+    from wfctl.api.errors import NotFound
+    from wfctl.api.refs import NoSuchRecord, require
+
+    iterator = iter(pages)
+    try:
+        first = next(iterator)
+    except NotFound:  # the service's 404 for the parent's collection
+        raise NoSuchRecord(kind, given) from None
+    except StopIteration:
+        return
+    if first.total_record_count == 0 and not first.data:
+        require(client, kind, parent, given)
+    yield first
+    yield from iterator
 
 
 def _refuse_fields_not_listed(kind: str, fields: str | None) -> None:
@@ -146,9 +176,10 @@ def _refuse_fields_not_listed(kind: str, fields: str | None) -> None:
 
 
 def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputFormat | None,
-               fields: str | None) -> None:
+               fields: str | None, scope: str | None = None) -> None:
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
+    record_id = _resolved(ctx, kind, record_id, scope)
     out.record(getattr(_client(app), f"get_{kind}")(record_id), kind)
 
 
@@ -164,12 +195,13 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
         parent = parent or values.get(spec.parent_field)
         values.pop(spec.parent_field, None)
         if kind == "client" and parent:
+            parent = resolve_ref(ctx, "branch", str(parent))
             values["branchId"] = parent
             given.add("branchId")
     values.update({k: v for k, v in changes.items() if v is not None})
     body = _validate(kind, "create", values, given)
     if kind == "site":
-        parent = _required(parent, "--client")
+        parent = resolve_ref(ctx, "client", _required(parent, "--client"))
         path = f"/api/clients/{parent}/sites"
     else:
         path = spec.path
@@ -181,7 +213,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
 
 def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[str, Any], *,
                   from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None,
-                  edits: dict[str, list[str]] | None = None) -> None:
+                  edits: dict[str, list[str]] | None = None, scope: str | None = None) -> None:
     """Update a record. `edits` are the site's list edits (--add-banned-worker, --set-rate, ...),
     applied to the current lists; everything else replaces the field it names."""
     from wfctl.api.records import changed_fields, update_body
@@ -202,6 +234,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
                        "or --from-file")
     fixed = _validate(kind, "update", values, given) if values else {}
     client = _client(app)
+    record_id = _resolved(ctx, kind, record_id, scope)
     current = client.get_record(kind, record_id)
 
     def edit(record: dict[str, Any]) -> dict[str, Any]:
@@ -231,9 +264,10 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
 
 
 def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, dry_run: bool,
-                  output: OutputFormat | None) -> None:
+                  output: OutputFormat | None, scope: str | None = None) -> None:
     app = app_context(ctx)
     out = app.output(fmt(output))
+    record_id = _resolved(ctx, kind, record_id, scope)
     path = f"{KINDS[kind].path}/{record_id}"
     if dry_run:
         _dry_run(out, "DELETE", path, None, kind)
@@ -283,6 +317,12 @@ def _of_parent(client: Any, kind: str, record: dict[str, Any] | None) -> str:
 # -- helpers -----------------------------------------------------------------------------------
 def _client(app: AppContext) -> Any:
     return app.client
+
+
+def _resolved(ctx: typer.Context, kind: str, ref: str, scope: str | None) -> str:
+    """The id `ref` names (wfctl.api.refs); `scope` (a site's --client) narrows a name to that client's."""
+    parent = resolve_ref(ctx, "client", scope) if scope and kind == "site" else None
+    return resolve_ref(ctx, kind, ref, parent=parent)
 
 
 def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:

@@ -8,15 +8,17 @@ import typer
 
 from wfctl.bulk import options as bulk
 from wfctl.commands.clients import app
-from wfctl.commands.options import app_context
+from wfctl.commands.options import app_context, resolve_refs
+from wfctl.completion_cache import complete_branch_ids
 
 
 @app.command("export")
 def export_clients(
     ctx: typer.Context,
     branch: Annotated[list[str] | None, typer.Option(
-        "--branch", help="Export the clients of this branch (repeatable; default: every client).",
-        metavar="<branch-id>", rich_help_panel=bulk.INPUT_PANEL)] = None,
+        "--branch", help="Export the clients of this branch: its id, the beginning of the id, or its name "
+        "(repeatable; default: every client).",
+        metavar="<branch-id>", rich_help_panel=bulk.INPUT_PANEL, autocompletion=complete_branch_ids)] = None,
     file: bulk.ExportFile = None,
     concurrency: bulk.ExportConcurrency = 16,
 ) -> int:
@@ -31,5 +33,6 @@ def export_clients(
     """
     from wfctl.bulk.run import run_export
 
-    return run_export(app_context(ctx), "client", parent_ids=list(branch or []), all_parents=False,
+    parents: list[str | None] = [*resolve_refs(ctx, "branch", branch, check=True)]
+    return run_export(app_context(ctx), "client", parent_ids=parents, all_parents=False,
                       file=file, concurrency=concurrency)

@@ -8,7 +8,8 @@ import typer
 
 from wfctl.bulk import options as bulk
 from wfctl.commands.clients import app
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import Output, app_context, fmt, resolve_ref
+from wfctl.completion_cache import complete_branch_ids
 
 
 @app.command("import")
@@ -16,8 +17,9 @@ def import_clients(
     ctx: typer.Context,
     file: bulk.File,
     branch: Annotated[str | None, typer.Option(
-        "--branch", help="Put every row in this branch (overrides the branchId and branch columns).",
-        rich_help_panel=bulk.INPUT_PANEL, metavar="<branch-id>")] = None,
+        "--branch", help="Put every row in this branch (overrides the branchId and branch columns): its id, "
+        "the beginning of the id, or its name.", rich_help_panel=bulk.INPUT_PANEL, metavar="<branch-id>",
+        autocompletion=complete_branch_ids)] = None,
     dry_run: bulk.DryRun = False,
     on_existing: bulk.OnExisting = "skip",
     concurrency: bulk.Concurrency = 8,
@@ -44,6 +46,8 @@ def import_clients(
     """
     from wfctl.bulk.run import run_import
 
+    if branch:
+        branch = resolve_ref(ctx, "branch", branch)
     return run_import(app_context(ctx), "client", file, parent_id=branch, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),

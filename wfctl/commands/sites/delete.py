@@ -10,8 +10,8 @@ from wfctl.commands.sites import app
 
 
 @app.command("delete")
-def delete(ctx: typer.Context, site_id: records.SiteId, yes: Yes = False, dry_run: DryRun = False,
-           output: Output = None) -> None:
+def delete(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None, yes: Yes = False,
+           dry_run: DryRun = False, output: Output = None) -> None:
     """Delete a site.
 
     Asks for confirmation on a terminal; elsewhere --yes is required.
@@ -20,4 +20,4 @@ def delete(ctx: typer.Context, site_id: records.SiteId, yes: Yes = False, dry_ru
       $ wfctl sites delete <site-id>
       $ wfctl sites delete <site-id> --yes
     """
-    records.delete_record(ctx, "site", site_id, yes=yes, dry_run=dry_run, output=output)
+    records.delete_record(ctx, "site", site_id, yes=yes, dry_run=dry_run, output=output, scope=client)

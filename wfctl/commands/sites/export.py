@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from wfctl.bulk import options as bulk
-from wfctl.commands.options import app_context
+from wfctl.commands.options import app_context, resolve_refs
 from wfctl.commands.sites import app
+from wfctl.completion_cache import complete_client_ids
 from wfctl.errors import CliError
 
 
@@ -16,8 +17,9 @@ from wfctl.errors import CliError
 def export_sites(
     ctx: typer.Context,
     client: Annotated[list[str] | None, typer.Option(
-        "--client", help="Export the sites of this client (repeatable).", metavar="<client-id>",
-        rich_help_panel=bulk.INPUT_PANEL)] = None,
+        "--client", help="Export the sites of this client: its id, the beginning of the id, or its name "
+        "(repeatable).", metavar="<client-id>", rich_help_panel=bulk.INPUT_PANEL,
+        autocompletion=complete_client_ids)] = None,
     all_clients: Annotated[bool, typer.Option("--all-clients", help="Export the sites of every client.",
                                               rich_help_panel=bulk.INPUT_PANEL)] = False,
     file: bulk.ExportFile = None,
@@ -37,5 +39,6 @@ def export_sites(
         raise CliError("give --client <client-id> or --all-clients")
     from wfctl.bulk.run import run_export
 
-    return run_export(app_context(ctx), "site", parent_ids=list(client or []), all_parents=all_clients,
+    parents: list[str | None] = [*resolve_refs(ctx, "client", client, check=True)]
+    return run_export(app_context(ctx), "site", parent_ids=parents, all_parents=all_clients,
                       file=file, concurrency=concurrency)

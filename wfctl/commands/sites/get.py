@@ -10,7 +10,8 @@ from wfctl.commands.sites import app
 
 
 @app.command("get")
-def get(ctx: typer.Context, site_id: records.SiteId, output: Output = None, fields: Fields = None) -> None:
+def get(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None, output: Output = None,
+        fields: Fields = None) -> None:
     """Show one site.
 
     Prints the whole site with its rates, departments, documents and banned workers.
@@ -18,5 +19,6 @@ def get(ctx: typer.Context, site_id: records.SiteId, output: Output = None, fiel
     Examples:
       $ wfctl sites get <site-id>
       $ wfctl sites get <site-id> -o json
+      $ wfctl sites get "Dock 4" --client "Irwell Logistics"
     """
-    records.get_record(ctx, "site", site_id, output=output, fields=fields)
+    records.get_record(ctx, "site", site_id, output=output, fields=fields, scope=client)

@@ -7,8 +7,9 @@ from typing import Annotated
 import typer
 
 from wfctl.bulk import options as bulk
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import Output, app_context, fmt, resolve_ref
 from wfctl.commands.sites import app
+from wfctl.completion_cache import complete_client_ids
 
 
 @app.command("import")
@@ -16,8 +17,9 @@ def import_sites(
     ctx: typer.Context,
     file: bulk.File,
     client: Annotated[str | None, typer.Option(
-        "--client", help="Put every row in this client (overrides the clientId and client columns).",
-        rich_help_panel=bulk.INPUT_PANEL, metavar="<client-id>")] = None,
+        "--client", help="Put every row in this client (overrides the clientId and client columns): its id, "
+        "the beginning of the id, or its name.", rich_help_panel=bulk.INPUT_PANEL, metavar="<client-id>",
+        autocompletion=complete_client_ids)] = None,
     dry_run: bulk.DryRun = False,
     on_existing: bulk.OnExisting = "skip",
     concurrency: bulk.Concurrency = 8,
@@ -46,6 +48,8 @@ def import_sites(
     """
     from wfctl.bulk.run import run_import
 
+    if client:
+        client = resolve_ref(ctx, "client", client)
     return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),

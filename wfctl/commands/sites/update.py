@@ -34,7 +34,8 @@ RemoveDepartment = Annotated[list[str] | None, _edit(
 
 
 @app.command("update")
-def update(ctx: typer.Context, site_id: records.SiteId, name: records.Name = None, address: records.Address = None,
+def update(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None,
+           name: records.Name = None, address: records.Address = None,
            phone: records.Phone = None, email: records.Email = None,
            assessment_required: records.AssessmentRequired = None, rate: records.Rates = None,
            department: records.Departments = None, banned_worker: records.BannedWorkers = None,
@@ -63,4 +64,4 @@ def update(ctx: typer.Context, site_id: records.SiteId, name: records.Name = Non
              "--set-rate": set_rate, "--remove-rate": remove_rate, "--add-department": add_department,
              "--remove-department": remove_department}
     records.update_record(ctx, "site", site_id, changes, from_file=from_file, dry_run=dry_run, output=output,
-                          fields=fields, edits={k: v for k, v in edits.items() if v})
+                          fields=fields, edits={k: v for k, v in edits.items() if v}, scope=client)

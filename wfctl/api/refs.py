@@ -1,0 +1,182 @@
+"""References to records as people give them: the id, a unique beginning of the id, or the name.
+
+    from wfctl.api import Client
+    from wfctl.api.refs import resolve
+
+    with Client.from_profile() as client:
+        branch_id = resolve(client, "branch", "Manchester")          # by name
+        site_id = resolve(client, "site", "Dock 4", parent=client_id)  # a site by name within its client
+        site_id = resolve(client, "site", "dcc45e91")                  # the beginning of its id
+
+An id that looks like a whole one (a UUID, G16) is used as it is, with no request: scripts that pass
+ids pay nothing. Anything else is looked up in the list of that kind (the service filters lists by
+nothing but a client's branch), read from the first page, stopping at an exact id:
+
+1. the record whose id is the reference;
+2. the record whose name is the reference exactly;
+3. the record whose name is the reference as the service compares names (G12: `natural_key`, so
+   `irwell logistics` finds `Irwell Logistics`);
+4. the record whose id begins with the reference (at least `MIN_PREFIX` characters).
+
+The first rule that matches decides. Several records matching it is `AmbiguousReference` (it lists them
+with their ids); none is `NoSuchRecord` ("no branch 'X'"), never an empty answer. A site is looked for
+within its client when `parent` is given, else across the agency (every client's sites); a client
+within its branch when `parent` is given, else across the agency.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from wfctl.api.errors import InvalidId, NotFound
+
+#: A whole id as the service makes them (G16: UUID strings): used as it is, no request.
+WHOLE_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+#: The shortest beginning of an id taken as one (shorter, a name's few letters would match ids by chance).
+MIN_PREFIX = 4
+#: How many candidates an ambiguity error lists.
+SHOWN_CANDIDATES = 10
+
+_PARENT_KIND = {"site": "client", "client": "branch"}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One record a reference could mean: its id, name and (a site or client found across the agency)
+    its parent, as shown (`client 'Irwell Logistics'`)."""
+
+    id: str
+    name: str
+    parent: str = ""
+
+    def shown(self) -> str:
+        return f"{_quoted(self.name)} {self.id}" + (f" of {self.parent}" if self.parent else "")
+
+
+class NoSuchRecord(NotFound):
+    """A reference that matches no record: `no branch 'X'` (exit 4 in the CLI), never an empty answer."""
+
+    def __init__(self, kind: str, ref: str, *, parent: str | None = None, parent_kind: str | None = None) -> None:
+        self.kind = kind
+        self.ref = ref
+        within = f" of {parent_kind} {parent}" if parent and parent_kind else ""
+        super().__init__(f"no {kind} {_quoted(ref)}{within}")
+
+
+class AmbiguousReference(InvalidId):
+    """A reference that matches several records (exit 2 in the CLI); `candidates` lists them."""
+
+    def __init__(self, kind: str, ref: str, candidates: list[Candidate], how: str) -> None:
+        self.kind = kind
+        self.ref = ref
+        self.candidates = candidates
+        shown = "; ".join(c.shown() for c in candidates[:SHOWN_CANDIDATES])
+        more = f"; and {len(candidates) - SHOWN_CANDIDATES} more" if len(candidates) > SHOWN_CANDIDATES else ""
+        super().__init__(f"{_quoted(ref)} {how} {len(candidates)} {_PLURAL[kind]}: {shown}{more}; "
+                         "give the id (or more of it)")
+
+
+_PLURAL = {"branch": "branches", "client": "clients", "site": "sites"}
+
+
+def is_whole_id(ref: str) -> bool:
+    """Whether `ref` looks like a whole id (then it is used as it is, with no look-up)."""
+    return bool(WHOLE_ID.match(ref))
+
+
+def resolve(api: Any, kind: str, ref: str, *, parent: str | None = None) -> str:
+    """The id of the `kind` record ("branch", "client", "site") that `ref` names (see the module's
+    rules). `parent`: the id of the client a site belongs to, or of the branch a client belongs to, to
+    look for the name there only. A whole id is returned as it is, unchecked: `require` checks it.
+    Raises NoSuchRecord, AmbiguousReference (and the ApiErrors of the listing)."""
+    text = str(ref)
+    if not text.strip():
+        raise InvalidId(f"an empty {kind} reference: give the {kind}'s id or name")
+    if is_whole_id(text):
+        return text
+    return _search(api, kind, text, parent).id
+
+
+def require(api: Any, kind: str, record_id: str, ref: str | None = None) -> dict[str, Any]:
+    """The record `record_id` (one GET); NoSuchRecord (named as `ref`, the reference given) when the
+    service has none."""
+    try:
+        record: dict[str, Any] = api.get_record(kind, record_id)
+    except NotFound:
+        raise NoSuchRecord(kind, ref or record_id) from None
+    return record
+
+
+def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
+    exact: list[Candidate] = []
+    folded: list[Candidate] = []
+    prefixed: list[Candidate] = []
+    key = _natural_key(ref)
+    lowered = ref.lower()
+    try:
+        for candidate in _candidates(api, kind, parent):
+            if candidate.id == ref:
+                return candidate  # an id that is not a UUID (another deployment's ids): as it is
+            if candidate.name == ref:
+                exact.append(candidate)
+            elif _natural_key(candidate.name) == key:
+                folded.append(candidate)
+            elif len(ref) >= MIN_PREFIX and candidate.id.lower().startswith(lowered):
+                prefixed.append(candidate)
+    except NotFound:
+        if parent is not None:  # the parent itself is not there
+            raise NoSuchRecord(_PARENT_KIND[kind], parent) from None
+        raise
+    for found, how in ((exact, "names"), (folded, "names"), (prefixed, "begins the ids of")):
+        if len(found) == 1:
+            return found[0]
+        if found:
+            raise AmbiguousReference(kind, ref, found, how)
+    raise NoSuchRecord(kind, ref, parent=parent, parent_kind=_PARENT_KIND.get(kind))
+
+
+def _candidates(api: Any, kind: str, parent: str | None) -> Iterator[Candidate]:
+    """Every record `ref` could name, from the list of `kind` (read in pages of 100, the first page first)."""
+    if kind == "branch":
+        yield from _listed(api.list_branches(page_size=100, all_pages=True))
+    elif kind == "client":
+        for candidate in _listed(api.list_clients(branch_id=parent, page_size=100, all_pages=True), "branch"):
+            yield candidate if parent is None else Candidate(candidate.id, candidate.name)
+    elif kind == "site":
+        if parent is not None:
+            yield from _listed(api.list_sites(parent, page_size=100, all_pages=True))
+            return
+        for client in [*_listed(api.list_clients(page_size=100, all_pages=True))]:
+            try:
+                yield from _listed(api.list_sites(client.id, page_size=100, all_pages=True),
+                                   f"client {_quoted(client.name)}")
+            except NotFound:  # deleted while we looked
+                continue
+    else:
+        raise ValueError(f"unknown kind {kind!r}")
+
+
+def _listed(pages: Any, parent: str = "") -> Iterator[Candidate]:
+    """The records of `pages` as candidates; `parent` "branch": each client's branch id as its parent."""
+    for page in pages:
+        for row in page.data:
+            if row.get("id") is not None:
+                where = parent
+                if parent == "branch":
+                    where = f"branch {row['branchId']}" if row.get("branchId") else ""
+                yield Candidate(str(row["id"]), str(row.get("name") or ""), where)
+
+
+def _natural_key(name: str) -> str:
+    from wfctl.api.records import natural_key
+
+    return natural_key(name)
+
+
+def _quoted(text: str) -> str:
+    """'text' on one line: what the user typed, shown as typed (control characters escaped)."""
+    shown = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in str(text))
+    return f"'{shown}'"
