@@ -17,6 +17,7 @@ from wfctl.commands import (
     doctor,
     help,
     imports,
+    rates,
     sandbox,
     sites,
 )
@@ -127,6 +128,7 @@ app.add_typer(agency.app, name="agency")
 app.add_typer(branches.app, name="branches")
 app.add_typer(clients.app, name="clients")
 app.add_typer(sites.app, name="sites")
+app.add_typer(rates.app, name="rates")
 app.add_typer(imports.app, name="imports")
 app.command("api")(api.api)
 app.command("doctor")(doctor.doctor)

@@ -1,0 +1,469 @@
+"""`wfctl rates set`: plan, check, then a journalled bulk run like an import's.
+
+The run reuses the import's pieces: its journal (`wfctl.bulk.journal`: one run id, a lock on the same
+change, resumable after Ctrl-C or kill -9, `wfctl imports list` lists it), its progress line, its exit
+codes (0, 10, 130, 7, 11), and undo (`wfctl.bulk.undo`): each site is journalled as an `updated` row
+of kind site whose changes are `{"rates": [old, new]}`, which `wfctl imports undo <run-id>` takes back
+entry by entry. What makes two runs the same change (the resume and lock key): the options of the
+change and of the scope, the service and the profile.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
+
+if TYPE_CHECKING:
+    from wfctl.api.rates import Change, Plan, SitePlan
+    from wfctl.bulk.journal import Journal
+    from wfctl.context import AppContext
+
+COUNTS = ("updated", "unchanged", "skipped", "failed")
+#: Listed on stderr one by one, at most this many (the report has every one).
+SHOWN = 50
+PLAN_COLUMNS = ["client", "site", "skill", "old", "new", "change"]
+REPORT_COLUMNS = ["clientId", "client", "siteId", "site", "skill", "old", "new", "status", "error"]
+
+
+@dataclass
+class Scope:
+    client: list[str] = field(default_factory=list)
+    branch: list[str] = field(default_factory=list)
+    all_clients: bool = False
+    site: list[str] = field(default_factory=list)
+
+    def describe(self) -> str:
+        import shlex
+
+        if self.all_clients:
+            return "--all-clients"
+        return " ".join([*(f"--client {shlex.quote(c)}" for c in self.client),
+                         *(f"--branch {shlex.quote(b)}" for b in self.branch),
+                         *(f"--site {shlex.quote(s)}" for s in self.site)])
+
+
+class _Stop(Exception):
+    def __init__(self, cause: str, message: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.message = message
+
+
+def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, concurrency: int,
+            report: str | None, journal_path: str | None, output: str | None) -> int:
+    from wfctl.api.rates import RateError
+    from wfctl.bulk import journal as journals
+    from wfctl.bulk.files import check_writable
+    from wfctl.commands.rates.common import read_scope
+
+    started = time.monotonic()
+    if report:
+        check_writable(report)  # before anything is read or sent
+    api = app.client
+    header = _header(app, change, scope)
+    directory = journals.runs_dir(app.settings.profile)
+    lock: Any = None
+    earlier: Journal | None = None
+    try:
+        if not dry_run:
+            try:
+                lock = journals.ImportLock(directory, header).__enter__()
+            except journals.RunLocked as exc:
+                raise CliError(f"another run of this rate change is in progress (pid {exc.pid or 'unknown'})") from None
+        earlier_path = _unfinished(directory, header, journal_path)
+        done_before = _settled(earlier_path)
+        if earlier_path is not None and not dry_run:
+            try:
+                earlier = journals.Journal.resume(earlier_path)
+            except journals.JournalError as exc:
+                raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
+        sites = read_scope(app, scope.client, scope.branch, scope.all_clients, scope.site, 16,
+                           "reading sites" if not dry_run else "planning")
+        try:
+            plan = _plan(sites, change, done_before)
+        except RateError as exc:
+            raise CliError(f"{exc}; nothing was sent") from None
+        _check_limit(plan)
+        plan_seconds = time.monotonic() - started
+        if dry_run:
+            if earlier_path is not None:
+                earlier_id = (journals.header_of(earlier_path) or {}).get("run")
+                app.io.note(f"run {earlier_id} of this change stopped before its end: this plan leaves out the "
+                            f"{len(done_before)} sites it did (run the command without --dry-run to resume it)")
+            _show_plan(app, plan, output, done_before)
+            return 0
+        return _send(app, api, plan, change, header, directory, earlier, journal_path, done_before,
+                     concurrency, report, output, started, plan_seconds)
+    finally:
+        if earlier is not None:
+            earlier.finish(None)
+        if lock is not None:
+            lock.__exit__(None, None, None)
+
+
+# -- planning --------------------------------------------------------------------------------------
+
+def _header(app: AppContext, change: Change, scope: Scope) -> dict[str, Any]:
+    what = f"{change.describe()} {scope.describe()}"
+    return {"kind": "site", "file": "rates:" + hashlib.sha256(what.encode()).hexdigest()[:40],
+            "path": f"rates set {what}", "target": str(getattr(app.client, "base_url", "") or ""),
+            "profile": app.settings.profile, "parent": "", "onExisting": "update", "undo": None,
+            "command": "rates set"}
+
+
+def _unfinished(directory: str, header: dict[str, Any], journal_path: str | None) -> str | None:
+    """The journal of an earlier run of the same change that stopped before its end."""
+    import os
+
+    from wfctl.bulk import journal as journals
+
+    path = journal_path if journal_path and os.path.exists(journal_path) else None
+    if path is not None:
+        old = journals.header_of(path)
+        if old is None:
+            try:
+                journals.read(path)
+            except journals.JournalError as exc:
+                raise CliError(f"{exc}; nothing was sent") from None
+        if old is None or journals.is_finished(path) or journals.import_key(old) != journals.import_key(header):
+            raise CliError(f"--journal {path} holds another run; name a new file")
+        return path
+    return journals.find_unfinished(directory, header)
+
+
+def _settled(path: str | None) -> dict[str, tuple[int, str]]:
+    """site id -> (row, status) of each site the earlier run (its journal `path`) journalled."""
+    from wfctl.bulk import journal as journals
+
+    if path is None:
+        return {}
+    try:
+        _, entries, _ = journals.read(path)
+    except journals.JournalError as exc:
+        raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
+    return {entry.id: (entry.row, entry.status) for entry in entries.values() if entry.id}
+
+
+def _plan(sites: Any, change: Change, before: dict[str, tuple[int, str]]) -> Plan:
+    from wfctl.api import rates
+    from wfctl.bulk.journal import DONE
+
+    return rates.plan_change(sites, change, done=lambda site_id: site_id in before and before[site_id][1] in DONE)
+
+
+def _check_limit(plan: Plan) -> None:
+    over = plan.over_limit()
+    if not over:
+        return
+    limit = plan.change.max_change
+    for site, c, share in over[:SHOWN]:
+        shown = "from 0" if share.is_infinite() else f"{share:.1f}%"
+        sys.stderr.write(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
+                         f"{one_line(c.skill)} {c.old} -> {c.new} ({shown})\n")
+    if len(over) > SHOWN:
+        sys.stderr.write(f"... and {len(over) - SHOWN} more\n")
+    raise CliError(f"{len(over)} change{'s' if len(over) != 1 else ''} would move a rate by more than "
+                   f"{limit:g}% of its old value; nothing was sent (check the plan with --dry-run; "
+                   "--max-change 40% allows larger changes on purpose)")
+
+
+def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dict[str, Any]) -> None:
+    import json
+
+    fmt = app.output_format(output)
+    rows = [row for site in plan.to_change for row in site.rows()]
+    summary = _plan_summary(plan)
+    out = app.output(fmt)
+    if fmt == "json":
+        out.value({"rows": rows, "summary": summary})
+        return
+    if fmt == "jsonl":
+        for row in rows:
+            app.io.write(json.dumps(row) + "\n")
+        app.io.write(json.dumps({"summary": summary}) + "\n")
+        return
+    if fmt == "csv":
+        out.records(rows, columns=["clientId", "client", "siteId", "site", "skill", "old", "new", "change"])
+        return
+    if rows:
+        out.records(rows, columns=PLAN_COLUMNS)
+    else:
+        app.io.note("no rate would change")
+    app.io.write(_count_lines(summary))
+
+
+def _plan_summary(plan: Plan) -> dict[str, Any]:
+    counts = plan.counts()
+    return {"sites": {"toChange": counts["change"], "unchanged": counts["unchanged"], "skipped": counts["skipped"]},
+            "skills": plan.sums(), "change": plan.change.describe(), "dryRun": True}
+
+
+def _count_lines(summary: dict[str, Any]) -> str:
+    sites = summary["sites"]
+    lines = [("sites to change", str(sites["toChange"])), ("unchanged", str(sites["unchanged"])),
+             ("skipped (no rate for the skill)", str(sites["skipped"]))]
+    for skill, sums in summary["skills"].items():
+        added = f", {sums['added']} added" if sums["added"] else ""
+        total = sums["sum"] or 0.0
+        lines.append((one_line(skill), f"{sums['changed']} changed{added}, sum {total:+.2f}"))
+    width = max(len(label) for label, _ in lines)
+    return "".join(f"{label.ljust(width)}  {value}\n" for label, value in lines)
+
+
+# -- sending ---------------------------------------------------------------------------------------
+
+def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[str, Any], directory: str,
+          earlier: Journal | None, journal_path: str | None, before: dict[str, tuple[int, str]],
+          concurrency: int, report: str | None, output: str | None, started: float, plan_seconds: float) -> int:
+    import secrets
+
+    from wfctl.bulk import journal as journals
+    from wfctl.bulk.journal import DONE, SENDING
+    from wfctl.bulk.progress import Progress
+
+    # the sites to send: those the plan changes, and those an earlier run was sending when it stopped
+    # (it may have changed them: the worker finds out before anything is sent again)
+    work = [site for site in plan.sites
+            if site.status == "change" or before.get(site.site_id, (0, ""))[1] == SENDING]
+    counts: Counter[str] = Counter()
+    for _, status in before.values():
+        if status in DONE:
+            counts[status if status in COUNTS else "updated"] += 1
+    sending = {site.site_id for site in work}
+    for site in plan.sites:
+        if site.site_id not in sending:
+            counts[site.status] += 1
+    if earlier is not None:
+        log = earlier
+        app.io.note(f"resuming run {log.run_id}: {sum(1 for _, s in before.values() if s in DONE)} sites were done "
+                    "before it stopped")
+    else:
+        if not work:
+            _summary_line(app, "", counts, started, plan_seconds, output)
+            return 0
+        run = journals.new_run_id()
+        try:
+            log = journals.Journal(journal_path or journals.journal_path(directory, run),
+                                   {**header, "run": run, "nonce": secrets.token_hex(8), "started": _now()})
+        except journals.JournalError as exc:
+            raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
+    rows = _rows(work, before)
+    progress = Progress("changing rates", terminal=app.io.stderr_is_tty, unit="sites")
+    already = sum(counts.values())
+    progress.start(already + len(work), already)
+    runner = _Runner(api, log, change, progress)
+    stopped: _Stop | None = None
+    try:
+        runner.run(work, rows, concurrency)
+    except _Stop as stop:
+        stopped = stop
+    finally:
+        progress.stop()
+    for status, n in runner.counts.items():
+        counts[status] += n
+    _list_outcomes(runner.outcomes)
+    if report:
+        _write_report(report, work, runner.outcomes)
+    complete = stopped is None and not counts["failed"]
+    log.finish({k: counts[k] for k in COUNTS} if complete else None)
+    if stopped is not None:
+        done = f"{sum(counts.values())} of {len(plan.sites) + len([s for s in before.values() if s[1] in DONE])} sites done"
+        if stopped.cause == "interrupted":
+            raise CliError(f"interrupted: {done}; run the same command again to resume", ExitCode.INTERRUPTED)
+        if stopped.cause == "journal":
+            raise CliError(f"stopped: {stopped.message}; {done}; free some space and run again to resume",
+                           ExitCode.LOCAL_FAULT)
+        raise CliError(f"stopped: {stopped.message}; {done}; run the same command again to resume", ExitCode.NETWORK)
+    _summary_line(app, log.run_id, counts, started, plan_seconds, output)
+    if counts["failed"]:
+        sys.stderr.write(f"{counts['failed']} of {len(work)} sites failed"
+                         + (f"; see {report}" if report else "; use --report FILE for each site's error")
+                         + "; run the same command again to retry them\n")
+        return int(ExitCode.PARTIAL)
+    return 0
+
+
+def _rows(work: list[SitePlan], before: dict[str, tuple[int, str]]) -> dict[str, int]:
+    """The journal row of each site: the earlier run's row for a site it journalled, else the next free."""
+    rows: dict[str, int] = {}
+    following = max((row for row, _ in before.values()), default=0) + 1
+    for site in work:
+        if site.site_id in before:
+            rows[site.site_id] = before[site.site_id][0]
+        else:
+            rows[site.site_id] = following
+            following += 1
+    return rows
+
+
+class _Runner:
+    """Sends each site's change, `concurrency` at a time, journalling its intent and outcome."""
+
+    def __init__(self, api: Any, log: Journal, change: Change, progress: Any) -> None:
+        self.api = api
+        self.log = log
+        self.change = change
+        self.progress = progress
+        self.counts: Counter[str] = Counter()
+        self.outcomes: dict[str, tuple[str, str, Any]] = {}  # site id -> (status, error, Outcome | None)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._stopped: _Stop | None = None
+        lean = getattr(api, "lean_writer", None)
+        self._sender = lean() if lean is not None else None
+
+    def run(self, work: list[SitePlan], rows: dict[str, int], concurrency: int) -> None:
+        pending: set[Future[None]] = set()
+        pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="wfctl-rates-set")
+        try:
+            for site in work:
+                if self._stop.is_set():
+                    break
+                pending.add(pool.submit(self._one, site, rows[site.site_id]))
+                if len(pending) >= concurrency * 2:
+                    _, pending = wait(pending, return_when=FIRST_COMPLETED)
+            while pending:
+                _, pending = wait(pending, return_when=FIRST_COMPLETED)
+        except KeyboardInterrupt:
+            self._halt(_Stop("interrupted", "interrupted"))
+        finally:
+            self._stop.set()
+            for future in pending:
+                future.cancel()
+            while True:  # the sites in flight finish and are journalled
+                try:
+                    pool.shutdown(wait=True)
+                    break
+                except KeyboardInterrupt:
+                    self._halt(_Stop("interrupted", "interrupted"))
+        if self._stopped is not None:
+            raise self._stopped
+
+    def _one(self, site: SitePlan, row: int) -> None:
+        from wfctl.api import rates
+        from wfctl.api.errors import ApiError, NetworkError, NotFound, NotLoggedIn
+        from wfctl.bulk.journal import JournalError
+
+        if self._stop.is_set():
+            return
+        try:
+            if self.log.was_sending(row) and self._applied_before(site, row):
+                return
+
+            def intend(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> None:
+                if self._stop.is_set():
+                    raise _Abandoned()
+                self.log.intend(row, {"rates": [old, new]}, record_id=site.site_id)
+
+            outcome = rates.apply_site(self.api, site, self.change, sender=self._sender, before_send=intend)
+            changes = {"rates": [outcome.old, outcome.new]} if outcome.status == "updated" else None
+            self._finish(site, row, outcome.status, outcome.error, changes, outcome)
+        except _Abandoned:
+            return
+        except JournalError as exc:
+            self._halt(_Stop("journal", str(exc)))
+        except NotFound:
+            self._finish(site, row, "skipped", "deleted since the plan: skipped")
+        except (NetworkError, NotLoggedIn) as exc:
+            self._halt(_Stop("unreachable", exc.one_line()))
+        except ApiError as exc:
+            self._finish(site, row, "failed", exc.one_line())
+        except Exception as exc:  # a worker records every site, whatever went wrong
+            from wfctl.api.redact import redact_text
+
+            self._finish(site, row, "failed", redact_text(f"{exc.__class__.__name__}: {exc}"))
+
+    def _applied_before(self, site: SitePlan, row: int) -> bool:
+        """A site the stopped run was sending: when the site holds what that update set, it was applied
+        (journalled now as updated, never sent twice); else it is sent as planned."""
+        from wfctl.api.records import left_as_run_left
+
+        entry = self.log.entry(row)
+        pair = (entry.changes if entry is not None else {}).get("rates")
+        if not pair:
+            return False
+        current = self.api.get_record("site", site.site_id)
+        old, new = pair
+        if left_as_run_left("rates", old, new, current.get("rates")) and \
+                not left_as_run_left("rates", new, old, current.get("rates")):
+            self._finish(site, row, "updated", "", {"rates": [old, new]})
+            return True
+        return False
+
+    def _finish(self, site: SitePlan, row: int, status: str, error: str = "",
+                changes: dict[str, list[Any]] | None = None, outcome: Any = None) -> None:
+        self.log.record(row, status, site.site_id, error, site.site_name, changes)
+        with self._lock:
+            self.counts[status] += 1
+            self.outcomes[site.site_id] = (status, error, outcome)
+        self.progress.advance("failed" if status == "failed" else "updated")
+
+    def _halt(self, stop: _Stop) -> None:
+        with self._lock:
+            if self._stopped is None:
+                self._stopped = stop
+        self._stop.set()
+
+
+class _Abandoned(Exception):
+    """The run is stopping: this site's update was not sent."""
+
+
+def _list_outcomes(outcomes: dict[str, tuple[str, str, Any]]) -> None:
+    """Each site skipped for a reason (changed since the plan, deleted) and each failed, on stderr."""
+    shown = [(sid, status, error) for sid, (status, error, _) in outcomes.items() if error]
+    for site_id, status, error in shown[:SHOWN]:
+        sys.stderr.write(f"site {site_id}: {one_line(error)}\n" if status != "failed"
+                         else f"failed: site {site_id}: {one_line(error)}\n")
+    if len(shown) > SHOWN:
+        sys.stderr.write(f"... and {len(shown) - SHOWN} more (--report FILE lists every one)\n")
+
+
+def _summary_line(app: AppContext, run_id: str, counts: Counter[str], started: float, plan_seconds: float,
+                  output: str | None) -> None:
+    import json
+
+    total = time.monotonic() - started
+    sites = sum(counts[k] for k in COUNTS)
+    if app.output_format(output) in ("json", "jsonl"):
+        app.io.write(json.dumps({"run": run_id or None, "sites": sites, **{k: counts[k] for k in COUNTS},
+                                 "seconds": round(total, 3), "dryRun": False}) + "\n")
+    parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k]) or "nothing to do"
+    split = f" (plan {plan_seconds:.1f}s, send {total - plan_seconds:.1f}s)" if plan_seconds >= 0.5 else ""
+    rate = sites / total if total > 0 else 0.0
+    head = f"run {run_id}: " if run_id else "no run: "
+    sys.stderr.write(f"{head}{sites} sites in {total:.1f}s{split} ({rate:.0f} sites/s): {parts}\n")
+
+
+def _write_report(path: str, work: list[SitePlan], outcomes: dict[str, tuple[str, str, Any]]) -> None:
+    """One line per rate of each site the run looked at: planned old and new, status and error."""
+    import csv
+
+    from wfctl.bulk.csvformat import neutralise
+    from wfctl.bulk.files import atomic_text_file
+
+    with atomic_text_file(path, bom=True) as f:
+        writer = csv.writer(f)
+        writer.writerow(REPORT_COLUMNS)
+        for site in work:
+            status, error, outcome = outcomes.get(site.site_id, ("not sent", "", None))
+            changes = outcome.changes if outcome is not None and outcome.changes else site.changes
+            for c in changes or [None]:
+                writer.writerow([neutralise(str(x)) for x in (
+                    site.client_id, site.client_name, site.site_id, site.site_name,
+                    c.skill if c else "", "" if c is None or c.old is None else c.old, c.new if c else "",
+                    status, error)])
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -1,0 +1,99 @@
+"""wfctl rates set."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from wfctl.bulk import options as bulk
+from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.rates import app
+from wfctl.commands.rates import options as opt
+
+Skill = Annotated[list[str], typer.Option(
+    "--skill", help="The skill whose rate changes, matched trimmed and case-insensitively (repeatable).",
+    metavar="<name>", show_default=False)]
+To = Annotated[str | None, typer.Option("--to", help="Set the rate to this amount.", metavar="<amount>",
+                                        rich_help_panel=opt.CHANGE_PANEL)]
+By = Annotated[str | None, typer.Option(
+    "--by", help="Change the rate by a percentage (+3%, -2%) or an amount (+0.25).", metavar="<change>",
+    rich_help_panel=opt.CHANGE_PANEL)]
+Floor = Annotated[str | None, typer.Option(
+    "--floor", help="Raise every rate below this amount to it; leave the others.", metavar="<amount>",
+    rich_help_panel=opt.CHANGE_PANEL)]
+Ceiling = Annotated[str | None, typer.Option(
+    "--ceiling", help="Lower every rate above this amount to it; leave the others.", metavar="<amount>",
+    rich_help_panel=opt.CHANGE_PANEL)]
+RoundTo = Annotated[str | None, typer.Option(
+    "--round-to", help="Round what --by computes to the nearest step, halves up (default 0.01).",
+    metavar="<step>", rich_help_panel=opt.CHANGE_PANEL)]
+AddMissing = Annotated[bool, typer.Option(
+    "--add-missing", help="Also add the skill at the new rate to sites in scope that lack it (with --to or "
+    "--floor).", rich_help_panel=opt.CHANGE_PANEL)]
+MaxChange = Annotated[str | None, typer.Option(
+    "--max-change", help="Stop before sending when a rate would move by more than this share of its old "
+    "value (default 25%).", metavar="<percent>", rich_help_panel=opt.CHANGE_PANEL)]
+DryRun = Annotated[bool, typer.Option(
+    "--dry-run", help="Print the plan (each site and skill old -> new, then the counts and the sum of the "
+    "changes per skill); send nothing.", rich_help_panel=opt.RUN_PANEL)]
+Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites changed at once.",
+                                          rich_help_panel=opt.RUN_PANEL, min=1, max=128)]
+Report = Annotated[str | None, typer.Option(
+    "--report", help="Write each site and skill with its old and new rate, status and error to this CSV file.",
+    rich_help_panel=opt.OUTPUT_PANEL, metavar="FILE")]
+
+
+@app.command("set")
+def set_rates(
+    ctx: typer.Context,
+    skill: Skill,
+    to: To = None,
+    by: By = None,
+    floor: Floor = None,
+    ceiling: Ceiling = None,
+    round_to: RoundTo = None,
+    add_missing: AddMissing = False,
+    max_change: MaxChange = None,
+    client: opt.Client = None,
+    branch: opt.Branch = None,
+    all_clients: opt.AllClients = False,
+    site: opt.Site = None,
+    dry_run: DryRun = False,
+    concurrency: Concurrency = 32,
+    report: Report = None,
+    journal: bulk.Journal = None,
+    output: Output = None,
+) -> int:
+    """Change the hourly rate of skills across many sites at once.
+
+    Every site in scope is read and the plan computed and checked before anything is sent: a skill
+    no site has, a rate below 0, or a change larger than --max-change stops the run (exit 2). Each
+    site is read again just before its update and its change recomputed: a rate someone changed
+    since the plan is reported (`changed since the plan: skipped`) and left, unless a --floor or
+    --ceiling still applies to it. Only the rates in question change; other skills and fields stay.
+
+    A run is journalled like an import: `run <id>:` ends it, a killed run resumes when the same
+    command runs again (no site is changed twice), exit 10 when some sites failed, and
+    `wfctl imports undo <run-id>` puts every rate back. The how-to: docs/rates.md.
+
+    Examples:
+      $ wfctl rates set --all-clients --skill "Picker Packer" --floor 12.21 --dry-run
+      $ wfctl rates set --client "Pennine Foods Ltd" --skill "Forklift Driver" --by 3% --round-to 0.05
+      $ wfctl rates set --branch "Leeds Riverside" --skill Cleaner --to 12.60 --add-missing --dry-run -o json
+      $ wfctl rates set --all-clients --skill "Registered Nurse" --by +0.50 --report nurse-uplift.csv
+    """
+    from wfctl.api.rates import Change, RateError
+    from wfctl.commands.rates.common import check_scope
+    from wfctl.commands.rates.run import Scope, run_set
+    from wfctl.errors import CliError
+
+    check_scope(client, branch, all_clients, site)
+    try:
+        change = Change.build(skill, to=to, by=by, floor=floor, ceiling=ceiling, round_to=round_to,
+                              add_missing=add_missing, max_change=max_change)
+    except RateError as exc:
+        raise CliError(str(exc)) from None
+    scope = Scope(list(client or []), list(branch or []), all_clients, list(site or []))
+    return run_set(app_context(ctx), change, scope, dry_run=dry_run, concurrency=concurrency, report=report,
+                   journal_path=journal, output=fmt(output))
