@@ -105,12 +105,14 @@ def _message_for(exc: BaseException) -> str:
 
 
 def envelope_for(exc: BaseException) -> dict[str, Any]:
-    """The JSON error object printed on stderr with -o json/jsonl.
+    """The JSON error object printed on stderr with -o json/jsonl: always the same keys.
 
-    An answer of the service carries its HTTP `status`; an error found on this side (no answer, or
-    none asked for) carries a `code` instead, the name of its exit code ("usage", "auth", "network",
-    ...). `detail` is left out when it would only repeat `title`."""
-    error: dict[str, Any]
+    `status` is the HTTP status of the service's answer, or null for an error found on this side (no
+    answer, or none asked for); `code` names a local error (the name of its exit code: "usage", "auth",
+    "network", ...; stable, see `wfctl help exit-codes`), null for the service's answer. `detail` is null
+    when it would only repeat `title`; `errors` is a field -> messages map ({} when none)."""
+    status: int | None = None
+    code: str | None = None
     if isinstance(exc, api_errors.ApiError):
         title, detail, errors = keep_profile(exc.title), exc.detail, exc.errors
         if isinstance(exc, api_errors.NotLoggedIn):
@@ -121,18 +123,23 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
             detail = message_for(exc)  # with the way out (--ca-bundle)
         elif detail:
             detail = keep_profile(detail)
-        error = {"status": exc.status} if exc.status is not None else {"code": _code(exc)}
+        status = exc.status
+        if status is None:
+            code = _code(exc)
     elif isinstance(exc, CliError):
         title, detail, errors = exc.title, message_for(exc), exc.errors
-        error = {"code": _code(exc)}
+        code = _code(exc)
     else:
         title, detail, errors = exc.__class__.__name__, message_for(exc), {}
-        error = {"code": _code(exc)}
-    error["title"] = title
-    if detail and detail != title:
-        error["detail"] = detail
-    error["errors"] = errors
-    return {"error": error}
+        code = _code(exc)
+    return {"error": {"status": status, "code": code, "title": title,
+                      "detail": detail if detail and detail != title else None, "errors": errors or {}}}
+
+
+def usage_envelope(message: str, usage: str | None) -> dict[str, Any]:
+    """The JSON error of a usage error found while the command line is parsed (click's): the same keys."""
+    return {"error": {"status": None, "code": ExitCode.USAGE.name.lower(), "title": message,
+                      "detail": usage, "errors": {}}}
 
 
 def _code(exc: BaseException) -> str:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,8 +34,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    import os
-
     if not args:
         args = ["--help"]  # a bare `wfctl` is a request for help (exit 0), as for gh
 
@@ -50,9 +50,8 @@ def _run(args: list[str]) -> int:
 
     try:
         rv = _command().main(args=args, prog_name="wfctl", standalone_mode=False)
-    except click_exceptions.ClickException as exc:  # usage errors: click's own message, exit 2
-        exc.show()
-        return exc.exit_code
+    except click_exceptions.ClickException as exc:  # usage errors: click's words, wfctl's shape, exit 2
+        return _usage_error(exc, args)
     except Abort:
         sys.stderr.write("\ninterrupted\n")
         return int(ExitCode.INTERRUPTED)
@@ -82,6 +81,55 @@ def _run(args: list[str]) -> int:
         sys.stderr.write("\ninterrupted\n")
         sys.stderr.flush()
     return rv if isinstance(rv, int) else 0
+
+
+def _usage_error(exc: Any, args: list[str]) -> int:
+    """A usage error of the command line (click's message): under -o json/jsonl the one JSON error shape,
+    else click's usage and hint lines, then `error: <message>` (lower case, as every wfctl error)."""
+    import json
+
+    from wfctl.errors import usage_envelope
+
+    message = exc.format_message()
+    context = getattr(exc, "ctx", None)
+    usage = context.get_usage() if context is not None else None
+    if _json_errors_requested(args):
+        sys.stderr.write(json.dumps(usage_envelope(message, usage)) + "\n")
+    elif getattr(exc, "one_line", False):
+        exc.show()  # wfctl's own one-line form of a bad option value (wfctl.startup)
+    else:
+        if context is not None:
+            hint = ""
+            if context.command.get_help_option(context) is not None:
+                hint = f"Try '{context.command_path} {context.help_option_names[0]}' for help.\n"
+            sys.stderr.write(f"{usage}\n{hint}\n")
+        sys.stderr.write(f"error: {message}\n")
+    sys.stderr.flush()
+    return int(exc.exit_code)
+
+
+def _json_errors_requested(args: list[str]) -> bool:
+    """Whether errors are JSON for this command line, read from the words themselves (a usage error may
+    stop the parse before -o reached the context): the last -o/--output given, else the context's rule
+    (WFCTL_OUTPUT or the profile's output, when stderr is not a terminal)."""
+    words = args[: args.index("--")] if "--" in args else args
+    given = None
+    for index, word in enumerate(words):
+        if word in ("-o", "--output") and index + 1 < len(words):
+            given = words[index + 1]
+        elif word.startswith("--output="):
+            given = word.partition("=")[2]
+        elif word.startswith("-o") and len(word) > 2 and not word.startswith("--"):
+            given = word[2:]
+    if given is not None:
+        return given in ("json", "jsonl")
+    from wfctl import context
+
+    ctx = context.current()
+    if ctx is not None:
+        return ctx.json_errors()
+    output = os.environ.get("WFCTL_OUTPUT", "")
+    return output in ("json", "jsonl") and not context.IO().stderr_is_tty
 
 
 _click_command = None

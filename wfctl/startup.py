@@ -573,6 +573,8 @@ def _value_error(param: Any, problem: str, ctx: Any) -> Exception:
     name = (longs or names or [str(getattr(param, "name", "") or "value")])[0]
 
     class OptionValueError(BadParameter):
+        one_line = True  # shown as this one line by wfctl.main (no usage block)
+
         def format_message(self) -> str:
             return f"{name}: {problem}"
 

@@ -65,7 +65,7 @@ def test_a_base_url_that_is_no_url(cli: Any, url: str, reason: str) -> None:
               cli("--base-url", url, "doctor")):
         assert r.exit_code == 2, r  # was: unexpected error: InvalidURL (or ValueError in doctor), exit 1
         assert r.stderr.splitlines()[-1] == (
-            f"Error: Invalid value for '--base-url' (env var: 'WFCTL_BASE_URL'): {url!r}: {reason}")
+            f"error: Invalid value for '--base-url' (env var: 'WFCTL_BASE_URL'): {url!r}: {reason}")
 
 
 def test_login_to_a_base_url_that_is_no_url(cli: Any) -> None:
@@ -136,5 +136,5 @@ def test_an_api_path_holding_a_scheme_further_on_stays_a_path(wf: Any) -> None:
 def test_a_base_url_with_a_user_name(cli: Any) -> None:
     r = cli("--base-url", "http://a@127.0.0.1:1", "branches", "list")
     assert r.exit_code == 2, r  # was: refused http://0 ... not the service origin, exit 1
-    assert r.stderr.splitlines()[-1] == ("Error: Invalid value for '--base-url' (env var: 'WFCTL_BASE_URL'): "
+    assert r.stderr.splitlines()[-1] == ("error: Invalid value for '--base-url' (env var: 'WFCTL_BASE_URL'): "
                                          "'http://a@127.0.0.1:1': a service URL cannot carry a user name or password")

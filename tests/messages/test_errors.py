@@ -55,7 +55,7 @@ def test_an_unknown_profile_in_json(profiles: Any) -> None:
     r = profiles("-p", "nosuch", "branches", "list", "-o", "json")
     assert r.exit_code == 3
     assert json.loads(r.stderr) == {"error": {
-        "code": "auth", "title": "unknown profile",
+        "status": None, "code": "auth", "title": "unknown profile",
         "detail": "no profile 'nosuch' (profiles: default, mgr, staff); "
                   "to create it, run `wfctl -p nosuch login --base-url <url>`",
         "errors": {}}}
@@ -87,7 +87,7 @@ def test_in_a_pipe_a_configured_json_format_gives_json_errors(logged_in: Any, wh
     r = logged_in("branches", "get", MISSING, env=env)
     assert r.exit_code == 4
     error = json.loads(r.stderr)["error"]
-    assert error["status"] == 404 and "code" not in error
+    assert error["status"] == 404 and error["code"] is None
 
 
 @pytest.mark.parametrize("flag", [["-o", "json"], ["--output", "jsonl"]])
@@ -103,13 +103,13 @@ def test_a_local_error_has_a_code_and_no_detail_repeating_its_title(logged_in: A
     r = logged_in("branches", "delete", MISSING, "-o", "json")
     assert r.exit_code == 2
     assert json.loads(r.stderr) == {"error": {
-        "code": "usage",
+        "status": None, "code": "usage",
         "title": f"refusing to delete branch {MISSING} without confirmation: no terminal to ask on; pass --yes",
-        "errors": {}}}
+        "detail": None, "errors": {}}}
 
 
 def test_an_answer_of_the_service_keeps_its_status(logged_in: Any) -> None:
     r = logged_in("branches", "get", MISSING, "-o", "json")
     error = json.loads(r.stderr)["error"]
-    assert error["status"] == 404 and "code" not in error
-    assert error.get("detail") != error["title"]
+    assert error["status"] == 404 and error["code"] is None
+    assert error["detail"] != error["title"]

@@ -5,24 +5,70 @@ from the code (gh's `help_topic.go` is the model)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
 
 from wfctl.commands.options import app_context
 
+
+class TopicsGroup(TyperGroup):
+    """`wfctl help`: a word that is no topic is answered with the topics there are (exit 2)."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        from typer._click.exceptions import UsageError
+
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            import difflib
+
+            near = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            topics = ", ".join(self.list_commands(ctx))
+            root = ctx.find_root().command
+            if getattr(root, "get_command", None) and root.get_command(ctx, name) is not None:
+                raise UsageError(f"{name} is a command, not a help topic: run `wfctl {name} --help`; "
+                                 f"the topics are {topics}", ctx)
+            hint = f"did you mean {near[0]}? " if near else ""
+            raise UsageError(f"no help topic {name!r}; {hint}the topics are {topics}", ctx)
+        return super().resolve_command(ctx, args)
+
+
 app = typer.Typer(
+    cls=TopicsGroup,
     help="""Read about environment variables, the config file, exit codes and the CSV format.
 
-    Each topic prints plain text, fit for a pager or grep.
+    Each topic prints plain text, fit for a pager or grep. Without a topic, lists the topics.
 
     Examples:
+      $ wfctl help
       $ wfctl help environment
-      $ wfctl help config
       $ wfctl help exit-codes
       $ wfctl help csv | less
     """,
-    no_args_is_help=True,
+    invoke_without_command=True,
+    no_args_is_help=False,
     rich_markup_mode=None,
 )
+
+
+@app.callback()
+def topics(ctx: typer.Context) -> None:
+    """Read about environment variables, the config file, exit codes and the CSV format."""
+    if ctx.invoked_subcommand is None:
+        app_context(ctx).io.write(topics_text(ctx))
+
+
+def topics_text(ctx: Any) -> str:
+    """The topics of `wfctl help`, one a line with its summary (on stdout: `wfctl help` asked for them)."""
+    from wfctl.help_format import summary
+
+    group = ctx.command
+    names = group.list_commands(ctx)
+    width = max(len(name) for name in names) + 2
+    lines = [f"  {name.ljust(width)}{summary(group.get_command(ctx, name).help)}" for name in names]
+    return ("Help topics: run `wfctl help <topic>`\n\n" + "\n".join(lines) + "\n\n"
+            "Help on a command: `wfctl <command> --help`, e.g. `wfctl sites list --help`.\n")
 
 # name, meaning. Variables that also set a profile key are added from wfctl.config.KEYS.
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
@@ -109,9 +155,19 @@ def csv(ctx: typer.Context) -> None:
 
     Examples:
       $ wfctl help csv | less
-      $ wfctl help csv | grep -A8 '^### Cells'
+      $ wfctl help csv | grep -A16 '^Cells'
     """
-    app_context(ctx).io.write(csv_text())
+    io = app_context(ctx).io
+    io.write(markdown_text(csv_text(), width=_topic_width(io.stdout_is_tty)))
+
+
+def _topic_width(tty: bool) -> int:
+    """Columns a topic is wrapped to: the terminal's (60 to 100), or 80 in a pipe (a pager, a file)."""
+    if not tty:
+        return 80
+    import shutil
+
+    return max(60, min(100, shutil.get_terminal_size((80, 24)).columns))
 
 
 def csv_text() -> str:
@@ -168,7 +224,8 @@ def exit_codes_text() -> str:
     meaning = {
         ExitCode.OK: "Success.",
         ExitCode.FAILURE: "The service failed (5xx), or an unexpected error.",
-        ExitCode.USAGE: "Bad usage, or input rejected before anything was sent.",
+        ExitCode.USAGE: "Bad usage, or input rejected before anything was sent; also `n` (or Enter) "
+                        "answered to a question such as `Delete site ...? [y/N]`: nothing was done.",
         ExitCode.AUTH: "Not logged in, or the login cannot be refreshed: run `wfctl login`.",
         ExitCode.NOT_FOUND: "Not found (404).",
         ExitCode.CONFLICT: "Conflict (409): a duplicate name, or a record that still has dependents.",
@@ -184,8 +241,14 @@ def exit_codes_text() -> str:
     rows = [(str(int(code)), meaning.get(code, code.name.replace("_", " ").lower() + "."))
             for code in ExitCode]
     return ("Exit codes\n\n" + _table(rows)
-            + "\nWith -o json or -o jsonl, an error is also one JSON object on stderr:\n"
-            '  {"error": {"status": ..., "title": ..., "detail": ..., "errors": ...}}\n')
+            + "\nWith -o json or -o jsonl, an error is one JSON object on stderr, always with\n"
+            "the same keys:\n"
+            '  {"error": {"status": 404, "code": null, "title": "Not Found",\n'
+            '             "detail": "no site 2f0c...", "errors": {}}}\n'
+            "status is the service's HTTP status, or null for an error found by wfctl\n"
+            "itself (no answer, bad usage), which has a code instead: the name of its exit\n"
+            "code in lower case (usage, auth, not_found, network, local_fault, ...). detail\n"
+            "is null when it would repeat title; errors maps a field to its messages.\n")
 
 
 def _table(rows: list[tuple[str, str]]) -> str:
@@ -194,7 +257,98 @@ def _table(rows: list[tuple[str, str]]) -> str:
     width = max(len(name) for name, _ in rows) + 2
     lines = []
     for name, text in rows:
-        wrapped = textwrap.wrap(text, width=max(40, 100 - width - 2)) or [""]
+        wrapped = textwrap.wrap(text, width=max(40, 78 - width - 2)) or [""]
         lines.append(f"  {name.ljust(width)}{wrapped[0]}")
         lines.extend(f"  {' ' * width}{more}" for more in wrapped[1:])
     return "\n".join(lines) + "\n"
+
+
+def markdown_text(markdown: str, width: int = 80) -> str:
+    """A Markdown topic as plain text for a terminal or a pager: headings underlined (`###` headings
+    as their bare words, so `grep -A8 '^Cells'` finds them), paragraphs and list items wrapped to
+    `width`, code blocks indented as they are, tables as one block a row (each cell named by its
+    column), and no `**`, backquotes or link syntax."""
+    import re
+    import textwrap
+
+    def inline(text: str) -> str:
+        text = re.sub(r"\[([^\]]+)\]\(([^)]+)\)", lambda m: m.group(1), text)
+        text = text.replace("**", "").replace("\\|", "\x00")
+        return text.replace("`", "")
+
+    def cells(line: str) -> list[str]:
+        line = line.strip().replace("\\|", "\x00").strip("|")
+        return [inline(cell.strip()).replace("\x00", "|") for cell in line.split("|")]
+
+    out: list[str] = []
+    lines = markdown.splitlines()
+    index = 0
+
+    def blank() -> None:
+        if out and out[-1] != "":
+            out.append("")
+
+    while index < len(lines):
+        line = lines[index]
+        stripped = line.strip()
+        if stripped.startswith("```"):
+            indent = " " * (len(line) - len(line.lstrip()) + 4)
+            index += 1
+            while index < len(lines) and not lines[index].strip().startswith("```"):
+                code = lines[index]
+                out.append((indent + code.strip("\n")[len(line) - len(line.lstrip()):]).rstrip())
+                index += 1
+            index += 1
+            continue
+        heading = re.match(r"(#{1,6})\s+(.*)", line)
+        if heading:
+            blank()
+            title = inline(heading.group(2)).replace("\x00", "|")
+            out.append(title)
+            if len(heading.group(1)) <= 2:
+                out.append(("=" if len(heading.group(1)) == 1 else "-") * len(title))
+            out.append("")
+            index += 1
+            continue
+        if stripped.startswith("|"):
+            header = cells(stripped)
+            index += 1
+            if index < len(lines) and re.fullmatch(r"\|?[\s:|-]+\|?", lines[index].strip()):
+                index += 1
+            while index < len(lines) and lines[index].strip().startswith("|"):
+                row = cells(lines[index])
+                out.extend(textwrap.wrap(row[0], width=width, initial_indent="  ", subsequent_indent="  "))
+                for name, value in zip(header[1:], row[1:], strict=False):
+                    out.extend(textwrap.wrap(f"{name}: {value}", width=width, initial_indent="      ",
+                                             subsequent_indent="        "))
+                index += 1
+            out.append("")
+            continue
+        if not stripped:
+            blank()
+            index += 1
+            continue
+        item = re.match(r"(\s*)([-*]|\d+\.)\s+(.*)", line)
+        lead = len(line) - len(line.lstrip())
+        first, rest = ("", "")
+        if item:
+            first = " " * lead + item.group(2) + " "
+            rest = " " * len(first)
+            words = [item.group(3)]
+        else:
+            first = rest = " " * lead
+            words = [stripped]
+        index += 1
+        while index < len(lines):
+            nxt = lines[index]
+            if (not nxt.strip() or nxt.strip().startswith(("```", "|", "#"))
+                    or re.match(r"\s*([-*]|\d+\.)\s+", nxt)):
+                break
+            words.append(nxt.strip())
+            index += 1
+        text = inline(" ".join(words)).replace("\x00", "|")
+        out.extend(textwrap.wrap(text, width=width, initial_indent=first, subsequent_indent=rest,
+                                 break_long_words=False, break_on_hyphens=False))
+    while out and out[-1] == "":
+        out.pop()
+    return "\n".join(out) + "\n"
