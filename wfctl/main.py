@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,20 +82,20 @@ def _run(args: list[str]) -> int:
     return rv if isinstance(rv, int) else 0
 
 
-def _usage_error(exc: Any, args: list[str]) -> int:
+def _usage_error(exc: BaseException, args: list[str]) -> int:
     """A usage error of the command line (click's message): under -o json/jsonl the one JSON error shape,
     else click's usage and hint lines, then `error: <message>` (lower case, as every wfctl error)."""
     import json
 
     from wfctl.errors import usage_envelope
 
-    message = exc.format_message()
+    message = exc.format_message()  # type: ignore[attr-defined]  # a click exception
     context = getattr(exc, "ctx", None)
     usage = context.get_usage() if context is not None else None
     if _json_errors_requested(args):
         sys.stderr.write(json.dumps(usage_envelope(message, usage)) + "\n")
     elif getattr(exc, "one_line", False):
-        exc.show()  # wfctl's own one-line form of a bad option value (wfctl.startup)
+        exc.show()  # type: ignore[attr-defined]  # wfctl's own one-line form of a bad option value (wfctl.startup)
     else:
         if context is not None:
             hint = ""
@@ -105,7 +104,7 @@ def _usage_error(exc: Any, args: list[str]) -> int:
             sys.stderr.write(f"{usage}\n{hint}\n")
         sys.stderr.write(f"error: {message}\n")
     sys.stderr.flush()
-    return int(exc.exit_code)
+    return int(exc.exit_code)  # type: ignore[attr-defined]
 
 
 def _json_errors_requested(args: list[str]) -> bool:
