@@ -13,7 +13,7 @@ from typing import Any
 
 from wfctl.safetext import one_line
 
-OK = frozenset({"created", "updated", "unchanged", "skipped"})
+OK = frozenset({"created", "updated", "unchanged", "skipped", "undone", "gone", "deleted", "restored"})
 
 BAR_MAX = 40
 BAR_MIN = 10
@@ -29,7 +29,8 @@ def clock(seconds: float | None) -> str:
 
 
 def layout(width: int, *, label: str, done: int, total: int | None, ok: int, failed: int, rate: float,
-           elapsed: float, unit: str = "rows") -> list[tuple[str, str]]:
+           elapsed: float, unit: str = "rows", failed_word: str = "failed",
+           totals_only: bool = False) -> list[tuple[str, str]]:
     """The parts of the terminal line that fit in `width` columns, in order, as (kind, text); the kind
     "bar" has as text the bar's width in characters. Pure: tested at any width without a terminal."""
     count = f"{done}/{total}" if total is not None else f"{done} {unit}"
@@ -40,11 +41,11 @@ def layout(width: int, *, label: str, done: int, total: int | None, ok: int, fai
         eta_text = "ETA " + (clock(left / rate) if rate > 0 else clock(0) if left == 0 else clock(None))
     kept: dict[str, str] = {
         "label": label, "count": count, "rate": f"{rate:.0f} {unit}/s", "ok": f"ok {ok}",
-        "failed": f"failed {failed}", "elapsed": clock(elapsed), "eta": eta_text,
+        "failed": f"{failed_word} {failed}", "elapsed": clock(elapsed), "eta": eta_text,
     }
     if not eta_text:
         del kept["eta"]
-    if total is None:
+    if total is None or totals_only:
         del kept["ok"]  # an export has no failed rows to tell apart
         del kept["failed"]
     order = ["label", "bar", "count", "rate", "ok", "failed", "elapsed", "eta"]
@@ -81,12 +82,14 @@ class Progress:
     `total` None (an export, whose size is known only at its end) shows the count, rate and elapsed time."""
 
     def __init__(self, label: str, *, terminal: bool, interval: float = 5.0, stream: Any = None,
-                 unit: str = "rows") -> None:
+                 unit: str = "rows", failed_word: str = "failed", totals_only: bool = False) -> None:
         self.label = one_line(label)  # it names a file: shown as text, never as markup or terminal control
         self.terminal = terminal
         self.interval = interval
         self.stream = stream or sys.stderr
         self.unit = unit
+        self.failed_word = failed_word  # what a row that is not ok is called (an undo: "not undone")
+        self.totals_only = totals_only  # an export: no ok/failed counts, only done/total
         self.total: int | None = 0
         self.done = 0
         self.ok = 0
@@ -135,18 +138,41 @@ class Progress:
             return f"{self.label}: {self.done} {self.unit}, {rate:.0f} {self.unit}/s"
         left = max(0, self.total - self.done)
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
-        return (f"{self.label}: {self.done}/{self.total} {self.unit}, ok {self.ok}, failed {self.failed}, "
-                f"{rate:.0f} {self.unit}/s, ETA {eta}")
+        counts = "" if self.totals_only else f", ok {self.ok}, {self.failed_word} {self.failed}"
+        return f"{self.label}: {self.done}/{self.total} {self.unit}{counts}, {rate:.0f} {self.unit}/s, ETA {eta}"
 
     def parts(self, width: int) -> list[tuple[str, str]]:
         now = time.monotonic()
         return layout(width, label=self.label, done=self.done, total=self.total, ok=self.ok, failed=self.failed,
-                      rate=self.rate(now), elapsed=now - self._started, unit=self.unit)
+                      rate=self.rate(now), elapsed=now - self._started, unit=self.unit,
+                      failed_word=self.failed_word, totals_only=self.totals_only)
 
-    def stop(self) -> None:
+    def grow(self, more: int) -> None:
+        """`more` rows are known to come (an export learns its total a parent at a time)."""
+        with self._lock:
+            self.total = (self.total or 0) + more
+
+    def write(self, text: str) -> None:
+        """Write `text` (whole lines) on the stream, above the live line on a terminal."""
+        live = self._live
+        if live is None:
+            self.stream.write(text)
+            self.stream.flush()
+            return
+        from rich.text import Text
+
+        live.console.print(Text(text.rstrip("\n")), soft_wrap=True, highlight=False, markup=False)
+
+    def stop(self, *, clear: bool = False) -> None:
+        """End the live line; `clear` (an interrupted run, a closed pipe) erases it instead of leaving it."""
         if self._live is not None:
-            self._live.stop()
-            self._live = None
+            live, self._live = self._live, None
+            if clear:
+                live.transient = True
+            import contextlib
+
+            with contextlib.suppress(OSError):  # the terminal went away
+                live.stop()
 
 
 class _Line:

@@ -408,9 +408,20 @@ class Undoer:
                      "it anyway", name, changes)
 
 
-def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None]) -> dict[str, int]:
-    """Take back every pending row (newest first) under the run's locks, journalled; returns the counts
-    of this undo run (rows settled by the journal it resumes included)."""
+#: Rows taken back at once by an undo (16 in flight: rows of different records are independent).
+UNDO_CONCURRENCY = 16
+
+
+def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
+             concurrency: int = UNDO_CONCURRENCY) -> dict[str, int]:
+    """Take back every pending row under the run's locks, journalled; returns the counts of this undo run
+    (rows settled by the journal it resumes included).
+
+    Rows of different records are independent: up to `concurrency` are sent at once. The rows of one
+    record are taken back one after the other, newest first (as a single undo would). `on_row` is called
+    in the calling thread, once per row, as each is done. An error every further row would meet too (the
+    login, the network) stops the undo: rows in flight finish and are journalled, the others are not
+    started, and the journal stays resumable."""
     with journal.ImportLock(plan.directory, plan.header), journal.ImportLock(plan.directory, plan.run.header):
         if not plan.run.finished:
             _close(plan.run)
@@ -420,13 +431,92 @@ def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None]) ->
             log = journal.Journal(journal.journal_path(plan.directory, plan.run_id), plan.header)
         counts: dict[str, int] | None = None
         try:
-            for entry in plan.pending:
-                on_row(undoer.undo(entry, log))
+            _take_back_all(plan.pending, undoer, log, on_row, max(1, concurrency))
             counts = _undo_counts(log.entries, plan.run.entries())
         finally:
             log.finish(counts)  # None (stopped): the journal stays resumable
     assert counts is not None
     return counts
+
+
+def _take_back_all(pending: list[Entry], undoer: Undoer, log: journal.Journal, on_row: Callable[[Entry], None],
+                   concurrency: int) -> None:
+    """`undoer.undo` of each of `pending`, the rows of one record in order, `concurrency` records at once."""
+    import queue
+    import threading
+
+    if concurrency == 1 or len(pending) < 2:
+        for entry in pending:
+            on_row(undoer.undo(entry, log))
+        return
+    groups: dict[str, list[Entry]] = {}
+    for entry in pending:  # newest first within each record, as `pending` is
+        groups.setdefault(entry.id or f"row {entry.row}", []).append(entry)
+    work: queue.SimpleQueue[list[Entry] | None] = queue.SimpleQueue()
+    for group in groups.values():
+        work.put(group)
+    done: queue.SimpleQueue[Entry | BaseException] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def worker() -> None:
+        while not stop.is_set():
+            group = work.get()
+            if group is None:
+                return
+            for entry in group:
+                if stop.is_set():
+                    return
+                try:
+                    outcome = undoer.undo(entry, log)
+                except BaseException as exc:  # a run-wide error, or the journal failing: stop every worker
+                    stop.set()
+                    done.put(exc)
+                    return
+                done.put(outcome)
+
+    threads = [threading.Thread(target=worker, name=f"wfctl-undo-{i}", daemon=True)
+               for i in range(min(concurrency, len(groups)))]
+    for _ in threads:
+        work.put(None)
+    for thread in threads:
+        thread.start()
+    failure: BaseException | None = None
+    try:
+        reported = 0
+        while reported < len(pending):
+            try:
+                item = done.get(timeout=0.2)  # a short wait: Ctrl-C is seen at once
+            except queue.Empty:
+                if not any(thread.is_alive() for thread in threads) and done.empty():
+                    break
+                continue
+            if isinstance(item, BaseException):
+                failure = failure or item
+                break
+            reported += 1
+            on_row(item)
+    except BaseException:  # Ctrl-C: no row starts after it; those in flight end and are journalled
+        stop.set()
+        _join(threads)
+        raise
+    stop.set()
+    _join(threads)
+    while True:  # rows that ended while the others stopped: reported, as journalled
+        try:
+            item = done.get_nowait()
+        except queue.Empty:
+            break
+        if isinstance(item, BaseException):
+            failure = failure or item
+        else:
+            on_row(item)
+    if failure is not None:
+        raise failure
+
+
+def _join(threads: list[Any]) -> None:
+    for thread in threads:
+        thread.join()
 
 
 def count_outcomes(outcomes: Iterable[Entry], run_entries: dict[int, Entry]) -> dict[str, int]:
