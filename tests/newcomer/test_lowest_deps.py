@@ -6,7 +6,6 @@ and delete tests pass. typer 0.29.0 is the first with typer._coercion and typer.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,17 +21,8 @@ LOWEST = {"typer": "0.29.0", "rich": "13.8.0", "httpx": "0.27.0", "keyring": "25
           "tomli-w": "1.0.0", "filelock": "3.13.0", "certifi": "2024.2.2"}
 
 
-def _uv() -> list[str]:
-    found = shutil.which("uv") or shutil.which("uv", path=str(Path(sys.executable).parent))
-    if found:
-        return [found]
-    pytest.importorskip("uv", reason="uv (pip install uv, in wfctl[dev]) installs the lowest versions")
-    return [sys.executable, "-m", "uv"]
-
-
 @pytest.mark.slow
-def test_cli_works_with_the_lowest_allowed_dependencies(tmp_path: Path) -> None:
-    uv = _uv()
+def test_cli_works_with_the_lowest_allowed_dependencies(tmp_path: Path, uv: list[str], wheel: Path) -> None:
     venv = tmp_path / "lowest"
     python = venv / "bin" / "python"
 
@@ -45,7 +35,7 @@ def test_cli_works_with_the_lowest_allowed_dependencies(tmp_path: Path) -> None:
     run(*uv, "venv", "-q", "--python", sys.executable, str(venv))
     run(*uv, "pip", "install", "-q", "--python", str(python), "--resolution", "lowest-direct",
         "-r", "pyproject.toml", "--extra", "sandbox", "pytest>=8", "pytest-timeout>=2.3", "pexpect>=4.9")
-    run(*uv, "pip", "install", "-q", "--python", str(python), "--no-deps", ".")
+    run(*uv, "pip", "install", "-q", "--python", str(python), "--no-deps", str(wheel))  # the session's wheel
     listed = run(*uv, "pip", "list", "--python", str(python), "--format", "freeze").stdout
     installed = dict(line.lower().split("==", 1) for line in listed.splitlines() if "==" in line)
     assert {name: installed.get(name) for name in LOWEST} == LOWEST
