@@ -300,7 +300,7 @@ def plan_change(sites: Iterable[tuple[dict[str, Any], str]], change: Change, *,
         if done is not None and done(str(record.get("id", ""))):
             continue
         planned.append(_plan_site(record, client_name, rates, change, wanted))
-    skills = {key: counter.most_common(1)[0][0] for key, counter in spellings.items()}
+    skills = {key: usual(counter) for key, counter in spellings.items()}
     for key, asked in wanted.items():
         if key in skills:
             continue
@@ -318,6 +318,12 @@ def plan_change(sites: Iterable[tuple[dict[str, Any], str]], change: Change, *,
             if c.old is None:
                 c.skill = skills.get(skill_key(c.skill), c.skill)
     return Plan(change, planned, skills)
+
+
+def usual(spellings: Counter[str]) -> str:
+    """The spelling of a skill most sites use; of equally common ones, the first in code point order
+    (capitals first: `Picker Packer` before `picker packer`), so the same sites always give the same."""
+    return min(spellings.items(), key=lambda item: (-item[1], item[0]))[0]
 
 
 def nearest(asked: str, skills: list[str]) -> str | None:
@@ -451,7 +457,7 @@ def _moved(site: SitePlan, rates: list[dict[str, Any]]) -> list[str]:
     for c in site.changes:
         held = now.get(skill_key(c.skill))
         if held != c.old:
-            moved.append(f"{c.skill}: {_number(c.old) or 'none'} -> {_number(held) or 'none'}")
+            moved.append(f"{c.skill}: {_money(c.old)} -> {_money(held)}")
     return moved
 
 
@@ -579,14 +585,18 @@ def summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         values.setdefault(key, []).append(amount(row["hourlyRate"]))
         spellings.setdefault(key, Counter())[row["skill"]] += 1
     out = []
-    for key in sorted(values, key=lambda k: spellings[k].most_common(1)[0][0].casefold()):
+    for key in sorted(values, key=lambda k: usual(spellings[k]).casefold()):
         numbers = sorted(values[key])
         n = len(numbers)
         median = numbers[n // 2] if n % 2 else (numbers[n // 2 - 1] + numbers[n // 2]) / 2
-        out.append({"skill": spellings[key].most_common(1)[0][0], "sites": n, "minimum": _number(numbers[0]),
+        out.append({"skill": usual(spellings[key]), "sites": n, "minimum": _number(numbers[0]),
                     "median": _number(median.quantize(CENT, rounding=ROUND_HALF_UP)),
                     "maximum": _number(numbers[-1])})
     return out
+
+
+def _money(value: Decimal | None) -> str:
+    return "none" if value is None else f"{value:.2f}"
 
 
 def _number(value: Decimal | None) -> float | None:

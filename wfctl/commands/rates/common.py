@@ -52,3 +52,19 @@ def read_scope(app: AppContext, client: list[str] | None, branch: list[str] | No
 def rate_error(exc: Exception) -> CliError:
     """A RateError as the CLI's one line, exit 2."""
     return CliError(str(exc))
+
+
+def shown_amounts(rows: list[dict[str, Any]], fmt: str, names: tuple[str, ...], signed: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Rows for `fmt`: JSON keeps the numbers; a table and CSV show money with two decimals (13.50),
+    a change with its sign (+0.36)."""
+    if fmt in ("json", "jsonl"):
+        return rows
+    out = []
+    for row in rows:
+        row = dict(row)
+        for name in names:
+            value = row.get(name)
+            if isinstance(value, int | float):
+                row[name] = f"{value:+.2f}" if name in signed else f"{value:.2f}"
+        out.append(row)
+    return out

@@ -27,14 +27,14 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
       $ wfctl rates list --branch "Leeds Riverside" -o json
     """
     from wfctl.api import rates
-    from wfctl.commands.rates.common import check_scope, read_scope
+    from wfctl.commands.rates.common import check_scope, read_scope, shown_amounts
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
     out = app_.output(fmt(output))
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
     rows = list(rates.rate_rows(sites, skill or []))
-    out.records(rows, columns=LIST_COLUMNS)
+    out.records(shown_amounts(rows, out.format, ("hourlyRate",)), columns=LIST_COLUMNS)
 
 
 @app.command("summary")
@@ -52,10 +52,11 @@ def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = 
       $ wfctl rates summary --all-clients -o json
     """
     from wfctl.api import rates
-    from wfctl.commands.rates.common import check_scope, read_scope
+    from wfctl.commands.rates.common import check_scope, read_scope, shown_amounts
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
     out = app_.output(fmt(output))
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
-    out.records(rates.summary(rates.rate_rows(sites, skill or [])), columns=SUMMARY_COLUMNS)
+    rows = rates.summary(rates.rate_rows(sites, skill or []))
+    out.records(shown_amounts(rows, out.format, ("minimum", "median", "maximum")), columns=SUMMARY_COLUMNS)

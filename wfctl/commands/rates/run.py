@@ -169,12 +169,16 @@ def _check_limit(plan: Plan) -> None:
     for site, c, share in over[:SHOWN]:
         shown = "from 0" if share.is_infinite() else f"{share:.1f}%"
         sys.stderr.write(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
-                         f"{one_line(c.skill)} {c.old} -> {c.new} ({shown})\n")
+                         f"{one_line(c.skill)} {c.old:.2f} -> {c.new:.2f} ({shown})\n")
     if len(over) > SHOWN:
         sys.stderr.write(f"... and {len(over) - SHOWN} more\n")
+    import math
+
+    finite = [share for _, _, share in over if share.is_finite()]
+    needed = f"--max-change {math.ceil(max(finite))}%" if len(finite) == len(over) else "a larger --max-change"
     raise CliError(f"{len(over)} change{'s' if len(over) != 1 else ''} would move a rate by more than "
                    f"{limit:g}% of its old value; nothing was sent (check the plan with --dry-run; "
-                   "--max-change 40% allows larger changes on purpose)")
+                   f"{needed} allows them on purpose)")
 
 
 def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dict[str, Any]) -> None:
@@ -192,6 +196,9 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
             app.io.write(json.dumps(row) + "\n")
         app.io.write(json.dumps({"summary": summary}) + "\n")
         return
+    from wfctl.commands.rates.common import shown_amounts
+
+    rows = shown_amounts(rows, fmt, ("old", "new", "change"), ("change",))
     if fmt == "csv":
         out.records(rows, columns=["clientId", "client", "siteId", "site", "skill", "old", "new", "change"])
         return
@@ -271,7 +278,7 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
         progress.stop()
     for status, n in runner.counts.items():
         counts[status] += n
-    _list_outcomes(runner.outcomes)
+    _list_outcomes(runner.outcomes, {site.site_id: site.site_name for site in work})
     if report:
         _write_report(report, work, runner.outcomes)
     complete = stopped is None and not counts["failed"]
@@ -419,12 +426,12 @@ class _Abandoned(Exception):
     """The run is stopping: this site's update was not sent."""
 
 
-def _list_outcomes(outcomes: dict[str, tuple[str, str, Any]]) -> None:
+def _list_outcomes(outcomes: dict[str, tuple[str, str, Any]], names: dict[str, str]) -> None:
     """Each site skipped for a reason (changed since the plan, deleted) and each failed, on stderr."""
     shown = [(sid, status, error) for sid, (status, error, _) in outcomes.items() if error]
     for site_id, status, error in shown[:SHOWN]:
-        sys.stderr.write(f"site {site_id}: {one_line(error)}\n" if status != "failed"
-                         else f"failed: site {site_id}: {one_line(error)}\n")
+        where = f"site {one_line(names.get(site_id, ''))} ({one_line(site_id)})"
+        sys.stderr.write(f"{where}: {one_line(error)}\n" if status != "failed" else f"failed: {where}: {one_line(error)}\n")
     if len(shown) > SHOWN:
         sys.stderr.write(f"... and {len(shown) - SHOWN} more (--report FILE lists every one)\n")
 
