@@ -203,3 +203,33 @@ class _Line:
             else:
                 text.append(part)
         yield text
+
+
+class EnvelopeTotals:
+    """An API client for an export whose listings tell `progress` how many records are coming: each
+    listing's first page carries the total (`totalRecordCount`), added to the progress's total. Every
+    other attribute is the client's own."""
+
+    def __init__(self, api: Any, progress: Progress) -> None:
+        self._api = api
+        self._progress = progress
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._api, name)
+
+    def iter_sites(self, client_id: str, **_: Any) -> Any:
+        return self._rows(self._api.list_sites(client_id, page_size=100, all_pages=True))
+
+    def iter_clients(self, *, branch_id: str | None = None, **_: Any) -> Any:
+        return self._rows(self._api.list_clients(branch_id=branch_id, page_size=100, all_pages=True))
+
+    def iter_branches(self, **_: Any) -> Any:
+        return self._rows(self._api.list_branches(page_size=100, all_pages=True))
+
+    def _rows(self, pages: Any) -> Any:
+        first = True
+        for page in pages:
+            if first:
+                self._progress.grow(max(int(page.total_record_count or 0), len(page.data)))
+                first = False
+            yield from page.data
