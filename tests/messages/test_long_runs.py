@@ -86,3 +86,74 @@ def test_export_piped_to_head_leaves_no_progress_line(logged_in: Any, tmp_path: 
     assert "exporting sites" in raw, raw  # it was drawn (400 sites, read one at a time) ...
     tail = raw[raw.rindex("exporting sites"):]
     assert "\x1b[2K" in tail, repr(tail[-300:])  # ... and the last thing done to it is to erase it
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_imports_show_on_a_terminal_shows_the_first_rows_the_counts_and_how_to_see_all(
+        logged_in: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    run = _import(logged_in, _sites_csv(tmp_path / "shown.csv", 30), client_id)
+    status, text = finish(spawn(logged_in, "imports", "show", run, size=size))
+    assert status == 0, text
+    lines = [line for line in screen_lines(text) if line]
+    assert lines[0].startswith(f"run {run}  site import  ") and lines[0].endswith("  complete")
+    heads = [line for line in lines if line.startswith("row ")]
+    assert [h.split()[1] for h in heads] == [str(n) for n in range(1, 11)], heads
+    assert (f"... and 20 more rows (`wfctl imports show {run} --all` shows every one, `-o jsonl` one per line)"
+            in " ".join(lines))  # the line may wrap at 80 columns
+    assert lines[-5:] == ["created\t30", "updated\t0", "unchanged\t0", "skipped\t0", "failed\t0"]
+    status, text = finish(spawn(logged_in, "imports", "show", run, "--all", size=size))
+    assert status == 0 and len([line for line in screen_lines(text) if line.startswith("row ")]) == 30
+    r = logged_in("imports", "show", run)  # a pipe: every row
+    assert len([line for line in r.stdout.splitlines() if line.startswith("row ")]) == 30
+    assert "more rows" not in r.stdout
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_a_dry_run_on_a_terminal_shows_the_first_rows_and_the_counts(logged_in: Any, tmp_path: Path,
+                                                                     size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    csv = _sites_csv(tmp_path / "plan.csv", 25)
+    status, text = finish(spawn(logged_in, "sites", "import", str(csv), "--client", client_id, "--dry-run",
+                                size=size))
+    assert status == 0, text
+    lines = [line for line in screen_lines(text) if line]
+    assert len([line for line in lines if line.startswith("row ")]) == 10
+    assert "... and 15 more rows (`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`)" in \
+        " ".join(lines)
+    assert any(line.startswith("to create") and line.endswith(" 25") for line in lines), lines
+    r = logged_in("sites", "import", str(csv), "--client", client_id, "--dry-run")
+    assert r.exit_code == 0 and len([line for line in r.stdout.splitlines() if line.startswith("row ")]) == 25
+
+
+def test_a_resumed_runs_summary_counts_this_runs_rows(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import time
+
+    server = sandbox_factory(latency_ms=40)
+    assert cli.login_as(server.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client_id, _, _ = new_client(cli)
+    csv = _sites_csv(tmp_path / "resumed.csv", 200)
+    env = dict(cli.env, PYTHONPATH=str(REPO_ROOT))
+    proc = subprocess.Popen([sys.executable, "-m", "wfctl", "sites", "import", str(csv), "--client", client_id,
+                             "--concurrency", "2"], env=env, cwd=str(tmp_path), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        listed = cli("sites", "list", "--client", client_id, "-o", "json", "--limit", "40")
+        if listed.exit_code == 0 and len(json.loads(listed.stdout)) >= 30:
+            break
+        time.sleep(0.1)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    r = cli("sites", "import", str(csv), "--client", client_id)
+    assert r.exit_code == 0, r
+    line = r.stderr.splitlines()[-1]
+    before = int(line.split("(of 200; ")[1].split(" done before)")[0])
+    assert 30 <= before < 200, line
+    assert line.startswith("run ") and f": {200 - before} rows (of 200; {before} done before) in " in line, line
+    seconds = float(line.split(" done before) in ")[1].split("s")[0])
+    rate = int(line.split("(")[-1].split(" rows/s")[0]) if "rows/s" in line else None
+    assert rate is not None and abs(rate - (200 - before) / seconds) <= max(2, 0.1 * rate), line

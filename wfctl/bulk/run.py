@@ -201,7 +201,13 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
         if fmt == "json":
             plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty)
             return
-        plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty)
+        if fmt in ("json", "jsonl") or not app.io.stdout_is_tty:
+            plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty)
+        else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
+            from wfctl.bulk.shortview import write_rows
+
+            write_rows(app.io.write, kind, rows, terminal=True, shorten=True,
+                       hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`")
     elif app.options.verbose:
         plan.write(sys.stderr.write, "table", kind, plan.changing(importer.changes()), None,
                    terminal=app.io.stderr_is_tty)
@@ -214,12 +220,14 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
         app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
         return
     total, plan_share = summary.seconds, summary.plan_seconds
-    rate = summary.rows / total if total > 0 else 0.0
+    sent = summary.rows - summary.resumed  # this run's rows: a resumed run's earlier rows took no time here
+    rate = sent / total if total > 0 else 0.0
+    earlier = f" (of {summary.rows}; {summary.resumed} done before)" if summary.resumed else ""
     counts = ", ".join(f"{label} {count}" for label, count in labels if count)
     # the plan (reading what exists) is shown apart when it is a good part of the time
     split = (f" (plan {plan_share:.1f}s, send {total - plan_share:.1f}s)"
              if plan_share >= 0.5 and plan_share >= total / 5 else "")
-    sys.stderr.write(f"run {summary.run_id}: {summary.rows} rows in {total:.1f}s{split} ({rate:.0f} rows/s): "
+    sys.stderr.write(f"run {summary.run_id}: {sent} rows{earlier} in {total:.1f}s{split} ({rate:.0f} rows/s): "
                      f"{counts or 'nothing to do'}\n")
 
 

@@ -11,12 +11,16 @@ from wfctl.commands.options import Output, app_context, fmt
 
 
 @app.command("show")
-def show(ctx: typer.Context, run_id: Annotated[str, RunId], output: Output = None) -> None:
+def show(ctx: typer.Context, run_id: Annotated[str, RunId],
+         all_rows: Annotated[bool, typer.Option("--all", help="Every row on a terminal too (a terminal shows "
+                                                "the first 10 and the counts).")] = False,
+         output: Output = None) -> None:
     """Show what each row of a run did.
 
     One block per row that changed something (or failed): its row number in the file, the action,
     the record's name and id, and each changed field's old and new value; unchanged and skipped rows
-    are only counted, in the last lines. -o jsonl gives one object per row, -o json
+    are only counted, in the last lines. A terminal shows the first 10 rows and how many more (--all
+    shows every one; a pipe gets every one). -o jsonl gives one object per row, -o json
     {"rows": [...], "summary": {...}}: the shapes of the import plan (docs/imports.md).
 
     Examples:
@@ -36,6 +40,9 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId], output: Output = Non
     if out_format in ("json", "jsonl"):
         plan.write(io.write, out_format, run.kind, rows, run.summary(), terminal=io.stdout_is_tty)
         return
+    from wfctl.bulk.shortview import write_rows
+
     io.write(heading(run))
-    plan.write(io.write, "text", run.kind, rows, None, terminal=io.stdout_is_tty)
+    write_rows(io.write, run.kind, rows, terminal=io.stdout_is_tty, shorten=io.stdout_is_tty and not all_rows,
+               hint=f"`wfctl imports show {run.id} --all` shows every one, `-o jsonl` one per line")
     io.write(count_lines(run.counts, run.undo_of is not None))
