@@ -171,16 +171,31 @@ def _named_profile() -> str | None:
 
 
 def _missing_profile() -> str | None:
-    """The message for a profile named (-p/WFCTL_PROFILE) but not in a config file that has others."""
+    """The message for a profile named (-p/WFCTL_PROFILE) but not in the config file."""
     profile = _named_profile()
     if not profile:
         return None
-    from wfctl.config import missing_profile_message
-
     try:
-        return missing_profile_message(profile)
+        return unknown_profile_message(profile)
     except CliError:  # an unreadable config: the original message stands
         return None
+
+
+def unknown_profile_message(profile: str) -> str | None:
+    """"no profile 'slwo' (profiles: default, mgr); ..." for a profile named (-p/WFCTL_PROFILE) that the
+    config file does not have (also before there is any: "no profiles yet"); None when it has it, or for
+    the default profile, which needs no entry of its own."""
+    from wfctl.config import DEFAULT_PROFILE, missing_profile_message, profile_names, read_document
+
+    message = missing_profile_message(profile)
+    if message or profile == DEFAULT_PROFILE:
+        return message
+    import shlex
+
+    if profile_names(read_document()):
+        return None
+    return (f"no profile {profile!r} (no profiles yet); "
+            f"to create it, run `wfctl -p {shlex.quote(profile)} login --base-url <url>`")
 
 
 def report(exc: BaseException, *, json_mode: bool, stream: IO[str]) -> int:

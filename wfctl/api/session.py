@@ -73,9 +73,9 @@ def store_for_settings(settings: Settings, kind: str | None = None) -> FileStore
     if kind == "keyring":
         origin = login_origin(settings)
         if origin is None:  # no service URL: only a login stored under the profile name can be found
-            return KeyringStore(settings.profile, keyring_lock_path(settings.profile, None))
+            return KeyringStore(settings.profile, keyring_lock_path(settings.profile, None), profile=settings.profile)
         return KeyringStore(keyring_entry(settings.profile, origin), keyring_lock_path(settings.profile, origin),
-                            legacy_entry=settings.profile, origin=origin)
+                            legacy_entry=settings.profile, origin=origin, profile=settings.profile)
     raise CredentialStoreError(f"unknown credential store {kind!r} (use keyring or file)")
 
 

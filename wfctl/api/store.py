@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from wfctl.api.errors import CredentialStoreError
+from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 from wfctl.api.redact import register_secret
 
 KEYRING_SERVICE = "wfctl"
@@ -286,8 +286,9 @@ class KeyringStore(_Locking):
     kind = "keyring"
 
     def __init__(self, entry: str, lock_path: Path, *, legacy_entry: str | None = None,
-                 origin: str | None = None, timeout: float | None = None) -> None:
+                 origin: str | None = None, timeout: float | None = None, profile: str | None = None) -> None:
         self.entry = entry
+        self.profile = profile  # for messages only
         self.lock_path = lock_path
         self.legacy_entry = legacy_entry if legacy_entry != entry else None
         self.origin = origin
@@ -308,6 +309,11 @@ class KeyringStore(_Locking):
     def load(self) -> TokenPair | None:
         def read() -> tuple[str, str | None]:
             backend = _keyring()
+            if _no_backend(backend):  # nothing can have been kept here: say so, not keyring's NoKeyringError
+                who = f" (profile {self.profile!r})" if self.profile else ""
+                raise NotLoggedIn(f"not logged in{who}: this host has no keyring, where `wfctl login` keeps "
+                                  "a login by default; run `wfctl login --credential-store file` (the "
+                                  "tokens in a 0600 file), or set WFCTL_ACCESS_TOKEN")
             text = backend.get_password(KEYRING_SERVICE, self.entry)
             if text is None and self.legacy_entry:
                 return self.legacy_entry, backend.get_password(KEYRING_SERVICE, self.legacy_entry)
@@ -415,7 +421,7 @@ class KeyringStore(_Locking):
                 "(is it locked?); unlock it, or use `wfctl login --credential-store file`")
         if failure:
             exc = failure[0]
-            if isinstance(exc, CredentialStoreError):
+            if isinstance(exc, CredentialStoreError | NotLoggedIn):
                 raise exc
             raise CredentialStoreError(f"cannot {what}: {_keyring_reason(exc)}") from None
         value: T = result[0]
@@ -452,6 +458,13 @@ def _backend_name() -> str:
         if not backends:
             raise CredentialStoreError("no keyring backend is available on this host")
     return name
+
+
+def _no_backend(backend: Any) -> bool:
+    """Whether `backend` is keyring's stand-in for "no keyring on this host" (it raises NoKeyringError)."""
+    module = type(backend).__module__
+    return module.startswith("keyring.backends.fail") or (
+        module.startswith("keyring.backends.chainer") and not getattr(backend, "backends", [1]))
 
 
 def _backend_name_quick() -> str:

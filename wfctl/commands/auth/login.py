@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from wfctl.config import Settings
 
 LOGIN_PANEL = "Login"
+PASSWORD_TRIES = 3  # a password typed at the prompt: asked again after a refusal, as ssh and sudo do
 STORE_PANEL = "Credential store"
 
 
@@ -48,7 +49,8 @@ def login(
     Asks the service for a token pair and keeps it in the OS keyring, or in a 0600 file with
     --credential-store file. The service URL, user name and store are saved in the profile
     (--profile). Later commands refresh the access token automatically. What is not given is asked
-    for on a terminal (the password hidden); in a script use --password-stdin.
+    for on a terminal (the password hidden, asked again after a refusal: three tries); in a script
+    use --password-stdin.
 
     Examples:
       $ wfctl login --base-url https://wams.example.com
@@ -90,23 +92,33 @@ def login(
         if not io.can_prompt:
             raise CliError("no user name: pass --username <user>")
         user = ask("Username")
-    if password is None:
-        if not io.can_prompt:
-            raise CliError("no password: pipe it to --password-stdin, or run wfctl login on a terminal")
-        password = ask_secret(f"Password for {user} at {url}")  # as ssh names them
-    if not password:
-        raise CliError("the password is empty")
+    prompted = password is None
+    if prompted and not io.can_prompt:
+        raise CliError("no password: pipe it to --password-stdin, or run wfctl login on a terminal")
 
     from wfctl.api.errors import NotLoggedIn
     from wfctl.exit_codes import ExitCode
 
     with anonymous_client(settings, url, verbose=app.options.verbose) as client:
-        try:
-            answer = client.login(user, password, username_field=field)
-        except NotLoggedIn as exc:  # one sentence, not the service's title and detail saying it twice
-            raise CliError(f"wrong user name or password for {user} at {url}"
-                           + (f" (HTTP {exc.status})" if exc.status else ""), ExitCode.AUTH,
-                           title="login failed") from None
+        tries = PASSWORD_TRIES if prompted else 1  # a password from stdin or a script is not asked again
+        for attempt in range(1, tries + 1):
+            if prompted:
+                password = ask_secret(f"Password for {user} at {url}")  # as ssh names them
+            if not password:
+                raise CliError("the password is empty")
+            try:
+                answer = client.login(user, password, username_field=field)
+                break
+            except NotLoggedIn as exc:  # one sentence, not the service's title and detail saying it twice
+                if attempt < tries:  # as ssh and sudo: the next attempt typed by habit is not the shell's
+                    sys.stderr.write("Wrong user name or password; try again.\n")
+                    sys.stderr.flush()
+                    continue
+                notes = [f"HTTP {exc.status}"] if exc.status else []
+                notes += [f"{tries} tries"] if tries > 1 else []
+                raise CliError(f"wrong user name or password for {user} at {url}"
+                               + (f" ({'; '.join(notes)})" if notes else ""), ExitCode.AUTH,
+                               title="login failed") from None
     pair = TokenPair.from_response(answer, username=user, base_url=url)
     store = save_login(settings, pair, store_kind)
     update_profile(settings.profile, {

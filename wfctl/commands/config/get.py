@@ -24,11 +24,11 @@ def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
       $ wfctl config get base_url
       $ wfctl --profile staging config get credential_store
     """
-    from wfctl.config import KEYS, ConfigError
+    from wfctl.commands.config import check_key, require_profile
 
     app_ctx = app_context(ctx)
-    if key not in KEYS:
-        raise ConfigError(f"unknown setting {key!r}; known: {', '.join(KEYS)}")
+    check_key(key)
+    require_profile(app_ctx)
     value = getattr(app_ctx.settings, key)
     # Only an explicit -o json changes the shape: `$(wfctl config get base_url)` must keep working
     # whatever the profile's default output is.

@@ -19,9 +19,11 @@ def list_(ctx: typer.Context, output: Output = None) -> None:
       $ wfctl config list
       $ wfctl --profile staging config list -o json
     """
+    from wfctl.commands.config import require_profile
     from wfctl.config import KEYS
 
     app_ctx = app_context(ctx)
+    require_profile(app_ctx)
     settings = app_ctx.settings
     out = app_ctx.output(fmt(output))
     rows = [{"key": key, "value": getattr(settings, key), "source": settings.source(key)} for key in KEYS]

@@ -26,9 +26,11 @@ def set_(ctx: typer.Context, key: Key, value: Value) -> None:
       $ wfctl --profile legacy config set login_username_field email
       $ wfctl config set credential_store file
     """
+    from wfctl.commands.config import check_key
     from wfctl.config import load_settings, parse_value, update_profile
 
     app_ctx = app_context(ctx)
+    check_key(key)
     settings = load_settings(app_ctx.options)
     parsed = parse_value(key, value)
     path = update_profile(settings.profile, {key: parsed})

@@ -20,11 +20,12 @@ def unset(ctx: typer.Context, key: Key) -> None:
       $ wfctl config unset output
       $ wfctl --profile staging config unset allow_insecure_http
     """
-    from wfctl.config import KEYS, ConfigError, load_settings, update_profile
+    from wfctl.commands.config import check_key, require_profile
+    from wfctl.config import load_settings, update_profile
 
     app_ctx = app_context(ctx)
-    if key not in KEYS:
-        raise ConfigError(f"unknown setting {key!r}; known: {', '.join(KEYS)}")
+    check_key(key)
+    require_profile(app_ctx)
     settings = load_settings(app_ctx.options)
     path = update_profile(settings.profile, {}, unset=(key,))
     app_ctx.io.note(f"Unset {key} in profile {settings.profile!r} ({path}).")

@@ -1,0 +1,131 @@
+"""Issue 24 §2: the first five minutes. Login asks again after a wrong password on a terminal (three tries,
+as ssh and sudo), never when the password came from stdin; before any login the keyring library's
+NoKeyringError is never shown: wfctl says what is true (not logged in and how, or no such profile)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.messages.helpers import SIZES, finish, screen_lines, spawn
+from wfctl.config import update_profile
+
+pexpect = pytest.importorskip("pexpect")
+NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
+
+
+@pytest.fixture
+def own(sandbox_factory: Any) -> Any:
+    """A sandbox of this test's own: wrong passwords count towards the service's login-failure limit."""
+    return sandbox_factory()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_login_asks_again_after_a_wrong_password(cli: Any, own: Any, size: tuple[int, int]) -> None:
+    child = spawn(cli, "login", "--base-url", own.url, "-u", "admin@northwind.test", "--credential-store", "file",
+                  size=size)
+    prompt = f"Password for admin@northwind.test at {own.url}: "
+    child.expect_exact(prompt)
+    child.sendline("typo-1")
+    child.expect_exact("Wrong user name or password; try again.")
+    child.expect_exact(prompt)  # was: error, exit 3, and the next try typed by habit went to the shell
+    child.sendline("sandbox-admin")
+    code, shown = finish(child)
+    assert code == 0, shown
+    assert "Logged in to" in shown and "sandbox-admin" not in shown and "typo-1" not in shown
+    assert cli("agency", "show", "-o", "json").exit_code == 0
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_three_wrong_passwords_end_the_login(cli: Any, own: Any, size: tuple[int, int]) -> None:
+    child = spawn(cli, "login", "--base-url", own.url, "-u", "admin@northwind.test", "--credential-store", "file",
+                  size=size)
+    for attempt in range(3):
+        if attempt:
+            child.expect_exact("Wrong user name or password; try again.")
+        child.expect_exact(f"Password for admin@northwind.test at {own.url}: ")
+        child.sendline(f"typo-{attempt}")
+    code, shown = finish(child)
+    assert code == 3
+    lines = [line for line in screen_lines(shown) if line.strip()]
+    assert lines == [f"error: wrong user name or password for admin@northwind.test at {own.url} (HTTP 401; 3 tries)"]
+
+
+def test_a_password_from_stdin_is_tried_once(cli: Any, own: Any) -> None:
+    r = cli("login", "--base-url", own.url, "-u", "admin@northwind.test", "--password-stdin",
+            "--credential-store", "file", input="wrong\nsandbox-admin\n", tty=True)
+    assert r.exit_code == 3, r
+    assert r.stderr.splitlines()[-1] == (f"error: wrong user name or password for admin@northwind.test at {own.url} "
+                                         "(HTTP 401)")
+    assert "try again" not in r.stderr
+
+
+def test_no_terminal_no_second_try(cli: Any, own: Any) -> None:
+    r = cli.subprocess("login", "--base-url", own.url, "-u", "admin@northwind.test", "--password-stdin",
+                       "--credential-store", "file", input="wrong\n")
+    assert r.exit_code == 3 and "try again" not in r.stderr, r
+
+
+HOW = ("this host has no keyring, where `wfctl login` keeps a login by default; run `wfctl login "
+       "--credential-store file` (the tokens in a 0600 file), or set WFCTL_ACCESS_TOKEN")
+
+
+@pytest.mark.parametrize("args", [["auth", "status"], ["branches", "list"], ["--base-url", "URL", "branches", "list"],
+                                  ["--base-url", "URL", "auth", "status"]])
+def test_before_any_login_it_says_not_logged_in_and_how(cli: Any, sandbox: Any, args: list[str]) -> None:
+    args = [sandbox.url if word == "URL" else word for word in args]
+    r = cli(*args, env=NO_KEYRING)
+    assert (r.exit_code, r.stdout) == (3, ""), r
+    assert "NoKeyringError" not in r.stderr and "keyrings.alt" not in r.stderr
+    if "--base-url" in args:
+        assert r.stderr == f"error: not logged in (profile 'default'): {HOW}\n"
+    else:  # no service URL either
+        assert r.stderr.startswith("error: "), r.stderr
+        assert "wfctl login" in r.stderr
+
+
+def test_a_mistyped_profile_before_any_login_is_named(cli: Any, sandbox: Any) -> None:
+    for args in (["-p", "slwo", "auth", "status"], ["-p", "slwo", "--base-url", sandbox.url, "branches", "list"],
+                 ["-p", "slwo", "branches", "list"]):
+        r = cli(*args, env=NO_KEYRING)
+        assert r.exit_code == 3, r
+        assert r.stderr == ("error: no profile 'slwo' (no profiles yet); "
+                            "to create it, run `wfctl -p slwo login --base-url <url>`\n"), r
+
+
+def test_a_mistyped_profile_names_the_profiles_there_are(cli: Any, sandbox: Any) -> None:
+    update_profile("default", {"base_url": sandbox.url})
+    update_profile("staging", {"base_url": sandbox.url})
+    r = cli("-p", "slwo", "--base-url", sandbox.url, "auth", "status", env=NO_KEYRING)
+    assert r.exit_code == 3
+    assert r.stderr == ("error: no profile 'slwo' (profiles: default, staging); "
+                        "to create it, run `wfctl -p slwo login --base-url <url>`\n")
+    r = cli("auth", "status", "-o", "json", env=NO_KEYRING)  # the default profile, there but not logged in
+    error = json.loads(r.stderr)["error"]
+    assert (error["status"], error["code"], error["title"]) == (None, "auth", error["title"])
+    assert error["title"].startswith("not logged in (profile 'default'): this host has no keyring")
+
+
+@pytest.mark.parametrize("command", [["config", "list"], ["config", "get", "base_url"], ["config", "unset", "output"]])
+def test_config_of_a_missing_profile_names_it(cli: Any, sandbox: Any, command: list[str]) -> None:
+    r = cli("-p", "slwo", *command)
+    assert (r.exit_code, r.stdout) == (2, ""), r  # was: the defaults, exit 0
+    assert r.stderr == ("error: no profile 'slwo' (no profiles yet); "
+                        "to create it, run `wfctl -p slwo login --base-url <url>`\n")
+    update_profile("default", {"base_url": sandbox.url})
+    r = cli("-p", "slwo", *command, env={"WFCTL_PROFILE": "x"})
+    assert r.stderr.startswith("error: no profile 'slwo' (profiles: default); "), r
+    assert cli(*command).exit_code == 0  # the default profile needs no entry of its own
+    r = cli("-p", "new", "config", "set", "output", "json")  # set creates the profile
+    assert r.exit_code == 0, r
+    assert cli("-p", "new", *command).exit_code == 0
+
+
+def test_config_set_suggests_the_key_meant(cli: Any) -> None:
+    r = cli("config", "set", "outptu", "json")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: unknown setting 'outptu'; did you mean output? known: base_url, output, "), r
+    r = cli("config", "get", "base-url")
+    assert r.stderr.startswith("error: unknown setting 'base-url'; did you mean base_url? known: "), r
