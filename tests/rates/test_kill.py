@@ -46,10 +46,9 @@ def test_a_run_killed_midway_resumes_and_changes_no_site_twice(cli: Any, sandbox
     assert r.exit_code == 0, r
     before = forklift_rates(cli, client_id)
     assert len(before) == SITES
-    slow = sandbox_factory(db_path=fast.db_path, latency_ms=15)  # the same records, each answer 15 ms late
-    assert cli.login_as(slow.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
 
-    command = ["rates", "set", "--client", client_id, "--skill", "forklift driver", "--by", "+3%", "-j", "8"]
+    # two at once: slow enough to be killed midway, and the rerun resumes the same run (same service)
+    command = ["rates", "set", "--client", client_id, "--skill", "forklift driver", "--by", "+3%", "-j", "2"]
     proc = subprocess.Popen([WFCTL, *command], env=cli.env, cwd=str(tmp_path),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     runs_dir = tmp_path / "state" / "wfctl" / "runs" / "default"
@@ -68,12 +67,11 @@ def test_a_run_killed_midway_resumes_and_changes_no_site_twice(cli: Any, sandbox
     r = cli("imports", "list", "-o", "json")
     assert [(run["run"], run["state"]) for run in json.loads(r.stdout)][0] == (journal.stem, "interrupted")
 
-    assert cli.login_as(fast.url, "admin@northwind.test", "sandbox-admin").exit_code == 0  # the rest: no delay
     r = cli("-v", *command)
     assert r.exit_code == 0, r
     puts = [line for line in r.stderr.splitlines() if "PUT" in line and "/api/sites/" in line]
     # the sites the killed run had not reached, and perhaps one it was sending whose answer it never read
-    assert SITES - killed_at - 8 <= len({line.split("PUT", 1)[1].split()[0] for line in puts}) <= SITES - killed_at
+    assert SITES - killed_at - 2 <= len({line.split("PUT", 1)[1].split()[0] for line in puts}) <= SITES - killed_at
     assert f"run {journal.stem}: {SITES} sites in " in r.stderr and r.stderr.endswith(f"updated {SITES}\n")
     after = forklift_rates(cli, client_id)
     expected = {name: (rate * Decimal("1.03")).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
