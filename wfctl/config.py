@@ -194,7 +194,11 @@ def load_settings(options: GlobalOptions | None = None, *, profile: str | None =
 def normalize_base_url(url: str) -> str:
     url = url.strip()
     if "://" not in url:
-        raise ConfigError(f"base URL {url!r} needs a scheme, e.g. https://{url}")
+        host = url.split("/", 1)[0].rsplit("@", 1)[-1]
+        host = host[1:].split("]", 1)[0] if host.startswith("[") else host.split(":", 1)[0]
+        loopback = host.lower() in ("localhost", "::1") or host.startswith("127.")
+        scheme = "http" if loopback else "https"  # a local service (a sandbox) serves plain http
+        raise ConfigError(f"base URL {url!r} needs a scheme, e.g. {scheme}://{url}")
     scheme = url.split("://", 1)[0].lower()
     if scheme not in ("http", "https"):
         raise ConfigError(f"base URL {url!r} must start with https:// (or http:// for a local sandbox)")

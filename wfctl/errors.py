@@ -91,6 +91,8 @@ def _message_for(exc: BaseException) -> str:
     if isinstance(exc, api_errors.CertificateError):
         return (f"{exc.one_line()}; if the service uses a private CA, pass --ca-bundle <file> "
                 "(or set ca_bundle in the profile, or WFCTL_CA_BUNDLE)")
+    if isinstance(exc, api_errors.NetworkError) and _plain_http_answer(exc):
+        return _plain_http_answer(exc) or ""
     if isinstance(exc, api_errors.ApiError):
         return exc.one_line()
     if isinstance(exc, KeyboardInterrupt):
@@ -119,8 +121,8 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
             detail = message_for(exc)
             if _missing_profile():
                 title = "unknown profile"
-        elif isinstance(exc, api_errors.CertificateError):
-            detail = message_for(exc)  # with the way out (--ca-bundle)
+        elif isinstance(exc, api_errors.CertificateError) or _plain_http_answer(exc):
+            detail = message_for(exc)  # with the way out (--ca-bundle, http://)
         elif detail:
             detail = keep_profile(detail)
         status = exc.status
@@ -149,6 +151,21 @@ def _code(exc: BaseException) -> str:
         return ExitCode(code).name.lower()
     except ValueError:
         return str(code)
+
+
+def _plain_http_answer(exc: BaseException) -> str | None:
+    """The message when an https:// service answered in plain http (OpenSSL's WRONG_VERSION_NUMBER: the
+    first bytes of the answer were not TLS), or None: the way out is the URL's scheme or port."""
+    if not isinstance(exc, api_errors.NetworkError) or "WRONG_VERSION_NUMBER" not in (exc.detail or ""):
+        return None
+    import re
+
+    match = re.match(r"cannot reach (https://\S+)$", exc.title)
+    if match is None:
+        return None
+    url = match.group(1)
+    return (f"{url} answered in plain http, not https (TLS); if it serves http (a local sandbox does), "
+            f"use --base-url http://{url[len('https://'):]}, else check the port")
 
 
 def keep_profile(text: str) -> str:

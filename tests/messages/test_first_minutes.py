@@ -129,3 +129,29 @@ def test_config_set_suggests_the_key_meant(cli: Any) -> None:
     assert r.stderr.startswith("error: unknown setting 'outptu'; did you mean output? known: base_url, output, "), r
     r = cli("config", "get", "base-url")
     assert r.stderr.startswith("error: unknown setting 'base-url'; did you mean base_url? known: "), r
+
+
+@pytest.mark.parametrize(("url", "suggested"), [
+    ("127.0.0.1:8000", "http://127.0.0.1:8000"),
+    ("localhost:8000/", "http://localhost:8000/"),
+    ("[::1]:8000", "http://[::1]:8000"),
+    ("wams.example.com", "https://wams.example.com"),
+])
+def test_a_url_without_a_scheme_suggests_one(cli: Any, url: str, suggested: str) -> None:
+    r = cli("--base-url", url, "branches", "list")
+    assert (r.exit_code, r.stderr) == (2, f"error: base URL {url!r} needs a scheme, e.g. {suggested}\n"), r
+    r = cli("login", "--base-url", url, "-u", "u", "--password-stdin", "--credential-store", "file", input="pw")
+    assert (r.exit_code, r.stderr) == (2, f"error: base URL {url!r} needs a scheme, e.g. {suggested}\n"), r
+
+
+def test_a_plain_http_answer_to_https_is_named(cli: Any, sandbox: Any) -> None:
+    https = sandbox.url.replace("http://", "https://")
+    expected = (f"{https} answered in plain http, not https (TLS); if it serves http (a local sandbox does), "
+                f"use --base-url {sandbox.url}, else check the port")
+    r = cli("--base-url", https, "branches", "list", env={"WFCTL_ACCESS_TOKEN": "t"})
+    assert (r.exit_code, r.stderr) == (7, f"error: {expected}\n"), r  # was: ... [SSL: WRONG_VERSION_NUMBER] ...
+    r = cli("login", "--base-url", https, "-u", "u", "--password-stdin", "--credential-store", "file", input="pw")
+    assert (r.exit_code, r.stderr) == (7, f"error: {expected}\n"), r
+    r = cli("--base-url", https, "branches", "list", "-o", "json", env={"WFCTL_ACCESS_TOKEN": "t"})
+    error = json.loads(r.stderr)["error"]
+    assert (error["status"], error["code"], error["detail"]) == (None, "network", expected)
