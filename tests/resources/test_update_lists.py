@@ -65,7 +65,8 @@ def test_list_edit_errors_are_usage_errors(wf: Any, tag: str) -> None:
     assert r.stderr == ("error: --add-banned-worker cannot be combined with --banned-worker "
                         "(which replaces the list)\n")
     r = wf("sites", "update", tree["site1"], "--remove-banned-worker", "W-9")
-    assert (r.exit_code, r.stderr) == (2, "error: --remove-banned-worker W-9: the site has no such banned worker\n")
+    assert (r.exit_code, r.stderr) == (2, "error: --remove-banned-worker W-9: the site has no banned worker 'W-9'; "
+                                          "its banned workers: W-1\n")
     assert as_json(wf("sites", "get", tree["site1"], "-o", "json"))["bannedWorkers"] == ["W-1"]
 
 

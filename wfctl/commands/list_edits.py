@@ -6,6 +6,8 @@ the replacing options (`--banned-worker`, `--rate`, `--department`) set the whol
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from wfctl.errors import CliError
@@ -24,11 +26,17 @@ _REPLACING = {"bannedWorkers": "--banned-worker", "rates": "--rate", "department
 
 
 def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[str]], *,
-          again: bool = False) -> dict[str, Any]:
+          again: bool = False, note: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The new lists of the fields that `edits` ({option: values}) touch, from `current`'s lists.
     `again`: the edits are made once more, to a newer state of the record (an update checked after
-    its write): an entry to remove that is not there is then no error (the removal holds)."""
+    its write): an entry to remove that is not there is then no error (the removal holds).
+
+    An edit that adds an entry rather than changing one (`--set-rate forklift=14` on a site whose skill
+    is `Forklift Driver`) is told to `note` (default: a `note:` line on stderr), with the nearest entry
+    the site has; not when made `again` (it was told the first time)."""
     from wfctl.bulk import csvformat
+
+    tell = note or _note
 
     result: dict[str, Any] = {}
     for option, values in edits.items():
@@ -39,18 +47,75 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
         for value in values:
             try:
                 if operation == "add":
-                    items = _put(option, field, items, _decode(field, value, csvformat))
+                    new = _decode(field, value, csvformat)
+                    if field != "bannedWorkers" and not again and items \
+                            and _matching(option, field, items, _key(field, new)) is None:
+                        tell(_adds(option, value, field, items, _key(field, new)))
+                    items = _put(option, field, items, new)
                 else:
                     match = _matching(option, field, items, value.strip())
                     if match is None:
                         if again:
                             continue
-                        raise CliError(f"{option} {value}: the site has no such {_noun(field)}")
+                        raise CliError(_missing(option, value, field, items),
+                                       title=f"no such {_noun(field)}",
+                                       errors={field: [f"{value.strip()!r} is not on the site"]})
                     items = [i for i in items if i is not match]
             except csvformat.CellError as exc:
                 raise CliError(f"{option}: {exc}", title="invalid input", errors={field: [str(exc)]}) from None
         result[field] = items
     return result
+
+
+def _note(text: str) -> None:
+    from wfctl.safetext import plain
+
+    sys.stderr.write(f"note: {plain(text)}\n")
+    sys.stderr.flush()
+
+
+def _adds(option: str, value: str, field: str, items: list[Any], wanted: str) -> str:
+    """`--set-rate forklift=14 adds the skill 'forklift'; the nearest the site has: Forklift Driver 13.25 ...`"""
+    what = {"rates": "skill", "departments": "department"}[field]
+    near = _nearest(field, items, wanted)
+    text = f"{option} {value} adds the {what} {wanted!r} to the site"
+    if near is None:
+        return f"{text} (its {_noun(field, plural=True)}: {_listed(field, items)})"
+    key = _key(field, near)
+    way = f'{option} "{key}={value.partition("=")[2]}"' if field == "rates" else f"{_REPLACING[field]} (the whole list)"
+    return f"{text}; it has {_entry_text(field, near)}: to change that one, give {way}"
+
+
+def _missing(option: str, value: str, field: str, items: list[Any]) -> str:
+    """`--remove-rate picker: the site has no rate for skill 'picker'; did you mean Picker Packer? ...`"""
+    wanted = value.strip()
+    what = {"rates": "rate for the skill", "departments": "department", "bannedWorkers": "banned worker"}[field]
+    if not items:
+        return f"{option} {value}: the site has no {what} {wanted!r}: it has no {_noun(field, plural=True)}"
+    near = _nearest(field, items, wanted) if field != "bannedWorkers" else None  # W-1 is not what W-9 meant
+    hint = f"did you mean {_key(field, near)}? " if near is not None else ""
+    return (f"{option} {value}: the site has no {what} {wanted!r}; {hint}"
+            f"its {_noun(field, plural=True)}: {_listed(field, items)}")
+
+
+def _nearest(field: str, items: list[Any], wanted: str) -> Any:
+    """The entry of `items` most like `wanted`: one it begins or contains (as a word), else the closest
+    spelling; None when none is near."""
+    import difflib
+
+    folded = wanted.casefold()
+    keys = [_key(field, item).casefold() for item in items]
+    for index, key in enumerate(keys):
+        if key.startswith(folded) or f" {folded}" in f" {key}" or folded.startswith(key):
+            return items[index]
+    close = difflib.get_close_matches(folded, keys, n=1, cutoff=0.6)
+    return items[keys.index(close[0])] if close else None
+
+
+def _listed(field: str, items: list[Any], limit: int = 10) -> str:
+    names = [_key(field, item) for item in items]
+    shown = ", ".join(names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _decode(field: str, value: str, csvformat: Any) -> Any:

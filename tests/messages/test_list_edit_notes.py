@@ -1,0 +1,64 @@
+"""Issue 24 §2/§5: a list edit that adds an entry rather than changing one says so, naming the nearest entry
+the site has (`--set-rate forklift=14` beside `Forklift Driver`); one that removes nothing names what the
+site has. On the seeded sandbox, whose sites have skills such as `Forklift Driver` and `Picker Packer`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.messages.helpers import new_client, new_site
+
+
+@pytest.fixture
+def site(logged_in: Any) -> str:
+    client_id, _, _ = new_client(logged_in)
+    site_id = new_site(logged_in, client_id, "Dock 9")
+    r = logged_in("sites", "update", site_id, "--rate", "Forklift Driver=13.25", "--rate", "Picker Packer=11.60",
+                  "--department", "Goods In")
+    assert r.exit_code == 0, r
+    return site_id
+
+
+def _rates(cli: Any, site_id: str) -> list[dict[str, Any]]:
+    return list(json.loads(cli("sites", "get", site_id, "-o", "json").stdout)["rates"])
+
+
+def test_adding_a_skill_says_so_and_names_the_nearest(logged_in: Any, site: str) -> None:
+    r = logged_in("sites", "update", site, "--set-rate", "forklift=14", "-o", "json")
+    assert r.exit_code == 0, r  # the edit is made as asked: a new skill is allowed
+    assert r.stderr == ("note: --set-rate forklift=14 adds the skill 'forklift' to the site; it has "
+                        'Forklift Driver=13.25: to change that one, give --set-rate "Forklift Driver=14"\n')
+    assert [rate["skill"] for rate in _rates(logged_in, site)] == ["Forklift Driver", "Picker Packer", "forklift"]
+
+
+def test_the_note_comes_with_a_dry_run_too(logged_in: Any, site: str) -> None:
+    r = logged_in("sites", "update", site, "--set-rate", "welder=14", "--dry-run")
+    assert r.exit_code == 0, r
+    assert r.stderr == ("note: --set-rate welder=14 adds the skill 'welder' to the site "
+                        "(its rates: Forklift Driver, Picker Packer)\n")
+    assert len(_rates(logged_in, site)) == 2
+
+
+def test_changing_a_skill_it_has_says_nothing(logged_in: Any, site: str) -> None:
+    r = logged_in("sites", "update", site, "--set-rate", "forklift driver=14", "-o", "json")
+    assert (r.exit_code, r.stderr) == (0, ""), r
+    assert _rates(logged_in, site)[0] == {"skill": "Forklift Driver", "hourlyRate": 14.0}
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--remove-rate", "picker"], "--remove-rate picker: the site has no rate for the skill 'picker'; did you mean "
+                                  "Picker Packer? its rates: Forklift Driver, Picker Packer"),
+    (["--remove-rate", "welder"], "--remove-rate welder: the site has no rate for the skill 'welder'; "
+                                  "its rates: Forklift Driver, Picker Packer"),
+    (["--remove-department", "Goods"], "--remove-department Goods: the site has no department 'Goods'; did you "
+                                       "mean Goods In? its departments: Goods In"),
+    (["--remove-banned-worker", "W-1"], "--remove-banned-worker W-1: the site has no banned worker 'W-1': it has "
+                                        "no banned workers"),
+])
+def test_removing_what_the_site_has_not_names_what_it_has(logged_in: Any, site: str, args: list[str],
+                                                           message: str) -> None:
+    r = logged_in("sites", "update", site, *args)
+    assert (r.exit_code, r.stderr) == (2, f"error: {message}\n"), r  # was: "the site has no such rate for that skill"
