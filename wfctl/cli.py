@@ -23,6 +23,7 @@ from wfctl.commands import (
 )
 from wfctl.commands.auth import login, logout
 from wfctl.commands.options import OutputFormat
+from wfctl.completion_cache import complete_profiles
 from wfctl.context import AppContext, GlobalOptions
 from wfctl.help_format import WfctlGroup
 
@@ -95,7 +96,7 @@ def root(
     ctx: typer.Context,
     profile: Annotated[str | None, typer.Option("--profile", "-p", envvar="WFCTL_PROFILE",
                        help="Profile in the config file.", rich_help_panel=GLOBAL_PANEL,
-                       metavar="<name>")] = None,
+                       metavar="<name>", autocompletion=complete_profiles)] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", envvar="WFCTL_BASE_URL",
                         help="Service URL, e.g. https://wams.example.com.", rich_help_panel=GLOBAL_PANEL,
                         metavar="<url>", callback=_base_url)] = None,

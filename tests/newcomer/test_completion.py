@@ -26,6 +26,10 @@ CASES = [
     ("wfctl sites li", "list"),         # a command of a group
     ("wfctl sites get s-7", "s-7001"),  # a site id from the local cache
     ("wfctl sites list --client c-", "c-0042"),  # an option value from the local cache
+    ("wfctl sites list --client Ac", "Acme"),    # a client by its name (the commands take names)
+    ("wfctl sites get Quay", "Quayside"),        # a site by its name
+    ("wfctl -p sl", "slow"),                     # a profile of the config file
+    ("wfctl imports show 261124-a", "261124-a1b2c3"),  # a run of the profile
 ]
 
 
@@ -65,12 +69,24 @@ def _shell_env(tmp_path: Path, index: Path | None = None) -> dict[str, str]:
     cache.mkdir(parents=True, exist_ok=True)
     if index is not None:
         shutil.copy(index, cache / index.name)
-    ids = {"site": [["s-7001", "Dock 7"], ["s-8001", "Yard"]], "client": [["c-0042", "Acme"]]}
+    ids = {"site": [["s-7001", "Dock 7"], ["s-8001", "Yard"], ["s-9001", "Quayside"]],
+           "client": [["c-0042", "Acme"]]}
     code = ("import json, sys\nfrom wfctl import completion_cache as c\n"
             "for kind, items in json.loads(sys.argv[1]).items():\n"
-            "    c.remember(c.cache_file(None, None), kind, [tuple(i) for i in items])\n")
+            "    c.remember(c.cache_file(None, None), kind, [tuple(i) for i in items])\n"
+            # a run of the default profile, for `imports show|undo <TAB>`
+            "from wfctl.bulk import journal\n"
+            "header = {'run': '261124-a1b2c3', 'kind': 'site', 'path': '/data/sites.csv', 'profile': 'default',\n"
+            "          'started': '2026-11-24T08:30:00Z', 'nonce': '00'}\n"
+            "j = journal.Journal(journal.journal_path(journal.runs_dir('default'), '261124-a1b2c3'), header)\n"
+            "j.record(1, 'created', 's-1', name='Dock 1')\n"
+            "j.finish({'created': 1})\n")
     subprocess.run([sys.executable, "-c", code, json.dumps(ids)], env=env, check=True, timeout=60,
                    cwd=str(REPO_ROOT))
+    config = Path(env["XDG_CONFIG_HOME"]) / "wfctl" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text('[profiles.default]\nbase_url = "https://wams.example.com"\n\n'
+                      '[profiles.slow]\nbase_url = "https://slow.example.com"\n', encoding="utf-8")
     return env
 
 
@@ -155,7 +171,7 @@ def test_fish_describes_an_id_with_its_record_name(fast: bool, tmp_path: Path, i
     proc = subprocess.run(["fish", "--no-config", "-c", program], capture_output=True, text=True,
                           env=_shell_env(tmp_path, index_file if fast else None), timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ["s-7001\tDock 7", "s-8001\tYard"], proc.stdout
+    assert proc.stdout.splitlines() == ["s-7001\tDock 7", "s-8001\tYard", "s-9001\tQuayside"], proc.stdout
 
 
 def test_zsh_protocol_carries_the_record_name(tmp_path: Path) -> None:
@@ -164,3 +180,35 @@ def test_zsh_protocol_carries_the_record_name(tmp_path: Path) -> None:
     env.update(_WFCTL_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS="wfctl sites get s-8")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     assert '"s-8001":"Yard"' in proc.stdout, proc
+
+
+def test_zsh_protocol_offers_names_and_says_when_the_list_stopped_at_its_limit(tmp_path: Path) -> None:
+    """A name typed completes to the name (its id beside it); a cached list that stopped at its limit says
+    so beside the last candidate; a name with a space is offered to zsh, not to bash (it would be split)."""
+    env = _shell_env(tmp_path, None)
+    env.update(_WFCTL_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS="wfctl sites get Do")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert '"Dock 7":"s-7001"' in proc.stdout, proc
+    bash = dict(env, _WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl sites get Do", COMP_CWORD="3")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=bash, timeout=60)
+    assert proc.returncode == 0 and "Dock" not in proc.stdout, proc
+    code = ("from wfctl import completion_cache as c\n"
+            "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
+    env.update(_TYPER_COMPLETE_ARGS="wfctl clients list --branch b-049")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert '"b-0499":"Branch 499 (the first 500 branch records only' in proc.stdout, proc  # zsh escapes the ':'
+    assert "type more of the id or name)" in proc.stdout, proc
+    assert "b-0500" not in proc.stdout
+
+
+def test_fish_describes_a_profile_with_its_url_and_a_run_with_its_file(tmp_path: Path) -> None:
+    require_component("fish")
+    env = _shell_env(tmp_path, None)
+    for line, wanted in (("wfctl -p ", ["default\thttps://wams.example.com", "slow\thttps://slow.example.com"]),
+                         ("wfctl imports undo ", ["261124-a1b2c3\tsite sites.csv 2026-11-24T08:30:00Z complete"])):
+        program = f"source {REPO_ROOT / 'completions' / 'wfctl.fish'}; complete -C '{line}'"
+        proc = subprocess.run(["fish", "--no-config", "-c", program], capture_output=True, text=True, env=env,
+                              timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.splitlines() == wanted, proc.stdout

@@ -2,6 +2,8 @@
 
 import typer
 
+from wfctl.completion_cache import complete_run_ids
+
 HELP = """Review and take back bulk runs: imports of branches, clients and sites, and their undos.
 
 Every run keeps a journal under $XDG_STATE_HOME/wfctl/runs/<profile>/: what each row did, the id of
@@ -21,7 +23,7 @@ app = typer.Typer(help=HELP, short_help="Review and take back bulk runs (imports
                   no_args_is_help=True, rich_markup_mode=None)
 
 RunId = typer.Argument(metavar="<run-id>", help="Id of the run (as `wfctl imports list` shows it; a unique "
-                       "beginning is enough).", show_default=False)
+                       "beginning is enough).", show_default=False, autocompletion=complete_run_ids)
 
 # Each verb module registers its command on `app` when imported.
 from wfctl.commands.imports import list, prune, show, undo  # noqa: E402,F401
