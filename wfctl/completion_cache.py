@@ -48,7 +48,8 @@ def complete_profiles(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
         doc = read_document()
     except Exception:  # a broken config file: no candidates, never a traceback in the shell
         return []
-    profiles = doc.get("profiles") if isinstance(doc.get("profiles"), dict) else {}
+    found = doc.get("profiles")
+    profiles: dict[str, Any] = found if isinstance(found, dict) else {}
     return [(str(name), str((values or {}).get("base_url") or "") if isinstance(values, dict) else "")
             for name, values in sorted(profiles.items()) if str(name).startswith(incomplete)]
 

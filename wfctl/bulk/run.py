@@ -256,7 +256,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     spec = KINDS[kind]
     if file and file != "-":
         check_writable(file)  # before the first request, not after every record was read
-    api = app.client
+    api: Any = app.client
     ids: Any = parent_ids if parent_ids else [None]
     if spec.parent and all_parents:
         ids = (str(p["id"]) for p in spec.iter_parents(api))
