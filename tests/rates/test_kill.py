@@ -65,7 +65,8 @@ def test_a_run_killed_midway_resumes_and_changes_no_site_twice(cli: Any, sandbox
     killed_at = updated_lines(journal)
     assert killed_at < SITES
     r = cli("imports", "list", "-o", "json")
-    assert [(run["run"], run["state"]) for run in json.loads(r.stdout)][0] == (journal.stem, "interrupted")
+    newest = json.loads(r.stdout)[0]
+    assert (newest["run"], newest["state"]) == (journal.stem, "interrupted")
 
     r = cli("-v", *command)
     assert r.exit_code == 0, r

@@ -24,15 +24,19 @@ def check_scope(client: list[str] | None, branch: list[str] | None, all_clients:
 
 
 def read_scope(app: AppContext, client: list[str] | None, branch: list[str] | None, all_clients: bool,
-               site: list[str] | None, concurrency: int, label: str = "reading sites") -> Iterator[tuple[dict[str, Any], str]]:
+               site: list[str] | None, concurrency: int, label: str = "reading sites", *,
+               output_to_terminal: bool | None = None) -> Iterator[tuple[dict[str, Any], str]]:
     """(full site record, client name) of every site in scope, in order; the count so far on a
-    terminal's stderr (never in a pipe, where stderr may be a log)."""
+    terminal's stderr (never in a pipe, where stderr may be a log, nor while the result is going to
+    the same terminal: `output_to_terminal`, default whether stdout is one)."""
     from wfctl.api import rates
     from wfctl.bulk.progress import Progress
 
     api = app.client
     clients = rates.clients_in_scope(api, clients=client or [], branches=branch or [], all_clients=all_clients)
-    shown = app.io.stderr_is_tty
+    if output_to_terminal is None:
+        output_to_terminal = app.io.stdout_is_tty
+    shown = app.io.stderr_is_tty and not output_to_terminal
     progress = Progress(label, terminal=True, unit="sites") if shown else None
     if progress is not None:
         progress.start(None)

@@ -9,6 +9,8 @@ from wfctl.commands.rates import app
 from wfctl.commands.rates import options as opt
 
 LIST_COLUMNS = ["clientId", "client", "siteId", "site", "skill", "hourlyRate"]
+#: A table on a terminal: what a person reads (the ids: -o wide, csv or json).
+TERMINAL_COLUMNS = ["client", "site", "skill", "hourlyRate"]
 SUMMARY_COLUMNS = ["skill", "sites", "minimum", "median", "maximum"]
 
 
@@ -34,7 +36,10 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
     out = app_.output(fmt(output))
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
     rows = list(rates.rate_rows(sites, skill or []))
-    out.records(shown_amounts(rows, out.format, ("hourlyRate",)), columns=LIST_COLUMNS)
+    terminal = out.format == "table" and app_.io.stdout_is_tty
+    out.records(shown_amounts(rows, out.format, ("hourlyRate",)), columns=TERMINAL_COLUMNS if terminal else LIST_COLUMNS)
+    if terminal and rows:
+        app_.io.note("ids of clients and sites: -o wide, csv or json")
 
 
 @app.command("summary")

@@ -88,7 +88,8 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
             except journals.JournalError as exc:
                 raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
         sites = read_scope(app, scope.client, scope.branch, scope.all_clients, scope.site, 16,
-                           "reading sites" if not dry_run else "planning")
+                           "reading sites" if not dry_run else "planning",
+                           output_to_terminal=app.io.stdout_is_tty and (dry_run or app.output_format(output) != "table"))
         try:
             plan = _plan(sites, change, done_before)
         except RateError as exc:

@@ -1,0 +1,71 @@
+"""Rates across sites (issue 23, section 3): `python bench/rates.py [--sites 3000] [--runs 3]`.
+
+Against `sandbox serve --latency 50` holding --sites extra sites (30 clients of sites/30 each, plus the
+seed), the installed wheel (bench/import.py builds it: `pip wheel`, its own venv, byte-compiled), each
+command run directly by `hyperfine -N`, whole command, stdout to /dev/null, all in the same run:
+
+- baseline: `sites export --all-clients` (every site's full record, 16 in flight);
+- `rates list --all-clients -o csv`: target <= 1.2x the export;
+- `rates set --all-clients --skill picker --by +1%` (plan: read every site; run: read each again,
+  write it, read it back, 32 at once): target <= 2.5x the export. Each run changes every bench site.
+
+Prints one line per figure and the rows for README "Performance"; exits 1 when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._service import Service
+
+bench_import = importlib.import_module("bench.import")  # `import` is a keyword: no `from bench.import import`
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sites", type=int, default=3000)
+    parser.add_argument("--clients", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--latency", type=int, default=50)
+    args = parser.parse_args()
+    if not Path(bench_import.HYPERFINE).exists():
+        raise SystemExit(f"{bench_import.HYPERFINE} is not installed (apt-get install -y hyperfine)")
+    bin_dir = bench_import.installed_wheel()
+    wfctl = str(bin_dir / "wfctl")
+    per_client = args.sites // args.clients
+    service = Service({f"rates-{i:02d}": per_client for i in range(args.clients)}, python=str(bin_dir / "python"),
+                      latency_ms=args.latency)
+    try:
+        env = service.env()
+        commands = {
+            "sites export": [wfctl, "sites", "export", "--all-clients"],
+            "rates list": [wfctl, "rates", "list", "--all-clients", "-o", "csv"],
+            "rates set": [wfctl, "rates", "set", "--all-clients", "--skill", "picker", "--by", "+1%"],
+        }
+        times = bench_import.hyperfine(commands, env, runs=args.runs, warmup=1)
+    finally:
+        service.stop()
+    export, listed, changed = times["sites export"], times["rates list"], times["rates set"]
+    sites = per_client * args.clients
+    print(f"{sites:,} sites (+ the seed's), --latency {args.latency}: export {export:.2f} s, rates list "
+          f"{listed:.2f} s, rates set {changed:.2f} s", flush=True)
+    bench_import.figure(f"`rates list --all-clients`, {sites:,} sites against `--latency {args.latency}` "
+                        "(`bench/rates.py`)", f"{listed:.2f} s", f"`sites export --all-clients` {export:.2f} s",
+                        f"{listed / export:.2f}", "<= 1.2", listed / export <= 1.2)
+    bench_import.figure(f"`rates set --all-clients --by +1%`, {sites:,} sites against `--latency {args.latency}` "
+                        "(`bench/rates.py`)", f"{changed:.2f} s", f"`sites export --all-clients` {export:.2f} s",
+                        f"{changed / export:.2f}", "<= 2.5", changed / export <= 2.5)
+    print(f"\nREADME \"Performance\" rows (installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}):")
+    for fig in bench_import.FIGURES:
+        print(fig.row())
+    return 0 if all(fig.ok for fig in bench_import.FIGURES) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
