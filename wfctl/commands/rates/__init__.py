@@ -21,4 +21,4 @@ app = typer.Typer(help=HELP, short_help="See hourly rates across sites and chang
                   no_args_is_help=True, rich_markup_mode=None)
 
 # Each verb module registers its command on `app` when imported.
-from wfctl.commands.rates import list, set  # noqa: E402,F401
+from wfctl.commands.rates import list, set_  # noqa: E402,F401
