@@ -156,8 +156,9 @@ def test_a_create_whose_answer_was_lost_is_found_not_sent_twice():
 
 @pytest.mark.parametrize("status", [500, 502, 504, 408, 425])
 def test_put_and_delete_retry_statuses(status):
-    rec = Recorder(httpx.Response(status), ok({"id": "1"}))
+    rec = Recorder(httpx.Response(status), ok({"id": "1", "name": "n"}))  # the PUT's answer, then the read-back's
     assert client(rec).update_branch("1", {"name": "n"}, current={"id": "1"}) == {"id": "1", "name": "n"}
+    assert [r.method for r in rec.requests] == ["PUT", "PUT", "GET"]
     rec = Recorder(httpx.Response(status), ok({"status": "success"}))
     assert client(rec).delete_site("1") == {"status": "success"}
 

@@ -12,7 +12,12 @@ from collections.abc import Callable
 
 
 class FaultProxy:
-    def __init__(self, upstream: str, *, drop: Callable[[str, str], bool], seed: int = 5) -> None:
+    def __init__(self, upstream: str, *, drop: Callable[[str, str], bool], seed: int = 5,
+                 share: float = 0.05, unsent: bool = False) -> None:
+        """`unsent`: a dropped request is not forwarded at all (it never reaches the service), instead
+        of being applied with its answer lost."""
+        self.share = share
+        self.unsent = unsent
         host, port = upstream.removeprefix("http://").split(":")
         self.upstream = (host, int(port))
         self.drop = drop
@@ -47,12 +52,24 @@ class FaultProxy:
                     return
                 line = request.split(b"\r\n", 1)[0].decode("latin-1")
                 method, path = line.split(" ")[:2]
+                if self.unsent:
+                    with self._lock:
+                        lost = self.drop(method, path) and self.random.random() < self.share
+                        self.dropped += lost
+                    if lost:
+                        return  # closed before the request reached the service
+                    up.sendall(request)
+                    response = upstream.message(is_request=False)
+                    if response is None:
+                        return
+                    conn.sendall(response)
+                    continue
                 up.sendall(request)
                 response = upstream.message(is_request=False)
                 if response is None:
                     return
                 with self._lock:
-                    drop = self.drop(method, path) and self.random.random() < 0.05
+                    drop = self.drop(method, path) and self.random.random() < self.share
                     if drop:
                         self.dropped += 1
                     else:

@@ -43,13 +43,24 @@ def write(path: Path, text: str) -> Path:
 
 
 def export_rows(cli: Any, client_id: str) -> list[dict[str, str]]:
-    """The export of a client as dicts, without clientId, sorted by name."""
+    """The export of a client as dicts, without id and clientId, sorted by name."""
     r = cli("sites", "export", "--client", client_id)
     assert r.exit_code == 0, r
     rows = list(csv.DictReader(io.StringIO(r.stdout, newline="")))
     for row in rows:
         row.pop("clientId")
+        row.pop("id")
     return sorted(rows, key=lambda row: row["name"])
+
+
+def without_ids(exported: str) -> str:
+    """An export without its id column: what copies records into another parent (a row that carries
+    an id is that record, which belongs to the parent it was exported from)."""
+    rows = list(csv.reader(io.StringIO(exported.lstrip("\ufeff"), newline="")))
+    assert rows[0][0] == "id", rows[0]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(row[1:] for row in rows)
+    return out.getvalue()
 
 
 def site_names(cli: Any, client_id: str) -> list[str]:

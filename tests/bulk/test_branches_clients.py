@@ -23,8 +23,10 @@ def test_branches_import_export(logged_in: Any, tmp_path: Path) -> None:
     assert json.loads(r.stdout)["created"] == 0, r
     exported = cli("branches", "export").stdout
     rows = {row["name"]: row for row in csv.DictReader(io.StringIO(exported, newline=""))}
+    made = rows[f"Bulk {tag} A"].pop("id")
     assert rows[f"Bulk {tag} A"] == {"name": f"Bulk {tag} A", "address": "1 Road", "phone": "'+44 1",
                                      "email": "a@example.com"}
+    assert json.loads(cli("branches", "get", made, "-o", "json").stdout)["name"] == f"Bulk {tag} A"
 
 
 def test_clients_import_by_branch_name_and_export(logged_in: Any, tmp_path: Path) -> None:

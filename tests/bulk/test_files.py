@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import new_client, site_names, write
+from tests.bulk.helpers import new_client, site_names, without_ids, write
 from tests.fixtures.cli import REPO_ROOT
 from tests.fixtures.sandbox import ADMIN, login_token
 from wfctl.bulk.files import atomic_text_file, check_writable
@@ -161,7 +161,10 @@ def test_export_file_has_a_bom_and_imports_back(logged_in: Any, sandbox: Any, tm
     assert cli("sites", "import", str(tmp_path / "in.csv"), "--client", source).exit_code == 0
     path = tmp_path / "e.csv"
     assert export_to_file(sdk(sandbox), "site", str(path), parent_ids=[source]) == 2
-    assert path.read_bytes().startswith(BOM + b"clientId,name,")
+    assert path.read_bytes().startswith(BOM + b"id,clientId,name,")
+    r = cli("sites", "import", str(path), "--client", target)  # the source's ids: row errors, nothing sent
+    assert r.exit_code == 2 and "(to copy records into another client, leave the id column out)" in r.stderr, r
+    path.write_text(without_ids(path.read_text(encoding="utf-8-sig")), encoding="utf-8")
     r = cli("sites", "import", str(path), "--client", target)
     assert r.exit_code == 0, r
     assert site_names(cli, target) == ["=Yard", "Straße 1"]

@@ -451,21 +451,51 @@ class Client:
     def create_record(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
                       idempotency_key: str | None = None, sender: LeanSender | None = None,
                       maybe_applied: bool = False) -> dict[str, Any]:
-        """POST a new record (a site under `parent_id`); `sender` is a lean writer of bulk runs.
+        """POST a new record (a site under `parent_id`) and return it, applied once and reported once
+        (G20): see `create_outcome`."""
+        return self.create_outcome(kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
+                                   maybe_applied=maybe_applied, resend_first=False)[0]
 
-        A create is applied once and reported once (G20): when its answer is lost, the record is looked
-        up by its natural key before the create is sent again (a deployment may ignore
-        `Idempotency-Key`), and returned if it holds exactly `body`. `maybe_applied` says an earlier
-        call for this body may have been applied (a retry, a resumed run): the look-up comes first.
-        An answer replayed for the key whose record has since been deleted is not taken for done: the
-        create is sent again under a new key."""
+    def create_outcome(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
+                       idempotency_key: str | None = None, sender: LeanSender | None = None,
+                       maybe_applied: bool = False, find: Callable[[], dict[str, Any] | None] | None = None,
+                       resend_first: bool = True) -> tuple[dict[str, Any], bool]:
+        """POST a new record; return (the record, made): `made` is False when the record was found rather
+        than made by this call (someone else made it, or a deployment that ignores keys cannot say).
+
+        When an answer is lost (or a 408/425/5xx says the create may have been applied), the same POST is
+        sent again under the same Idempotency-Key: the service replays the first answer if it applied it
+        (G20: that record is ours), or applies it now. A 409 to such a resend means the record exists
+        and nothing says it is ours (someone else made it, or the deployment ignores keys): it is looked
+        up by its natural key and returned as found. A fresh 201 to a resend on a deployment that ignores
+        keys and names alike may have made a second record: the one just made goes again, and the first
+        is returned as found. `maybe_applied` says an earlier call with this key may have been applied
+        (a retry, a resumed run); `find` looks the record up by its natural key (default: `find_same`),
+        e.g. through a bulk run's name map. An answer replayed for a record since deleted is not taken
+        for done: the create is sent again under a new key. `sender` is a lean writer of bulk runs.
+
+        `resend_first=False` (one create, `create_record`): after a lost answer the record is looked up
+        first and, found, taken as made by this call; right for a single create on every deployment
+        (one that ignores keys and names and drops answers included), where nobody asks who made it.
+        A bulk run, which records what it made so that undo takes back only that, resends first."""
         key = idempotency_key or new_idempotency_key()
         path = collection_path(kind, parent_id)
+        look_up = find or (lambda: self.find_same(kind, parent_id, body))
+        doubt = maybe_applied  # an earlier POST with this key may have been applied
+        asked = False  # the last POST asked who made a record found by name, and its answer was lost too
         for resend in range(LOST_ANSWER_RESENDS + 1):
-            if maybe_applied or resend:
-                found = self.find_same(kind, parent_id, body)
-                if found is not None:
-                    return found
+            last = resend == LOST_ANSWER_RESENDS
+            if doubt:
+                if asked and resend_first:
+                    same = self._same_records(kind, parent_id, body)
+                    if len(same) > 1:  # each resend made one: the deployment ignores keys and names
+                        for extra in same[1:]:
+                            self.request("DELETE", record_path(kind, str(extra["id"])))
+                        return same[0], False
+                found = look_up()
+                if found is not None and not resend_first:
+                    return found, True
+                asked = found is not None  # found: the same key again says whether it is this call's
             try:
                 if sender is not None:
                     answer = sender.request("POST", path, body, key)
@@ -474,34 +504,63 @@ class Client:
                     response = self.send("POST", path, json=body, idempotency_key=key)
                     answer, replayed = decode_body(response), _replayed(response)
             except NetworkError:
-                if resend == LOST_ANSWER_RESENDS:
+                if last:
                     raise
-                continue  # the answer is lost: look the record up before sending again
+                doubt = True
+                continue  # the answer is lost: look it up, and ask with the same key
             except ServerError as exc:
-                if exc.status not in MAYBE_APPLIED or resend == LOST_ANSWER_RESENDS:
+                if exc.status not in MAYBE_APPLIED or last:
                     raise
-                continue  # it may have been applied before the failure: look it up before sending again
+                doubt = True
+                continue
             except Conflict:
-                if not (maybe_applied or resend):
-                    raise
-                found = self.find_same(kind, parent_id, body)  # applied before the answer got lost
+                found = look_up() if doubt else None
                 if found is None:
                     raise
-                return found
+                return found, not resend_first
             record = _record(answer)
             if record.get("id") is None:  # a 2xx without the record (G15): find what it made (G20)
-                found = self.find_same(kind, parent_id, body)
+                found = look_up()
                 if found is None:
                     raise ServerError(f"the service accepted the {kind} but did not answer with it, and no "
                                       f"{kind} named {body.get('name')!r} holds what was sent")
-                return found
-            if replayed and record.get("id") is not None:
+                return found, True
+            if replayed:
                 try:
                     self.get_record(kind, str(record["id"]))
                 except NotFound:
-                    return self.create_record(kind, parent_id, body, sender=sender)
-            return record
+                    return self.create_outcome(kind, parent_id, body, sender=sender, find=find,
+                                               resend_first=resend_first)
+                return record, True
+            if asked and resend_first:
+                twin = self._twin(kind, parent_id, body, str(record["id"]))
+                if twin is not None:
+                    return twin, False
+            return record, True
         raise AssertionError("unreachable")
+
+    def _same_records(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """Every record named as `body` that holds every field of it, in the service's order (oldest first)."""
+        from wfctl.api.records import natural_key, same_record
+
+        wanted = natural_key(body.get("name"))
+        out = []
+        for record in self.iter_records(kind, parent_id):
+            if natural_key(record.get("name")) == wanted:
+                full = record if kind == "branch" else self.get_record(kind, str(record["id"]))
+                if same_record(body, full):
+                    out.append(full)
+        return out
+
+    def _twin(self, kind: str, parent_id: str | None, body: dict[str, Any], made: str) -> dict[str, Any] | None:
+        """After a resend answered by a fresh create: another record of that name holding the same fields
+        (the first send was applied on a deployment that ignores keys and names) is kept, and the one
+        just made deleted again. None when there is no such record."""
+        for full in self._same_records(kind, parent_id, body):
+            if str(full.get("id")) != made:
+                self.request("DELETE", record_path(kind, made))
+                return full
+        return None
 
     def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
                       idempotency_key: str) -> tuple[dict[str, Any], bool]:

@@ -137,6 +137,12 @@ class LeanSender:
 
     def _connection(self) -> http.client.HTTPConnection:
         conn = getattr(self._local, "conn", None)
+        if conn is not None and _closed_by_server(conn):
+            # The server closed this kept-alive connection (its idle timeout): a request written to it
+            # would be lost unread, and a create then looked up by name. A new connection instead: the
+            # request provably never left, so nothing needs looking up.
+            self._drop_connection()
+            conn = None
         if conn is None:
             timeout = float(getattr(self.api, "timeout", 30.0))
             if self._https:  # the Client's own SSL context: the same CAs as every other request
@@ -168,6 +174,21 @@ class LeanSender:
             date = next((value for name, value in headers if name.lower() == "date"), None)
             error.retry_after = parse_retry_after(retry_after, date=date)  # type: ignore[attr-defined]
         return error
+
+
+def _closed_by_server(conn: http.client.HTTPConnection) -> bool:
+    """Whether an idle kept-alive connection was closed (or reset) by the server: its socket is readable
+    before any request was written on it (an EOF, or bytes nobody asked for)."""
+    import select
+
+    sock = conn.sock
+    if sock is None:
+        return False
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
 
 
 class _DeadlineResponse(http.client.HTTPResponse):

@@ -70,6 +70,12 @@ def _raise_all(problems: list[str]) -> None:
         raise CellError(*problems)
 
 
+def export_columns(kind: str) -> list[str]:
+    """The columns `export` writes: `id` first (import matches a row that carries one to that record:
+    an edited name is a rename), then the import columns."""
+    return ["id", *columns_for(kind)]
+
+
 def columns_for(kind: str) -> list[str]:
     """The CSV columns of `kind` ("branch", "client" or "site"), in order."""
     try:

@@ -25,7 +25,7 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
     """Write the header and one line per record of each parent (None: no parent); returns the count.
     `on_record` is called after each record written (the progress line). `bom`: start with a UTF-8
     byte order mark; None: when `out` writes to the start of a regular file."""
-    columns = csvformat.columns_for(kind)
+    columns = csvformat.export_columns(kind)
     if bom or (bom is None and _regular_file_at_start(out)):
         # `export > sites.csv`: a spreadsheet opens the file with the BOM as UTF-8 (docs/csv.md); a pipe
         # (`export | import -`, `| grep`) and a file appended to (`>>`) get none
@@ -38,7 +38,7 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
 def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], parent_ids: Iterable[str | None],
                    concurrency: int, on_record: Callable[[], None] | None) -> int:
     spec = KINDS[kind]
-    columns = csvformat.columns_for(kind)
+    columns = csvformat.export_columns(kind)
     count = 0
 
     def summaries() -> Iterator[dict[str, Any]]:
@@ -77,7 +77,7 @@ def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str |
 
     if fmt == "xlsx" or (fmt is None and workbook.is_workbook_name(path)):
         with atomic_binary_file(path) as temporary:
-            sheet = workbook.SheetWriter(temporary, csvformat.columns_for(kind),
+            sheet = workbook.SheetWriter(temporary, csvformat.export_columns(kind),
                                          bool_columns=csvformat.BOOL_COLUMNS)
             count = _write_records(api, kind, sheet.write, parent_ids, concurrency, on_record)
             sheet.close()

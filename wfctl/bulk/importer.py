@@ -167,6 +167,13 @@ class Importer:
         self._parents: dict[str, str | None] = {}  # reference -> id (None: unresolved, message below)
         self._parent_errors: dict[str, str] = {}
         self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
+        # A row that carries an id is that record (matched by id, never by name): the records of the
+        # parents read, by id, and each such row's id (only rows that have one).
+        self._by_id: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        self._id_rows: dict[int, str] = {}
+        self._names_lock = threading.Lock()
+        self._names_read: dict[str | None, float] = {}  # parent -> when its last names read started
+        self._row_of_id: dict[str, int] = {}
         self._invalid_rows: set[int] = set()
         self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
         self._creates = bytearray()  # row -> 1: valid, and its parent has no record of its name
@@ -479,6 +486,8 @@ class Importer:
             for parent_id in parents:
                 for record in self._reads[parent_id].result():
                     self._existing[(parent_id, natural_key(record.get("name")))] = record
+                    if "id" in self._positions:
+                        self._by_id[str(record.get("id"))] = (parent_id, record)
         finally:
             self._plan_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -501,6 +510,7 @@ class Importer:
         has_parent = bool(self.kind.parent)
         one_parent = not has_parent or bool(self.options.parent_id)  # the same for every row
         every_parent = self._parent_of([]) if one_parent else None
+        has_id = "id" in self._positions
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
@@ -526,6 +536,15 @@ class Importer:
                     if template is None:
                         template = templates[fields] = plan.fields_template(f for f in fields if f != parent_column)
                     fields_json = template % tuple(fast.values_json)  # type: ignore[union-attr]
+            record_id = csvformat.strip_neutraliser(self._cell(cells, "id")).strip() if has_id else ""
+            if record_id:
+                problem = self._match_id(number, record_id, parent)
+                if problem:
+                    self._invalid(Row(number, line, dict(zip(header, cells, strict=False)), extra),
+                                  [Problem(number, line, "id", problem)])
+                    digests.append(0)
+                    creates.append(0)
+                    continue
             # The checked body, so the send pass does not decode and validate every row again; a plan's
             # before it, apart, what its create is written from.
             if dry_run:
@@ -538,7 +557,7 @@ class Importer:
             if len(spooled) >= 256:
                 self._spool.write(b"".join(spooled))
                 spooled.clear()
-            creates.append((parent, name) not in existing)
+            creates.append(not record_id and (parent, name) not in existing)
             digests.append(key)
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):
@@ -550,6 +569,23 @@ class Importer:
         del seen
         if candidates:
             self._check_duplicates(candidates, digests)
+
+    def _match_id(self, number: int, record_id: str, parent: str | None) -> str:
+        """Match a row that carries an id to its record: '' when it is one of the parent's records not
+        named by an earlier row, else the row's error."""
+        found = self._by_id.get(record_id)
+        if found is None or (self.kind.parent and found[0] != parent):
+            where = f" of {self.kind.parent} {parent}" if self.kind.parent and parent else ""
+            copy = f" (to copy records into another {self.kind.parent}, leave the id column out)" \
+                if self.kind.parent else ""
+            return f"no {self.kind.name} with id {record_id!r}{where}{copy}"
+        earlier = self._row_of_id.setdefault(record_id, number)
+        if earlier != number:
+            return f"id {record_id!r} is already row {earlier}"
+        if self.options.on_existing == "fail":
+            return f"{found[1].get('name')!r} already exists (--on-existing fail)"
+        self._id_rows[number] = record_id
+        return ""
 
     def _row_check(self) -> RowCheck | None:
         """The fast check of this file's rows, or None where every row needs `_check` (on-existing fail
@@ -718,8 +754,11 @@ class Importer:
                     break
                 if number in self._invalid_rows or journal.done(number) or (dry_run and creates[number]):
                     continue
-                existing = self._existing.get((parent_id, natural_key(body.get("name"))))
-                if existing is not None and journal.was_sending(number) and not self._sent_update(number):
+                by_id = self._id_rows.get(number)
+                existing = (self._by_id[by_id][1] if by_id is not None
+                            else self._existing.get((parent_id, natural_key(body.get("name")))))
+                if (existing is not None and by_id is None and journal.was_sending(number)
+                        and not self._sent_update(number)):
                     existing = None  # created by the run that was stopped: ours, or not made; the create says
                 if existing is not None and self.options.on_existing != "update":
                     self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
@@ -839,33 +878,63 @@ class Importer:
             attempt += 1
             self._backoff.wait()
             try:
-                applied = resent or attempt > 1  # an earlier attempt may have been applied: look first
-                record = self._sent(lambda applied=applied: self.api.create_record(  # type: ignore[misc]
+                applied = resent or attempt > 1  # an earlier attempt with this key may have been applied
+                record, made = self._sent(lambda applied=applied: self.api.create_outcome(  # type: ignore[misc]
                     self.options.kind, parent_id, body, idempotency_key=key, sender=self._sender,
-                    maybe_applied=applied))
-                self._finish(row, "created", str(record.get("id", "")), name=name, changes=given, left=record)
+                    maybe_applied=applied, find=lambda: self._find_same(parent_id, body)))
+                if made:
+                    self._known(parent_id, record)
+                    self._finish(row, "created", str(record.get("id", "")), name=name, changes=given, left=record)
+                else:  # it exists, and nothing says this run made it: undo leaves it
+                    self._finish(row, "skipped", str(record.get("id", "")), name=name)
                 return
             except Conflict:
-                found = self.api.find_by_name(self.options.kind, parent_id, body.get("name"))
+                found = self._named(parent_id, body.get("name"))
                 if found is None:
                     raise
-                full = self._full(found)
-                if (resent or attempt > 1) and same_record(body, full):
-                    # sent by this run (or the one it resumes) whose answer was lost: ours
-                    self._finish(row, "created", str(full.get("id", "")), name=name, changes=given, left=full)
-                elif self.options.on_existing == "update":
-                    self._update(row, body, full)
+                if self.options.on_existing == "update":
+                    self._update(row, body, self._full(found))
                 else:
                     self._finish(row, "skipped", str(found.get("id", "")), name=name)
                 return
             except _Retry:
                 continue
 
+    def _named(self, parent_id: str | None, name: Any) -> dict[str, Any] | None:
+        """The record of that name under the parent (G12 key), from the run's name map. A name the map
+        does not hold (someone made it since the map was read) reads the parent's records once more,
+        unless a read that started after this question was asked is done already: conflicts that come
+        together share one read, instead of a full list each."""
+        key = (parent_id, natural_key(name))
+        found = self._existing.get(key)
+        if found is not None:
+            return found
+        asked = time.monotonic()
+        with self._names_lock:
+            if self._names_read.get(parent_id, -1.0) < asked:
+                started = time.monotonic()
+                for record in self.api.iter_records(self.options.kind, parent_id):
+                    self._existing.setdefault((parent_id, natural_key(record.get("name"))), record)
+                self._names_read[parent_id] = started
+        return self._existing.get(key)
+
+    def _find_same(self, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The whole record named as `body` that holds every field of it, or None (G20 look-up)."""
+        found = self._named(parent_id, body.get("name"))
+        if found is None:
+            return None
+        full = self._full(found)
+        return full if same_record(body, full) else None
+
+    def _known(self, parent_id: str | None, record: dict[str, Any]) -> None:
+        """Keep the name map current with a record this run made."""
+        self._existing[(parent_id, natural_key(record.get("name")))] = record
+
     def _update(self, row: int, body: dict[str, Any], existing: dict[str, Any]) -> None:
         record_id = str(existing.get("id", ""))
         current = self._full(existing)
         name = str(current.get("name", body.get("name", "")))
-        if "name" in body and natural_key(body["name"]) == natural_key(name):
+        if "name" in body and row not in self._id_rows and natural_key(body["name"]) == natural_key(name):
             # found by its name (G12), which is not a rename: the service's spelling stays
             body = {k: v for k, v in body.items() if k != "name"}
         from wfctl.api.records import update_body
