@@ -53,7 +53,7 @@ def test_a_list_changing_while_read_loses_no_record(deployment: Deployment, run:
 
 @pytest.mark.parametrize("deployment", IGNORED_PAGE_NUMBER, indirect=True)
 def test_a_service_ignoring_page_number_stops_every_listing(deployment: Deployment, run: Run, sdk: Any) -> None:
-    client_id, held = _sites(deployment, 7)
+    client_id, _held = _sites(deployment, 7)
     message = "the service answered page 2 with only records it had already given (does it ignore pageNumber?)"
     for args in (["sites", "list", "--client", client_id, "--all", "--page-size", "3", "-o", "csv"],
                  ["sites", "list", "--client", client_id, "--limit", "5", "--page-size", "3", "-o", "csv"],

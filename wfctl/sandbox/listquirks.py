@@ -17,6 +17,7 @@ remember what it was given reads the same rows forever.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import threading
 import time
 import uuid
@@ -55,10 +56,8 @@ class Churn:
 def _after(latest: Any) -> str:
     """Now, or a second after the list's latest createdOn when that is not earlier: the new record is last."""
     now = time.time()
-    try:
+    with contextlib.suppress(ValueError):
         now = max(now, calendar.timegm(time.strptime(str(latest), _FORM)) + 1)
-    except ValueError:
-        pass
     return time.strftime(_FORM, time.gmtime(now))
 
 
