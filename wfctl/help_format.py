@@ -124,7 +124,7 @@ class HelpMixin:
         if getattr(self, "commands", None) is not None:
             self.format_commands(ctx, formatter)
         if ctx.parent is not None:
-            _write_inherited_options(ctx, formatter)
+            _write_inherited_options(ctx, formatter, brief=getattr(self, "commands", None) is not None)
 
     def format_commands(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
         panels: dict[str, list[tuple[str, str]]] = {DEFAULT_COMMANDS_PANEL: []}
@@ -232,12 +232,24 @@ def _write_section(formatter: HelpFormatter, name: str, rows: list[tuple[str, st
             formatter.write_dl(rows)
 
 
-def _write_inherited_options(ctx: Context, formatter: HelpFormatter) -> None:
-    """The root's options, so `wfctl sites list --help` also tells what `-p`/`-o` do."""
+def _write_inherited_options(ctx: Context, formatter: HelpFormatter, *, brief: bool = False) -> None:
+    """The root's options, so `wfctl sites list --help` also tells what `-p`/`-o` do. A group's help
+    (`brief`) names them on a line or two: in full they would push its command list off a 24-line
+    screen (a terminal keeps the last lines of a long help in view)."""
     root = ctx.find_root()
     rows = []
+    names = []
     for param in root.command.params:
         record = param.get_help_record(root)
         if record is not None and param.name not in ("version",):
             rows.append(record)
-    _write_section(formatter, f"{ROOT_OPTIONS_PANEL} (before the command, see wfctl --help)", rows)
+            names.append(", ".join(sorted(param.opts, key=lambda opt: opt.startswith("--"))))
+    heading = f"{ROOT_OPTIONS_PANEL} (before the command, see wfctl --help)"
+    if not brief:
+        _write_section(formatter, heading, rows)
+        return
+    with formatter.section(heading):
+        indent = " " * formatter.current_indent
+        width = max(formatter.width - formatter.current_indent, 20)
+        for line in textwrap.wrap("; ".join(names), width=width, break_on_hyphens=False, break_long_words=False):
+            formatter.write(f"{indent}{line}\n")

@@ -106,9 +106,9 @@ class Output:
                 del page  # only the rows travel on: the page's answer is not kept while the next is fetched
                 yield rows
 
-        count = self._rows_out(chunks(), kind, columns, limit=limit)
+        count = self._rows_out(chunks(), kind, columns, limit=limit, empty_table=not self.io.stdout_is_tty)
         if self.format in ("table", "wide") and footer and self.io.stdout_is_tty:
-            self.io.write(_footer(footer[0], footer[-1], count, kind, limit) + "\n")
+            self.io.write(_footer(footer[0], footer[-1], count, kind, limit, all_pages=len(footer) > 1) + "\n")
         return count
 
     # -- other documents -----------------------------------------------------------
@@ -137,7 +137,7 @@ class Output:
 
     # -- rows ----------------------------------------------------------------------
     def _rows_out(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
-                  columns: list[str] | None, *, limit: int | None = None) -> int:
+                  columns: list[str] | None, *, limit: int | None = None, empty_table: bool = True) -> int:
         limited = _limited(chunks, limit) if limit is not None else chunks
         if self.format == "json":
             return self._json_array(limited)
@@ -145,7 +145,7 @@ class Output:
             return self._jsonl(limited)
         if self.format == "csv":
             return self._csv(limited, kind, columns)
-        return self._table(limited, kind, columns)
+        return self._table(limited, kind, columns, empty_table=empty_table)
 
     def _json_array(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
         count = 0
@@ -204,8 +204,10 @@ class Output:
 
     # -- tables --------------------------------------------------------------------
     def _table(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None,
-               columns: list[str] | None) -> int:
+               columns: list[str] | None, *, empty_table: bool = True) -> int:
         rows = [row for chunk in chunks for row in chunk]
+        if not rows and not empty_table:  # a page of a list on a terminal: its footer says there is nothing
+            return 0
         if self.format == "wide":
             names = self.fields or _wide_columns(columns or LIST_COLUMNS.get(kind or "") or [], rows)
         else:
@@ -248,7 +250,12 @@ class Output:
             shown_names, widths = fit_columns(names, cells, room, give_way)
             left_out = [name for name in names if name not in shown_names]
             keep = [names.index(name) for name in shown_names]
-            self._print_fitted(console, shown_names, [[line[i] for i in keep] for line in cells], widths)
+            kept = [[line[i] for i in keep] for line in cells]
+            for column, (name, width) in enumerate(zip(shown_names, widths, strict=True)):
+                if name in KEEP_END:  # a file's name is told by its end: `…/sites-final.csv`
+                    for line in kept:
+                        line[column] = _shorten_start(line[column], width)
+            self._print_fitted(console, shown_names, kept, widths)
             if left_out:
                 note = left_out_note(left_out, console.width)
                 console.print(Text(note, style="dim" if self.io.color else ""), soft_wrap=True)
@@ -290,9 +297,10 @@ class Output:
     def _rich(self) -> Iterator[Any]:
         """The Rich console, its output captured so that the cell padding at line ends can go."""
         console = self.io.console
+        width = console.width
         with console.capture() as capture:
             yield console
-        self.io.write("".join(line.rstrip() + "\n" for line in capture.get().splitlines()))
+        self.io.write("".join(_rule_within(line.rstrip(), width) + "\n" for line in capture.get().splitlines()))
 
     def _fitted_record(self, console: Any, scalars: list[tuple[str, str]], sections: list[str],
                        record: dict[str, Any]) -> None:
@@ -339,6 +347,8 @@ GIVE_WAY: dict[str, list[str]] = {
     "branch": ["createdOn", "email", "phone", "address"],
     "client": ["createdOn", "branchId", "phone", "email"],
     "site": ["createdOn", "assessmentRequired", "email", "phone", "address"],
+    # wfctl imports list
+    "run": ["kind", "started"],
     # the sandbox's accounts (wfctl sandbox users|agencies list)
     "user": ["branch", "agency"],
     "agency": ["phone", "email", "users"],
@@ -346,7 +356,9 @@ GIVE_WAY: dict[str, list[str]] = {
 
 #: Columns of free text: shortened with '…' rather than wrapped. Everything else (ids, names, emails,
 #: phones, dates, numbers) is shown whole or not at all.
-FREE_TEXT = {"address", "billingAddress", "contactPerson", "url", "skill", "notes", "description"}
+FREE_TEXT = {"address", "billingAddress", "contactPerson", "url", "skill", "notes", "description", "file", "counts"}
+#: Free text shortened at its start, keeping its end (a file's name): `…/sites-final.csv`.
+KEEP_END = {"file"}
 
 _MIN_FREE = 16  # a free-text column is not shortened below this (nor below its heading)
 _UNLIMITED = 1 << 30  # -o wide: nothing shortened, the terminal wraps long lines
@@ -370,6 +382,24 @@ def _shorten(text: str, width: int) -> str:
     if cell_width(text) <= width:
         return text
     return str(set_cell_size(text, max(width - 1, 0))) + "…"
+
+
+def _shorten_start(text: str, width: int) -> str:
+    """`text` in `width` cells, its start given way to '…' (a path keeps its file name)."""
+    if cell_width(text) <= width:
+        return text
+    tail = text
+    while tail and cell_width(tail) > max(width - 1, 0):
+        tail = tail[1:]
+    return "…" + tail
+
+
+def _rule_within(line: str, width: int) -> str:
+    """A table's rule line (─) no wider than the terminal: a table wider than the terminal (-o wide, ids
+    kept whole) has its rows wrapped by the terminal, but a rule wrapped would draw a second, stray rule."""
+    if len(line) > width and line and set(line) <= {"─", " ", "━", "═"}:
+        return line[:width]
+    return line
 
 
 def fit_columns(names: list[str], cells: list[list[str]], room: int,
@@ -505,17 +535,25 @@ def _box() -> Any:
 
 
 def _footer(first: tuple[int, int, int], last: tuple[int, int, int], count: int, kind: str | None,
-            limit: int | None) -> str:
-    """`first` and `last` are (page number, page count, total records) of the first and last page."""
+            limit: int | None, *, all_pages: bool = False) -> str:
+    """`first` and `last` are (page number, page count, total records) of the first and last page. Says
+    how to see more when pages are left (`--page 2`, `--all`), and that a page past the end is."""
     first_number = first[0]
     last_number, page_count, total_records = last
     total = plural(kind, total_records)
+    if page_count == 0 or total_records == 0:
+        return f"{total}"
+    if count == 0 and first_number > page_count:
+        return (f"page {first_number} is past the end: {total} on {plural('page', page_count)}; "
+                f"the last is --page {page_count}")
     if first_number == last_number:
         text = f"page {last_number} of {page_count}, {total}"
     else:
         text = f"pages {first_number}-{last_number} of {page_count}, {total}"
     if limit is not None and count < total_records:
-        text += f" (showing {count})"
+        return text + f" (showing {count}; --all shows every one)"
+    if last_number < page_count and not all_pages:
+        text += f"; more: --page {last_number + 1}, or --all"
     return text
 
 

@@ -49,10 +49,15 @@ def test_states_limit_and_prune(cli: Any) -> None:
     r = cli("--no-color", "imports", "list", tty=True, env={"COLUMNS": "80"})  # ids and times are never wrapped
     assert r.stderr == "runs of profile default, newest first\n"
     lines = r.stdout.splitlines()
-    assert lines[0].split() == ["run", "kind", "file", "started", "counts", "state"]
-    assert lines[2].startswith("261001-bbbbbb   site   ") and f"   {now}   " in lines[2] and lines[2].endswith(
-        "   interrupted")
-    assert any(line.startswith("250101-aaaaaa   site   ") and line.endswith("   complete") for line in lines)
+    # one line a run at 80 columns: kind and started give way (issue 24 §5: the file was cut in 10-character pieces)
+    assert lines[0].split() == ["run", "file", "counts", "state"]
+    assert lines[2].startswith("261001-bbbbbb   /data/b.csv   ") and lines[2].endswith("   interrupted")
+    assert any(line.startswith("250101-aaaaaa   ") and line.endswith("   complete") for line in lines)
+    assert lines[-1] == "not shown: kind, started; -o wide shows all"
+    assert max(len(line) for line in lines) <= 80
+    r = cli("--no-color", "imports", "list", tty=True, env={"COLUMNS": "120"})
+    assert r.stdout.splitlines()[0].split() == ["run", "kind", "file", "started", "counts", "state"]
+    assert f"   {now}   " in r.stdout.splitlines()[2]
 
     r = cli("imports", "prune", "--older-than", "soon")
     assert (r.exit_code, r.stderr) == (2, "error: --older-than: 'soon' is not an age like 30d, 12h, 90m, 2w\n")

@@ -129,7 +129,7 @@ def test_list_pages_in_a_pipe_and_on_a_terminal(wf: Any, site: dict[str, Any]) -
            "--fields", "id,name", tty=True)
     width = 39 + max(len(names[2]), len(names[3]))
     assert r.stdout == (f"id{' ' * 37}name\n{'─' * width}\n{ids[2]}   {names[2]}\n{ids[3]}   {names[3]}\n"
-                        "page 2 of 3, 5 sites\n")
+                        "page 2 of 3, 5 sites; more: --page 3, or --all\n")
     r = wf("sites", "list", "--client", client, "--all", "--page-size", "2", "--fields", "name", "-o", "jsonl")
     assert r.stdout == "".join(f'{{"name":"{name}"}}\n' for name in names)
     r = wf("sites", "list", "--client", client, "--limit", "3", "--page-size", "2", "-o", "json", "--fields", "name")

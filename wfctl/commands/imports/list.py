@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from wfctl.commands.imports import app
 from wfctl.commands.options import Output, app_context, fmt
 
-if TYPE_CHECKING:
-    from wfctl.context import AppContext
-
 COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
-#: Never wrapped on a terminal (ids, times and states are read and copied whole); file and counts give way.
-WHOLE = ("run", "kind", "started", "state")
+# On a terminal (wfctl.output, kind "run"): one line a run; ids, times and states whole; file (its end
+# kept) and counts shortened with '…', then kind and started left out, at 80 columns.
 
 
 @app.command("list")
@@ -46,28 +43,7 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
         return
     app_.io.note(f"runs of profile {profile}, newest first")
     rows = [_row(run.summary()) for run in runs]
-    if app_.io.stdout_is_tty and out.format == "table":
-        _terminal_table(app_, rows)
-    else:
-        out.records(rows, columns=COLUMNS)
-
-
-def _terminal_table(app_: AppContext, rows: list[dict[str, object]]) -> None:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from wfctl.safetext import one_line
-
-    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, header_style="bold" if app_.io.color else None)
-    for name in COLUMNS:
-        table.add_column(name, no_wrap=name in WHOLE, overflow="fold")
-    for row in rows:
-        table.add_row(*(Text(one_line(str(row[name]))) for name in COLUMNS))
-    console = app_.io.console
-    with console.capture() as capture:
-        console.print(table)
-    app_.io.write("".join(line.rstrip() + "\n" for line in capture.get().splitlines()))
+    out.records(rows, "run", columns=COLUMNS)  # on a terminal one line a run, the file's end kept (output.py)
 
 
 def _row(summary: dict[str, object]) -> dict[str, object]:

@@ -1,0 +1,74 @@
+"""Issue 24 §5, in a real terminal (a pty at 80x24 and 120x40): tables keep a line a row and a rule
+within the screen, the paging footer says how to get more and when a page is past the end, and a group's
+help keeps its command list on a 24-line screen."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.messages.helpers import SIZES, finish, new_client, screen_lines, spawn
+
+pexpect = pytest.importorskip("pexpect")
+LONG_FILE = "northwind-trafford-park-sites-2026-11-24-final-v2.csv"
+
+
+def _shown(cli: Any, *args: str, size: tuple[int, int]) -> list[str]:
+    code, text = finish(spawn(cli, "--no-color", *args, size=size))
+    assert code == 0, text
+    return screen_lines(text)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_imports_list_keeps_a_file_name_on_one_line(logged_in: Any, size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    path = Path(logged_in.tmp_path) / "exports" / LONG_FILE
+    path.parent.mkdir()
+    path.write_text("name,address\nDock A,1 Quay\nDock B,2 Quay\n", encoding="utf-8")
+    r = logged_in("sites", "import", str(path), "--client", client_id)
+    assert r.exit_code == 0, r
+    lines = _shown(logged_in, "imports", "list", size=size)
+    _rows, columns = size
+    assert max(len(line) for line in lines) <= columns, lines
+    run = next(line for line in lines if "created 2" in line)  # was: the name in 10-character pieces, 7 lines
+    assert run.endswith("complete") and "-final-v2.csv" in run, lines
+    if columns == 80:
+        assert "…" in run and lines[-2].startswith("not shown: kind"), lines
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_wide_table_keeps_its_rule_within_the_screen(logged_in: Any, size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    r = logged_in("sites", "create", "--client", client_id, "--name", "A site with a rather long name " * 3,
+                  "--address", "1 Quay", "-o", "json")
+    assert r.exit_code == 0, r
+    lines = _shown(logged_in, "sites", "list", "--client", client_id, "-o", "wide", size=size)
+    rules = [line for line in lines if line and set(line) == {"─"}]
+    assert len(rules) == 1 and len(rules[0]) == size[1], lines  # was: a rule wider than the screen, wrapped
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_paging_footer_says_how_to_get_more(logged_in: Any, size: tuple[int, int]) -> None:
+    total = len(json.loads(logged_in("branches", "list", "--all", "-o", "json").stdout))
+    assert total >= 3
+    lines = _shown(logged_in, "branches", "list", "--page-size", "1", size=size)
+    assert lines[-2] == f"page 1 of {total}, {total} branches; more: --page 2, or --all", lines
+    lines = _shown(logged_in, "branches", "list", "--page-size", "1", "--page", str(total), size=size)
+    assert lines[-2] == f"page {total} of {total}, {total} branches", lines
+    lines = _shown(logged_in, "branches", "list", "--page-size", "1", "--page", "99", size=size)
+    assert [line for line in lines if line] == [  # was: an empty table and "page 99 of 3"
+        f"page 99 is past the end: {total} branches on {total} pages; the last is --page {total}"]
+
+
+@pytest.mark.parametrize("group", ["sites", "clients", "branches", "imports", "config", "sandbox", "auth"])
+def test_a_groups_commands_stay_on_a_24_line_screen(cli: Any, group: str) -> None:
+    lines = _shown(cli, group, "--help", size=(24, 80))
+    while lines and not lines[-1]:
+        lines.pop()
+    screen = lines[-23:]  # what stays in view above the shell's next prompt
+    start = screen.index("Commands:") if "Commands:" in screen else -1
+    assert start >= 0, "\n".join(lines)  # was: pushed off by the 15 lines of Global options
+    assert "  -p, --profile; --base-url; --ca-bundle; -o, --output; -v, --verbose;" in screen
