@@ -82,6 +82,11 @@ def _message_for(exc: BaseException) -> str:
         return exc.message
     if isinstance(exc, api_errors.Forbidden):
         return f"not allowed for your role: {exc.one_line()}"
+    if isinstance(exc, api_errors.NotLoggedIn) and exc.status == 401 and _access_token_set():
+        # the token refused is the one given for this run, not the profile's login: `wfctl login` would not help
+        return (f"the service refused the token in WFCTL_ACCESS_TOKEN: {exc.one_line()}; set a fresh one "
+                "(`wfctl auth token` prints one where wfctl is logged in), or unset WFCTL_ACCESS_TOKEN to use "
+                "the profile's login")
     if isinstance(exc, api_errors.NotLoggedIn):
         missing = _missing_profile()
         if missing:
@@ -151,6 +156,12 @@ def _code(exc: BaseException) -> str:
         return ExitCode(code).name.lower()
     except ValueError:
         return str(code)
+
+
+def _access_token_set() -> bool:
+    import os
+
+    return bool(os.environ.get("WFCTL_ACCESS_TOKEN", "").strip())
 
 
 def _plain_http_answer(exc: BaseException) -> str | None:

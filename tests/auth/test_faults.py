@@ -203,7 +203,7 @@ def test_error_shapes_end_to_end_exit_codes_and_json_envelope(cli, monkeypatch):
     r = cli("--base-url", "https://x.example.com", "agency", "show", "-o", "json",
             env={"WFCTL_ACCESS_TOKEN": "t0ken-value"})
     assert r.exit_code == 6 and r.stdout == ""
-    assert json.loads(r.stderr) == {"error": {"status": 400, "title": "Bad Request", "detail": "bad",
+    assert json.loads(r.stderr) == {"error": {"status": 400, "code": None, "title": "Bad Request", "detail": "bad",
                                               "errors": {"name": ["too long"]}}}
     r = cli("--base-url", "https://x.example.com", "agency", "show", env={"WFCTL_ACCESS_TOKEN": "t0ken-value"})
     assert r.stderr == "error: Bad Request: bad; name: too long (HTTP 400)\n"

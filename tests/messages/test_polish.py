@@ -72,3 +72,12 @@ def test_a_groups_commands_stay_on_a_24_line_screen(cli: Any, group: str) -> Non
     start = screen.index("Commands:") if "Commands:" in screen else -1
     assert start >= 0, "\n".join(lines)  # was: pushed off by the 15 lines of Global options
     assert "  -p, --profile; --base-url; --ca-bundle; -o, --output; -v, --verbose;" in screen
+
+
+def test_a_refused_access_token_from_the_environment_is_named(cli: Any, sandbox: Any) -> None:
+    r = cli("--base-url", sandbox.url, "branches", "list", env={"WFCTL_ACCESS_TOKEN": "not-a-token"})
+    assert (r.exit_code, r.stdout) == (3, ""), r
+    assert r.stderr == ("error: the service refused the token in WFCTL_ACCESS_TOKEN: Unauthorized: the access token "
+                        "is not valid (HTTP 401); set a fresh one (`wfctl auth token` prints one where wfctl is "
+                        "logged in), or unset WFCTL_ACCESS_TOKEN to use the profile's login\n")  # was: run `wfctl login`
+    assert "not-a-token" not in r.stderr
