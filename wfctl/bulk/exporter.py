@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -42,8 +43,18 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
     count = 0
 
     def summaries() -> Iterator[dict[str, Any]]:
-        for parent_id in parent_ids:
-            yield from spec.iter_existing(api, parent_id)
+        parents = iter(parent_ids)
+        first = next(parents, _NONE)
+        second = next(parents, _NONE)
+        if second is _NONE:  # one parent (or none): its pages stream, several at a time
+            if first is not _NONE:
+                yield from spec.iter_existing(api, first)
+            return
+        # many parents (--all-clients): their lists are read several parents at once, in order
+        listed = _ordered_map(lambda parent: list(spec.iter_existing(api, parent)),
+                              itertools.chain((first, second), parents), max(1, concurrency // 2))
+        for rows in listed:
+            yield from rows
 
     def full(summary: dict[str, Any]) -> dict[str, Any] | None:
         try:
@@ -85,6 +96,9 @@ def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str |
     with atomic_text_file(path, bom=True) as out:
         return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency, on_record=on_record,
                       bom=False)  # the file's encoding writes it
+
+
+_NONE: Any = object()
 
 
 def _regular_file_at_start(out: IO[str]) -> bool:
