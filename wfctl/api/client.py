@@ -638,11 +638,17 @@ class Client:
                         limit: int | None = None) -> Iterator[Page]:
         """G9: trust the service's `branchId` filter while its rows show it applied it; where it
         ignores the filter, page through every client, keep the branch's, and number and count those
-        pages (with the page size the service serves) as a filtering service would have."""
+        pages (with the page size the service serves) as a filtering service would have.
+
+        A first page of the branch's clients only does not show that the filter was applied (on a
+        service that ignores it, the first clients may all be the branch's): when more pages follow,
+        the unfiltered count decides (the same count = ignored, or every client is the branch's, where
+        filtering here gives the same answer)."""
         pages = self.pages("/api/clients", {"branchId": branch_id}, page=page, page_size=page_size,
                            all_pages=all_pages, concurrency=concurrency, limit=limit)
         first = next(pages)
-        if all(str(row.get("branchId")) == branch_id for row in first.data):
+        if (all(str(row.get("branchId")) == branch_id for row in first.data)
+                and not self._branch_filter_ignored(first)):
             yield first
             for later in pages:
                 if any(str(row.get("branchId")) != branch_id for row in later.data):
@@ -660,6 +666,16 @@ class Client:
             number += 1
             if not all_pages or number > count:
                 return
+
+    def _branch_filter_ignored(self, first: Page) -> bool:
+        """Whether a service whose page `first` (of `/api/clients?branchId=`) holds only the branch's
+        clients may have ignored the filter: it counts as many clients as there are in all."""
+        if not first.data:
+            return False  # no client at all, or a page past the end either way
+        if first.page_number <= 1 and first.next_url is None and first.page_count <= 1:
+            return False  # the whole list is this page: every client is the branch's
+        every = next(self.pages("/api/clients", page_size=1, all_pages=False))
+        return every.total_record_count == first.total_record_count
 
     def _session(self) -> httpx.Client:
         if self._http is not None:
