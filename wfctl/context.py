@@ -117,7 +117,7 @@ class AppContext:
     @cached_property
     def client(self) -> Client:
         """The authenticated API client for the active profile."""
-        from wfctl.api.session import client_for_settings
+        from wfctl.factory import client_for_settings
 
         return client_for_settings(self.settings, verbose=self.options.verbose)
 

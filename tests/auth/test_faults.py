@@ -194,7 +194,7 @@ def test_every_error_shape_is_one_line_with_status(status, body, ctype, code, li
 
 def test_error_shapes_end_to_end_exit_codes_and_json_envelope(cli, monkeypatch):
     """Through the real error boundary, with -o json: the envelope on stderr, nothing on stdout."""
-    import wfctl.api.session as session
+    import wfctl.factory as session
 
     body = {"title": "Bad Request", "status": 400, "detail": "bad", "errors": {"name": ["too long"]}}
     real = session.client_for_settings

@@ -20,9 +20,9 @@ def test_eight_processes_25_calls_2s_ttl(cli, sandbox_factory):
     over more than one 2-second access TTL (pages are read 8 at a time, so each answer is slow)."""
     fast = sandbox_factory(access_ttl=2)  # the branches are made here, without latency
     assert cli.login_as(fast.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
-    from wfctl.api import Client
+    from wfctl.factory import client_from_profile
 
-    with Client.from_profile() as client:
+    with client_from_profile() as client:
         existing = sum(1 for _ in client.iter_branches())
         for n in range(CALLS - existing):
             client.create_branch({"name": f"parallel-{n}"})

@@ -1,7 +1,7 @@
 """The HTTP layer and Python SDK for the Workforce Agency Management Service.
 
     from wfctl.api import Client
-    with Client.from_profile() as client:          # the CLI's stored login
+    with Client(base_url, auth=auth) as client:    # or wfctl.factory.client_from_profile()
         for site in client.iter_sites(client_id):
             print(site["name"])
 

@@ -151,7 +151,7 @@ class TokenAuth(httpx.Auth):
                 # A gateway's 502/504, or a service failing after it rotated, and no time left to ask
                 # again: the refresh may have been applied, so the pair stays in doubt.
                 raise NotLoggedIn(lost_answer_message(f"the service answered HTTP {status}"), status=status)
-            from wfctl.api.client import error_from_response
+            from wfctl.api.responses import error_from_response
 
             error = error_from_response(response)
             raise type(error)(error.title, status=error.status, errors=error.errors,

@@ -3,28 +3,23 @@
 Records are plain dicts exactly as the service sends them (camelCase keys): cheap to stream, and
 what `-o json` prints.
 
-    from wfctl.api import Client
-    with Client.from_profile() as client:
+    from wfctl.factory import client_from_profile  # the CLI's config and login (or Client(base_url, auth=...))
+    with client_from_profile() as client:
         for branch in client.iter_branches():
             print(branch["id"], branch["name"])
 """
 
 from __future__ import annotations
 
-import json as jsonlib
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from wfctl.api.errors import (
     ApiError,
-    CertificateError,
     Conflict,
-    Forbidden,
     ForeignOrigin,
     InsecureTransport,
     NetworkError,
@@ -32,8 +27,9 @@ from wfctl.api.errors import (
     NotLoggedIn,
     PaginationError,
     ServerError,
-    ValidationFailed,
 )
+from wfctl.api.page import Page
+from wfctl.api.responses import decode_body, error_from_response, network_error, snippet, user_agent
 
 if TYPE_CHECKING:
     import ssl
@@ -46,7 +42,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("wfctl.http")
 
-USER_AGENT = "wfctl"
 #: How often a create whose answer was lost, and that its natural key does not find, is sent again.
 LOST_ANSWER_RESENDS = 2
 #: Answers to a create after which the record may exist all the same (a proxy's timeout, a crash after
@@ -61,19 +56,6 @@ READ_BACK_PAUSE = 0.1
 
 #: An update given as a function: from the current record to the changes to make to it.
 Edit = Callable[[dict[str, Any]], dict[str, Any]]
-
-
-@dataclass
-class Page:
-    """One page of a list answer (the pagination envelope)."""
-
-    data: list[dict[str, Any]]
-    page_number: int
-    page_size: int
-    page_count: int
-    total_record_count: int
-    next_url: str | None = None  # absolute, same-origin URL of the next page, already resolved (G8)
-    raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
 class NotSupported(NotFound):
@@ -113,14 +95,6 @@ class Client:
         self._http: httpx.Client | None = None
         self._ssl: ssl.SSLContext | None = None
         self._http_lock = threading.Lock()  # bulk workers may make their first request at once
-
-    @classmethod
-    def from_profile(cls, profile: str | None = None) -> Client:
-        """A Client using the CLI's config and stored login for `profile` (default profile if None)."""
-        from wfctl.api.session import client_for_settings
-        from wfctl.config import load_settings
-
-        return client_for_settings(load_settings(profile=profile))
 
     def close(self) -> None:
         if self._http is not None:
@@ -697,7 +671,7 @@ class Client:
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
                 follow_redirects=False,
-                headers={"User-Agent": self._user_agent or _user_agent(), "Accept-Encoding": ACCEPT_ENCODING},
+                headers={"User-Agent": self._user_agent or user_agent(), "Accept-Encoding": ACCEPT_ENCODING},
                 trust_env=True,
             )
         return self._http
@@ -734,95 +708,6 @@ def new_idempotency_key() -> str:
     return str(uuid.uuid4())
 
 
-def decode_body(response: httpx.Response) -> Any:
-    content = response.content
-    if not content.strip():
-        return None
-    try:
-        return response.json()
-    except ValueError:
-        raise ServerError("the service answered with something that is not JSON",
-                          status=response.status_code, detail=_snippet(response.text)) from None
-
-
-def error_from_response(response: httpx.Response) -> ApiError:
-    """Map a non-2xx answer to an ApiError with a one-line cause, whatever the body shape (G10)."""
-    from wfctl.api.redact import redact_text
-
-    status = response.status_code
-    title, detail, errors = _parse_error_body(response)
-    title = redact_text(title or response.reason_phrase or f"HTTP {status}")
-    detail = redact_text(detail) if detail else None
-    errors = {k: [redact_text(m) for m in v] for k, v in errors.items()}
-    cls: type[ApiError]
-    if status == 401:
-        cls = NotLoggedIn
-        if not detail or detail == title:
-            detail = "the service did not accept the login"
-    elif status == 403:
-        cls = Forbidden
-    elif status == 404:
-        cls = NotFound
-    elif status == 409:
-        cls = Conflict
-    elif status in (400, 422):
-        cls = ValidationFailed
-    else:
-        cls = ServerError
-    return cls(title, status=status, detail=detail, errors=errors)
-
-
-def _parse_error_body(response: httpx.Response) -> tuple[str | None, str | None, dict[str, list[str]]]:
-    text = response.text if response.content else ""
-    ctype = response.headers.get("content-type", "")
-    if not text.strip():
-        return None, None, {}
-    body: Any = None
-    if "json" in ctype or text.lstrip()[:1] in ("{", "["):
-        try:
-            body = jsonlib.loads(text)
-        except ValueError:
-            body = None
-    if isinstance(body, dict):
-        title = _as_text(body.get("title")) or _as_text(body.get("message")) or _as_text(body.get("error"))
-        if title is None and isinstance(body.get("error"), dict):
-            inner = body["error"]
-            title = _as_text(inner.get("message")) or _as_text(inner.get("title"))
-        detail = _as_text(body.get("detail")) or (
-            _as_text(body.get("message")) if body.get("title") else None)
-        errors: dict[str, list[str]] = {}
-        raw = body.get("errors")
-        if isinstance(raw, dict):
-            for name, messages in raw.items():
-                if isinstance(messages, list):
-                    errors[str(name)] = [_as_text(m) or jsonlib.dumps(m) for m in messages]
-                else:
-                    errors[str(name)] = [_as_text(messages) or jsonlib.dumps(messages)]
-        elif isinstance(raw, list) and raw:
-            items = [_as_text(m) or _as_text(m.get("message") if isinstance(m, dict) else None)
-                     or jsonlib.dumps(m) for m in raw]
-            detail = "; ".join(i for i in items if i)
-        return title, detail, errors
-    if isinstance(body, list) and body:
-        return None, "; ".join(_as_text(m) or jsonlib.dumps(m) for m in body), {}
-    if "html" in ctype or text.lstrip().lower().startswith(("<!doctype", "<html")):
-        match = re.search(r"<title[^>]*>(.*?)</title>", text, re.IGNORECASE | re.DOTALL)
-        stripped = match.group(1) if match else re.sub(r"<[^>]+>", " ", text)
-        return None, _snippet(stripped) or None, {}
-    return None, _snippet(text), {}
-
-
-def _as_text(value: Any) -> str | None:
-    if isinstance(value, str) and value.strip():
-        return " ".join(value.split())
-    return None
-
-
-def _snippet(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
 def _replayed(response: httpx.Response) -> bool:
     """Whether the service replayed an earlier answer for this Idempotency-Key (a sandbox extension)."""
     return response.headers.get("idempotent-replayed", "").lower() == "true"
@@ -837,7 +722,7 @@ def _fetched(body: Any, what: str, *, need_id: bool = False) -> dict[str, Any]:
     """A GET's answer as a record: anything else (an empty body, `{}`, a list) is a ServerError."""
     if isinstance(body, dict) and body and (not need_id or body.get("id") is not None):
         return body
-    shown = "an empty body" if body in (None, "", {}) else _snippet(str(body))
+    shown = "an empty body" if body in (None, "", {}) else snippet(str(body))
     raise ServerError(f"the service's answer for {what} is not a record", detail=f"it answered {shown}")
 
 
@@ -846,7 +731,7 @@ def _record(body: Any) -> dict[str, Any]:
         return body
     if body is None:
         return {}
-    raise ServerError("the service answered with an unexpected document", detail=_snippet(str(body)))
+    raise ServerError("the service answered with an unexpected document", detail=snippet(str(body)))
 
 
 def _seg(value: str) -> str:
@@ -865,45 +750,3 @@ def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:
     if not params:
         return None
     return {k: v for k, v in params.items() if v is not None}
-
-
-def _request_key(url: httpx.URL) -> str:
-    """The URL with its query parameters in a fixed order: two pages with the same key are the same page."""
-    items = sorted(url.params.multi_items())
-    address = str(url).split("?", 1)[0].split("#", 1)[0]
-    return address + "?" + "&".join(f"{k}={v}" for k, v in items)
-
-
-def network_error(base_url: str, exc: Exception) -> NetworkError:
-    """The error for a request that got no answer: CertificateError when the service's certificate is
-    not trusted (the way out is a CA setting, not the network), else NetworkError."""
-    if _certificate_failure(exc):
-        return CertificateError(f"the TLS certificate of {base_url} is not trusted",
-                                detail=_transport_reason(exc))
-    return NetworkError(f"cannot reach {base_url}", detail=_transport_reason(exc))
-
-
-def _certificate_failure(exc: BaseException) -> bool:
-    import ssl
-
-    seen: BaseException | None = exc
-    for _ in range(10):  # the ssl error sits a few causes down (httpx <- httpcore <- ssl)
-        if seen is None:
-            break
-        if isinstance(seen, ssl.SSLCertVerificationError):
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return "CERTIFICATE_VERIFY_FAILED" in str(exc)
-
-
-def _transport_reason(exc: Exception) -> str:
-    from wfctl.api.redact import redact_text
-
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return redact_text(f"{type(exc).__name__}: {text}")[:300]
-
-
-def _user_agent() -> str:
-    from wfctl import __version__
-
-    return f"{USER_AGENT}/{__version__}"

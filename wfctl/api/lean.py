@@ -39,9 +39,9 @@ class LeanSender:
         self._local = threading.local()
         self._pair: Any = None
         self._token_lock = threading.Lock()
-        from wfctl.api import client as client_module
+        from wfctl.api.responses import user_agent
 
-        self._user_agent = client_module._user_agent()
+        self._user_agent = user_agent()
 
     @staticmethod
     def usable(api: Any) -> bool:
@@ -95,7 +95,7 @@ class LeanSender:
                 if attempt == 1 and (method == "PUT" or isinstance(exc, ConnectionRefusedError)):
                     time.sleep(0.05)
                     continue
-                from wfctl.api.client import network_error
+                from wfctl.api.responses import network_error
 
                 raise network_error(self.api.base_url, exc) from None
             if response.will_close:
@@ -113,11 +113,11 @@ class LeanSender:
             try:
                 return json.loads(data)
             except ValueError:
-                from wfctl.api.client import _snippet
                 from wfctl.api.errors import ServerError
+                from wfctl.api.responses import snippet
 
                 raise ServerError("the service answered with something that is not JSON", status=status,
-                                  detail=_snippet(data[:400].decode("utf-8", "replace"))) from None
+                                  detail=snippet(data[:400].decode("utf-8", "replace"))) from None
         raise AssertionError("unreachable")
 
     def replayed(self) -> bool:
@@ -163,7 +163,7 @@ class LeanSender:
     def _error(self, method: str, path: str, status: int, headers: list[tuple[str, str]], data: bytes) -> Exception:
         import httpx
 
-        from wfctl.api.client import error_from_response
+        from wfctl.api.responses import error_from_response
 
         request = httpx.Request(method, self.api.base_url + path)
         error = error_from_response(httpx.Response(status, headers=headers, content=data, request=request))

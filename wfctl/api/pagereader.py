@@ -47,10 +47,18 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from wfctl.api.errors import NotFound, PaginationError, ValidationFailed
+from wfctl.api.page import Page
 from wfctl.api.pagination import next_request, to_page
 
 if TYPE_CHECKING:
-    from wfctl.api.client import Client, Page
+    from typing import Protocol
+
+    class Client(Protocol):
+        """What the reader needs of `wfctl.api.Client` (named here so this module does not import it back)."""
+
+        base_url: str
+
+        def request(self, method: str, path: str | httpx.URL) -> Any: ...
 
 #: Requests in flight for one multi-page read, unless the caller says otherwise.
 DEFAULT_CONCURRENCY = 8
@@ -112,7 +120,7 @@ class _Reader:
         self._blocks = True  # whether the service serves a check's block as asked (until it does not)
 
     def pages(self, url: httpx.URL, all_pages: bool) -> Generator[Page, None, None]:
-        from wfctl.api.client import _request_key
+        from wfctl.api.page import request_key
 
         self._first_url = url
         seen: set[str] = set()
@@ -122,7 +130,7 @@ class _Reader:
         body = self._get(url)
         check: Future[list[dict[str, Any]]] | None = None
         while True:
-            key = _request_key(url)
+            key = request_key(url)
             if key in seen:
                 raise PaginationError(f"the service's pages loop back to {key}")
             seen.add(key)
@@ -151,7 +159,7 @@ class _Reader:
             del page, rows, fresh, moved
             if not all_pages or nxt is None:
                 return
-            ahead = self._ahead.pop(_request_key(nxt), None)
+            ahead = self._ahead.pop(request_key(nxt), None)
             if ahead is None and self._ahead:
                 self._drop_ahead()  # the links went elsewhere: follow them one by one from here
             self._top_up()
@@ -188,7 +196,7 @@ class _Reader:
     def _top_up(self) -> None:
         if self._template is None:
             return
-        from wfctl.api.client import _request_key
+        from wfctl.api.page import request_key
 
         window = self.concurrency * WINDOW_PER_REQUEST
         while self._next_number <= self._last_number and len(self._ahead) < window:
@@ -200,7 +208,7 @@ class _Reader:
             before, self._before = self._before, body
             body.add_done_callback(lambda done, before=before, url=url, check=check:  # type: ignore[misc]
                                    self._check_later(before, done, url, check))
-            self._ahead[_request_key(url)] = _Ahead(body, check)
+            self._ahead[request_key(url)] = _Ahead(body, check)
             self._next_number += 1
 
     def _check_later(self, before: Future[Any] | _Read | None, body: Future[Any], url: httpx.URL,

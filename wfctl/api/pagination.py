@@ -7,20 +7,16 @@ another origin is never followed: ForeignOrigin, and no token leaves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
 from wfctl.api.errors import ForeignOrigin, PaginationError
 from wfctl.api.origin import origin_of, same_origin
-
-if TYPE_CHECKING:
-    from wfctl.api.client import Page
+from wfctl.api.page import Page
 
 
 def to_page(body: Any, *, next_url: str | None) -> Page:
-    from wfctl.api.client import Page
-
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
         raise PaginationError("the service's list answer is not a pagination envelope (no data array)")
     data = [row for row in body["data"] if isinstance(row, dict)]

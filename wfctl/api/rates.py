@@ -6,7 +6,7 @@ This module is the SDK side of `wfctl rates list|summary|set`; scripts use it th
     from wfctl.api import Client
     from wfctl.api import rates
 
-    with Client.from_profile() as client:
+    with client_from_profile() as client:  # wfctl.factory: the CLI's config and login
         scope = rates.clients_in_scope(client, all_clients=True)
         sites = list(rates.read_sites(client, scope))
         change = rates.Change.build(["Picker Packer"], floor="12.21")

@@ -355,7 +355,7 @@ def _check_clock(date_header: str | None, received: float, elapsed: float) -> Ch
 
 def _store_for(settings: Settings) -> Any:
     """The profile's token store, exactly as the HTTP layer builds it."""
-    from wfctl.api.session import store_for_settings
+    from wfctl.factory import store_for_settings
 
     return store_for_settings(settings)
 

@@ -58,11 +58,11 @@ def login(
       $ printf '%s' "$PASSWORD" | wfctl login -u <user> --password-stdin
       $ wfctl --profile ci login --credential-store file -u <user> --password-stdin
     """
-    from wfctl.api.session import anonymous_client, save_login
     from wfctl.api.store import TokenPair
     from wfctl.commands.prompts import ask, ask_secret
     from wfctl.config import normalize_base_url, update_profile
     from wfctl.errors import CliError
+    from wfctl.factory import anonymous_client, save_login
 
     app = app_context(ctx)
     io = app.io
@@ -142,8 +142,8 @@ def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user:
     """Fail before sending the password when the keyring cannot keep the tokens; the login command it
     suggests carries the URL and user name already given, so it can be run as it is."""
     from wfctl.api.errors import CredentialStoreError
-    from wfctl.api.session import store_for_settings
     from wfctl.api.store import KeyringStore, no_keyring_message
+    from wfctl.factory import store_for_settings
 
     store = store_for_settings(settings, "keyring")
     assert isinstance(store, KeyringStore)

@@ -17,7 +17,7 @@ def logout(ctx: typer.Context) -> None:
       $ wfctl logout
       $ wfctl --profile staging logout
     """
-    from wfctl.api.session import store_for_settings
+    from wfctl.factory import store_for_settings
 
     app = app_context(ctx)
     settings = app.settings

@@ -49,8 +49,8 @@ def status(ctx: typer.Context, output: Output = None) -> None:
     import os
 
     from wfctl.api.errors import NetworkError, NotLoggedIn
-    from wfctl.api.session import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings
     from wfctl.api.store import FileStore
+    from wfctl.factory import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings
 
     app_ctx = app_context(ctx)
     out = app_ctx.output(fmt(output))

@@ -1,6 +1,9 @@
-"""From settings to a ready Client: which token store, which auth, where verbose lines go.
+"""The CLI's composition root: from a profile's settings to a ready `wfctl.api.Client` (which token store,
+which auth, where verbose lines go), as gh's `factory` hands its `api` package an http client.
 
-Used by the CLI (`AppContext.client`) and by `Client.from_profile` for Python users.
+The SDK (`wfctl.api`) knows nothing of profiles or config files; this module reads them and builds the
+Client. Used by `AppContext.client`, the auth commands, doctor, and by Python users who want the CLI's
+login: `wfctl.factory.client_from_profile("staging")`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,16 @@ if TYPE_CHECKING:
 
 ACCESS_TOKEN_ENV = "WFCTL_ACCESS_TOKEN"
 log = logging.getLogger("wfctl.http")
+
+
+def client_from_profile(profile: str | None = None, **options: object) -> Client:
+    """A Client using the CLI's config and stored login for `profile` (the default profile if None).
+
+    Raises `wfctl.config.ConfigError` for a config that cannot be read, `wfctl.api.NotLoggedIn` without
+    a service URL. `options` are the Client's (`timeout`, `retry`, `log`, ...)."""
+    from wfctl.config import load_settings
+
+    return client_for_settings(load_settings(profile=profile), **options)
 
 
 def client_for_settings(settings: Settings, verbose: bool = False, **options: object) -> Client:
