@@ -18,9 +18,20 @@ from tests.fixtures.sandbox import ADMIN, login_token, own_sandbox
 ROWS = 240
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    yield from own_sandbox(tmp_path_factory, "two-machines")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The sandbox on each backend (a team's staging service runs on PostgreSQL)."""
+    if request.param == "sqlite":
+        yield from own_sandbox(tmp_path_factory, "two-machines")
+        return
+    from tests.fixtures.sandbox import SHARED_LOGIN_FAILURE_LIMIT, SandboxServer
+
+    server = SandboxServer(request.getfixturevalue("postgres").new_database(),
+                           login_failure_limit=SHARED_LOGIN_FAILURE_LIMIT)
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def test_two_machines_import_one_file_without_claiming_each_others_records(server: Any, cli: Any,
