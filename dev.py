@@ -3,8 +3,11 @@
 
     python3 dev.py tour   # start the sandbox, log in, show real data, import a CSV
     python3 dev.py test   # lint, type-check and run the whole test suite
+    python3 dev.py test tests/bulk -x   # lint, type-check, then pytest with these arguments
 
-Both create ./.venv on first use and install wfctl into it (editable).
+Both create ./.venv on first use and install wfctl into it (editable). The whole suite runs in two
+passes: the tests not marked `serial` on every core (pytest-xdist), then the timing-sensitive `serial`
+ones alone (tests/conftest.py says which and why). Given arguments, pytest runs once with them.
 """
 
 from __future__ import annotations
@@ -38,11 +41,22 @@ def run(*cmd: str) -> None:
     subprocess.run(cmd, cwd=ROOT, check=True)
 
 
+def pytest(*args: str) -> int:
+    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT).returncode
+
+
 def test(args: list[str]) -> int:
     ensure_venv("dev")
     run(str(BIN / "ruff"), "check", "wfctl", "tests", "bench", "dev.py")
     run(str(BIN / "mypy"))
-    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT).returncode
+    run(str(BIN / "lint-imports"))  # the layers in .importlinter (docs/architecture.md)
+    if args:
+        return pytest(*args)
+    workers = os.environ.get("WFCTL_TEST_WORKERS", "auto")
+    parallel = pytest("-n", workers, "--dist", "loadfile", "-m", "not serial")
+    print("dev.py: the timing-sensitive tests (marked serial), one at a time", file=sys.stderr, flush=True)
+    serial = pytest("-m", "serial")
+    return parallel or serial
 
 
 def tour(args: list[str]) -> int:
