@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands.agency import app
 from wfctl.commands.options import Fields, Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 
-@app.command("show")
+@verb("show")
 def show(ctx: typer.Context, output: Output = None, fields: Fields = None) -> None:
     """Show your agency: name, contact details, work week and holiday year.
 

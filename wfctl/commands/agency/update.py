@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
-from wfctl.commands.agency import app
 from wfctl.commands.options import DryRun, Fields, Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 FIELDS_PANEL = "Fields"
 
@@ -16,7 +16,7 @@ def _opt(name: str, help: str, metavar: str) -> Any:
     return typer.Option(name, help=help, metavar=metavar, rich_help_panel=FIELDS_PANEL, show_default=False)
 
 
-@app.command("update")
+@verb("update")
 def update(
     ctx: typer.Context,
     name: Annotated[str | None, _opt("--name", "Agency name (1-200 characters).", "<text>")] = None,

@@ -19,4 +19,8 @@ reads header lines from standard input with `-H @-` since version 7.55.
 
 app = typer.Typer(help=HELP, short_help="Show and use the stored login.", no_args_is_help=True, rich_markup_mode=None)
 
-from wfctl.commands.auth import status, token  # noqa: E402,F401
+# The verbs, in the order --help lists them; each marks its function with @verb (wfctl.commands.verbs).
+from wfctl.commands.auth import status, token  # noqa: E402
+from wfctl.commands.verbs import register  # noqa: E402
+
+register(app, status, token)

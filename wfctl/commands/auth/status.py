@@ -7,8 +7,8 @@ from typing import Any
 
 import typer
 
-from wfctl.commands.auth import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 from wfctl.errors import keep_profile
 
 # What a table (a person) sees instead of the JSON keys, which scripts keep.
@@ -33,7 +33,7 @@ _WHY = {
 }
 
 
-@app.command("status")
+@verb("status")
 def status(ctx: typer.Context, output: Output = None) -> None:
     """Show who you are logged in as, and where the tokens are kept.
 

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.auth import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 
-@app.command("token")
+@verb("token")
 def token(
     ctx: typer.Context,
     output: Output = None,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.branches import app
 from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.verbs import verb
 
 
-@app.command("create")
+@verb("create")
 def create(ctx: typer.Context, name: records.Name = None, address: records.Address = None,
            phone: records.Phone = None, email: records.Email = None, from_file: records.FromFile = None,
            dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.bulk import options as bulk
-from wfctl.commands.branches import app
 from wfctl.commands.options import app_context
+from wfctl.commands.verbs import verb
 
 
-@app.command("export")
+@verb("export")
 def export_branches(ctx: typer.Context, file: bulk.ExportFile = None) -> int:
     """Write every branch as CSV in the import format.
 

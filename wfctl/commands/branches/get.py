@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.branches import app
 from wfctl.commands.options import Fields, Output
+from wfctl.commands.verbs import verb
 
 
-@app.command("get")
+@verb("get")
 def get(ctx: typer.Context, branch_id: records.BranchId, output: Output = None, fields: Fields = None) -> None:
     """Show one branch.
 

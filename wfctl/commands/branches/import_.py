@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.bulk import options as bulk
-from wfctl.commands.branches import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 
-@app.command("import")
+@verb("import")
 def import_branches(
     ctx: typer.Context,
     file: bulk.File,

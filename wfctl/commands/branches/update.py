@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.branches import app
 from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.verbs import verb
 
 
-@app.command("update")
+@verb("update")
 def update(ctx: typer.Context, branch_id: records.BranchId, name: records.Name = None,
            address: records.Address = None, phone: records.Phone = None, email: records.Email = None,
            from_file: records.FromFile = None, dry_run: DryRun = False, output: Output = None,

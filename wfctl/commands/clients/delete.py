@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.clients import app
 from wfctl.commands.options import DryRun, Output, Yes
+from wfctl.commands.verbs import verb
 
 
-@app.command("delete")
+@verb("delete")
 def delete(ctx: typer.Context, client_id: records.ClientId, yes: Yes = False, dry_run: DryRun = False,
            output: Output = None) -> None:
     """Delete a client.

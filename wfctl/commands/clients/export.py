@@ -7,12 +7,12 @@ from typing import Annotated
 import typer
 
 from wfctl.bulk import options as bulk
-from wfctl.commands.clients import app
 from wfctl.commands.options import app_context, resolve_refs
+from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_branch_ids
 
 
-@app.command("export")
+@verb("export")
 def export_clients(
     ctx: typer.Context,
     branch: Annotated[list[str] | None, typer.Option(

@@ -7,12 +7,12 @@ from typing import Annotated
 import typer
 
 from wfctl.bulk import options as bulk
-from wfctl.commands.clients import app
 from wfctl.commands.options import Output, app_context, fmt, resolve_ref
+from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_branch_ids
 
 
-@app.command("import")
+@verb("import")
 def import_clients(
     ctx: typer.Context,
     file: bulk.File,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.clients import app
 from wfctl.commands.options import Fields, Output
+from wfctl.commands.verbs import verb
 
 
-@app.command("list")
+@verb("list")
 def list_(ctx: typer.Context, branch: records.BranchOption = None, page: records.PageNumber = None,
           page_size: records.PageSize = None, all_pages: records.AllPages = False, limit: records.Limit = None,
           output: Output = None, fields: Fields = None) -> None:

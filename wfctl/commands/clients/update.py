@@ -5,11 +5,11 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.clients import app
 from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.verbs import verb
 
 
-@app.command("update")
+@verb("update")
 def update(ctx: typer.Context, client_id: records.ClientId, name: records.Name = None,
            email: records.Email = None, phone: records.Phone = None,
            billing_address: records.BillingAddress = None, from_file: records.FromFile = None,

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.config import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 Key = Annotated[str, typer.Argument(help="Setting name, e.g. base_url (see `wfctl config list`).",
                                     metavar="<key>", show_default=False)]
 
 
-@app.command("get")
+@verb("get")
 def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
     """Print the value of one setting of the profile.
 
@@ -24,7 +24,7 @@ def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
       $ wfctl config get base_url
       $ wfctl --profile staging config get credential_store
     """
-    from wfctl.commands.config import check_key, require_profile
+    from wfctl.commands.config.keys import check_key, require_profile
 
     app_ctx = app_context(ctx)
     check_key(key)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands.config import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 
-@app.command("list")
+@verb("list")
 def list_(ctx: typer.Context, output: Output = None) -> None:
     """List the settings of the profile and where each value comes from.
 
@@ -19,7 +19,7 @@ def list_(ctx: typer.Context, output: Output = None) -> None:
       $ wfctl config list
       $ wfctl --profile staging config list -o json
     """
-    from wfctl.commands.config import require_profile
+    from wfctl.commands.config.keys import require_profile
     from wfctl.config import KEYS
 
     app_ctx = app_context(ctx)

@@ -6,14 +6,14 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.config import app
 from wfctl.commands.config.get import Key
 from wfctl.commands.options import app_context
+from wfctl.commands.verbs import verb
 
 Value = Annotated[str, typer.Argument(help="The new value.", metavar="<value>", show_default=False)]
 
 
-@app.command("set")
+@verb("set")
 def set_(ctx: typer.Context, key: Key, value: Value) -> None:
     """Change one setting of the profile in the config file.
 
@@ -26,7 +26,7 @@ def set_(ctx: typer.Context, key: Key, value: Value) -> None:
       $ wfctl --profile legacy config set login_username_field email
       $ wfctl config set credential_store file
     """
-    from wfctl.commands.config import check_key
+    from wfctl.commands.config.keys import check_key
     from wfctl.config import load_settings, parse_value, update_profile
 
     app_ctx = app_context(ctx)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands.config import app
 from wfctl.commands.config.get import Key
 from wfctl.commands.options import app_context
+from wfctl.commands.verbs import verb
 
 
-@app.command("unset")
+@verb("unset")
 def unset(ctx: typer.Context, key: Key) -> None:
     """Remove one setting from the profile, so its default applies again.
 
@@ -20,7 +20,7 @@ def unset(ctx: typer.Context, key: Key) -> None:
       $ wfctl config unset output
       $ wfctl --profile staging config unset allow_insecure_http
     """
-    from wfctl.commands.config import check_key, require_profile
+    from wfctl.commands.config.keys import check_key, require_profile
     from wfctl.config import load_settings, update_profile
 
     app_ctx = app_context(ctx)

@@ -2,8 +2,6 @@
 
 import typer
 
-from wfctl.completion_cache import complete_run_ids
-
 HELP = """Review and take back bulk runs: imports of branches, clients and sites, and their undos.
 
 Every run keeps a journal under $XDG_STATE_HOME/wfctl/runs/<profile>/: what each row did, the id of
@@ -22,8 +20,8 @@ Examples:
 app = typer.Typer(help=HELP, short_help="Review and take back bulk runs (imports and their undos).",
                   no_args_is_help=True, rich_markup_mode=None)
 
-RunId = typer.Argument(metavar="<run-id>", help="Id of the run (as `wfctl imports list` shows it; a unique "
-                       "beginning is enough).", show_default=False, autocompletion=complete_run_ids)
+# The verbs, in the order --help lists them; each marks its function with @verb (wfctl.commands.verbs).
+from wfctl.commands.imports import list, prune, show, undo  # noqa: E402
+from wfctl.commands.verbs import register  # noqa: E402
 
-# Each verb module registers its command on `app` when imported.
-from wfctl.commands.imports import list, prune, show, undo  # noqa: E402,F401
+register(app, list, prune, show, undo)

@@ -6,15 +6,15 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.imports import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
 # On a terminal (wfctl.output, kind "run"): one line a run; ids, times and states whole; file (its end
 # kept) and counts shortened with '…', then kind and started left out, at 80 columns.
 
 
-@app.command("list")
+@verb("list")
 def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
         "--limit", min=1, help="Show only the newest N runs.", metavar="<n>")] = None,
         output: Output = None) -> None:

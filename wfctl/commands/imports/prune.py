@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.imports import app
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 from wfctl.errors import CliError
 
 
-@app.command("prune")
+@verb("prune")
 def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
         "--older-than", help="Remove the runs that started longer ago than this: 30d, 12h, 90m, 2w.",
         metavar="<age>")],

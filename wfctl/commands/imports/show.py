@@ -6,11 +6,12 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.imports import RunId, app
+from wfctl.commands.imports.runid import RunId
 from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.verbs import verb
 
 
-@app.command("show")
+@verb("show")
 def show(ctx: typer.Context, run_id: Annotated[str, RunId],
          all_rows: Annotated[bool, typer.Option("--all", help="Every row on a terminal too (a terminal shows "
                                                 "the first 10 and the counts).")] = False,

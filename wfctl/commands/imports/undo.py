@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.imports import RunId, app
+from wfctl.commands.imports.runid import RunId
 from wfctl.commands.options import Output, Yes, app_context, fmt
+from wfctl.commands.verbs import verb
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 
@@ -23,7 +24,7 @@ Force = Annotated[bool, typer.Option("--force", help="Also delete or overwrite r
                                      "since the run.")]
 
 
-@app.command("undo")
+@verb("undo")
 def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = False, yes: Yes = False,
          force: Force = False, output: Output = None) -> int:
     """Take back a run: delete what it created, put back what it updated.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands.options import Output, app_context, fmt
-from wfctl.commands.rates import app
 from wfctl.commands.rates import options as opt
+from wfctl.commands.verbs import verb
 
 LIST_COLUMNS = ["clientId", "client", "siteId", "site", "skill", "hourlyRate"]
 #: A table on a terminal: what a person reads (the ids: -o wide, csv or json).
@@ -14,7 +14,7 @@ TERMINAL_COLUMNS = ["client", "site", "skill", "hourlyRate"]
 SUMMARY_COLUMNS = ["skill", "sites", "minimum", "median", "maximum"]
 
 
-@app.command("list")
+@verb("list")
 def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = None,
                all_clients: opt.AllClients = False, site: opt.Site = None, skill: opt.SkillFilter = None,
                concurrency: opt.ReadConcurrency = 16, output: Output = None) -> None:
@@ -42,7 +42,7 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
         app_.io.note("ids of clients and sites: -o wide, csv or json")
 
 
-@app.command("summary")
+@verb("summary")
 def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = None,
             all_clients: opt.AllClients = False, site: opt.Site = None, skill: opt.SkillFilter = None,
             concurrency: opt.ReadConcurrency = 16, output: Output = None) -> None:

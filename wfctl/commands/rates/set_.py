@@ -8,8 +8,8 @@ import typer
 
 from wfctl.bulk import options as bulk
 from wfctl.commands.options import Output, app_context, fmt
-from wfctl.commands.rates import app
 from wfctl.commands.rates import options as opt
+from wfctl.commands.verbs import verb
 
 Skill = Annotated[list[str], typer.Option(
     "--skill", help="The skill whose rate changes, matched trimmed and case-insensitively (repeatable).",
@@ -44,7 +44,7 @@ Report = Annotated[str | None, typer.Option(
     rich_help_panel=opt.OUTPUT_PANEL, metavar="FILE")]
 
 
-@app.command("set")
+@verb("set")
 def set_rates(
     ctx: typer.Context,
     skill: Skill,

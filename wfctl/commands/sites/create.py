@@ -6,10 +6,10 @@ import typer
 
 from wfctl.commands import records
 from wfctl.commands.options import DryRun, Fields, Output
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 
 
-@app.command("create")
+@verb("create")
 def create(ctx: typer.Context, client: records.ClientOption = None, name: records.Name = None, address: records.Address = None,
            phone: records.Phone = None, email: records.Email = None,
            assessment_required: records.AssessmentRequired = None, rate: records.Rates = None,

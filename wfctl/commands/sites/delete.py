@@ -6,10 +6,10 @@ import typer
 
 from wfctl.commands import records
 from wfctl.commands.options import DryRun, Output, Yes
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 
 
-@app.command("delete")
+@verb("delete")
 def delete(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None, yes: Yes = False,
            dry_run: DryRun = False, output: Output = None) -> None:
     """Delete a site.

@@ -8,12 +8,12 @@ import typer
 
 from wfctl.bulk import options as bulk
 from wfctl.commands.options import app_context, resolve_refs
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_client_ids
 from wfctl.errors import CliError
 
 
-@app.command("export")
+@verb("export")
 def export_sites(
     ctx: typer.Context,
     client: Annotated[list[str] | None, typer.Option(

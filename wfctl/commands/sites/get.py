@@ -6,10 +6,10 @@ import typer
 
 from wfctl.commands import records
 from wfctl.commands.options import Fields, Output
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 
 
-@app.command("get")
+@verb("get")
 def get(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None, output: Output = None,
         fields: Fields = None) -> None:
     """Show one site.

@@ -8,11 +8,11 @@ import typer
 
 from wfctl.bulk import options as bulk
 from wfctl.commands.options import Output, app_context, fmt, resolve_ref
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_client_ids
 
 
-@app.command("import")
+@verb("import")
 def import_sites(
     ctx: typer.Context,
     file: bulk.File,

@@ -6,10 +6,10 @@ import typer
 
 from wfctl.commands import records
 from wfctl.commands.options import Fields, Output
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 
 
-@app.command("list")
+@verb("list")
 def list_(ctx: typer.Context, client: records.ClientOption = None, page: records.PageNumber = None,
           page_size: records.PageSize = None, all_pages: records.AllPages = False, limit: records.Limit = None,
           output: Output = None, fields: Fields = None) -> None:

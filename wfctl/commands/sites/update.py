@@ -8,7 +8,7 @@ import typer
 
 from wfctl.commands import records
 from wfctl.commands.options import DryRun, Fields, Output
-from wfctl.commands.sites import app
+from wfctl.commands.verbs import verb
 
 LISTS_PANEL = "Lists (keep the other entries)"
 
@@ -33,7 +33,7 @@ RemoveDepartment = Annotated[list[str] | None, _edit(
     "--remove-department", "Remove one department by name; the others stay (repeatable).", "<name>")]
 
 
-@app.command("update")
+@verb("update")
 def update(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None,
            name: records.Name = None, address: records.Address = None,
            phone: records.Phone = None, email: records.Email = None,
