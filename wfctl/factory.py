@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 
@@ -27,7 +27,7 @@ ACCESS_TOKEN_ENV = "WFCTL_ACCESS_TOKEN"
 log = logging.getLogger("wfctl.http")
 
 
-def client_from_profile(profile: str | None = None, **options: object) -> Client:
+def client_from_profile(profile: str | None = None, **options: Any) -> Client:
     """A Client using the CLI's config and stored login for `profile` (the default profile if None).
 
     Raises `wfctl.config.ConfigError` for a config that cannot be read, `wfctl.api.NotLoggedIn` without
