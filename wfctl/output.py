@@ -45,13 +45,14 @@ SECTIONS: dict[str, list[str]] = {
 _NO_WRAP = {"id", "branchId", "clientId", "phone", "email", "assessmentRequired", "createdOn", "updatedOn",
             "modifiedOn"}
 
-_PLURAL = {"agency": "agencies", "branch": "branches", "client": "clients", "site": "sites"}
-
-
 def plural(kind: str | None, count: int) -> str:
     """'1 client', '63 clients', '0 records'."""
+    from wfctl.api.resources import RESOURCES
+
     noun = kind or "record"
-    return f"{count} {noun if count == 1 else _PLURAL.get(noun, noun + 's')}"
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {RESOURCES[noun].plural if noun in RESOURCES else 'agencies' if noun == 'agency' else noun + 's'}"
 
 
 def parse_fields(fields: str | None) -> list[str] | None:
@@ -557,17 +558,16 @@ def _footer(first: tuple[int, int, int], last: tuple[int, int, int], count: int,
     return text
 
 
-#: Fields that list items never carry (the specification's list shapes): only the full record has them.
-#: `list --fields` refuses them; a list's csv leaves their import columns out.
-NOT_IN_LIST_ITEMS = {"client": {"billingAddress"}, "site": {"rates", "departments", "bannedWorkers", "documents"}}
-
-
 def _import_columns(kind: str, columns: list[str], present: dict[str, Any]) -> list[str]:
     """`id` (which import ignores), then only the import columns the records carry: fed back to
-    import, a column absent from the file leaves its field as it is, where an empty one would clear it."""
+    import, a column absent from the file leaves its field as it is, where an empty one would clear it.
+    (List items lack the fields of the kind's definition's `not_in_list_items`: only the full record has
+    them; `list --fields` refuses them.)"""
+    from wfctl.api.resources import RESOURCES
+
     if present:
         return ["id", *(name for name in columns if name in present)]
-    return ["id", *(name for name in columns if name not in NOT_IN_LIST_ITEMS.get(kind, ()))]
+    return ["id", *(name for name in columns if name not in RESOURCES[kind].not_in_list_items)]
 
 
 def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any]) -> tuple[Any, list[str]]:

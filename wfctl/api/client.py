@@ -29,6 +29,7 @@ from wfctl.api.errors import (
     ServerError,
 )
 from wfctl.api.page import Page
+from wfctl.api.resources import RESOURCES
 from wfctl.api.responses import decode_body, error_from_response, network_error, snippet, user_agent
 
 if TYPE_CHECKING:
@@ -328,7 +329,7 @@ class Client:
     def list_branches(self, *, page: int | None = None, page_size: int | None = None,
                       all_pages: bool = False, concurrency: int | None = None,
                       limit: int | None = None) -> Iterator[Page]:
-        return self.pages("/api/branches", page=page, page_size=page_size, all_pages=all_pages,
+        return self.pages(RESOURCES["branch"].collection_path(), page=page, page_size=page_size, all_pages=all_pages,
                           concurrency=concurrency, limit=limit)
 
     def iter_branches(self, *, page_size: int | None = 100,
@@ -348,7 +349,7 @@ class Client:
         return self.update_record("branch", branch_id, changes, current=current)
 
     def delete_branch(self, branch_id: str) -> dict[str, Any]:
-        return _record(self.request("DELETE", f"/api/branches/{_seg(branch_id)}"))
+        return _record(self.request("DELETE", RESOURCES["branch"].record_path(branch_id)))
 
     # -- clients -----------------------------------------------------------------
     def list_clients(self, *, branch_id: str | None = None, page: int | None = None,
@@ -356,7 +357,7 @@ class Client:
                      limit: int | None = None) -> Iterator[Page]:
         """Pages of clients; with branch_id, pages of that branch's clients on every deployment (G9)."""
         if not branch_id:
-            return self.pages("/api/clients", page=page, page_size=page_size, all_pages=all_pages,
+            return self.pages(RESOURCES["client"].collection_path(), page=page, page_size=page_size, all_pages=all_pages,
                               concurrency=concurrency, limit=limit)
         return self._branch_clients(branch_id, page, page_size, all_pages, concurrency=concurrency, limit=limit)
 
@@ -378,13 +379,13 @@ class Client:
         return self.update_record("client", client_id, changes, current=current)
 
     def delete_client(self, client_id: str) -> dict[str, Any]:
-        return _record(self.request("DELETE", f"/api/clients/{_seg(client_id)}"))
+        return _record(self.request("DELETE", RESOURCES["client"].record_path(client_id)))
 
     # -- sites -------------------------------------------------------------------
     def list_sites(self, client_id: str, *, page: int | None = None, page_size: int | None = None,
                    all_pages: bool = False, concurrency: int | None = None,
                    limit: int | None = None) -> Iterator[Page]:
-        return self.pages(f"/api/clients/{_seg(client_id)}/sites", page=page, page_size=page_size,
+        return self.pages(RESOURCES["site"].collection_path(client_id), page=page, page_size=page_size,
                           all_pages=all_pages, concurrency=concurrency, limit=limit)
 
     def iter_sites(self, client_id: str, *, page_size: int | None = 100,
@@ -405,7 +406,7 @@ class Client:
         return self.update_record("site", site_id, changes, current=current)
 
     def delete_site(self, site_id: str) -> dict[str, Any]:
-        return _record(self.request("DELETE", f"/api/sites/{_seg(site_id)}"))
+        return _record(self.request("DELETE", RESOURCES["site"].record_path(site_id)))
 
     # -- any kind ("branch", "client", "site") -------------------------------------------------
     def get_record(self, kind: str, record_id: str) -> dict[str, Any]:
@@ -618,7 +619,7 @@ class Client:
         service that ignores it, the first clients may all be the branch's): when more pages follow,
         the unfiltered count decides (the same count = ignored, or every client is the branch's, where
         filtering here gives the same answer)."""
-        pages = self.pages("/api/clients", {"branchId": branch_id}, page=page, page_size=page_size,
+        pages = self.pages(RESOURCES["client"].collection_path(), {"branchId": branch_id}, page=page, page_size=page_size,
                            all_pages=all_pages, concurrency=concurrency, limit=limit)
         first = next(pages)
         if (all(str(row.get("branchId")) == branch_id for row in first.data)
@@ -631,7 +632,7 @@ class Client:
             return
         pages.close()
         size = max(1, first.page_size)
-        rows = [row for p in self.pages("/api/clients", concurrency=concurrency)
+        rows = [row for p in self.pages(RESOURCES["client"].collection_path(), concurrency=concurrency)
                 for row in p.data if str(row.get("branchId")) == branch_id]
         count = max(1, -(-len(rows) // size))
         number = page or 1
@@ -648,7 +649,7 @@ class Client:
             return False  # no client at all, or a page past the end either way
         if first.page_number <= 1 and first.next_url is None and first.page_count <= 1:
             return False  # the whole list is this page: every client is the branch's
-        every = next(self.pages("/api/clients", page_size=1, all_pages=False))
+        every = next(self.pages(RESOURCES["client"].collection_path(), page_size=1, all_pages=False))
         return every.total_record_count == first.total_record_count
 
     def _session(self) -> httpx.Client:
@@ -690,16 +691,11 @@ class Client:
 
 def collection_path(kind: str, parent_id: str | None = None) -> str:
     """Where records of `kind` are created: a site under its client, the others at the top."""
-    if kind == "site":
-        return f"/api/clients/{_seg(str(parent_id or ''))}/sites"
-    return f"/api/{PLURAL[kind]}"
+    return RESOURCES[kind].collection_path(parent_id)
 
 
 def record_path(kind: str, record_id: str) -> str:
-    return f"/api/{PLURAL[kind]}/{_seg(record_id)}"
-
-
-PLURAL = {"branch": "branches", "client": "clients", "site": "sites"}
+    return RESOURCES[kind].record_path(record_id)
 
 
 def new_idempotency_key() -> str:
@@ -732,18 +728,6 @@ def _record(body: Any) -> dict[str, Any]:
     if body is None:
         return {}
     raise ServerError("the service answered with an unexpected document", detail=snippet(str(body)))
-
-
-def _seg(value: str) -> str:
-    """An id as one path segment: ids are opaque (G16), so quote anything that could change the path."""
-    from urllib.parse import quote
-
-    from wfctl.api.errors import InvalidId
-
-    text = str(value)
-    if not text or text in (".", ".."):
-        raise InvalidId(f"invalid id {text!r}: an id is one path segment")
-    return quote(text, safe="")
 
 
 def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:

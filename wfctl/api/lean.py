@@ -19,7 +19,7 @@ import os
 import threading
 import time
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from wfctl.api.limits import AnswerDeadline, AnswerTooLarge, DeadlineReader, deadline_at, read_bounded
 
@@ -55,12 +55,11 @@ class LeanSender:
         return urlsplit(api.base_url).scheme in ("http", "https")
 
     def path_of(self, kind: str, parent_id: str | None, record_id: str | None = None) -> str:
-        plural = {"branch": "branches", "client": "clients", "site": "sites"}[kind]
+        from wfctl.api.resources import RESOURCES
+
         if record_id is not None:
-            return f"/api/{plural}/{quote(record_id, safe='')}"
-        if kind == "site":
-            return f"/api/clients/{quote(parent_id or '', safe='')}/sites"
-        return f"/api/{plural}"
+            return RESOURCES[kind].record_path(record_id)
+        return RESOURCES[kind].collection_path(parent_id)
 
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
         payload = json.dumps(body).encode()

@@ -9,26 +9,41 @@ out), so every update body is the current record's writable fields merged with t
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, TypeVar
+
+from wfctl.api.resources import READ_ONLY, RESOURCES, Resource, list_fields
 
 #: What the service takes for an e-mail address (G11): a non-empty one must match.
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
+_T = TypeVar("_T")
+
+
+class _ByKind(Mapping[str, _T]):
+    """One fact of each kind's definition (wfctl.api.resources), read when asked: kind -> fact."""
+
+    def __init__(self, fact: str) -> None:
+        self._fact = fact
+
+    def __getitem__(self, kind: str) -> _T:
+        resource: Resource = RESOURCES[kind]
+        return getattr(resource, self._fact)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(RESOURCES)
+
+    def __len__(self) -> int:
+        return len(RESOURCES)
+
+
+# Aliases of the definitions' facts, for the modules and tests that import these names.
 #: The fields an update body may carry, per kind (the service's PUT bodies).
-WRITABLE: dict[str, tuple[str, ...]] = {
-    "branch": ("name", "address", "phone", "email"),
-    "client": ("name", "email", "phone", "billingAddress"),
-    "site": ("name", "address", "phone", "email", "assessmentRequired", "departments", "rates",
-             "bannedWorkers"),
-}
-
-#: Fields the service returns but never accepts in a body: a record from `get_*` can be passed back.
-READ_ONLY = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
-
+WRITABLE: Mapping[str, tuple[str, ...]] = _ByKind("writable")
 #: The field naming each kind's parent: part of a client's create body, never of an update body.
-PARENT_FIELD: dict[str, str | None] = {"branch": None, "client": "branchId", "site": "clientId"}
-
-LIST_FIELDS = frozenset({"rates", "departments", "bannedWorkers"})
+PARENT_FIELD: Mapping[str, str | None] = _ByKind("parent_field")
+#: Fields holding a list, of any kind.
+LIST_FIELDS = list_fields()
 
 
 def writable_changes(kind: str, changes: dict[str, Any]) -> dict[str, Any]:

@@ -21,26 +21,18 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-KINDS = ("branch", "client", "site")
+from wfctl.api.resources import READ_ONLY, RESOURCES, bool_fields, list_fields
 
-# Import/export columns, in order. Parent references come first.
-_COLUMNS: dict[str, list[str]] = {
-    "branch": ["name", "address", "phone", "email"],
-    "client": ["branchId", "name", "email", "phone", "billingAddress"],
-    "site": ["clientId", "name", "address", "phone", "email", "assessmentRequired",
-             "rates", "departments", "bannedWorkers"],
-}
-
-# Columns that name the parent instead of giving its id (import only).
-PARENT_NAME_COLUMN = {"client": "branch", "site": "client"}
-PARENT_ID_COLUMN = {"client": "branchId", "site": "clientId"}
+# The columns of each kind are its definition's (wfctl.api.resources: the parent's id column first,
+# then the fields); a row may name its parent instead (the parent name column, import only).
+KINDS = tuple(RESOURCES)
 
 # Fields the service returns that are not written: accepted in an input file and ignored, so that
 # `list -o csv --fields ...` output with ids and timestamps can be fed back to import.
-READ_ONLY_COLUMNS = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
+READ_ONLY_COLUMNS = READ_ONLY
 
-LIST_COLUMNS = frozenset({"rates", "departments", "bannedWorkers"})
-BOOL_COLUMNS = frozenset({"assessmentRequired"})
+LIST_COLUMNS = list_fields()
+BOOL_COLUMNS = bool_fields()
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -78,17 +70,17 @@ def export_columns(kind: str) -> list[str]:
 
 def columns_for(kind: str) -> list[str]:
     """The CSV columns of `kind` ("branch", "client" or "site"), in order."""
-    try:
-        return list(_COLUMNS[kind])
-    except KeyError:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}") from None
+    from wfctl.api.resources import resource
+
+    return list(resource(kind).columns)
 
 
 def known_columns(kind: str) -> frozenset[str]:
     """Every column an input file of `kind` may have."""
     names = set(columns_for(kind)) | READ_ONLY_COLUMNS
-    if kind in PARENT_NAME_COLUMN:
-        names.add(PARENT_NAME_COLUMN[kind])
+    parent_name = RESOURCES[kind].parent_name_column
+    if parent_name:
+        names.add(parent_name)
     return frozenset(names)
 
 
@@ -96,7 +88,8 @@ def canonical_column(name: str) -> str:
     """The format's spelling of a column written as people type headers: in any case, with spaces and
     underscores inside (`ClientId`, `Assessment Required`, `banned_workers`); a name the format does not
     know is returned unchanged."""
-    return _CANONICAL.get(_header_key(name), name)
+    canonical = {_header_key(column): column for kind in RESOURCES for column in known_columns(kind)}
+    return canonical.get(_header_key(name), name)
 
 
 def _header_key(name: str) -> str:
@@ -118,14 +111,12 @@ def accepted_columns(kind: str) -> str:
     """The columns of `kind` in words, for messages and help: the parent by id or by name, the fields,
     and the read-only columns that are accepted and ignored."""
     columns = columns_for(kind)
-    if kind in PARENT_ID_COLUMN:
-        parent = PARENT_NAME_COLUMN[kind]
-        columns[0] = f"{PARENT_ID_COLUMN[kind]} (or {parent}, the {parent}'s name)"
+    definition = RESOURCES[kind]
+    if definition.parent_id_column:
+        parent = definition.parent_name_column
+        columns[0] = f"{definition.parent_id_column} (or {parent}, the {parent}'s name)"
     ignored = ", ".join(sorted(READ_ONLY_COLUMNS, key=str.lower))
     return f"{', '.join(columns)}; {ignored} are accepted and ignored"
-
-
-_CANONICAL = {_header_key(name): name for kind in KINDS for name in known_columns(kind)}
 
 
 # -- encoding ----------------------------------------------------------------------------------

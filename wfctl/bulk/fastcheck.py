@@ -22,21 +22,30 @@ from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 from wfctl.api.records import EMAIL as _EMAIL
+from wfctl.api.resources import RESOURCES, Resource
 from wfctl.bulk import csvformat
 
 _TEXT = 200
 _ADDRESS = 500
-# Fields of each kind's create body in the models' order, with their check.
 _NAME, _SHORT, _LONG, _MAIL, _BOOL, _RATES, _DEPARTMENTS, _WORKERS, _ID = range(9)
-_FIELDS: dict[str, tuple[tuple[str, int], ...]] = {
-    "branch": (("name", _NAME), ("address", _LONG), ("phone", _SHORT), ("email", _MAIL)),
-    "client": (("name", _NAME), ("email", _MAIL), ("phone", _SHORT), ("billingAddress", _LONG),
-               ("branchId", _ID)),
-    "site": (("name", _NAME), ("address", _LONG), ("phone", _SHORT), ("email", _MAIL),
-             ("assessmentRequired", _BOOL), ("departments", _DEPARTMENTS), ("rates", _RATES),
-             ("bannedWorkers", _WORKERS)),
-}
-_REQUIRED = {"branch": ("name",), "client": ("name", "branchId"), "site": ("name",)}
+# The check of each field the fast path knows, by name (the same rule in every kind's model). A field of a
+# definition (wfctl.api.resources) not named here is left to the models: a row that sets it defers.
+_CHECK_OF = {"name": _NAME, "address": _LONG, "billingAddress": _LONG, "phone": _SHORT, "email": _MAIL,
+             "assessmentRequired": _BOOL, "departments": _DEPARTMENTS, "rates": _RATES,
+             "bannedWorkers": _WORKERS, "branchId": _ID, "clientId": _ID}
+_BY_RESOURCE: dict[str, tuple[Resource, tuple[tuple[str, int], ...], tuple[str, ...]]] = {}
+
+
+def _fields_of(kind: str) -> tuple[tuple[tuple[str, int], ...], tuple[str, ...]]:
+    """(fields of `kind`'s create body in the models' order with their check, the required ones), from
+    its definition (read again when the definition changes)."""
+    resource = RESOURCES[kind]
+    known = _BY_RESOURCE.get(kind)
+    if known is None or known[0] is not resource:
+        fields = tuple((name, _CHECK_OF[name]) for name in resource.body_fields if name in _CHECK_OF)
+        required = ("name", resource.parent_field) if resource.parent_in_body and resource.parent_field else ("name",)
+        known = _BY_RESOURCE[kind] = (resource, fields, required)
+    return known[1], known[2]
 
 
 # Characters str.strip() removes and pydantic's trimming (Unicode White_Space) keeps.
@@ -49,8 +58,8 @@ class _Unsure(Exception):
 
 def create_body(kind: str, data: dict[str, Any]) -> dict[str, Any] | None:
     """The create body of `data` (the service's camelCase names) when it is certainly valid, else None."""
-    fields = _FIELDS[kind]
-    if len(data) > len(fields) or any(name not in data for name in _REQUIRED[kind]):
+    fields, required = _fields_of(kind)
+    if len(data) > len(fields) or any(name not in data for name in required):
         return None
     body: dict[str, Any] = {}
     try:
@@ -183,14 +192,15 @@ class RowCheck:
         self.with_json = with_json
         self.values_json: list[str] = []
         position = {column: i for i, column in enumerate(header) if column not in skip}
-        fields = dict(_FIELDS[kind])
+        body_fields, required = _fields_of(kind)
+        fields = dict(body_fields)
         # Every column read must be a field of the body (the importer refuses unknown columns first);
         # otherwise create_body would defer every row, and so does this.
         self._usable = set(position) <= set(fields) and all(
-            name in position or name == parent_column for name in _REQUIRED[kind])
+            name in position or name == parent_column for name in required)
         # (field, cell position, how, check, low, high) in the body's order
         self._plan: list[tuple[str, int, int, int, int, int]] = []
-        for name, check in _FIELDS[kind]:
+        for name, check in body_fields:
             low, high = _BOUNDS.get(check, (0, 0))
             if name == parent_column:
                 self._plan.append((name, -1, _PARENT, check, low, high))

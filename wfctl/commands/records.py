@@ -8,11 +8,11 @@ pydantic (the write models), httpx (the client) and the output module load when 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from wfctl.api.resources import RESOURCES
 from wfctl.commands.options import app_context, fmt, read_json_input, resolve_ref
 from wfctl.commands.prompts import confirm
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
@@ -86,26 +86,6 @@ Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Stop after th
                                               rich_help_panel=PAGES_PANEL, metavar="<n>")]
 
 
-@dataclass(frozen=True)
-class Kind:
-    name: str
-    plural: str
-    path: str  # collection path; a site is created under /api/clients/{clientId}/sites
-    parent_field: str | None = None
-
-    @property
-    def writable(self) -> tuple[str, ...]:
-        from wfctl.api.records import WRITABLE
-
-        return WRITABLE[self.name]
-
-
-KINDS = {
-    "branch": Kind("branch", "branches", "/api/branches"),
-    "client": Kind("client", "clients", "/api/clients", "branchId"),
-    "site": Kind("site", "sites", "/api/sites", "clientId"),
-}
-
 #: The option that sets each field, for messages that name what the user typed.
 OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "email": "--email",
               "branchId": "--branch", "clientId": "--client", "billingAddress": "--billing-address",
@@ -165,11 +145,11 @@ def _existing_parent(client: Any, pages: Iterable[Page], kind: str, parent: str,
 def _refuse_fields_not_listed(kind: str, fields: str | None) -> None:
     """A list item lacks some fields (the full record has them): an empty column for them would read as
     "none", and an import of the file would clear them. Exit 2, pointing at what has them."""
-    from wfctl.output import NOT_IN_LIST_ITEMS, parse_fields
+    from wfctl.output import parse_fields
 
-    missing = [name for name in parse_fields(fields) or [] if name in NOT_IN_LIST_ITEMS.get(kind, ())]
+    missing = [name for name in parse_fields(fields) or [] if name in RESOURCES[kind].not_in_list_items]
     if missing:
-        plural = KINDS[kind].plural
+        plural = RESOURCES[kind].plural
         raise CliError(f"--fields {','.join(missing)}: a {kind} list does not carry "
                        f"{'it' if len(missing) == 1 else 'them'}; use `wfctl {plural} export` (every field of "
                        f"every {kind}) or `wfctl {plural} get <id>`")
@@ -187,7 +167,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
                   from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
-    spec = KINDS[kind]
+    spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
     values = read_record_file(from_file) if from_file else {}
@@ -202,9 +182,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     body = _validate(kind, "create", values, given)
     if kind == "site":
         parent = resolve_ref(ctx, "client", _required(parent, "--client"))
-        path = f"/api/clients/{parent}/sites"
-    else:
-        path = spec.path
+    path = spec.collection_path(parent)
     if dry_run:
         _dry_run(out, "POST", path, body, kind)
         return
@@ -221,7 +199,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
 
     app = app_context(ctx)
     out = app.output(fmt(output), fields)
-    spec = KINDS[kind]
+    spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
     values = read_record_file(from_file) if from_file else {}
@@ -248,7 +226,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
 
     body = edit(current)
     if dry_run:
-        path = f"{spec.path}/{record_id}"
+        path = spec.record_path(record_id)
         diff = changed_fields(current, update_body(kind, current, body))
         if out.format in ("json", "jsonl"):
             out.value({"dryRun": True, "method": "PUT", "path": path, "body": update_body(kind, current, body),
@@ -268,7 +246,7 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
     app = app_context(ctx)
     out = app.output(fmt(output))
     record_id = _resolved(ctx, kind, record_id, scope)
-    path = f"{KINDS[kind].path}/{record_id}"
+    path = RESOURCES[kind].record_path(record_id)
     if dry_run:
         _dry_run(out, "DELETE", path, None, kind)
         return

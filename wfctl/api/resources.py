@@ -1,0 +1,119 @@
+"""One definition of each resource the service holds: branches, clients and sites.
+
+Every layer reads its facts from here: the client's paths, the update rules (wfctl.api.records), the
+CSV format and the bulk runs (wfctl.bulk), the commands and the output. Adding a writable field to a
+kind means its write model (wfctl.api.models) and its definition below, nothing else; presentation
+(table columns, which columns give way, option names) stays with the commands and the output.
+
+Standard library only: the CLI's fast paths (completion, help) import it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import quote
+
+#: Fields the service returns but never accepts in a body: a record from `get_*` can be passed back,
+#: and an input file may carry them (accepted and ignored).
+READ_ONLY: frozenset[str] = frozenset({"id", "createdOn", "updatedOn", "modifiedOn", "documents"})
+
+
+def _seg(value: str) -> str:
+    """An id as one path segment: ids are opaque (G16), so quote anything that could change the path."""
+    text = str(value)
+    if not text or text in (".", ".."):
+        from wfctl.api.errors import InvalidId
+
+        raise InvalidId(f"invalid id {text!r}: an id is one path segment")
+    return quote(text, safe="")
+
+
+@dataclass(frozen=True)
+class Resource:
+    name: str  # "branch" | "client" | "site"
+    plural: str  # "branches": the path segment, the command group, the plural in messages
+    writable: tuple[str, ...]  # the fields an update body may carry, in the service's PUT order
+    columns: tuple[str, ...]  # the CSV columns (import and export), the parent's id column first
+    parent: str | None = None  # the parent's kind: "branch" for clients, "client" for sites
+    parent_field: str | None = None  # the field naming the parent: branchId, clientId
+    parent_in_body: bool = False  # a client's branchId is part of its create body; a site's clientId the path
+    list_fields: frozenset[str] = frozenset()  # fields holding a list (rates, departments, bannedWorkers)
+    bool_fields: frozenset[str] = frozenset()  # fields holding a boolean
+    not_in_list_items: frozenset[str] = frozenset()  # fields only the full record has, not a list item
+    list_is_full: bool = False  # list items carry every writable field (no get needed to compare)
+
+    def __post_init__(self) -> None:
+        expected = {*self.writable, *([self.parent_field] if self.parent_field else [])}
+        if set(self.columns) != expected or len(self.columns) != len(expected):
+            raise ValueError(f"{self.name}: the CSV columns must be the parent's id column and every writable "
+                             f"field once; {sorted(self.columns)} != {sorted(expected)}")
+
+    @property
+    def parent_id_column(self) -> str | None:
+        """The import column giving the parent's id (the parent field)."""
+        return self.parent_field
+
+    @property
+    def parent_name_column(self) -> str | None:
+        """The import column naming the parent instead of giving its id: the parent's kind."""
+        return self.parent
+
+    @property
+    def body_fields(self) -> tuple[str, ...]:
+        """The fields of a create body, in the write model's order (the parent last where it is one)."""
+        return (*self.writable, self.parent_field) if self.parent_in_body and self.parent_field else self.writable
+
+    def collection_path(self, parent_id: str | None = None) -> str:
+        """Where records are created: a site under its client (G2), the others at the top."""
+        if self.name == "site":
+            return f"/api/clients/{_seg(str(parent_id or ''))}/sites"
+        return f"/api/{self.plural}"
+
+    def record_path(self, record_id: str) -> str:
+        return f"/api/{self.plural}/{_seg(record_id)}"
+
+
+BRANCH = Resource(
+    "branch", "branches",
+    writable=("name", "address", "phone", "email"),
+    columns=("name", "address", "phone", "email"),
+    list_is_full=True,
+)
+CLIENT = Resource(
+    "client", "clients",
+    writable=("name", "email", "phone", "billingAddress"),
+    columns=("branchId", "name", "email", "phone", "billingAddress"),
+    parent="branch", parent_field="branchId", parent_in_body=True,
+    not_in_list_items=frozenset({"billingAddress"}),
+)
+SITE = Resource(
+    "site", "sites",
+    writable=("name", "address", "phone", "email", "assessmentRequired", "departments", "rates", "bannedWorkers"),
+    columns=("clientId", "name", "address", "phone", "email", "assessmentRequired", "rates", "departments",
+             "bannedWorkers"),
+    parent="client", parent_field="clientId",
+    list_fields=frozenset({"rates", "departments", "bannedWorkers"}),
+    bool_fields=frozenset({"assessmentRequired"}),
+    not_in_list_items=frozenset({"rates", "departments", "bannedWorkers", "documents"}),
+)
+
+#: Each kind's definition, by name.
+RESOURCES: dict[str, Resource] = {r.name: r for r in (BRANCH, CLIENT, SITE)}
+
+
+def resource(kind: str) -> Resource:
+    """The definition of `kind`; ValueError names the kinds for any other."""
+    try:
+        return RESOURCES[kind]
+    except KeyError:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(RESOURCES)}") from None
+
+
+def list_fields() -> frozenset[str]:
+    """Every field that holds a list, of any kind."""
+    return frozenset().union(*(r.list_fields for r in RESOURCES.values()))
+
+
+def bool_fields() -> frozenset[str]:
+    """Every field that holds a boolean, of any kind."""
+    return frozenset().union(*(r.bool_fields for r in RESOURCES.values()))
