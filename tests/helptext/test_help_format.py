@@ -50,7 +50,7 @@ def test_import_usage_and_ranges_in_words(cli: Any) -> None:
     r = cli("sites", "import", "--help")
     assert r.stdout.splitlines()[0] == "Usage: wfctl sites import [OPTIONS] FILE|-"
     flat = " ".join(r.stdout.split())
-    assert "FILE|- CSV file to import ('-' reads stdin). Its format: wfctl help csv. [required]" in flat
+    assert "FILE|- Workbook (.xlsx) or CSV file to import ('-' reads stdin). Its format: wfctl help csv. [required]" in flat
     assert "-j, --concurrency <n> Requests in flight at once. [default: 8; 1 to 256]" in flat
 
 

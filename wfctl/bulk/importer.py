@@ -78,6 +78,7 @@ class Options:
     target: str = ""  # the service origin (part of what makes two runs the same import)
     profile: str = "default"
     file_path: str = ""  # as the user named it, for `imports list`
+    ignore_ids: bool = False  # --ignore-ids: rows matched by name only (copies from another parent)
 
 
 @dataclass
@@ -486,7 +487,7 @@ class Importer:
             for parent_id in parents:
                 for record in self._reads[parent_id].result():
                     self._existing[(parent_id, natural_key(record.get("name")))] = record
-                    if "id" in self._positions:
+                    if self._matches_ids:
                         self._by_id[str(record.get("id"))] = (parent_id, record)
         finally:
             self._plan_pool.shutdown(wait=False, cancel_futures=True)
@@ -510,7 +511,7 @@ class Importer:
         has_parent = bool(self.kind.parent)
         one_parent = not has_parent or bool(self.options.parent_id)  # the same for every row
         every_parent = self._parent_of([]) if one_parent else None
-        has_id = "id" in self._positions
+        has_id = self._matches_ids
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
@@ -570,13 +571,18 @@ class Importer:
         if candidates:
             self._check_duplicates(candidates, digests)
 
+    @property
+    def _matches_ids(self) -> bool:
+        """Whether rows that carry an id are matched by it (the file has an id column, and no --ignore-ids)."""
+        return "id" in self._positions and not self.options.ignore_ids
+
     def _match_id(self, number: int, record_id: str, parent: str | None) -> str:
         """Match a row that carries an id to its record: '' when it is one of the parent's records not
         named by an earlier row, else the row's error."""
         found = self._by_id.get(record_id)
         if found is None or (self.kind.parent and found[0] != parent):
             where = f" of {self.kind.parent} {parent}" if self.kind.parent and parent else ""
-            copy = f" (to copy records into another {self.kind.parent}, leave the id column out)" \
+            copy = f" (to copy records into another {self.kind.parent}, use --ignore-ids)" \
                 if self.kind.parent else ""
             return f"no {self.kind.name} with id {record_id!r}{where}{copy}"
         earlier = self._row_of_id.setdefault(record_id, number)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, dry_run: bool,
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
-               accept_spreadsheet_changes: bool = False) -> int:
+               accept_spreadsheet_changes: bool = False, ignore_ids: bool = False) -> int:
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 130)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
@@ -41,7 +41,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
-                          file_path=source.display if file == "-" else os.path.abspath(file))
+                          file_path=source.display if file == "-" else os.path.abspath(file),
+                          ignore_ids=ignore_ids)
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,

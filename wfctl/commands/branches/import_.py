@@ -22,9 +22,10 @@ def import_branches(
     delimiter: bulk.Delimiter = None,
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
+    ignore_ids: bulk.IgnoreIds = False,
     output: Output = None,
 ) -> int:
-    """Create or update branches from a CSV file.
+    """Create or update branches from a workbook (.xlsx) or CSV file.
 
     Works like `wfctl sites import`; a branch is the same record when the agency has one of that
     name. Exit 10 when some rows failed.
@@ -40,4 +41,4 @@ def import_branches(
     return run_import(app_context(ctx), "branch", file, parent_id=None, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
-                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes)
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)

@@ -29,9 +29,10 @@ def import_clients(
     delimiter: bulk.Delimiter = None,
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
+    ignore_ids: bulk.IgnoreIds = False,
     output: Output = None,
 ) -> int:
-    """Create or update clients from a CSV file.
+    """Create or update clients from a workbook (.xlsx) or CSV file.
 
     Works like `wfctl sites import`: rows are validated and branch references (branchId, or a
     branch column by name) resolved first; a client is the same record when its branch has one of
@@ -42,7 +43,7 @@ def import_clients(
     Examples:
       $ wfctl clients import clients.csv --branch <branch-id>
       $ wfctl clients import clients.csv --dry-run --on-existing update
-      $ wfctl clients export | wfctl clients import - --branch <other-branch-id>
+      $ wfctl clients export | wfctl clients import - --branch <other-branch-id> --ignore-ids
     """
     from wfctl.bulk.run import run_import
 
@@ -51,4 +52,4 @@ def import_clients(
     return run_import(app_context(ctx), "client", file, parent_id=branch, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
-                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes)
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)

@@ -33,7 +33,7 @@ def export_sites(
     Examples:
       $ wfctl sites export --client <client-id> > sites.csv
       $ wfctl sites export --all-clients --file all-sites.csv
-      $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id>
+      $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id> --ignore-ids
     """
     if bool(client) == all_clients:
         raise CliError("give --client <client-id> or --all-clients")

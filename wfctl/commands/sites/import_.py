@@ -29,9 +29,10 @@ def import_sites(
     delimiter: bulk.Delimiter = None,
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
+    ignore_ids: bulk.IgnoreIds = False,
     output: Output = None,
 ) -> int:
-    """Create or update sites from a CSV file.
+    """Create or update sites from a workbook (.xlsx) or CSV file.
 
     Every row is validated and every client reference resolved before anything is sent; an invalid
     row stops the run (exit 2). A site whose client already has one of that name is skipped, updated
@@ -44,7 +45,7 @@ def import_sites(
       $ wfctl sites import sites.csv --client <client-id>
       $ wfctl sites import sites.csv --dry-run
       $ wfctl sites import sites.csv --on-existing update --concurrency 16 --report result.csv
-      $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id>
+      $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id> --ignore-ids
     """
     from wfctl.bulk.run import run_import
 
@@ -53,4 +54,4 @@ def import_sites(
     return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
-                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes)
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)
