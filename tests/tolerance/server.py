@@ -8,7 +8,11 @@ A tiny stdlib HTTP server in a thread, with switchable behaviours (contract part
 - `errors`: the error body: "problem" (RFC 9457), "message" ({"message": ...}), "text" (text/plain),
   "html" (an HTML page);
 - `put_clears`: a PUT replaces the record, so a field left out of the body is cleared (G13 tolerance);
-- `ignore_branch_filter`: `GET /api/clients?branchId=` returns every client (G9 tolerance).
+- `ignore_branch_filter`: `GET /api/clients?branchId=` returns every client (G9 tolerance);
+- `site_list_fields`: fields beyond the usual summary that a site list item carries.
+
+Creates (POST) store whatever body they are given (any field, known or not) under a new id, so a test
+can add a field to wfctl's definitions and see it reach the server and come back.
 
 Every request is recorded in `requests` (method, path, query, headers, body) for assertions.
 """
@@ -43,6 +47,7 @@ class Behaviour:
     put_clears: bool = False
     ignore_branch_filter: bool = False
     foreign_url: str = "http://127.0.0.1:9"
+    site_list_fields: tuple[str, ...] = ()
 
 
 @dataclass
@@ -145,9 +150,16 @@ class _Handler(BaseHTTPRequestHandler):
         if len(seg) == 3 and seg[0] == "clients" and seg[2] == "sites" and method == "GET":
             if seg[1] not in st.clients:
                 return self._error(404, "Not Found", f"client {seg[1]} not found")
-            summary = ("id", "clientId", "name", "address", "phone", "email", "assessmentRequired", "createdOn")
-            rows = [{k: s[k] for k in summary} for s in st.sites.values() if s["clientId"] == seg[1]]
+            summary = ("id", "clientId", "name", "address", "phone", "email", "assessmentRequired", "createdOn",
+                       *self.server_ref.behaviour.site_list_fields)
+            rows = [{k: s[k] for k in summary if k in s} for s in st.sites.values() if s["clientId"] == seg[1]]
             return self._page(rows, query)
+        if len(seg) == 3 and seg[0] == "clients" and seg[2] == "sites" and method == "POST":
+            if seg[1] not in st.clients:
+                return self._error(404, "Not Found", f"client {seg[1]} not found")
+            return self._create("sites", dict(body or {}, clientId=seg[1]))
+        if len(seg) == 1 and seg[0] in ("branches", "clients") and method == "POST":
+            return self._create(seg[0], dict(body or {}))
         if len(seg) == 2 and seg[0] in table:
             records = table[seg[0]]
             record = records.get(seg[1])
@@ -167,6 +179,20 @@ class _Handler(BaseHTTPRequestHandler):
                 del records[seg[1]]
                 return self._json(200, {"status": "success", "message": f"{kind} deleted"})
         return self._error(404, "Not Found", f"no route {method} /api/{'/'.join(seg)}")
+
+    def _create(self, collection: str, body: dict[str, Any]) -> None:
+        records = {"branches": self.server_ref.state.branches, "clients": self.server_ref.state.clients,
+                   "sites": self.server_ref.state.sites}[collection]
+        prefix = collection[0]
+        number = len(records) + 1
+        while f"{prefix}{number:03d}" in records:
+            number += 1
+        record = {"id": f"{prefix}{number:03d}", **body, "createdOn": CREATED}
+        if collection == "sites":
+            for name in ("rates", "departments", "bannedWorkers", "documents"):
+                record.setdefault(name, [])
+        records[record["id"]] = record
+        self._json(201, record)
 
     def _put(self, collection: str, record: dict[str, Any], body: dict[str, Any]) -> None:
         writable = {"branches": ("name", "address", "phone", "email"),
