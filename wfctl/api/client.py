@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -52,8 +51,6 @@ MAX_REDIRECTS = 5
 #: How often an update is merged into the record as it now is and sent again when the read-back shows
 #: another writer replaced it.
 UPDATE_ATTEMPTS = 4
-#: The longest wait between an update's PUT and its read-back (it waits one PUT round trip, up to this).
-READ_BACK_PAUSE = 0.1
 
 #: An update given as a function: from the current record to the changes to make to it.
 Edit = Callable[[dict[str, Any]], dict[str, Any]]
@@ -568,14 +565,10 @@ class Client:
             if attempt and same_record(wanted, current):
                 return current  # the change holds (another writer's update kept it)
             body = update_body(kind, current, wanted)
-            started = time.monotonic()
             if sender is not None:
                 answer = sender.request("PUT", record_path(kind, record_id), body)
             else:
                 answer = self.request("PUT", record_path(kind, record_id), json=body)
-            # Read back no sooner than another writer that read the record as this one did could have
-            # written it: one round trip later (capped), so its write, if any, is seen.
-            time.sleep(min(time.monotonic() - started, READ_BACK_PAUSE))
             back = self.get_record(kind, record_id)
             if same_record(writable_changes(kind, edit(back)), back):
                 return {**_record(answer), **back}  # fields only the answer has (modifiedOn) too
