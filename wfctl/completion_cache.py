@@ -93,12 +93,9 @@ def remember(path: Path, kind: str, items: list[tuple[str, str]], *, more: bool 
     data = _read(path)
     data[kind] = {"at": time.time(), "items": [list(item) for item in items[:MAX_ITEMS]],
                   "more": bool(more or len(items) > MAX_ITEMS)}
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump(data, handle)
-    os.replace(tmp, path)
+    from wfctl.fsutil import write_private_file
+
+    write_private_file(path, json.dumps(data).encode("utf-8"))
 
 
 def cached(path: Path, kind: str, *, max_age: float | None = TTL) -> list[tuple[str, str]] | None:

@@ -273,15 +273,10 @@ def save_document(doc: dict[str, Any], path: Path | None = None) -> None:
     """Write the config atomically with mode 0600."""
     import tomli_w
 
+    from wfctl.fsutil import write_private_file
+
     path = path or config_path()
     write_private_file(path, tomli_w.dumps(doc).encode("utf-8"))
-
-
-def write_private_file(path: Path, data: bytes) -> None:
-    """Atomic write readable by the owner only (see wfctl.fsutil.write_private_file)."""
-    from wfctl.fsutil import write_private_file as write
-
-    write(path, data)
 
 
 @contextlib.contextmanager

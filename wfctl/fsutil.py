@@ -11,6 +11,7 @@ exist are left as they are: they may be the user's own (`~/.config`, `~/.local/s
     private_dir(state_dir() / "imports")                   # mkdir -p, each new level 0700
     fd = open_private(path, os.O_WRONLY | os.O_APPEND)    # os.open, created/kept 0600
     write_private_file(path, data)                         # atomic replace, 0600
+    with atomic_replace(path, mode=0o644) as temporary: ...  # the same, for a writer that opens the file
     with private_file_lock(path, timeout=10): ...          # a filelock.FileLock whose file is 0600
 
 Light module: standard library only (filelock is imported when a lock is made).
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from filelock import BaseFileLock
 
 PRIVATE_DIR_MODE = 0o700
@@ -73,6 +76,7 @@ class LocalWriteError(OSError):
     def __init__(self, path: str | os.PathLike[str], cause: OSError) -> None:
         reason = (cause.strerror or str(cause)).lower()
         super().__init__(cause.errno, reason)
+        self.cause = cause
         self.path = str(path)
         self.reason = reason
 
@@ -81,33 +85,60 @@ class LocalWriteError(OSError):
 
 
 def write_private_file(path: str | os.PathLike[str], data: bytes) -> None:
-    """Atomic write readable by the owner only: temp file (0600) in the same directory, fsync, rename.
-    Raises LocalWriteError (the old file kept) when it cannot be written."""
+    """Atomic write readable by the owner only (0600): see `atomic_replace`. Raises LocalWriteError
+    (the old file kept) when it cannot be written."""
     target = Path(path)
-    try:
-        _write_private_file(target, data)
-    except LocalWriteError:
-        raise
-    except OSError as exc:
-        raise LocalWriteError(target, exc) from None
+    with atomic_replace(target) as temporary:
+        try:
+            with open(temporary, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            raise LocalWriteError(target, exc) from None
 
 
-def _write_private_file(target: Path, data: bytes) -> None:
+@contextlib.contextmanager
+def atomic_replace(path: str | os.PathLike[str], *, mode: int = PRIVATE_FILE_MODE,
+                   parents: bool = True) -> Iterator[str]:
+    """The one atomic write of wfctl: yields the name of a new, empty temporary file beside `path` (0600
+    while it is written; open it yourself). When the block ends without an error the file is fsynced,
+    given `mode`, renamed over `path`, and the directory fsynced; on any error it is removed and `path`
+    is as it was. Missing parent directories are made 0700 (`parents=False`: a missing directory is an
+    error, for a file the user named).
+
+    A step of its own that fails (making the temporary file, fsync, rename) raises LocalWriteError naming
+    `path`; an exception of the block passes through unchanged."""
     import tempfile
 
-    private_dir(target.parent)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    target = Path(path)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            if _POSIX_MODES:
-                os.fchmod(fh.fileno(), PRIVATE_FILE_MODE)
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
+        if parents:
+            private_dir(target.parent)
+        fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        try:
+            if _POSIX_MODES:  # 0600 whatever the umask (0277 would leave it unwritable)
+                os.fchmod(fd, PRIVATE_FILE_MODE)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise LocalWriteError(target, exc) from None
+    try:
+        yield temporary
+        try:
+            fd = os.open(temporary, os.O_RDWR)
+            try:
+                if _POSIX_MODES:
+                    os.fchmod(fd, mode)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            if not _POSIX_MODES:
+                os.chmod(temporary, mode)
+            os.replace(temporary, target)
+        except OSError as exc:
+            raise LocalWriteError(target, exc) from None
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(temporary)
         raise
     fsync_dir(target.parent)
 

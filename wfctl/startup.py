@@ -394,11 +394,9 @@ def write_index() -> None:
     path = index_path()
     try:
         index = build_index()
-        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        tmp = f"{path}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            json.dump(index, handle, ensure_ascii=False, separators=(",", ":"))
-        os.replace(tmp, path)
+        from wfctl.fsutil import write_private_file
+
+        write_private_file(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     except Exception:  # never fail the command the user ran because of a cache
         return
 

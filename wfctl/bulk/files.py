@@ -21,6 +21,7 @@ from typing import IO
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.fsutil import LocalWriteError, atomic_replace
 
 
 def check_writable(path: str) -> None:
@@ -44,49 +45,53 @@ def check_writable(path: str) -> None:
 @contextlib.contextmanager
 def atomic_text_file(path: str, *, bom: bool) -> Iterator[IO[str]]:
     """A text file (UTF-8, newline="" as the csv module wants) that replaces `path` when the block ends
-    without an error; `bom` starts it with a UTF-8 byte order mark, which spreadsheets need to read
-    UTF-8. A failed write raises CliError naming the file; on any error nothing is left behind."""
-    folder = _folder(path)
+    without an error (wfctl.fsutil.atomic_replace); `bom` starts it with a UTF-8 byte order mark, which
+    spreadsheets need to read UTF-8. A failed write raises CliError naming the file; on any error nothing
+    is left behind."""
     try:
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path), suffix=".tmp")
-    except OSError as exc:
-        raise write_error(path, exc) from None
-    f = _TextFile(fd, bom=bom)
-    try:
-        yield f
-        _commit(f, temporary, path)
+        with atomic_replace(path, mode=_mode_for(path), parents=False) as temporary:
+            f = _TextFile(_open_for_writing(path, temporary), bom=bom)
+            try:
+                yield f
+                f.flush()
+                try:
+                    f.close()
+                except OSError as exc:
+                    raise _WriteFailed(exc) from None
+            except BaseException:
+                with contextlib.suppress(OSError):  # closing flushes what a failed write left in the buffer
+                    f.close()
+                raise
     except _WriteFailed as exc:
-        _discard(f, temporary)
         raise write_error(path, exc) from None
-    except BaseException:
-        _discard(f, temporary)
-        raise
+    except LocalWriteError as exc:
+        raise write_error(path, exc.cause) from None
 
 
 @contextlib.contextmanager
 def atomic_binary_file(path: str) -> Iterator[str]:
     """The name of a temporary file beside `path` for a writer that opens files itself (a workbook);
-    it replaces `path` when the block ends without an error. A failed write raises CliError naming
-    `path`; on any error nothing is left behind."""
-    folder = _folder(path)
+    it replaces `path` when the block ends without an error (wfctl.fsutil.atomic_replace). A failed write
+    raises CliError naming `path`; on any error nothing is left behind."""
     try:
-        fd, temporary = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path), suffix=".tmp")
-        os.close(fd)
+        with atomic_replace(path, mode=_mode_for(path), parents=False) as temporary:
+            yield temporary
+    except LocalWriteError as exc:
+        raise write_error(path, exc.cause) from None
     except OSError as exc:
         raise write_error(path, exc) from None
-    try:
-        yield temporary
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-    except OSError as exc:
-        _remove(temporary)
-        raise write_error(path, exc) from None
-    except BaseException as exc:
-        _remove(temporary)
+    except Exception as exc:
         cause = getattr(exc, "__context__", None)  # XlsxWriter's FileCreateError wraps the OSError
         if isinstance(cause, OSError) and type(exc).__name__ == "FileCreateError":
             raise write_error(path, cause) from None
         raise
+
+
+def _open_for_writing(path: str, temporary: str) -> int:
+    try:
+        return os.open(temporary, os.O_WRONLY | getattr(os, "O_BINARY", 0))
+    except OSError as exc:
+        raise LocalWriteError(path, exc) from None
 
 
 def write_error(path: str, exc: OSError, exit_code: int = ExitCode.FAILURE) -> CliError:
@@ -123,19 +128,6 @@ class _WriteFailed(OSError):
         super().__init__(cause.errno, cause.strerror)
 
 
-def _commit(f: _TextFile, temporary: str, path: str) -> None:
-    try:
-        f.flush()
-        os.fsync(f.fileno())
-        f.close()
-        os.chmod(temporary, _mode_for(path))
-        os.replace(temporary, path)
-    except _WriteFailed:
-        raise
-    except OSError as exc:
-        raise _WriteFailed(exc) from None
-
-
 def _folder(path: str) -> str:
     return os.path.dirname(os.path.abspath(path))
 
@@ -151,14 +143,3 @@ def _mode_for(path: str) -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
-
-
-def _discard(f: _TextFile, temporary: str) -> None:
-    with contextlib.suppress(OSError):  # closing flushes what a failed write left in the buffer
-        f.close()
-    _remove(temporary)
-
-
-def _remove(path: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(path)
