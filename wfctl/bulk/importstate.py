@@ -1,0 +1,74 @@
+"""What one bulk import knows while it runs: the shared state that its row validation (validation.py)
+fills and its send pass (sending.py) reads, and the pause every worker of the pool honours."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from wfctl.bulk import csvformat
+from wfctl.bulk.importtypes import Options, Stopped, Summary
+from wfctl.bulk.journal import Journal
+from wfctl.bulk.kinds import KINDS, Kind
+from wfctl.bulk.reader import CsvInput
+from wfctl.bulk.spool import Spool
+
+
+class Backoff:
+    """A pause every worker honours: one 429/503 slows the whole pool, not one thread."""
+
+    def __init__(self) -> None:
+        self._until = 0.0
+        self._lock = threading.Lock()
+
+    def trigger(self, seconds: float) -> None:
+        with self._lock:
+            self._until = max(self._until, time.monotonic() + seconds)
+
+    def wait(self) -> None:
+        while (delay := self._until - time.monotonic()) > 0:
+            time.sleep(min(delay, 1.0))
+
+
+
+
+class ImportState:
+    def __init__(self, api: Any, source: CsvInput, options: Options,
+                 progress: Callable[[str], None] | None = None,
+                 on_total: Callable[[int, int], None] | None = None,
+                 note: Callable[[str], None] | None = None) -> None:
+        self.api = api
+        self.source = source
+        self.options = options
+        self.kind: Kind = KINDS[options.kind]
+        self.summary = Summary(dry_run=options.dry_run)
+        self._progress = progress or (lambda status: None)
+        self._on_total = on_total or (lambda total, done: None)
+        self._note = note or (lambda text: None)
+        self._parents: dict[str, str | None] = {}  # reference -> id (None: unresolved, message below)
+        self._parent_errors: dict[str, str] = {}
+        self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
+        # A row that carries an id is that record (matched by id, never by name): the records of the
+        # parents read, by id, and each such row's id (only rows that have one).
+        self._by_id: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        self._id_rows: dict[int, str] = {}
+        self._names_lock = threading.Lock()
+        self._names_read: dict[str | None, float] = {}  # parent -> when its last names read started
+        self._row_of_id: dict[str, int] = {}
+        self._invalid_rows: set[int] = set()
+        self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
+        self._creates = bytearray()  # row -> 1: valid, and its parent has no record of its name
+        self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
+        self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
+        self._backoff = Backoff()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._stopped: Stopped | None = None
+        self._unreachable_since: float | None = None
+        self.journal: Journal | None = None
+        self._lock_held: Any = None
+        self._spool: Spool | None = None
+        lean_writer = getattr(api, "lean_writer", None)  # test doubles of the Client have none
+        self._sender = lean_writer() if lean_writer is not None else None

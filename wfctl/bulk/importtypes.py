@@ -1,0 +1,95 @@
+"""What a bulk import is told and what it answers: its options, the summary of a run, the problems of
+invalid rows, and the two ways a run ends early (`ValidationStopped`, `Stopped`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
+DRY_STATUSES = {"created": "create", "updated": "update"}
+#: A row whose intent was written but that was never sent (the run stopped first).
+UNSENT = "unsent"
+
+
+@dataclass
+class Problem:
+    row: int
+    line: int
+    column: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"row {self.row} (line {self.line})" if self.row else f"line {self.line}"
+        return f"{where}, column {self.column}: {self.message}" if self.column else f"{where}: {self.message}"
+
+
+@dataclass
+class Options:
+    kind: str
+    parent_id: str | None = None  # --client / --branch: every row goes there
+    on_existing: str = "skip"  # skip | update | fail
+    concurrency: int = 8
+    dry_run: bool = False
+    skip_invalid: bool = False
+    journal_path: str | None = None  # --journal; default: a new run under journal.runs_dir(profile)
+    target: str = ""  # the service origin (part of what makes two runs the same import)
+    profile: str = "default"
+    file_path: str = ""  # as the user named it, for `imports list`
+    ignore_ids: bool = False  # --ignore-ids: rows matched by name only (copies from another parent)
+
+
+@dataclass
+class Summary:
+    rows: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    problems: list[Problem] = field(default_factory=list)
+    invalid: int = 0
+    resumed: int = 0
+    seconds: float = 0.0  # the last pass (validate, then run); `timed()` makes it the whole import
+    dry_run: bool = False
+    journal_path: str | None = None
+    run_id: str = ""
+    blank: int = 0
+    plan_seconds: float = 0.0  # reading the file and what exists, before the send pass
+    started: float = field(default_factory=time.monotonic, repr=False)  # when the import began
+
+    def timed(self) -> Summary:
+        """The summary with `seconds` the whole import, from its start to now, and `plan_seconds` the
+        part before the send pass (whose time `seconds` held). Called once, when the result is shown."""
+        total = time.monotonic() - self.started
+        self.plan_seconds = max(0.0, total - self.seconds)
+        self.seconds = total
+        return self
+
+    @property
+    def failed(self) -> int:
+        return self.counts["failed"] + self.counts["invalid"]
+
+    @property
+    def done(self) -> int:
+        return sum(self.counts[s] for s in ("created", "updated", "unchanged", "skipped"))
+
+    def as_json(self) -> dict[str, Any]:
+        """The summary's JSON shape, the same keys for a plan and a run."""
+        return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
+                "blank": self.blank, "seconds": round(self.seconds, 3), "dryRun": self.dry_run}
+
+
+class ValidationStopped(Exception):
+    """Some rows are invalid: nothing was sent."""
+
+    def __init__(self, summary: Summary) -> None:
+        super().__init__(f"{summary.invalid} of {summary.rows} rows are invalid")
+        self.summary = summary
+
+
+class Stopped(Exception):
+    """The run stopped before its end; every row it sent is recorded. `cause` is "interrupted",
+    "journal" (a local fault) or "unreachable"."""
+
+    def __init__(self, cause: str, message: str) -> None:
+        super().__init__(message)
+        self.cause = cause
+        self.message = message

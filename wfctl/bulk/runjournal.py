@@ -1,0 +1,62 @@
+"""Which journal an import run writes: a plan's throwaway one, the unfinished run of the same import
+(resumed), or a new run's, under the import's lock."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import tempfile
+import time
+from typing import Any
+
+from wfctl.bulk import journal as journals
+from wfctl.bulk.importtypes import Options
+from wfctl.bulk.journal import Journal, JournalError
+from wfctl.bulk.reader import CsvInput
+
+
+def header_of(options: Options, source: CsvInput) -> dict[str, Any]:
+    """What makes two runs the same import (with the run's own fields added when it starts)."""
+    return {"kind": options.kind, "file": source.sha256, "path": options.file_path or source.display,
+            "target": options.target, "profile": options.profile, "parent": options.parent_id or "",
+            "onExisting": options.on_existing, "undo": None}
+
+
+def plan_journal(header: dict[str, Any]) -> Journal:
+    """A plan's journal: a temporary file, not durable, removed when the plan is shown."""
+    fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
+    os.close(fd)
+    try:
+        return Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()}, durable=False)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(plan_path)  # nothing of a plan is left behind
+        raise
+
+
+def lock(options: Options, header: dict[str, Any]) -> Any:
+    """Take the import's lock (held until its `__exit__`). Raises RunLocked."""
+    return journals.ImportLock(journals.runs_dir(options.profile), header).__enter__()
+
+
+def run_journal(options: Options, header: dict[str, Any]) -> Journal:
+    """The journal named by --journal or the unfinished one of the same import, resumed; else a new run's.
+    Raises JournalError."""
+    directory = journals.runs_dir(options.profile)
+    path: str | None = options.journal_path or journals.find_unfinished(directory, header)
+    if path and os.path.exists(path):
+        old = journals.header_of(path)
+        if old is None:
+            journals.read(path)  # raises: not a journal, or a corrupted one
+        elif not journals.is_finished(path) and journals.import_key(old) == journals.import_key(header):
+            return Journal.resume(path)
+        else:  # a finished run, or another import's: its record is kept for `imports undo`
+            raise JournalError(path, f"it holds run {old.get('run') or '?'} (another run); name a new file")
+    run = journals.new_run_id()
+    return Journal(options.journal_path or journals.journal_path(directory, run),
+                   {**header, "run": run, "nonce": secrets.token_hex(8), "started": _now()})
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -1,0 +1,387 @@
+"""Passes 1-3 of a bulk import: the file's columns, its rows' parents (looked up, and what each holds
+read, many at once), then every row decoded and checked (the fast check, or the write model for a row it
+defers), its id matched to a record, its name checked against the file's other rows; valid rows go to
+the spool. Mixed into `Importer`, whose state (importstate.py) it fills."""
+
+from __future__ import annotations
+
+import hashlib
+from array import array
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from wfctl.api.records import natural_key
+from wfctl.bulk import csvformat, plan
+from wfctl.bulk.fastcheck import RowCheck, create_body
+from wfctl.bulk.importstate import ImportState
+from wfctl.bulk.importtypes import Problem, ValidationStopped
+from wfctl.bulk.reader import Row
+from wfctl.bulk.spool import Spool
+
+MAX_LISTED_PROBLEMS = 50
+MAX_LISTED_COLUMNS = 10
+#: Columns whose cells decode to something other than their text (lists, booleans).
+_DECODED_COLUMNS = csvformat.LIST_COLUMNS | csvformat.BOOL_COLUMNS
+BITMAP_BYTES = 1 << 20
+
+
+class RowValidation(ImportState):
+    def _check_columns(self) -> None:
+        known = csvformat.known_columns(self.options.kind)
+        unknown = [column for column in self.source.header if column not in known]
+        written = getattr(self.source, "written", lambda column: column)
+        for column in unknown[:MAX_LISTED_COLUMNS]:
+            self._problem(0, 1, written(column), csvformat.unknown_column_message(self.options.kind, column))
+        if len(unknown) > MAX_LISTED_COLUMNS:
+            self._problem(0, 1, "", f"... and {len(unknown) - MAX_LISTED_COLUMNS} more unknown columns")
+        if "name" not in self.source.header:
+            self._problem(0, 1, "name", "missing column: every row needs a name")
+        kind = self.kind
+        if kind.parent and not self.options.parent_id and not (
+                kind.parent_id_column in self.source.header or kind.parent_name_column in self.source.header):
+            flag = "--client" if kind.parent == "client" else "--branch"
+            self._problem(0, 1, kind.parent_id_column or "",
+                          f"no {kind.parent_id_column} or {kind.parent_name_column} column: add one, or give {flag}")
+        if self.summary.problems:
+            self.summary.invalid = 0
+            raise ValidationStopped(self.summary)
+
+    def _parent_ref(self, row: Row) -> str | None:
+        """'id:<x>' / 'name:<x>' for the row's parent, or None (no parent, or not given)."""
+        kind = self.kind
+        if not kind.parent:
+            return None
+        if self.options.parent_id:
+            return "id:" + self.options.parent_id
+        return self._parent_ref_of(row.cells.get(kind.parent_id_column or "", ""),
+                                   row.cells.get(kind.parent_name_column or "", ""))
+
+    @staticmethod
+    def _parent_ref_of(id_cell: str, name_cell: str) -> str | None:
+        pid = csvformat.strip_neutraliser(id_cell).strip()
+        if pid:
+            return "id:" + pid
+        pname = csvformat.strip_neutraliser(name_cell).strip()
+        if pname:
+            return "name:" + natural_key(pname)
+        return None
+
+    def _resolve_parents(self) -> None:
+        """Pass 1: look every distinct parent up and start reading what it holds (pass 2), many parents
+        at once and at most `concurrency` requests in flight: a parent's look-up and the first page of
+        its records go out together."""
+        self._plan_pool = ThreadPoolExecutor(max_workers=max(1, self.options.concurrency),
+                                             thread_name_prefix="wfctl-plan")
+        self._reads: dict[str | None, Future[list[dict[str, Any]]]] = {}
+        try:
+            self._look_up_parents()
+        except BaseException:
+            self._plan_pool.shutdown(wait=False, cancel_futures=True)
+            raise
+
+    def _look_up_parents(self) -> None:
+        if not self.kind.parent:
+            self._read_existing([None], 1)
+            return
+        refs: set[str] = set()
+        if self.options.parent_id:
+            refs.add("id:" + self.options.parent_id)
+        else:
+            for row in self.source.rows():
+                ref = self._parent_ref(row)
+                if ref:
+                    refs.add(ref)
+        from wfctl.api.errors import NotFound
+
+        ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
+        names = sorted(ref for ref in refs if ref.startswith("name:"))
+        parents = len(ids) + (1 if names else 0)
+        pool = self._plan_pool
+        lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
+        self._read_existing(ids, parents)
+        by_name: dict[str, list[str]] = {}
+        if names:
+            for parent in self.api.iter_records(self.kind.parent, None, concurrency=self._share(parents)):
+                by_name.setdefault(natural_key(parent.get("name")), []).append(str(parent["id"]))
+        for value in ids:
+            ref = "id:" + value
+            try:
+                lookups[value].result()
+                self._parents[ref] = value
+            except NotFound:
+                self._parents[ref] = None
+                self._parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
+        for ref in names:
+            found = by_name.get(ref.split(":", 1)[1], [])
+            if len(found) == 1:
+                self._parents[ref] = found[0]
+            else:
+                self._parents[ref] = None
+                value = ref.split(":", 1)[1]
+                self._parent_errors[ref] = (
+                    f"no {self.kind.parent} is named {value!r}" if not found else
+                    f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
+        self._read_existing(sorted({p for p in self._parents.values() if p}), parents)
+
+    def _read_existing(self, parent_ids: list[str] | list[None], parents: int) -> None:
+        """Start reading each parent's records (not read yet) in the plan's pool; a parent's pages go
+        several at a time when few parents share the bound."""
+        share = self._share(parents)
+        for parent_id in parent_ids:
+            if parent_id not in self._reads:
+                self._reads[parent_id] = self._plan_pool.submit(self._existing_of, parent_id, share)
+
+    def _existing_of(self, parent_id: str | None, concurrency: int) -> list[dict[str, Any]]:
+        return list(self.api.iter_records(self.kind.name, parent_id, concurrency=concurrency))
+
+    def _share(self, parents: int) -> int:
+        """Requests in flight for one parent's pages, so that all parents together keep to `concurrency`."""
+        return max(1, self.options.concurrency // max(1, min(parents, self.options.concurrency)))
+
+    def _load_existing(self) -> None:
+        """Pass 2: the records of every resolved parent, read in pass 1 (natural key -> summary)."""
+        parents: list[str | None] = [None]
+        if self.kind.parent:
+            parents = [*sorted({p for p in self._parents.values() if p})]
+        try:  # a parent that is not there has no read to wait for: its rows say so
+            for parent_id in parents:
+                for record in self._reads[parent_id].result():
+                    self._existing[(parent_id, natural_key(record.get("name")))] = record
+                    if self._matches_ids:
+                        self._by_id[str(record.get("id"))] = (parent_id, record)
+        finally:
+            self._plan_pool.shutdown(wait=False, cancel_futures=True)
+
+    def _validate_rows(self) -> None:
+        # Duplicate names in the file, in little memory: each valid row's name digest (8 bytes a row)
+        # and a fixed 1 MiB bitmap of them; a bit that is already set makes its digest a candidate (a
+        # duplicate, or one of ~1% false alarms at 100,000 rows), which the digests then decide.
+        seen = bytearray(BITMAP_BYTES)
+        candidates: set[int] = set()
+        digests = array("Q", [0])  # row number -> name digest; 0: an invalid row (rows count from 1)
+        creates = self._creates = bytearray(1)
+        spool = self._spool = Spool(planned=self.options.dry_run)  # read by run()
+        header = self.source.header
+        existing = self._existing
+        fast = self._row_check()
+        dry_run = self.options.dry_run
+        parent_column = self.kind.parent_id_column
+        templates: dict[tuple[str, ...], str] = {}
+        has_parent = bool(self.kind.parent)
+        one_parent = not has_parent or bool(self.options.parent_id)  # the same for every row
+        every_parent = self._parent_of([]) if one_parent else None
+        has_id = self._matches_ids
+        for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
+            body = None
+            parent = every_parent if one_parent else self._parent_of(cells)
+            if fast is not None and not extra and (parent is not None or not has_parent):
+                body = fast.check(cells, parent)
+            fields_json = ""  # a plan's create: the JSON text of its changes
+            if body is None:
+                row = Row(number, line, dict(zip(header, cells, strict=True)), extra)
+                problems, parent, body = self._check(row)
+                if problems:
+                    self._invalid(row, problems)
+                    digests.append(0)
+                    creates.append(0)
+                    continue
+                key = self._name_digest(row, parent)
+                name = natural_key(body.get("name"))
+            else:  # the name is the cell's, neutraliser and spaces taken off: the key is the same
+                name = natural_key(body["name"])
+                key = _digest(f"{parent}\x00{name}")
+                if dry_run:
+                    fields = tuple(body)
+                    template = templates.get(fields)
+                    if template is None:
+                        template = templates[fields] = plan.fields_template(f for f in fields if f != parent_column)
+                    fields_json = template % tuple(fast.values_json)  # type: ignore[union-attr]
+            record_id = csvformat.strip_neutraliser(self._cell(cells, "id")).strip() if has_id else ""
+            if record_id:
+                problem = self._match_id(number, record_id, parent)
+                if problem:
+                    self._invalid(Row(number, line, dict(zip(header, cells, strict=False)), extra),
+                                  [Problem(number, line, "id", problem)])
+                    digests.append(0)
+                    creates.append(0)
+                    continue
+            # The checked body, so the send pass does not decode and validate every row again; a plan's
+            # before it, apart, what its create is written from.
+            if dry_run:
+                spool.add_planned(number, parent, str(body.get("name", "")), fields_json, body)
+            else:
+                spool.add(number, parent, body)
+            creates.append(not record_id and (parent, name) not in existing)
+            digests.append(key)
+            bit = key % (BITMAP_BYTES * 8)
+            if seen[bit >> 3] & (1 << (bit & 7)):
+                candidates.add(key)
+            else:
+                seen[bit >> 3] |= 1 << (bit & 7)
+        spool.written()
+        self.summary.rows = len(digests) - 1
+        del seen
+        if candidates:
+            self._check_duplicates(candidates, digests)
+
+    @property
+    def _matches_ids(self) -> bool:
+        """Whether rows that carry an id are matched by it (the file has an id column, and no --ignore-ids)."""
+        return "id" in self._positions and not self.options.ignore_ids
+
+    def _match_id(self, number: int, record_id: str, parent: str | None) -> str:
+        """Match a row that carries an id to its record: '' when it is one of the parent's records not
+        named by an earlier row, else the row's error."""
+        found = self._by_id.get(record_id)
+        if found is None or (self.kind.parent and found[0] != parent):
+            where = f" of {self.kind.parent} {parent}" if self.kind.parent and parent else ""
+            copy = f" (to copy records into another {self.kind.parent}, use --ignore-ids)" \
+                if self.kind.parent else ""
+            return f"no {self.kind.name} with id {record_id!r}{where}{copy}"
+        earlier = self._row_of_id.setdefault(record_id, number)
+        if earlier != number:
+            return f"id {record_id!r} is already row {earlier}"
+        if self.options.on_existing == "fail":
+            return f"{found[1].get('name')!r} already exists (--on-existing fail)"
+        self._id_rows[number] = record_id
+        return ""
+
+    def _row_check(self) -> RowCheck | None:
+        """The fast check of this file's rows, or None where every row needs `_check` (on-existing fail
+        asks about each row's name and its journal; a parent that is not there makes every row invalid)."""
+        kind = self.kind
+        if self.options.on_existing == "fail":
+            return None
+        if self.options.parent_id and self._parents.get("id:" + self.options.parent_id) is None:
+            return None
+        parent_column = kind.parent_id_column if kind.parent_in_body else None
+        return RowCheck(self.options.kind, self.source.header, self._skip_columns, parent_column,
+                        with_json=self.options.dry_run)
+
+    def _parent_of(self, cells: list[str]) -> str | None:
+        """The id of the row's parent (None: the kind has none, or it is not known: `_check` says why)."""
+        if not self.kind.parent:
+            return None
+        if self.options.parent_id:
+            return self._parents.get("id:" + self.options.parent_id)
+        ref = self._parent_ref_of(self._cell(cells, self.kind.parent_id_column),
+                                  self._cell(cells, self.kind.parent_name_column))
+        return self._parents.get(ref) if ref else None
+
+    def _cell(self, cells: list[str], column: str | None) -> str:
+        i = self._positions.get(column or "")
+        return "" if i is None else cells[i]
+
+    def _check_duplicates(self, candidates: set[int], digests: array[int]) -> None:
+        first: dict[int, int] = {}
+        later: dict[int, int] = {}  # row -> the earlier row of its name
+        for number, key in enumerate(digests):
+            if key and key in candidates:
+                if key in first:
+                    later[number] = first[key]
+                else:
+                    first[key] = number
+        if not later:
+            return  # false alarms of the bitmap only: no second pass over the file
+        for row in self.source.rows():
+            if row.number in later:
+                name = csvformat.strip_neutraliser(row.cells.get("name", "")).strip()
+                message = (f"{name!r} is already row {later[row.number]} "
+                           f"(names are unique per {self.kind.parent or 'agency'})")
+                self._duplicates[row.number] = message
+                self._invalid(row, [Problem(row.number, row.line, "name", message)])
+
+    def _name_digest(self, row: Row, parent: str | None) -> int:
+        name = csvformat.strip_neutraliser(row.cells.get("name", ""))
+        return _digest(f"{parent}\x00{natural_key(name)}")
+
+    def _check(self, row: Row) -> tuple[list[Problem], str | None, dict[str, Any]]:
+        """(problems, parent id, JSON body) of one row: decoding, field rules, parent, on-existing=fail."""
+        problems: list[Problem] = []
+        if row.extra:
+            problems.append(Problem(row.number, row.line, "", f"{row.extra} more cell(s) than the header has columns"))
+        data: dict[str, Any] = {}
+        skip = self._skip_columns
+        packed = _DECODED_COLUMNS
+        for column, text in row.cells.items():
+            if column in skip:
+                continue
+            if column not in packed and not text.startswith("'"):
+                data[column] = text  # a plain text cell is itself (decode_cell would return it)
+                continue
+            try:
+                value = csvformat.decode_cell(column, text)
+            except csvformat.CellError as exc:
+                problems.extend(Problem(row.number, row.line, column, message) for message in exc.problems)
+                continue
+            if value is not None:
+                data[column] = value
+        parent_id = None
+        if self.kind.parent:
+            ref = self._parent_ref(row)
+            column = self.kind.parent_id_column or ""
+            if ref is None:
+                problems.append(Problem(row.number, row.line, column,
+                                        f"empty: which {self.kind.parent} does this row belong to?"))
+            elif self._parents.get(ref) is None:
+                if ref.startswith("name:"):
+                    column = self.kind.parent_name_column or column
+                problems.append(Problem(row.number, row.line, column,
+                                        self._parent_errors.get(ref, f"unknown {self.kind.parent}")))
+            else:
+                parent_id = self._parents[ref]
+            if self.kind.parent_in_body:
+                data[self.kind.parent_id_column or ""] = parent_id or "?"
+        body = create_body(self.options.kind, data)  # the common row, without pydantic (same answer)
+        if body is None:
+            body = self._model_check(row, data, problems)
+        if (not problems and self.options.on_existing == "fail"
+                and (parent_id, natural_key(body.get("name"))) in self._existing
+                and not (self.journal and (self.journal.done(row.number) or self.journal.was_sending(row.number)))):
+            problems.append(Problem(row.number, row.line, "name",
+                                    f"{body.get('name')!r} already exists (--on-existing fail)"))
+        if not problems and row.number in self._duplicates:
+            problems.append(Problem(row.number, row.line, "name", self._duplicates[row.number]))
+        if problems:  # the columns as the file names them (`Rates`, not `rates`)
+            written = getattr(self.source, "written", None)
+            if written is not None:
+                for problem in problems:
+                    if problem.column:
+                        problem.column = written(problem.column)
+        return problems, parent_id, body
+
+    def _model_check(self, row: Row, data: dict[str, Any], problems: list[Problem]) -> dict[str, Any]:
+        """The write model's body of `data`, or {} with its problems added, worded per column."""
+        from pydantic import ValidationError
+
+        from wfctl.api.models import (
+            WRITE_MODELS,  # pydantic: only for a row the fast check defers
+            field_errors,
+        )
+
+        try:
+            return WRITE_MODELS[(self.options.kind, "create")].model_validate(data).body()
+        except ValidationError as exc:
+            for location, messages in field_errors(exc).items():
+                column = location.split("[", 1)[0].split(".", 1)[0]
+                detail = location[len(column):].lstrip(".")
+                for message in messages:
+                    problems.append(Problem(row.number, row.line, column,
+                                            f"{detail}: {message}" if detail else message))
+        return {}
+
+    def _invalid(self, row: Row, problems: list[Problem]) -> None:
+        if row.number not in self._invalid_rows:
+            self._invalid_rows.add(row.number)
+            self.summary.invalid += 1
+            self.summary.counts["invalid"] += 1
+        for problem in problems:
+            if len(self.summary.problems) < MAX_LISTED_PROBLEMS:
+                self.summary.problems.append(problem)
+
+    def _problem(self, row: int, line: int, column: str, message: str) -> None:
+        self.summary.problems.append(Problem(row, line, column, message))
+
+
+def _digest(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
