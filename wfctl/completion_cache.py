@@ -75,15 +75,12 @@ def complete_run_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     return out
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "wfctl"
-
-
 def cache_file(profile: str | None, base_url: str | None) -> Path:
     import hashlib
 
     key = f"{profile or os.environ.get('WFCTL_PROFILE', '')}|{base_url or os.environ.get('WFCTL_BASE_URL', '')}"
+    from wfctl.dirs import cache_dir
+
     return cache_dir() / f"ids-{hashlib.sha256(key.encode()).hexdigest()[:16]}.json"
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,22 +98,14 @@ class Settings:
 
 
 def config_path() -> Path:
-    """`WFCTL_CONFIG`, else `$XDG_CONFIG_HOME/wfctl/config.toml`, else the platform's config directory."""
+    """`WFCTL_CONFIG`, else `config.toml` in the config directory (wfctl.dirs: `$XDG_CONFIG_HOME/wfctl`, else
+    the platform's)."""
+    from wfctl.dirs import config_dir
+
     explicit = os.environ.get("WFCTL_CONFIG")
     if explicit:
         return Path(explicit).expanduser()
-    return _config_home() / "wfctl" / "config.toml"
-
-
-def _config_home() -> Path:
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    if xdg and os.path.isabs(xdg):
-        return Path(xdg)
-    if sys.platform == "win32":
-        return Path(os.environ.get("APPDATA") or Path.home() / "AppData" / "Roaming")
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support"
-    return Path.home() / ".config"
+    return config_dir() / "config.toml"
 
 
 # -- reading -------------------------------------------------------------------

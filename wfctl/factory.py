@@ -139,7 +139,8 @@ def lock_path(settings: Settings) -> Path:
 def keyring_lock_path(profile: str, origin: str | None) -> Path:
     """The lock of a keyring login: named by the same profile and origin as its keyring entry, in the
     state directory (the same for every config of this user)."""
-    from wfctl.fsutil import file_name_for, state_dir
+    from wfctl.dirs import state_dir
+    from wfctl.fsutil import file_name_for
 
     name = file_name_for(profile) + ("@" + file_name_for(origin) if origin else "")
     return state_dir() / "locks" / f"{name}.lock"

@@ -8,7 +8,7 @@ exist are left as they are: they may be the user's own (`~/.config`, `~/.local/s
 
     from wfctl.fsutil import private_dir, open_private, write_private_file, private_file_lock
 
-    private_dir(state_dir() / "imports")                   # mkdir -p, each new level 0700
+    private_dir(wfctl.dirs.state_dir() / "runs")           # mkdir -p, each new level 0700
     fd = open_private(path, os.O_WRONLY | os.O_APPEND)    # os.open, created/kept 0600
     write_private_file(path, data)                         # atomic replace, 0600
     with atomic_replace(path, mode=0o644) as temporary: ...  # the same, for a writer that opens the file
@@ -195,14 +195,6 @@ def fsync_dir(directory: str | os.PathLike[str]) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-
-
-def state_dir() -> Path:
-    """wfctl's state directory: `$XDG_STATE_HOME/wfctl`, else `~/.local/state/wfctl` (not created here)."""
-    base = os.environ.get("XDG_STATE_HOME")
-    if not base or not os.path.isabs(base):
-        base = os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "wfctl"
 
 
 # -- names as file names ----------------------------------------------------------------------------

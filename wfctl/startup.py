@@ -72,8 +72,9 @@ def is_fast_request(args: list[str], environ: typing.Mapping[str, str] | None = 
 
 
 def index_path() -> str:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "wfctl", f"index-{_hash(sys.prefix)}.json")
+    from wfctl.dirs import cache_dir
+
+    return os.path.join(cache_dir(), f"index-{_hash(sys.prefix)}.json")
 
 
 def index_key() -> str:

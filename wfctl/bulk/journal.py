@@ -35,7 +35,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from wfctl.fsutil import open_private, private_dir, state_dir
+from wfctl.dirs import state_dir
+from wfctl.fsutil import open_private, private_dir
 
 DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone"})
 SENDING = "sending"
