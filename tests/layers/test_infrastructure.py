@@ -97,3 +97,23 @@ def test_every_directory_comes_from_one_module():
         readers += [f"{name}:{s.lineno}" for s in strings
                     if id(s) not in docstrings and (s.value in variables or s.value in folders)]
     assert readers == []
+
+
+def test_file_locks_go_through_filelock():
+    """No raw fcntl/msvcrt lock (which ran unlocked on Windows): every lock is a filelock.FileLock."""
+    raw = [f"{name}: {alias.name}" for name, path in modules().items()
+           for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+           if isinstance(node, ast.Import) for alias in node.names if alias.name in ("fcntl", "msvcrt")]
+    assert raw == []
+
+
+def test_a_held_import_lock_names_its_holder(tmp_path: Path):
+    from wfctl.bulk.journal import ImportLock, RunLocked
+
+    header = {"kind": "site", "path": "/data/s.csv", "target": "http://x", "parent": "c1"}
+    with ImportLock(str(tmp_path), header):
+        with pytest.raises(RunLocked) as refused, ImportLock(str(tmp_path), header):
+            pass
+        assert str(refused.value) == f"another run of this import is in progress (pid {os.getpid()})"
+    with ImportLock(str(tmp_path), header):  # released: taken again
+        pass

@@ -33,10 +33,13 @@ import threading
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wfctl.dirs import state_dir
-from wfctl.fsutil import open_private, private_dir
+from wfctl.fsutil import open_private, private_dir, private_file_lock, write_private_file
+
+if TYPE_CHECKING:
+    from filelock import BaseFileLock
 
 DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone"})
 SENDING = "sending"
@@ -439,33 +442,39 @@ def journal_path(directory: str, run_id: str) -> str:
 
 
 class ImportLock:
-    """An exclusive lock on one import (its `import_key`) while a run sends, holding the runner's pid."""
+    """An exclusive lock on one import (its `import_key`) while a run sends (a filelock.FileLock, on every
+    platform), with the runner's pid beside it (`<key>.pid`) for the run that is refused."""
 
     def __init__(self, directory: str, header: dict[str, Any]) -> None:
         self.path = os.path.join(directory, f"{import_key(header)}.lock")
-        self._fd: int | None = None
+        self.pid_path = os.path.join(directory, f"{import_key(header)}.pid")
+        self._lock: BaseFileLock | None = None
 
     def __enter__(self) -> ImportLock:
+        from filelock import Timeout
+
+        lock = private_file_lock(self.path, timeout=0)
         try:
-            import fcntl
-        except ImportError:  # no advisory locks on this platform: run unlocked
-            return self
-        fd = open_private(self.path, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            pid = os.pread(fd, 32, 0).decode(errors="replace").strip()
-            os.close(fd)
+            lock.acquire()
+        except Timeout:
+            try:
+                with open(self.pid_path, encoding="utf-8", errors="replace") as f:
+                    pid = f.read(32).strip()
+            except OSError:
+                pid = ""
             raise RunLocked(pid) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
-        self._fd = fd
+        try:
+            write_private_file(self.pid_path, str(os.getpid()).encode())
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing releases the lock; the file stays (removing it would race)
-            self._fd = None
+        if self._lock is not None:
+            self._lock.release()  # the files stay (removing them would race the next run)
+            self._lock = None
 
 
 def iter_entries(entries: dict[int, Entry]) -> Iterator[Entry]:
