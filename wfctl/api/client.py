@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,8 @@ MAX_REDIRECTS = 5
 #: How often an update is merged into the record as it now is and sent again when the read-back shows
 #: another writer replaced it.
 UPDATE_ATTEMPTS = 4
+#: The wait before an update's read-back (one PUT round trip, within these bounds; see `update_record`).
+SETTLE_MIN, SETTLE_MAX = 0.05, 0.25
 
 #: An update given as a function: from the current record to the changes to make to it.
 Edit = Callable[[dict[str, Any]], dict[str, Any]]
@@ -543,7 +546,8 @@ class Client:
         return _record(decode_body(response)), _replayed(response)
 
     def update_record(self, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
-                      current: dict[str, Any] | None = None, sender: LeanSender | None = None) -> dict[str, Any]:
+                      current: dict[str, Any] | None = None, sender: LeanSender | None = None,
+                      settle: bool = True) -> dict[str, Any]:
         """Change exactly the fields in `changes`, on every deployment, and return the whole record.
 
         Some deployments clear what a PUT leaves out (G13), so the body is the current record's
@@ -554,7 +558,10 @@ class Client:
         The record is read back after the PUT; when the change is not there, it is merged again into
         the record as it now is and sent again, up to UPDATE_ATTEMPTS times, then Conflict. `changes`
         may be a function from the current record to the changes (an edit such as "add banned worker
-        W-2", recomputed from each new state) instead of fixed values."""
+        W-2", recomputed from each new state) instead of fixed values. `settle` waits one round trip
+        (at least SETTLE_MIN, at most SETTLE_MAX seconds) before the read-back, so that a writer who read
+        the record just before this PUT has written too and is seen; bulk runs (a `sender`, or
+        `settle=False`) skip the wait: their throughput is round trips."""
         from wfctl.api.records import same_record, update_body, writable_changes
 
         edit: Edit = changes if callable(changes) else _fixed(changes)
@@ -565,10 +572,13 @@ class Client:
             if attempt and same_record(wanted, current):
                 return current  # the change holds (another writer's update kept it)
             body = update_body(kind, current, wanted)
+            started = time.monotonic()
             if sender is not None:
                 answer = sender.request("PUT", record_path(kind, record_id), body)
             else:
                 answer = self.request("PUT", record_path(kind, record_id), json=body)
+            if settle and sender is None:
+                time.sleep(min(max(time.monotonic() - started, SETTLE_MIN), SETTLE_MAX))
             back = self.get_record(kind, record_id)
             if same_record(writable_changes(kind, edit(back)), back):
                 return {**_record(answer), **back}  # fields only the answer has (modifiedOn) too

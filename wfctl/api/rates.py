@@ -438,7 +438,7 @@ def apply_site(api: Any, site: SitePlan, change: Change, *, sender: Any = None,
     planned_rates = new_rates(rates, now)
     if before_send is not None:
         before_send(*_touched(old_rates, planned_rates, planned))
-    record = api.update_record("site", site.site_id, edit, current=current, sender=sender)
+    record = api.update_record("site", site.site_id, edit, current=current, sender=sender, settle=False)
     final = [r for r in (record.get("rates") or []) if isinstance(r, dict)]
     old, new = _touched(old_rates, final, planned)
     made = [RateChange(str(n.get("skill", "")).strip(),

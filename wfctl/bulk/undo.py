@@ -381,7 +381,8 @@ class Undoer:
 
         shown = {key: [current.get(key), value] for key, value in restored(current).items()}
         return self._apply(entry, name, shown, "restored", log,
-                           lambda: self.api.update_record(self.kind, entry.id, restored, current=current))
+                           lambda: self.api.update_record(self.kind, entry.id, restored, current=current,
+                                                          settle=False))
 
     def _apply(self, entry: Entry, name: str, changes: dict[str, list[Any]], planned: str,
                log: journal.Journal | None, send: Callable[[], object]) -> Entry:
