@@ -117,3 +117,21 @@ def test_a_held_import_lock_names_its_holder(tmp_path: Path):
         assert str(refused.value) == f"another run of this import is in progress (pid {os.getpid()})"
     with ImportLock(str(tmp_path), header):  # released: taken again
         pass
+
+
+def test_a_profile_names_its_journals_folder_as_it_names_its_token_file(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    from wfctl.bulk.journal import runs_dir
+    from wfctl.fsutil import file_name_for
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    runs = tmp_path / "wfctl" / "runs"
+    for profile in ("default", "prod_eu", "prod/eu", "Prod", "équipe"):
+        assert runs_dir(profile) == str(runs / file_name_for(profile))
+    assert len({runs_dir(p) for p in ("prod_eu", "prod/eu", "Prod", "prod", "PROD")}) == 5
+    # a folder an earlier version made (`Prod`, `prod_2f_eu`) keeps its runs while it is the only one
+    (runs / "Prod").mkdir(parents=True)
+    (runs / "prod_2f_eu").mkdir()
+    assert (runs_dir("Prod"), runs_dir("prod/eu")) == (str(runs / "Prod"), str(runs / "prod_2f_eu"))
+    (runs / "%50rod").mkdir()
+    assert runs_dir("Prod") == str(runs / "%50rod")

@@ -26,6 +26,7 @@ once refuses instead of sending the same rows.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from wfctl.dirs import state_dir
-from wfctl.fsutil import open_private, private_dir, private_file_lock, write_private_file
+from wfctl.fsutil import file_name_for, open_private, private_dir, private_file_lock, write_private_file
 
 if TYPE_CHECKING:
     from filelock import BaseFileLock
@@ -85,7 +86,23 @@ class Entry:
 
 
 def runs_dir(profile: str) -> str:
-    return str(state_dir() / "runs" / _safe(profile or "default"))
+    """The folder of `profile`'s journals: `<state>/runs/<name>`, the name by wfctl.fsutil.file_name_for
+    (as token files and locks). A folder an earlier wfctl named by its own encoding (`_legacy_name`: a
+    profile with upper-case letters, `_` or other characters) is used while it is the only one, unless a
+    case-insensitive file system makes it another profile's too."""
+    name = profile or "default"
+    runs = state_dir() / "runs"
+    new = runs / file_name_for(name)
+    old = runs / _legacy_name(name)
+    if old != new and not new.exists() and old.is_dir():
+        lower = runs / _legacy_name(name.lower())
+        shared = False
+        if lower != old:
+            with contextlib.suppress(OSError):
+                shared = os.path.samefile(old, lower)
+        if not shared:
+            return str(old)
+    return str(new)
 
 
 def new_run_id() -> str:
@@ -513,6 +530,6 @@ def _makedirs(directory: str) -> None:
         private_dir(directory)  # 0700 whatever the umask, parents included
 
 
-def _safe(name: str) -> str:
-    """A profile name as one folder name, one-to-one (`prod/eu` and `prod_eu` stay apart)."""
+def _legacy_name(name: str) -> str:
+    """How earlier wfctl versions named a profile's folder of journals (still read: see runs_dir)."""
     return "".join(ch if ch.isalnum() or ch in "-." else f"_{ord(ch):x}_" for ch in name)
