@@ -78,13 +78,6 @@ class IO:
         return Console(file=sys.stdout, force_terminal=self.stdout_is_tty, no_color=not self.color,
                        highlight=False, soft_wrap=not self.stdout_is_tty, width=width)
 
-    @cached_property
-    def err_console(self) -> Any:
-        from rich.console import Console
-
-        return Console(file=sys.stderr, force_terminal=self.stderr_is_tty,
-                       no_color=not (self.stderr_is_tty and self.color), highlight=False)
-
 
 def _on_command_line(name: str) -> bool:
     """Whether the running command's option `name` came from the command line (not from its envvar).

@@ -54,13 +54,6 @@ class LeanSender:
             return False
         return urlsplit(api.base_url).scheme in ("http", "https")
 
-    def path_of(self, kind: str, parent_id: str | None, record_id: str | None = None) -> str:
-        from wfctl.api.resources import RESOURCES
-
-        if record_id is not None:
-            return RESOURCES[kind].record_path(record_id)
-        return RESOURCES[kind].collection_path(parent_id)
-
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
         payload = json.dumps(body).encode()
         self._local.replayed = False

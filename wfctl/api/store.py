@@ -151,11 +151,6 @@ def jwt_claims(token: str) -> dict[str, Any]:
     return claims if isinstance(claims, dict) else {}
 
 
-def jwt_expiry(token: str) -> float | None:
-    """The `exp` claim of a JWT, without verifying it."""
-    return _number(jwt_claims(token).get("exp"))
-
-
 class TokenStore(Protocol):
     kind: str  # "keyring" | "file"
 

@@ -133,7 +133,7 @@ def load_runs(directory: str) -> list[Run]:
     undone: dict[str, str] = {}
     for run in runs:
         if run.undo_of and run.finished:
-            whole = not _unsettled(run.counts)
+            whole = not unsettled(run.counts)
             undone[run.undo_of] = "undone" if whole or undone.get(run.undo_of) == "undone" else "partly undone"
     for run in runs:
         if not run.finished and _locked(run):
@@ -562,7 +562,7 @@ def question(plan: UndoPlan, kind: str) -> str:
 
 def unsettled(counts: dict[str, int]) -> int:
     """Rows an undo could not take back (changed since the run, or failed)."""
-    return _unsettled(counts)
+    return counts.get(CHANGED, 0) + counts.get(FAILED, 0)
 
 
 # -- private ---------------------------------------------------------------------------------------
@@ -579,10 +579,6 @@ def _undo_counts(entries: dict[int, Entry], run_entries: dict[int, Entry] | None
         if status in counts:
             counts[status] += 1
     return counts
-
-
-def _unsettled(counts: dict[str, int]) -> int:
-    return counts.get(CHANGED, 0) + counts.get(FAILED, 0)
 
 
 def _close(run: Run) -> None:
