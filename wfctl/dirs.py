@@ -9,6 +9,8 @@ XDG Base Directory spec says). Otherwise the platform's own place, as platformdi
 the other XDG platforms `~/.config/wfctl`, `~/.local/state/wfctl` and `~/.cache/wfctl`; on macOS
 `~/Library/Application Support/wfctl` (config and state) and `~/Library/Caches/wfctl`; on Windows
 `%APPDATA%\\wfctl` (config, roaming), `%LOCALAPPDATA%\\wfctl` (state) and `%LOCALAPPDATA%\\wfctl\\Cache`.
+Earlier versions kept state in `~/.local/state/wfctl` everywhere: while only that folder holds runs it is
+still the state directory there (the journals of earlier runs stay resumable and undoable).
 
 On the XDG platforms the spec's defaults are written out here rather than asking platformdirs, so the
 fast paths (completion, help) do not import it; tests/layers/test_infrastructure.py holds the two answers
@@ -41,9 +43,13 @@ def _dir(kind: str) -> Path:
     base = os.environ.get(f"XDG_{kind.upper()}_HOME")
     if base and os.path.isabs(base):
         return Path(base) / APP
+    xdg_default = Path(os.path.expanduser("~"), *_XDG_DEFAULTS[kind]) / APP
     if sys.platform in ("win32", "darwin"):
-        return platform_dir(kind)
-    return Path(os.path.expanduser("~"), *_XDG_DEFAULTS[kind]) / APP
+        native = platform_dir(kind)
+        if kind == "state" and not (native / "runs").exists() and (xdg_default / "runs").is_dir():
+            return xdg_default  # where earlier versions kept journals on every platform: runs stay resumable
+        return native
+    return xdg_default
 
 
 def platform_dir(kind: str) -> Path:

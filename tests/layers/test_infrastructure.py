@@ -135,3 +135,22 @@ def test_a_profile_names_its_journals_folder_as_it_names_its_token_file(tmp_path
     assert (runs_dir("Prod"), runs_dir("prod/eu")) == (str(runs / "Prod"), str(runs / "prod_2f_eu"))
     (runs / "%50rod").mkdir()
     assert runs_dir("Prod") == str(runs / "%50rod")
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32"])
+def test_state_kept_where_an_earlier_version_put_it_stays_in_use(platform: str, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    """macOS and Windows: platformdirs' folders, except that journals an earlier version kept under
+    ~/.local/state/wfctl stay found (resumable, undoable) until the new folder holds runs."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in XDG:
+        monkeypatch.delenv(name, raising=False)
+    native = tmp_path / "native"
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(dirs, "platform_dir", lambda kind: native / kind)
+    assert (dirs.config_dir(), dirs.state_dir(), dirs.cache_dir()) == (native / "config", native / "state",
+                                                                       native / "cache")
+    (tmp_path / ".local" / "state" / "wfctl" / "runs").mkdir(parents=True)
+    assert dirs.state_dir() == tmp_path / ".local" / "state" / "wfctl"
+    (native / "state" / "runs").mkdir(parents=True)
+    assert dirs.state_dir() == native / "state"
