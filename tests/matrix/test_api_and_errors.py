@@ -54,7 +54,7 @@ def test_api_put_and_delete_send_exactly_what_they_are_given(deployment: Deploym
 
 @pytest.mark.parametrize("deployment", ERROR_FORMS, indirect=True)
 @pytest.mark.parametrize(("args", "code", "status"), [
-    (("branches", "get", "no-such-branch"), 4, "404"),
+    (("branches", "get", "00000000-0000-4000-8000-000000000000"), 4, "404"),  # a whole id: sent as it is
     (("api", "GET", "/api/sites/no-such-site"), 4, "404"),
     (("clients", "create", "--name", "Dup", "--branch", "{branch}"), 5, "409"),
     (("branches", "delete", "{branch}", "--yes"), 5, "409"),

@@ -9,8 +9,10 @@
         site_id = resolve(client, "site", "dcc45e91")                  # the beginning of its id
 
 An id that looks like a whole one (a UUID, G16) is used as it is, with no request: scripts that pass
-ids pay nothing. Anything else is looked up in the list of that kind (the service filters lists by
-nothing but a client's branch), read from the first page, stopping at an exact id:
+ids pay nothing. Anything else is first read as an id (one GET: a deployment whose ids are not UUIDs
+pays that request; a reference with white space is a name, not read as an id), then, when there is no
+such record, looked up in the list of that kind (the service
+filters lists by nothing but a client's branch), read from the first page, stopping at an exact id:
 
 1. the record whose id is the reference;
 2. the record whose name is the reference exactly;
@@ -41,6 +43,7 @@ MIN_PREFIX = 4
 SHOWN_CANDIDATES = 10
 
 _PARENT_KIND = {"site": "client", "client": "branch"}
+_PARENT_FIELD = {"site": "clientId", "client": "branchId"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,15 @@ def resolve(api: Any, kind: str, ref: str, *, parent: str | None = None) -> str:
         raise InvalidId(f"an empty {kind} reference: give the {kind}'s id or name")
     if is_whole_id(text):
         return text
-    return _search(api, kind, text, parent).id
+    if any(ch.isspace() for ch in text):  # no id has white space: a name, looked up at once
+        return _search(api, kind, text, parent).id
+    try:  # an id of a deployment whose ids are not UUIDs, or a name: one GET tells an id
+        record = api.get_record(kind, text)
+    except NotFound:
+        return _search(api, kind, text, parent).id
+    if parent is not None and kind in _PARENT_FIELD and str(record.get(_PARENT_FIELD[kind])) != parent:
+        return _search(api, kind, text, parent).id  # another parent's record: the name within this one
+    return text
 
 
 def require(api: Any, kind: str, record_id: str, ref: str | None = None) -> dict[str, Any]:
