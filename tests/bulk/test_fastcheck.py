@@ -102,9 +102,12 @@ OWN_CELLS = {
     "assessmentRequired": ["", "TRUE", "false", " yes ", "0", "On", "maybe", "'TRUE", "\x1ctrue"],
     "rates": ["", "Forklift=13.25|Picker=11.60", "A=12.5", "A=13.255", "A=1|A=2", "A=-1", "A=13,5", "A\\|B=3",
               "A=1e2", "A=", "=1", "A=1|", '[{"skill": "A", "hourlyRate": 12.5}]', "[]", "[1,", " A = 2 ",
-              "A=0.1|a=2", "'=A=1"],
+              "A=0.1|a=2", "'=A=1", "A=13.", "A=013", "A=0.00", "A= 12 ", "A=1_000", "A=\uff11\uff12", "A=.5",
+              "A=999999999999999", "A=1000000000000000", "A=0.001", "A=12.345", "A=1=2", " =1", "A=1|B=2|a=3",
+              "A=00000000000000012", "A=+1", "A=1 |B=2.5 ", "Ü=1.10", "A=1||B=2"],
     "departments": ["", "Goods In:Ann Lee:ann@example.com|Yard", "Yard:Ann", "a:b:c:d", "A||B", "A\\:x:B",
-                    '[{"name": "J"}]', "Yard|yard", "Y::bad-mail", " Y :  : ", "|"],
+                    '[{"name": "J"}]', "Yard|yard", "Y::bad-mail", " Y :  : ", "|", ":x", "Y:", "Y:a:", "Y:a:b@c.de|",
+                    "Y|Y", "Y:" + "x" * 201, "x" * 201, "Y:a:b@c.de:", "é:\u2028:"],
     "bannedWorkers": ["", "W-1|W-2", " W-1 | W-2 ", "W-1|W-1", "W-1| |W-2", "W\\|1", "a|b\x1c", "'W-1|W-2",
                       "|", "[W-1]", '["X", "Y"]', '["X", 1]', "W-1|w-1", "x" * 201, "a\x1c |b"],
 }
@@ -203,3 +206,22 @@ def test_a_plan_s_create_line_is_the_encoder_s() -> None:
     created = plan.Created(7, body["name"], fields_json, lambda: changes)
     entry = Entry(7, "created", name=body["name"], changes=changes)
     assert plan.row_json(created) == plan.row_json(entry) == _encode(plan.row_object(entry))
+
+
+def test_distinct_plain_list_cells_are_read_without_decode_cell(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rates and departments cells that differ on every row (as real sites' do) are read by the row check
+    itself, to decode_cell's and the model's body and the encoder's JSON text."""
+    header = ["name", "rates", "departments"]
+    rows = [[f"S{i}", f"Forklift={10 + i}.{i:02d}|Picker {i}={i}", f"Goods In {i}:Ann:a{i}@b.co|Yard {i}|Dock:"]
+            for i in range(50)]
+    expected = [reference("site", header, cells, "") for cells in rows]
+    from wfctl.bulk import csvformat
+
+    def unused(*args: Any) -> Any:
+        raise AssertionError("decode_cell read a plain list cell")
+
+    monkeypatch.setattr(csvformat, "decode_cell", unused)
+    check = RowCheck("site", header, SKIP, None, with_json=True)
+    for cells, body in zip(rows, expected, strict=True):
+        assert check.check(cells, None) == body
+        assert check.values_json == [_encode(v) for v in (body or {}).values()]

@@ -17,6 +17,7 @@ same rates and departments on every site of a client): each distinct one is deco
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection
 from json.encoder import encode_basestring as _json_string
 from typing import Any
@@ -272,6 +273,8 @@ class RowCheck:
     def _decode(self, name: str, check: int, text: str) -> tuple[Any, str]:
         """A list or boolean cell as decode_cell and the field's check take it, with its JSON text;
         raises _Unsure."""
+        if check in (_RATES, _DEPARTMENTS) and _plain_list(text):
+            return (_plain_rates if check == _RATES else _plain_departments)(text, self.with_json)
         try:
             decoded = csvformat.decode_cell(name, text)
         except csvformat.CellError:
@@ -286,3 +289,55 @@ class RowCheck:
         if check == _BOOL:
             return value, _BOOL_TEXT[value]
         return value, _json(value)
+
+
+# Rates and departments cells as most files hold them (no escape, no JSON, no formula protection, no
+# separator the model keeps): read here, without decode_cell, the field's check and the JSON encoder,
+# to the same value and JSON text (a file's list cells differ from row to row: each is read once).
+_PLAIN_RATE = re.compile(r"[0-9]{1,15}(?:\.[0-9]{0,2})?")
+
+
+def _plain_list(text: str) -> bool:
+    return "\\" not in text and "[" not in text and text[:1] != "'" and _PYTHON_ONLY_SPACE.isdisjoint(text)
+
+
+def _plain_rates(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]:
+    """decode_rates, _rates and the JSON text of a plain cell; raises _Unsure."""
+    out: list[dict[str, Any]] = []
+    texts: list[str] = []
+    skills = set()
+    for part in text.split("|") if text else ():
+        fields = part.split("=")
+        if len(fields) != 2:
+            raise _Unsure
+        skill, number = _name(fields[0]), fields[1].strip()
+        if skill in skills or _PLAIN_RATE.fullmatch(number) is None:
+            raise _Unsure
+        # as parse_number: an int without a point, else the float of its decimal (rounded once either way)
+        rate: int | float = float(number) if "." in number else int(number)
+        if not _plain_rate(rate):
+            raise _Unsure
+        skills.add(skill)
+        out.append({"skill": skill, "hourlyRate": rate})
+        if with_json:
+            texts.append(f'{{"skill": {_json_string(skill)}, "hourlyRate": {rate!r}}}')
+    return out, "[" + ", ".join(texts) + "]" if with_json else ""
+
+
+def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]:
+    """decode_departments, _departments and the JSON text of a plain cell; raises _Unsure."""
+    out: list[dict[str, Any]] = []
+    texts: list[str] = []
+    for part in text.split("|") if text else ():
+        fields = part.split(":") if part else []
+        if not fields or len(fields) > 3:
+            raise _Unsure
+        department = {"name": _name(fields[0])}
+        if len(fields) > 1:
+            department["contactPerson"] = _short(fields[1])
+        if len(fields) > 2:
+            department["email"] = _mail(fields[2])
+        out.append(department)
+        if with_json:
+            texts.append("{" + ", ".join(f'"{key}": {_json_string(value)}' for key, value in department.items()) + "}")
+    return out, "[" + ", ".join(texts) + "]" if with_json else ""
