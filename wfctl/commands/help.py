@@ -88,10 +88,13 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
                                   "service before it stops, resumable (exit 7). Default: 30."),
     ("WFCTL_FORCE_TTY", "Set to 1 to behave as on a terminal even through a pipe (tables, notes)."),
     ("NO_COLOR", "Set to anything to turn colour off (like --no-color)."),
-    ("XDG_CONFIG_HOME", "Base of the config directory. Default: ~/.config."),
-    ("XDG_CACHE_HOME", "Base of the cache directory (ids for shell completion). Default: ~/.cache."),
+    ("XDG_CONFIG_HOME", "Base of the config directory (absolute paths only). Default: ~/.config on Linux; "
+                        "the platform's folder on macOS and Windows."),
+    ("XDG_CACHE_HOME", "Base of the cache directory (ids for shell completion). Default: ~/.cache on Linux; "
+                       "~/Library/Caches on macOS, %LOCALAPPDATA% on Windows."),
     ("XDG_STATE_HOME", "Base of the state directory (the journals of bulk runs, for resume and `wfctl imports`). "
-                       "Default: ~/.local/state."),
+                       "Default: ~/.local/state on Linux; ~/Library/Application Support on macOS, "
+                       "%LOCALAPPDATA% on Windows."),
     ("HTTPS_PROXY, HTTP_PROXY, ALL_PROXY", "Proxy to send requests through, e.g. http://proxy:3128."),
     ("NO_PROXY", "Hosts to reach directly, e.g. localhost,127.0.0.1,.internal.example.com."),
     ("SSL_CERT_FILE", "PEM file of the CAs to trust, instead of the operating system's store and certifi "
