@@ -145,8 +145,10 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=100_000, help="rows of the plan and export figures")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--checkout", action="store_true", help="run the checkout's wfctl (.venv), not a wheel")
+    parser.add_argument("--head", action="store_true",
+                        help="the wheel of the last commit, not of the working tree (others' edits left out)")
     args = parser.parse_args()
-    bin_dir = Path(sys.executable).parent if args.checkout else bench.installed_wheel()
+    bin_dir = Path(sys.executable).parent if args.checkout else bench.installed_wheel(from_head=args.head)
     print(f"load {bench.load()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="wfctl-bench-workbook-") as tmp:
         work = Path(tmp)
