@@ -70,14 +70,14 @@ def test_the_lock_ends_when_the_failures_leave_the_window(sandbox_factory: Calla
 
 def test_a_locked_login_costs_one_password_check_as_any_other(sandbox_factory: Callable[..., SandboxServer],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from wfctl.sandbox import app
+    from wfctl.sandbox import identity
 
     server = sandbox_factory(seed=False)
     _fail(server, MANAGER[0], LOGIN_FAILURE_LIMIT)
     _fail(server, "ghost@northwind.test", LOGIN_FAILURE_LIMIT)
     checked: list[str] = []
-    verify = app.verify_password
-    monkeypatch.setattr(app, "verify_password", lambda password, stored: checked.append(stored) or verify(password, stored))
+    verify = identity.verify_password
+    monkeypatch.setattr(identity, "verify_password", lambda password, stored: checked.append(stored) or verify(password, stored))
     for username in (MANAGER[0], "ghost@northwind.test"):  # locked: a known and an unknown name
         _assert_locked(_login(server, username, MANAGER[1]))
     for username in (ADMIN[0], "nobody@northwind.test"):  # not locked: a known and an unknown name

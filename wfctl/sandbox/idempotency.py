@@ -1,0 +1,89 @@
+"""G20 in the sandbox: a POST with `Idempotency-Key` is applied once, the same key and body replay its
+answer, whatever the concurrency and in any server process (the key is the table's primary key)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from wfctl.sandbox.auth import Principal
+from wfctl.sandbox.handling import JSON_TYPE, Service
+from wfctl.sandbox.problems import ApiProblem, from_exception
+
+IDEMPOTENCY_WINDOW = 24 * 3600
+IDEMPOTENCY_WAIT = 10.0  # seconds a request waits for the answer of another with the same key
+IDEMPOTENCY_ABANDONED = 60.0  # seconds after which a reservation without an answer is taken over
+
+Handler = Callable[[Request, Principal], Awaitable[Response]]
+
+
+async def idempotent(api: Service, request: Request, who: Principal, key: str, handler: Handler) -> Response:
+    """G20: a POST with `Idempotency-Key` is applied once; the same key and body replay the answer.
+
+    The first request reserves the key (the table's primary key: of any number of concurrent requests,
+    in any server process, one gets it), runs, and stores its answer there; a request that finds the
+    key reserved waits for that answer. A 5xx answer releases the key; a reservation left by a process
+    that died mid-request is taken over after IDEMPOTENCY_ABANDONED seconds."""
+    if not key.strip() or len(key) > 255:
+        raise ApiProblem(400, "Idempotency-Key must be 1-255 characters",
+                         errors={"Idempotency-Key": ["must be 1-255 characters"]})
+    fingerprint = _fingerprint(request.url.path, await request.body())
+    waited_until = time.monotonic() + IDEMPOTENCY_WAIT
+    while True:
+        now = time.time()
+        reserved = api.db.execute(
+            "INSERT INTO idempotency_keys (user_id, key, fingerprint, status, media_type, body, created_at) "
+            "VALUES (?, ?, ?, 0, '', ?, ?) ON CONFLICT (user_id, key) DO UPDATE SET "
+            "fingerprint = excluded.fingerprint, status = 0, media_type = '', body = excluded.body, "
+            "created_at = excluded.created_at WHERE idempotency_keys.created_at < ? "
+            "OR (idempotency_keys.status = 0 AND idempotency_keys.created_at < ?) RETURNING status",
+            (who.user_id, key, fingerprint, b"", now, now - IDEMPOTENCY_WINDOW,
+             now - IDEMPOTENCY_ABANDONED)).fetchone()
+        if reserved is not None:
+            return await _answer_once(api, request, who, key, handler)
+        row = api.db.execute("SELECT fingerprint, status, media_type, body FROM idempotency_keys "
+                              "WHERE user_id = ? AND key = ?", (who.user_id, key)).fetchone()
+        if row is None:  # released meanwhile (that request failed): reserve it again
+            continue
+        if row[0] != fingerprint:
+            raise ApiProblem(422, "this Idempotency-Key was already used with another request body")
+        if row[1]:
+            return Response(bytes(row[3]), status_code=row[1], media_type=row[2],
+                            headers={"Idempotent-Replayed": "true"})
+        if time.monotonic() > waited_until:
+            raise ApiProblem(503, "a request with this Idempotency-Key is still being answered; retry it",
+                             headers={"Retry-After": "1"})
+        await asyncio.sleep(0.02)
+
+
+async def _answer_once(api: Service, request: Request, who: Principal, key: str, handler: Handler) -> Response:
+    """Run the request that reserved `key`, and keep its answer (or release the key after a 5xx)."""
+    try:
+        response = await handler(request, who)
+    except ApiProblem as exc:
+        response = from_exception(exc)
+    except BaseException:
+        api.db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", (who.user_id, key))
+        raise
+    if response.status_code < 500:
+        api.db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? "
+                        "WHERE user_id = ? AND key = ?",
+                        (response.status_code, response.media_type or JSON_TYPE, bytes(response.body),
+                         who.user_id, key))
+    else:
+        api.db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", (who.user_id, key))
+    return response
+
+
+def _fingerprint(path: str, raw: bytes) -> str:
+    try:
+        canonical = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        canonical = raw
+    return hashlib.sha256(path.encode() + b"\n" + canonical).hexdigest()
