@@ -3,6 +3,10 @@
 Records are plain dicts exactly as the service sends them (camelCase keys): cheap to stream, and
 what `-o json` prints.
 
+One piece, though over 500 lines: the SDK's facade, a method per endpoint on one session. What those
+methods do beyond one request lives apart: the create and update protocols in writes.py, the G9 branch
+filter in branchfilter.py, paging in pagereader.py and pagination.py, error mapping in responses.py.
+
     from wfctl.factory import client_from_profile  # the CLI's config and login (or Client(base_url, auth=...))
     with client_from_profile() as client:
         for branch in client.iter_branches():
@@ -13,24 +17,29 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
+from wfctl.api import branchfilter, writes
 from wfctl.api.errors import (
     ApiError,
-    Conflict,
     ForeignOrigin,
     InsecureTransport,
     NetworkError,
     NotFound,
     NotLoggedIn,
-    PaginationError,
     ServerError,
 )
 from wfctl.api.page import Page
 from wfctl.api.resources import RESOURCES
 from wfctl.api.responses import decode_body, error_from_response, network_error, snippet, user_agent
+from wfctl.api.writes import (
+    Edit,
+    collection_path,
+    record_path,
+)
+from wfctl.api.writes import record_of as _record
+from wfctl.api.writes import was_replayed as _replayed
 
 if TYPE_CHECKING:
     import ssl
@@ -43,20 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("wfctl.http")
 
-#: How often a create whose answer was lost, and that its natural key does not find, is sent again.
-LOST_ANSWER_RESENDS = 2
-#: Answers to a create after which the record may exist all the same (a proxy's timeout, a crash after
-#: the commit): looked up by natural key before the create is sent again.
-MAYBE_APPLIED = frozenset({408, 425, 500, 502, 504})
 MAX_REDIRECTS = 5
-#: How often an update is merged into the record as it now is and sent again when the read-back shows
-#: another writer replaced it.
-UPDATE_ATTEMPTS = 4
-#: The wait before an update's read-back (one PUT round trip, within these bounds; see `update_record`).
-SETTLE_MIN, SETTLE_MAX = 0.05, 0.25
-
-#: An update given as a function: from the current record to the changes to make to it.
-Edit = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class NotSupported(NotFound):
@@ -359,7 +355,7 @@ class Client:
         if not branch_id:
             return self.pages(RESOURCES["client"].collection_path(), page=page, page_size=page_size, all_pages=all_pages,
                               concurrency=concurrency, limit=limit)
-        return self._branch_clients(branch_id, page, page_size, all_pages, concurrency=concurrency, limit=limit)
+        return branchfilter.branch_clients(self, branch_id, page, page_size, all_pages, concurrency=concurrency, limit=limit)
 
     def iter_clients(self, *, branch_id: str | None = None, page_size: int | None = 100,
                      concurrency: int | None = None) -> Iterator[dict[str, Any]]:
@@ -435,107 +431,9 @@ class Client:
                        idempotency_key: str | None = None, sender: LeanSender | None = None,
                        maybe_applied: bool = False, find: Callable[[], dict[str, Any] | None] | None = None,
                        resend_first: bool = True) -> tuple[dict[str, Any], bool]:
-        """POST a new record; return (the record, made): `made` is False when the record was found rather
-        than made by this call (someone else made it, or a deployment that ignores keys cannot say).
-
-        When an answer is lost (or a 408/425/5xx says the create may have been applied), the same POST is
-        sent again under the same Idempotency-Key: the service replays the first answer if it applied it
-        (G20: that record is ours), or applies it now. A 409 to such a resend means the record exists
-        and nothing says it is ours (someone else made it, or the deployment ignores keys): it is looked
-        up by its natural key and returned as found. A fresh 201 to a resend on a deployment that ignores
-        keys and names alike may have made a second record: the one just made goes again, and the first
-        is returned as found. `maybe_applied` says an earlier call with this key may have been applied
-        (a retry, a resumed run); `find` looks the record up by its natural key (default: `find_same`),
-        e.g. through a bulk run's name map. An answer replayed for a record since deleted is not taken
-        for done: the create is sent again under a new key. `sender` is a lean writer of bulk runs.
-
-        `resend_first=False` (one create, `create_record`): after a lost answer the record is looked up
-        first and, found, taken as made by this call; right for a single create on every deployment
-        (one that ignores keys and names and drops answers included), where nobody asks who made it.
-        A bulk run, which records what it made so that undo takes back only that, resends first."""
-        key = idempotency_key or new_idempotency_key()
-        path = collection_path(kind, parent_id)
-        look_up = find or (lambda: self.find_same(kind, parent_id, body))
-        doubt = maybe_applied  # an earlier POST with this key may have been applied
-        asked = False  # the last POST asked who made a record found by name, and its answer was lost too
-        for resend in range(LOST_ANSWER_RESENDS + 1):
-            last = resend == LOST_ANSWER_RESENDS
-            if doubt:
-                if asked and resend_first:
-                    same = self._same_records(kind, parent_id, body)
-                    if len(same) > 1:  # each resend made one: the deployment ignores keys and names
-                        for extra in same[1:]:
-                            self.request("DELETE", record_path(kind, str(extra["id"])))
-                        return same[0], False
-                found = look_up()
-                if found is not None and not resend_first:
-                    return found, True
-                asked = found is not None  # found: the same key again says whether it is this call's
-            try:
-                if sender is not None:
-                    answer = sender.request("POST", path, body, key)
-                    replayed = sender.replayed()
-                else:
-                    response = self.send("POST", path, json=body, idempotency_key=key)
-                    answer, replayed = decode_body(response), _replayed(response)
-            except NetworkError:
-                if last:
-                    raise
-                doubt = True
-                continue  # the answer is lost: look it up, and ask with the same key
-            except ServerError as exc:
-                if exc.status not in MAYBE_APPLIED or last:
-                    raise
-                doubt = True
-                continue
-            except Conflict:
-                found = look_up() if doubt else None
-                if found is None:
-                    raise
-                return found, not resend_first
-            record = _record(answer)
-            if record.get("id") is None:  # a 2xx without the record (G15): find what it made (G20)
-                found = look_up()
-                if found is None:
-                    raise ServerError(f"the service accepted the {kind} but did not answer with it, and no "
-                                      f"{kind} named {body.get('name')!r} holds what was sent")
-                return found, True
-            if replayed:
-                try:
-                    self.get_record(kind, str(record["id"]))
-                except NotFound:
-                    return self.create_outcome(kind, parent_id, body, sender=sender, find=find,
-                                               resend_first=resend_first)
-                return record, True
-            if asked and resend_first:
-                twin = self._twin(kind, parent_id, body, str(record["id"]))
-                if twin is not None:
-                    return twin, False
-            return record, True
-        raise AssertionError("unreachable")
-
-    def _same_records(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> list[dict[str, Any]]:
-        """Every record named as `body` that holds every field of it, in the service's order (oldest first)."""
-        from wfctl.api.records import natural_key, same_record
-
-        wanted = natural_key(body.get("name"))
-        out = []
-        for record in self.iter_records(kind, parent_id):
-            if natural_key(record.get("name")) == wanted:
-                full = record if kind == "branch" else self.get_record(kind, str(record["id"]))
-                if same_record(body, full):
-                    out.append(full)
-        return out
-
-    def _twin(self, kind: str, parent_id: str | None, body: dict[str, Any], made: str) -> dict[str, Any] | None:
-        """After a resend answered by a fresh create: another record of that name holding the same fields
-        (the first send was applied on a deployment that ignores keys and names) is kept, and the one
-        just made deleted again. None when there is no such record."""
-        for full in self._same_records(kind, parent_id, body):
-            if str(full.get("id")) != made:
-                self.request("DELETE", record_path(kind, made))
-                return full
-        return None
+        """POST a new record; return (the record, made): see `writes.create_outcome`."""
+        return writes.create_outcome(self, kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
+                                     maybe_applied=maybe_applied, find=find, resend_first=resend_first)
 
     def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
                       idempotency_key: str) -> tuple[dict[str, Any], bool]:
@@ -548,113 +446,21 @@ class Client:
     def update_record(self, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
                       current: dict[str, Any] | None = None, sender: LeanSender | None = None,
                       settle: bool = True) -> dict[str, Any]:
-        """Change exactly the fields in `changes`, on every deployment, and return the whole record.
-
-        Some deployments clear what a PUT leaves out (G13), so the body is the current record's
-        writable fields merged with `changes` (`current` is read first unless given). Read-only fields
-        and the parent in `changes` (a record from `get_*` passed back) are dropped.
-
-        The service has no conditional PUT, so another writer's read-merge-write can replace this one.
-        The record is read back after the PUT; when the change is not there, it is merged again into
-        the record as it now is and sent again, up to UPDATE_ATTEMPTS times, then Conflict. `changes`
-        may be a function from the current record to the changes (an edit such as "add banned worker
-        W-2", recomputed from each new state) instead of fixed values. `settle` waits one round trip
-        (at least SETTLE_MIN, at most SETTLE_MAX seconds) before the read-back, so that a writer who read
-        the record just before this PUT has written too and is seen; bulk runs (a `sender`, or
-        `settle=False`) skip the wait: their throughput is round trips."""
-        from wfctl.api.records import same_record, update_body, writable_changes
-
-        edit: Edit = changes if callable(changes) else _fixed(changes)
-        for attempt in range(UPDATE_ATTEMPTS):
-            if current is None:
-                current = self.get_record(kind, record_id)
-            wanted = writable_changes(kind, edit(current))
-            if attempt and same_record(wanted, current):
-                return current  # the change holds (another writer's update kept it)
-            body = update_body(kind, current, wanted)
-            started = time.monotonic()
-            if sender is not None:
-                answer = sender.request("PUT", record_path(kind, record_id), body)
-            else:
-                answer = self.request("PUT", record_path(kind, record_id), json=body)
-            if settle and sender is None:
-                time.sleep(min(max(time.monotonic() - started, SETTLE_MIN), SETTLE_MAX))
-            back = self.get_record(kind, record_id)
-            if same_record(writable_changes(kind, edit(back)), back):
-                return {**_record(answer), **back}  # fields only the answer has (modifiedOn) too
-            current = back  # another writer replaced the record after this PUT: merge into what is there now
-        raise Conflict(f"another change to {kind} {record_id} kept replacing this one "
-                       f"({UPDATE_ATTEMPTS} attempts); nothing of it is kept: run it again",
-                       status=409, detail="the record changed under every attempt")
+        """Change exactly the fields in `changes`, on every deployment, and return the whole record: see
+        `writes.update_record`."""
+        return writes.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle)
 
     def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
         """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
         list shows it; None when there is none."""
-        from wfctl.api.records import natural_key
-
-        wanted = natural_key(name)
-        for record in self.iter_records(kind, parent_id):
-            if natural_key(record.get("name")) == wanted:
-                return record
-        return None
+        return writes.find_by_name(self, kind, parent_id, name)
 
     def find_same(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
         """The full record named as `body` that holds every field of `body` (a create of ours whose
         answer was lost), or None."""
-        from wfctl.api.records import same_record
-
-        found = self.find_by_name(kind, parent_id, body.get("name"))
-        if found is None:
-            return None
-        if kind != "branch":  # list items of clients and sites lack fields a create may carry
-            found = self.get_record(kind, str(found["id"]))
-        return found if same_record(body, found) else None
+        return writes.find_same(self, kind, parent_id, body)
 
     # -- internals ---------------------------------------------------------------
-    def _branch_clients(self, branch_id: str, page: int | None, page_size: int | None,
-                        all_pages: bool, *, concurrency: int | None = None,
-                        limit: int | None = None) -> Iterator[Page]:
-        """G9: trust the service's `branchId` filter while its rows show it applied it; where it
-        ignores the filter, page through every client, keep the branch's, and number and count those
-        pages (with the page size the service serves) as a filtering service would have.
-
-        A first page of the branch's clients only does not show that the filter was applied (on a
-        service that ignores it, the first clients may all be the branch's): when more pages follow,
-        the unfiltered count decides (the same count = ignored, or every client is the branch's, where
-        filtering here gives the same answer)."""
-        pages = self.pages(RESOURCES["client"].collection_path(), {"branchId": branch_id}, page=page, page_size=page_size,
-                           all_pages=all_pages, concurrency=concurrency, limit=limit)
-        first = next(pages)
-        if (all(str(row.get("branchId")) == branch_id for row in first.data)
-                and not self._branch_filter_ignored(first)):
-            yield first
-            for later in pages:
-                if any(str(row.get("branchId")) != branch_id for row in later.data):
-                    raise PaginationError("the service applied the branchId filter to some pages only")
-                yield later
-            return
-        pages.close()
-        size = max(1, first.page_size)
-        rows = [row for p in self.pages(RESOURCES["client"].collection_path(), concurrency=concurrency)
-                for row in p.data if str(row.get("branchId")) == branch_id]
-        count = max(1, -(-len(rows) // size))
-        number = page or 1
-        while True:
-            yield Page(rows[(number - 1) * size:number * size], number, size, count, len(rows))
-            number += 1
-            if not all_pages or number > count:
-                return
-
-    def _branch_filter_ignored(self, first: Page) -> bool:
-        """Whether a service whose page `first` (of `/api/clients?branchId=`) holds only the branch's
-        clients may have ignored the filter: it counts as many clients as there are in all."""
-        if not first.data:
-            return False  # no client at all, or a page past the end either way
-        if first.page_number <= 1 and first.next_url is None and first.page_count <= 1:
-            return False  # the whole list is this page: every client is the branch's
-        every = next(self.pages(RESOURCES["client"].collection_path(), page_size=1, all_pages=False))
-        return every.total_record_count == first.total_record_count
-
     def _session(self) -> httpx.Client:
         if self._http is not None:
             return self._http
@@ -692,30 +498,6 @@ class Client:
         return str(target)
 
 
-def collection_path(kind: str, parent_id: str | None = None) -> str:
-    """Where records of `kind` are created: a site under its client, the others at the top."""
-    return RESOURCES[kind].collection_path(parent_id)
-
-
-def record_path(kind: str, record_id: str) -> str:
-    return RESOURCES[kind].record_path(record_id)
-
-
-def new_idempotency_key() -> str:
-    import uuid  # only writes need one; uuid imports platform (~4 ms)
-
-    return str(uuid.uuid4())
-
-
-def _replayed(response: httpx.Response) -> bool:
-    """Whether the service replayed an earlier answer for this Idempotency-Key (a sandbox extension)."""
-    return response.headers.get("idempotent-replayed", "").lower() == "true"
-
-
-def _fixed(changes: dict[str, Any]) -> Edit:
-    """An edit that makes the same changes to any state of the record."""
-    return lambda _current: changes
-
 
 def _fetched(body: Any, what: str, *, need_id: bool = False) -> dict[str, Any]:
     """A GET's answer as a record: anything else (an empty body, `{}`, a list) is a ServerError."""
@@ -725,12 +507,7 @@ def _fetched(body: Any, what: str, *, need_id: bool = False) -> dict[str, Any]:
     raise ServerError(f"the service's answer for {what} is not a record", detail=f"it answered {shown}")
 
 
-def _record(body: Any) -> dict[str, Any]:
-    if isinstance(body, dict):
-        return body
-    if body is None:
-        return {}
-    raise ServerError("the service answered with an unexpected document", detail=snippet(str(body)))
+
 
 
 def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:
