@@ -142,14 +142,22 @@ def changed_fields(current: dict[str, Any], body: dict[str, Any]) -> dict[str, t
             if comparable(key, value) != comparable(key, current.get(key))}
 
 
+def restorable(key: str, value: Any) -> Any:
+    """A value as an update body can carry it, and as a comparison sees it: nothing at all is the field's
+    empty value, an empty list, `false` or an empty string (the service refuses null)."""
+    if value is not None:
+        return value
+    if key in LIST_FIELDS:
+        return []
+    return False if key == "assessmentRequired" else ""
+
+
 def comparable(key: str, value: Any) -> Any:
     """A value in a form where equal means equal to the service: missing == empty, 13.5 == 13.50."""
     from decimal import Decimal
 
     if value is None:
-        if key in LIST_FIELDS:
-            return []
-        return False if key == "assessmentRequired" else ""
+        return restorable(key, value)
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, bool):
