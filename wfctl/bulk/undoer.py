@@ -1,0 +1,175 @@
+"""The per-row decisions of an undo: `Undoer` checks each row of a run against the service and
+deletes what the run created, or puts back what its updates replaced (`wfctl.bulk.undo` plans and runs
+it; the statuses are those of `wfctl.bulk.runs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from wfctl.api.records import LIST_FIELDS, restorable
+from wfctl.bulk import journal
+from wfctl.bulk.journal import SENDING, Entry
+from wfctl.bulk.runs import ACTION_FOR, CHANGED, FAILED, GONE, UNDONE
+
+
+class Undoer:
+    """Takes back the rows of one run on the service (`api`: a wfctl Client)."""
+
+    def __init__(self, api: Any, kind: str, *, force: bool = False, header: dict[str, Any] | None = None) -> None:
+        self.api = api
+        self.kind = kind
+        self.force = force
+        self.header = header or {}  # the header of the run taken back (its nonce, file, parent)
+        self.parent = str(self.header.get("parent") or "")
+
+    def preview(self, entry: Entry) -> Entry:
+        """What `undo` would do to the row, written nothing: status deleted/restored/changed/gone/failed."""
+        return self._take_back(entry, None)
+
+    def undo(self, entry: Entry, undo_journal: journal.Journal) -> Entry:
+        """Take back one row, recording its intent and outcome in `undo_journal`; returns the outcome."""
+        outcome = self._take_back(entry, undo_journal)
+        undo_journal.record(outcome.row, outcome.status, outcome.id, outcome.error, outcome.name, outcome.changes)
+        return outcome
+
+    # -- private -------------------------------------------------------------------------------
+
+    def _take_back(self, entry: Entry, log: journal.Journal | None) -> Entry:
+        from wfctl.api.errors import ApiError, NotFound
+
+        row = entry.row
+        if entry.status == SENDING:
+            settled = self._in_flight(entry, log)
+            if settled.status not in ACTION_FOR:
+                return settled
+            entry = settled
+        if not entry.id:
+            return Entry(row, FAILED, "", "the run recorded no id for this row", entry.name)
+        # A row whose intent the killed undo wrote may have been done by it: then it is ours.
+        ours = log is not None and log.was_sending(row)
+        try:
+            current = self.api.get_record(self.kind, entry.id)
+        except NotFound:
+            return Entry(row, UNDONE if ours else GONE, entry.id, "", entry.name)
+        except ApiError as exc:
+            _stop_on_run_wide(exc)
+            return Entry(row, FAILED, entry.id, exc.one_line(), entry.name)
+        name = entry.name or str(current.get("name") or "")
+        if entry.status == "created":
+            return self._delete(entry, current, name, log)
+        return self._restore(entry, current, name, log)
+
+    def _in_flight(self, entry: Entry, log: journal.Journal | None) -> Entry:
+        """What a row that the run was sending when it stopped did. An update's intent carries its id
+        and changes: it is taken back as an update (restored already when it was not applied). A create
+        is sent again with the run's Idempotency-Key: the service replays the answer of a create it
+        applied (that record is the run's), or applies it now (then this undo deletes it again). A
+        preview sends nothing: it looks the record up by its natural key."""
+        from wfctl.api.errors import ApiError, Conflict
+
+        row = entry.row
+        if entry.changes and entry.id:
+            return Entry(row, "updated", entry.id, "", entry.name, entry.changes)
+        if entry.body is None:
+            return Entry(row, FAILED, entry.id, "the run stopped before this row's answer arrived, and its journal "
+                         "(written by an older wfctl) does not say what was sent: check the record by hand", entry.name)
+        parent = entry.parent or self.parent or None
+        key = journal.idempotency_key(self.header, self.kind, parent, row)
+        try:
+            if log is None:
+                found = self.api.find_same(self.kind, parent, entry.body)
+                if found is None:
+                    return Entry(row, GONE, "", "", entry.name)
+                return Entry(row, "created", str(found.get("id", "")), "", entry.name, left=found)
+            log.intend(row)
+            record, replayed = self.api.resend_create(self.kind, parent, entry.body, key)
+        except Conflict:
+            return Entry(row, FAILED, "", f"the run stopped before this row's answer arrived, and a {self.kind} "
+                         f"named {entry.name!r} exists that this deployment cannot say was the run's: "
+                         "check it by hand", entry.name)
+        except ApiError as exc:
+            _stop_on_run_wide(exc)
+            return Entry(row, FAILED, "", exc.one_line(), entry.name)
+        record_id = str(record.get("id") or "")
+        if replayed or not record_id:
+            return Entry(row, "created", record_id, "", entry.name, left=record)
+        try:  # the killed run's create never arrived: the one just made goes again at once
+            getattr(self.api, f"delete_{self.kind}")(record_id)
+        except ApiError as exc:
+            _stop_on_run_wide(exc)
+            return Entry(row, FAILED, record_id, exc.one_line(), entry.name)
+        return Entry(row, GONE, record_id, "", entry.name)
+
+    def _delete(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
+        from wfctl.api.records import changed_fields, changed_since
+
+        given = {key: pair[1] for key, pair in entry.changes.items()}
+        if entry.left is not None:  # the whole record as the run left it: any later change counts
+            left = entry.left
+            differs = changed_since(left, current, self.kind)
+        else:  # a journal of an older wfctl: the fields the run gave
+            left = given
+            differs = list(changed_fields(current, left))
+        if differs and not self.force:
+            return self._changed(entry, differs, left, current, name, "deletes")
+        removed = {key: [current.get(key), None] for key in (given or left) if key != "id"}
+        return self._apply(entry, name, removed, "deleted", log,
+                           lambda: getattr(self.api, f"delete_{self.kind}")(entry.id))
+
+    def _restore(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
+        """Put back what the run's update replaced: each scalar field the run changed, and of each list the
+        entries it added, removed or changed (everyone else's later entries stay)."""
+        from wfctl.api.records import left_as_run_left, restore_list
+
+        pairs = {key: (restorable(key, pair[0]), pair[1]) for key, pair in entry.changes.items()}
+        if all(left_as_run_left(key, new, old, current.get(key)) for key, (old, new) in pairs.items()):
+            # restored already (by a killed undo, by hand, or an update the run never got to apply)
+            return Entry(entry.row, UNDONE if log is not None else "restored", entry.id, "", name)
+        differs = [key for key, (old, new) in pairs.items() if not left_as_run_left(key, old, new, current.get(key))]
+        if differs and not self.force:
+            return self._changed(entry, differs, {key: new for key, (_, new) in pairs.items()}, current, name,
+                                 "overwrites")
+
+        def restored(record: dict[str, Any]) -> dict[str, Any]:
+            return {key: restore_list(key, old, new, record.get(key)) if key in LIST_FIELDS else old
+                    for key, (old, new) in pairs.items()}
+
+        shown = {key: [current.get(key), value] for key, value in restored(current).items()}
+        return self._apply(entry, name, shown, "restored", log,
+                           lambda: self.api.update_record(self.kind, entry.id, restored, current=current,
+                                                          settle=False))
+
+    def _apply(self, entry: Entry, name: str, changes: dict[str, list[Any]], planned: str,
+               log: journal.Journal | None, send: Callable[[], object]) -> Entry:
+        """Send one row's undo, its intent journalled first; a preview (no journal) says what it would do."""
+        from wfctl.api.errors import ApiError, NotFound
+
+        if log is None:
+            return Entry(entry.row, planned, entry.id, "", name, changes)
+        log.intend(entry.row)
+        try:
+            send()
+        except NotFound:
+            return Entry(entry.row, GONE, entry.id, "", name)
+        except ApiError as exc:
+            _stop_on_run_wide(exc)
+            return Entry(entry.row, FAILED, entry.id, exc.one_line(), name)
+        return Entry(entry.row, UNDONE, entry.id, "", name, changes)
+
+    def _changed(self, entry: Entry, differs: list[str], left: dict[str, Any], current: dict[str, Any], name: str,
+                 verb: str) -> Entry:
+        """A `changed` outcome: the record no longer holds what the run `left` there in `differs`."""
+        changes = {key: [left.get(key), current.get(key)] for key in differs}
+        return Entry(entry.row, CHANGED, entry.id, f"changed since the run ({', '.join(differs)}); --force {verb} "
+                     "it anyway", name, changes)
+
+
+
+def _stop_on_run_wide(exc: Exception) -> None:
+    """Errors that every further row would meet too stop the undo (it resumes when run again)."""
+    from wfctl.api.errors import NetworkError, NotLoggedIn
+
+    if isinstance(exc, NotLoggedIn | NetworkError):
+        raise exc
