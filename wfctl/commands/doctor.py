@@ -48,7 +48,7 @@ def doctor(
 
     Examples:
       $ wfctl doctor
-      $ wfctl doctor --profile staging
+      $ wfctl --profile staging doctor
       $ wfctl doctor -o json
       $ WFCTL_BASE_URL=http://127.0.0.1:8080 wfctl doctor --timeout 2
     """

@@ -153,7 +153,7 @@ def users_passwd(
     in again with the new password.
 
     Examples:
-      $ wfctl sandbox users passwd lee@northwind.test --db sandbox.db
+      $ wfctl sandbox users passwd staff@northwind.test --db sandbox.db
       $ printf '%s' "$PASSWORD" | wfctl sandbox users passwd lee@northwind.test --db sandbox.db --password-stdin
     """
     from wfctl.sandbox import accounts
@@ -182,8 +182,8 @@ def users_remove(
     with it, so a running server refuses them at once; the user name may be added again later.
 
     Examples:
-      $ wfctl sandbox users remove lee@northwind.test --db sandbox.db
-      $ wfctl sandbox users remove lee@northwind.test --db sandbox.db --yes
+      $ wfctl sandbox users remove staff@northwind.test --db sandbox.db
+      $ wfctl sandbox users remove staff@northwind.test --db sandbox.db --yes
     """
     from wfctl.commands.prompts import confirm
     from wfctl.sandbox import accounts
@@ -220,7 +220,7 @@ def agencies_add(
 
     Examples:
       $ wfctl sandbox agencies add "Eastfield Staffing" --db sandbox.db
-      $ wfctl sandbox agencies add "Eastfield Staffing" --db sandbox.db --email office@eastfield.test
+      $ wfctl sandbox agencies add "Westfield Staffing" --db sandbox.db --email office@westfield.test
     """
     from wfctl.sandbox import accounts
 

@@ -9,7 +9,7 @@ every page); import and export use the CSV format of `wfctl sites import`.
 
 Examples:
   $ wfctl branches list
-  $ wfctl branches create --name "Leeds Riverside" --email leeds@northwind.example
+  $ wfctl branches create --name "Leeds North" --email leeds-north@northwind.example
   $ wfctl branches export > branches.csv
 """
 

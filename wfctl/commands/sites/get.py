@@ -19,6 +19,6 @@ def get(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientO
     Examples:
       $ wfctl sites get <site-id>
       $ wfctl sites get <site-id> -o json
-      $ wfctl sites get "Dock 4" --client "Irwell Logistics"
+      $ wfctl sites get "Rochdale Yard" --client "Irwell Logistics"
     """
     records.get_record(ctx, "site", site_id, output=output, fields=fields, scope=client)

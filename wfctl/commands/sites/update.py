@@ -54,7 +54,7 @@ def update(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClie
     Examples:
       $ wfctl sites update <site-id> --no-assessment-required
       $ wfctl sites update <site-id> --add-banned-worker W-2 --dry-run
-      $ wfctl sites update <site-id> --set-rate forklift=13 --remove-rate picker
+      $ wfctl sites update <site-id> --set-rate "Forklift Driver=13" --remove-rate "Picker Packer"
       $ wfctl sites update <site-id> --rate forklift=13 --rate picker=11.50   # replaces every rate
     """
     changes = {"name": name, "address": address, "phone": phone, "email": email,
