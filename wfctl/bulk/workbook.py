@@ -10,17 +10,13 @@ as a person sees them, which the CSV path then reads: the same columns, checks, 
 - empty rows and empty columns after the last named one are left out; a row's line in messages is the
   sheet's row number.
 
-Writing (`export -f FILE.xlsx`): every text column stored as text cells formatted as text (`@`), so no
-spreadsheet makes an id, a phone or a worker number into a number; booleans as booleans; the header row
-frozen, bold and filterable; columns as wide as their text (up to a limit). Cells keep the CSV's formula
-protection (a leading `'` that import removes), so the sheet saved as CSV is as safe as our CSV.
+Writing (`export -f FILE.xlsx`) is `wfctl.bulk.sheetwriter`'s `SheetWriter` (re-exported here).
 
 Reading streams the sheet's XML, by regular expressions while it is plain (as spreadsheet programs write
 it: 1.5 s of CPU for 100,000 rows of 8 columns, against 3.6 s by the parser's elements), else by the
 standard library's C parser, and keeps shared strings as one UTF-8 buffer: measured on 100,000 rows of 9 columns, python-calamine reads in 0.75 s of CPU but holds the
 whole sheet (a 100,000-row plan peaked at 109 MiB against 35 MiB for the same rows as CSV), openpyxl's
-read-only mode takes 10.7 s. XlsxWriter writes (constant-memory mode: 6.5 s, openpyxl's write-only mode
-8.7 s), imported only here, and this module only when a workbook is read or written.
+read-only mode takes 10.7 s. This module is imported only when a workbook is read or written.
 """
 
 from __future__ import annotations
@@ -32,16 +28,17 @@ import re
 import tempfile
 import zipfile
 from array import array
-from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
+from wfctl.bulk.sheetwriter import MAX_WIDTH, SheetWriter
 from wfctl.errors import CliError
 
 ZIP_MAGIC = b"PK\x03\x04"
 XLSX_EXTENSIONS = (".xlsx", ".xlsm")
-#: The widest a column is made, in characters (wider text wraps in the cell's view only).
-MAX_WIDTH = 60
+
+__all__ = ["MAX_WIDTH", "XLSX_EXTENSIONS", "ZIP_MAGIC", "SheetWriter", "is_workbook", "is_workbook_name",
+           "sheet_to_csv"]
 
 
 def is_workbook(path: str) -> bool:
@@ -477,49 +474,3 @@ def _number(value: float) -> str:
     if shown == shown.to_integral_value():
         return str(int(shown))
     return format(shown.normalize(), "f")
-
-
-# -- writing ----------------------------------------------------------------------------------------
-
-class SheetWriter:
-    """Rows of text cells (and boolean columns) written to a workbook at `path` as they come."""
-
-    def __init__(self, path: str, header: list[str], *, bool_columns: Iterable[str] = ()) -> None:
-        try:
-            import xlsxwriter
-        except ImportError:  # pragma: no cover - a dependency of the package
-            raise CliError("writing a workbook needs XlsxWriter (pip install XlsxWriter)") from None
-        self._book = xlsxwriter.Workbook(path, {
-            "constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
-            "strings_to_urls": False, "use_future_functions": False})
-        self._sheet = self._book.add_worksheet("Sheet1")
-        self._text = self._book.add_format({"num_format": "@"})
-        head = self._book.add_format({"bold": True, "num_format": "@"})
-        self._header = header
-        self._bools = {i for i, name in enumerate(header) if name in set(bool_columns)}
-        self._widths = [len(name) for name in header]
-        self._row = 0
-        for col, name in enumerate(header):
-            self._sheet.write_string(0, col, name, head)
-        self._sheet.freeze_panes(1, 0)
-
-    def write(self, cells: list[str]) -> None:
-        self._row += 1
-        row, sheet, text, bools, widths = self._row, self._sheet, self._text, self._bools, self._widths
-        for col, cell in enumerate(cells):
-            if col in bools and cell in ("true", "false"):
-                sheet.write_boolean(row, col, cell == "true")
-            elif cell:
-                sheet.write_string(row, col, cell, text)
-            if len(cell) > widths[col]:
-                widths[col] = len(cell)
-
-    def close(self) -> None:
-        """Finish the workbook (its column widths and filter) and write it."""
-        last = max(len(self._header) - 1, 0)
-        for col, width in enumerate(self._widths):
-            # column formats of text columns too: a cell typed into an empty row stays text
-            self._sheet.set_column(col, col, min(width, MAX_WIDTH) + 2,
-                                   None if col in self._bools else self._text)
-        self._sheet.autofilter(0, 0, self._row, last)
-        self._book.close()
