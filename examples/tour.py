@@ -54,20 +54,34 @@ class Tour:
         self.env = env
 
     def step(self, title: str) -> None:
-        sys.stdout.write(f"\n\033[1m# {title}\033[0m\n" if sys.stdout.isatty() else f"\n# {title}\n")
+        if sys.stdout.isatty():  # within the terminal's width, each line a heading
+            import textwrap
+
+            lines = textwrap.wrap(title, width=max(shutil.get_terminal_size().columns - 2, 40))
+            sys.stdout.write("\n" + "".join(f"\033[1m# {line}\033[0m\n" for line in lines))
+        else:
+            sys.stdout.write(f"\n# {title}\n")
 
     def wfctl(self, *args: str, input: str | None = None, show: bool = True) -> str:
-        """Run wfctl as a user would; show the command line and its output; stop the tour on failure."""
+        """Run wfctl as a user would; show the command line and its output; stop the tour on failure.
+
+        On a terminal, what is shown is what wfctl shows on this terminal (tables fitted to its width,
+        the paging footer), not the plain format of a pipe, whose long lines the terminal would wrap."""
+        env = self.env
+        terminal = show and input is None and sys.stdout.isatty() and sys.stderr.isatty()
         if show:
             sys.stdout.write("$ wfctl " + " ".join(shlex.quote(a) for a in args) + "\n")
             sys.stdout.flush()
-        done = subprocess.run([*WFCTL, *args], input=input, env=self.env, text=True, capture_output=True)
+        if terminal:  # stderr (progress, notes) straight to the terminal, as it comes
+            env = dict(env, WFCTL_FORCE_TTY="1", COLUMNS=str(shutil.get_terminal_size().columns))
+        done = subprocess.run([*WFCTL, *args], input=input, env=env, text=True, stdout=subprocess.PIPE,
+                              stderr=None if terminal else subprocess.PIPE)
         if show:
             sys.stdout.write(done.stdout)
-            sys.stderr.write(done.stderr)
+            sys.stderr.write(done.stderr or "")
         if done.returncode != 0:
             if not show:
-                sys.stderr.write(done.stderr)
+                sys.stderr.write(done.stderr or "")
             raise SystemExit(f"tour: `wfctl {' '.join(args)}` exited with {done.returncode}")
         return done.stdout
 
