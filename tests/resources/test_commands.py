@@ -188,3 +188,33 @@ def test_lists_of_branches_and_clients_on_a_terminal_end_with_the_page(wf: Any) 
     assert r.stdout.splitlines()[-1] == f"page 1 of {-(-total // 2)}, {total} clients{more}"
     r = wf("branches", "list", "--page-size", "1", "--fields", "name")
     assert r.stdout.splitlines()[0] == "name" and len(r.stdout.splitlines()) == 2  # no footer in a pipe
+
+
+def test_a_file_that_carries_an_id_is_that_record(wf: Any, tag: str, tmp_path: Path) -> None:
+    """A record's file (`get -o json`) is that record (issue 21 §1): create refuses it (no duplicate), update
+    refuses it for another record; the SDK's create refuses a body with an id."""
+    tree = make_tree(wf, tag)
+    site = as_json(wf("sites", "get", tree["site1"], "-o", "json"))
+    path = tmp_path / "site.json"
+    path.write_text(json.dumps(site), encoding="utf-8")
+    r = wf("sites", "create", "--client", tree["client"], "--from-file", str(path))
+    assert r.exit_code == 2, r
+    assert r.stderr == (f"error: --from-file {path} is site {site['id']}: `wfctl sites update {site['id']} "
+                        f"--from-file {path}` changes it; to create a new site from it, remove its \"id\"\n")
+    r = wf("sites", "update", tree["site2"], "--from-file", str(path))
+    assert r.exit_code == 2, r
+    assert r.stderr == (f"error: --from-file {path} is site {site['id']}, not {tree['site2']}: give that id, or "
+                        "remove the file's \"id\" to use its fields for this one\n")
+    site["address"] = "1 Renamed Road"
+    path.write_text(json.dumps(site), encoding="utf-8")
+    r = wf("sites", "update", tree["site1"], "--from-file", str(path), "-o", "json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["address"] == "1 Renamed Road", r
+    names = [s["name"] for s in json.loads(wf("sites", "list", "--client", tree["client"], "--all",
+                                               "-o", "json").stdout)]
+    assert names.count(site["name"]) == 1
+
+    from wfctl.api import Client
+    from wfctl.api.errors import InvalidId
+
+    with Client("http://127.0.0.1:9") as sdk, pytest.raises(InvalidId, match="it is that record"):
+        sdk.create_record("site", tree["client"], site)

@@ -56,6 +56,11 @@ def create_outcome(client: Any, kind: str, parent_id: str | None, body: dict[str
     first and, found, taken as made by this call; right for a single create on every deployment
     (one that ignores keys and names and drops answers included), where nobody asks who made it.
     A bulk run, which records what it made so that undo takes back only that, resends first."""
+    if body.get("id") not in (None, ""):  # a body that carries an id is that record (as an import row)
+        from wfctl.api.errors import InvalidId
+
+        raise InvalidId(f"the {kind} to create carries the id {body['id']!r}: it is that record, which "
+                        f"update_record({kind!r}, {body['id']!r}, ...) changes; remove the id to create a new one")
     key = idempotency_key or new_idempotency_key()
     path = collection_path(kind, parent_id)
     look_up = find or (lambda: client.find_same(kind, parent_id, body))

@@ -170,7 +170,10 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
-    values = read_record_file(from_file) if from_file else {}
+    values, file_id = read_record_file(from_file) if from_file else ({}, "")
+    if file_id:  # the file is that record: a create would make a second one
+        raise CliError(f"--from-file {from_file} is {kind} {file_id}: `wfctl {spec.plural} update {file_id} "
+                       f"--from-file {from_file}` changes it; to create a new {kind} from it, remove its \"id\"")
     if spec.parent_field:
         parent = parent or values.get(spec.parent_field)
         values.pop(spec.parent_field, None)
@@ -202,7 +205,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
-    values = read_record_file(from_file) if from_file else {}
+    values, file_id = read_record_file(from_file) if from_file else ({}, "")
     if spec.parent_field:
         values.pop(spec.parent_field, None)  # a record's parent is not changed by update
     values.update({k: v for k, v in changes.items() if v is not None})
@@ -213,6 +216,9 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     fixed = _validate(kind, "update", values, given) if values else {}
     client = _client(app)
     record_id = _resolved(ctx, kind, record_id, scope)
+    if file_id and file_id != record_id:  # another record's file: it would copy that one's fields over this
+        raise CliError(f"--from-file {from_file} is {kind} {file_id}, not {record_id}: give that id, or remove "
+                       "the file's \"id\" to use its fields for this one")
     current = client.get_record(kind, record_id)
 
     def edit(record: dict[str, Any]) -> dict[str, Any]:
@@ -339,14 +345,16 @@ def _only(pages: Iterable[Page], field: str, value: str) -> Iterator[Page]:
         yield page
 
 
-def read_record_file(path: str) -> dict[str, Any]:
-    """The record in a --from-file JSON file (`-` is stdin), without the read-only fields of `get -o json`."""
+def read_record_file(path: str) -> tuple[dict[str, Any], str]:
+    """The record in a --from-file JSON file (`-` is stdin), without the read-only fields of `get -o json`,
+    and the id it carries ("" when none): a file that carries an id is that record (as an import row)."""
     values = read_json_input(path, "--from-file")
     if not isinstance(values, dict):
         raise CliError(f"--from-file {path}: expected a JSON object with the record's fields")
     from wfctl.api.records import READ_ONLY
 
-    return {k: v for k, v in values.items() if k not in READ_ONLY}
+    record_id = values.get("id")
+    return {k: v for k, v in values.items() if k not in READ_ONLY}, "" if record_id in (None, "") else str(record_id)
 
 
 def _validate(kind: str, action: str, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
