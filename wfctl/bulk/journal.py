@@ -21,12 +21,12 @@ A background thread fsyncs at most once a second, for power loss (an fsync block
 so more often stalls the workers). Runs live under the state directory,
 one folder per profile: `$XDG_STATE_HOME/wfctl/runs/<profile>/<run>.journal`. A run holds a lock on its
 import (kind, file, target, parent) for as long as it runs, so a second run of the same import at
-once refuses instead of sending the same rows.
+once refuses instead of sending the same rows: where runs live and that lock are `wfctl.bulk.runfiles`
+(its names re-exported here).
 """
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -34,13 +34,15 @@ import threading
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from wfctl.dirs import state_dir
-from wfctl.fsutil import file_name_for, open_private, private_dir, private_file_lock, write_private_file
-
-if TYPE_CHECKING:
-    from filelock import BaseFileLock
+from wfctl.bulk.runfiles import ImportLock as ImportLock
+from wfctl.bulk.runfiles import RunLocked as RunLocked
+from wfctl.bulk.runfiles import import_key, list_journals
+from wfctl.bulk.runfiles import journal_path as journal_path
+from wfctl.bulk.runfiles import new_run_id as new_run_id
+from wfctl.bulk.runfiles import runs_dir as runs_dir
+from wfctl.fsutil import open_private, private_dir
 
 DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone"})
 SENDING = "sending"
@@ -56,14 +58,6 @@ class JournalError(Exception):
         super().__init__(f"cannot write the journal ({path}): {reason}")
         self.path = path
         self.reason = reason
-
-
-class RunLocked(Exception):
-    """Another process is running the same import (or undo) right now."""
-
-    def __init__(self, pid: str) -> None:
-        super().__init__(f"another run of this import is in progress (pid {pid or 'unknown'})")
-        self.pid = pid
 
 
 @dataclass
@@ -85,33 +79,6 @@ class Entry:
         return self.status in DONE
 
 
-def runs_dir(profile: str) -> str:
-    """The folder of `profile`'s journals: `<state>/runs/<name>`, the name by wfctl.fsutil.file_name_for
-    (as token files and locks). A folder an earlier wfctl named by its own encoding (`_legacy_name`: a
-    profile with upper-case letters, `_` or other characters) is used while it is the only one, unless a
-    case-insensitive file system makes it another profile's too."""
-    name = profile or "default"
-    runs = state_dir() / "runs"
-    new = runs / file_name_for(name)
-    old = runs / _legacy_name(name)
-    if old != new and not new.exists() and old.is_dir():
-        lower = runs / _legacy_name(name.lower())
-        shared = False
-        if lower != old:
-            with contextlib.suppress(OSError):
-                shared = os.path.samefile(old, lower)
-        if not shared:
-            return str(old)
-    return str(new)
-
-
-def new_run_id() -> str:
-    import secrets
-    import time
-
-    return time.strftime("%y%m%d") + "-" + secrets.token_hex(3)
-
-
 def idempotency_key(header: dict[str, Any], kind: str, parent_id: str | None, row: int) -> str:
     """The Idempotency-Key of one row's create in the run of `header` (and the run that resumes it): the
     run's nonce makes a later run of the same file send new keys, so no replayed answer stands for a
@@ -120,14 +87,6 @@ def idempotency_key(header: dict[str, Any], kind: str, parent_id: str | None, ro
 
     seed = f"{header.get('nonce', '')}:{header.get('file', '')}:{kind}:{parent_id or ''}:{row}"
     return "wfctl-import-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
-
-
-def import_key(header: dict[str, Any]) -> str:
-    """What makes two runs the same import (the resume and lock key)."""
-    import hashlib
-
-    parts = [str(header.get(k) or "") for k in ("kind", "file", "target", "parent", "onExisting", "undo")]
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:20]
 
 
 class Journal:
@@ -446,54 +405,6 @@ def find_unfinished(directory: str, header: dict[str, Any]) -> str | None:
     return best[1] if best else None
 
 
-def list_journals(directory: str) -> list[str]:
-    try:
-        names = os.listdir(directory)
-    except OSError:
-        return []
-    return [os.path.join(directory, n) for n in sorted(names) if n.endswith(".journal")]
-
-
-def journal_path(directory: str, run_id: str) -> str:
-    return os.path.join(directory, f"{run_id}.journal")
-
-
-class ImportLock:
-    """An exclusive lock on one import (its `import_key`) while a run sends (a filelock.FileLock, on every
-    platform), with the runner's pid beside it (`<key>.pid`) for the run that is refused."""
-
-    def __init__(self, directory: str, header: dict[str, Any]) -> None:
-        self.path = os.path.join(directory, f"{import_key(header)}.lock")
-        self.pid_path = os.path.join(directory, f"{import_key(header)}.pid")
-        self._lock: BaseFileLock | None = None
-
-    def __enter__(self) -> ImportLock:
-        from filelock import Timeout
-
-        lock = private_file_lock(self.path, timeout=0)
-        try:
-            lock.acquire()
-        except Timeout:
-            try:
-                with open(self.pid_path, encoding="utf-8", errors="replace") as f:
-                    pid = f.read(32).strip()
-            except OSError:
-                pid = ""
-            raise RunLocked(pid) from None
-        try:
-            write_private_file(self.pid_path, str(os.getpid()).encode())
-        except BaseException:
-            lock.release()
-            raise
-        self._lock = lock
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._lock is not None:
-            self._lock.release()  # the files stay (removing them would race the next run)
-            self._lock = None
-
-
 def iter_entries(entries: dict[int, Entry]) -> Iterator[Entry]:
     """Entries (of `read`) in row order."""
     for row in sorted(entries):
@@ -529,7 +440,3 @@ def _makedirs(directory: str) -> None:
     if directory:
         private_dir(directory)  # 0700 whatever the umask, parents included
 
-
-def _legacy_name(name: str) -> str:
-    """How earlier wfctl versions named a profile's folder of journals (still read: see runs_dir)."""
-    return "".join(ch if ch.isalnum() or ch in "-." else f"_{ord(ch):x}_" for ch in name)
