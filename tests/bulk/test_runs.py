@@ -192,7 +192,7 @@ def test_invalid_rows_get_their_own_advice(logged_in: Any, tmp_path: Path) -> No
     path = write(tmp_path / "s.csv", "name,email\nGood A,a@example.com\nBad B,not-an-email\nGood C,\n")
     r = cli("sites", "import", str(path), "--client", cid, "--skip-invalid")
     assert r.exit_code == 10, r
-    assert f"1 invalid rows were not sent: fix them in {path} and run again" in r.stderr
+    assert f"1 invalid row was not sent: fix it in {path} and run again" in r.stderr
     assert "run the same command again" not in r.stderr
     assert site_names(cli, cid) == ["Good A", "Good C"]
 

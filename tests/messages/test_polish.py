@@ -81,3 +81,39 @@ def test_a_refused_access_token_from_the_environment_is_named(cli: Any, sandbox:
                         "is not valid (HTTP 401); set a fresh one (`wfctl auth token` prints one where wfctl is "
                         "logged in), or unset WFCTL_ACCESS_TOKEN to use the profile's login\n")  # was: run `wfctl login`
     assert "not-a-token" not in r.stderr
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_import_from_stdin_on_a_terminal_says_it_waits(logged_in: Any, size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    child = spawn(logged_in, "sites", "import", "-", "--client", client_id, size=size)
+    child.expect_exact("Reading the CSV from standard input: paste or type it, then press Ctrl-D")  # was: silence
+    child.sendline("name,address")
+    child.sendline("Dock Z,1 Quay")
+    child.sendeof()
+    code, shown = finish(child)
+    assert code == 0, shown
+    assert "created 1" in shown
+    r = logged_in("sites", "import", "-", "--client", client_id, input="name\nDock Y\n")  # a pipe: no note
+    assert r.exit_code == 0 and "Reading" not in r.stderr, r
+
+
+def test_a_directory_given_as_a_file_is_named_as_one(logged_in: Any) -> None:
+    client_id, _, _ = new_client(logged_in)
+    folder = Path(logged_in.tmp_path) / "exports"
+    folder.mkdir()
+    r = logged_in("sites", "import", str(folder), "--client", client_id)
+    assert (r.exit_code, r.stderr) == (2, f"error: {folder}: a directory, not a file; give the CSV file's name\n")
+
+
+def test_one_invalid_row_is_one_row(logged_in: Any) -> None:
+    client_id, _, _ = new_client(logged_in)
+    path = Path(logged_in.tmp_path) / "one-bad.csv"
+    path.write_text("name,email\nDock A,not-an-address\nDock B,b@example.com\n", encoding="utf-8")
+    r = logged_in("sites", "import", str(path), "--client", client_id)
+    assert r.exit_code == 2
+    assert r.stderr.splitlines()[-1] == ("error: 1 of 2 rows is invalid; nothing was sent (fix it in the file and run "
+                                         "again, or use --skip-invalid to import the others)")
+    r = logged_in("sites", "import", str(path), "--client", client_id, "--skip-invalid")
+    assert r.exit_code == 10
+    assert f"1 invalid row was not sent: fix it in {path} and run again\n" in r.stderr  # was: 1 invalid rows

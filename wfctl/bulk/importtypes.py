@@ -81,7 +81,7 @@ class ValidationStopped(Exception):
     """Some rows are invalid: nothing was sent."""
 
     def __init__(self, summary: Summary) -> None:
-        super().__init__(f"{summary.invalid} of {summary.rows} rows are invalid")
+        super().__init__(f"{summary.invalid} of {summary.rows} rows {'is' if summary.invalid == 1 else 'are'} invalid")
         self.summary = summary
 
 

@@ -52,11 +52,18 @@ class CsvInput:
         self.notes: list[str] = []  # what was noticed about the file (said on stderr by run_import)
         self.workbook = False
         if path == "-":
+            if _isatty(sys.stdin):  # not piped: say what the silence waits for
+                sys.stderr.write("Reading the CSV from standard input: paste or type it, then press Ctrl-D on a "
+                                 "line of its own (or give the file's name instead of -)...\n")
+                sys.stderr.flush()
             fd, spool = tempfile.mkstemp(prefix="wfctl-import-", suffix=".csv")
             self._temporary.append(spool)
             with os.fdopen(fd, "wb") as out:
                 binary = getattr(sys.stdin, "buffer", None)
-                if binary is not None:
+                if binary is not None and _isatty(sys.stdin) and hasattr(binary, "read1"):
+                    while chunk := binary.read1(1 << 16):  # one Ctrl-D ends it (a full read() waits for two)
+                        out.write(chunk)
+                elif binary is not None:
                     shutil.copyfileobj(binary, out, 1 << 20)
                 else:  # a text-only stdin (embedding, tests)
                     while chunk := sys.stdin.read(1 << 20):
@@ -64,6 +71,8 @@ class CsvInput:
             self.path = spool
             self.display = "<stdin>"
         else:
+            if os.path.isdir(path):
+                raise CliError(f"{path}: a directory, not a file; give the CSV file's name")
             if not os.path.isfile(path):
                 raise CliError(f"{path}: no such file")
             self.path = path
@@ -326,3 +335,10 @@ ZIP_MAGIC_PREFIX = b"PK\x03\x04"
 BOM_AS_CP1252 = BOM.decode("cp1252")  # "ï»¿"
 _WAY_OUT = ("re-export as .xlsx with export -f FILE.xlsx, or open the CSV as UTF-8: "
             "Unicode (UTF-8) in the import dialog, Data > From Text/CSV in Excel")
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

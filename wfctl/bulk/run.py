@@ -74,8 +74,9 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
             _write_report(report, importer, source)
         invalid = stop.summary.invalid
         raise CliError(
-            f"{invalid} of {stop.summary.rows} rows are invalid; nothing was sent "
-            "(fix them in the file and run again, or use --skip-invalid to import the others)" if invalid else
+            f"{invalid} of {stop.summary.rows} rows {'is' if invalid == 1 else 'are'} invalid; nothing was sent "
+            f"(fix {'it' if invalid == 1 else 'them'} in the file and run again, or use --skip-invalid to import "
+            "the others)" if invalid else
             f"{source.display}: the columns are not right; nothing was sent") from None
     if summary.problems:
         _list_problems(summary)
@@ -105,7 +106,9 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
                              + (f"; see {report}" if report else "; use --report FILE for each row's error")
                              + "; run the same command again to retry them\n")
         if summary.invalid:
-            sys.stderr.write(f"{summary.invalid} invalid rows were not sent: fix them in {source.display} "
+            rows = "invalid row was" if summary.invalid == 1 else "invalid rows were"
+            sys.stderr.write(f"{summary.invalid} {rows} not sent: fix {'it' if summary.invalid == 1 else 'them'} "
+                             f"in {source.display} "
                              "and run again\n")
         return int(ExitCode.PARTIAL)
     return 0
@@ -292,4 +295,4 @@ def _list_problems(summary: Summary) -> None:
         sys.stderr.write(f"invalid: {one_line(str(problem))}\n")
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
-        sys.stderr.write(f"... and {more} more invalid rows (--report FILE lists every one)\n")
+        sys.stderr.write(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")
