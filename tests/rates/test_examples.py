@@ -27,7 +27,7 @@ def run_example(cli: Any, line: str, cwd: Path) -> None:
     if "<run-id>" in words:
         newest = json.loads(cli("imports", "list", "-o", "json").stdout)[0]["run"]
         words = [newest if w == "<run-id>" else w for w in words]
-    r = cli(*[str(cwd / w) if w.endswith(".csv") else w for w in words])
+    r = cli(*[str(cwd / w) if w.endswith((".csv", ".xlsx")) else w for w in words])
     assert r.exit_code == 0, (line, r)
     if target is not None:
         (cwd / target).write_text(r.stdout, encoding="utf-8")
@@ -46,3 +46,4 @@ def test_every_example_runs_as_written(cli: Any, sandbox_factory: Any, tmp_path:
     for line in found:
         run_example(cli, line, tmp_path)
     assert (tmp_path / "rates-before.csv").read_text().startswith("clientId,client,siteId,site,skill,hourlyRate")
+    assert (tmp_path / "rates-before.xlsx").read_bytes().startswith(b"PK")

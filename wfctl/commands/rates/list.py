@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
+from wfctl.bulk import options as bulk
 from wfctl.commands.options import Output, app_context, fmt
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb
@@ -17,22 +20,29 @@ SUMMARY_COLUMNS = ["skill", "sites", "minimum", "median", "maximum"]
 @verb("list")
 def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = None,
                all_clients: opt.AllClients = False, site: opt.Site = None, skill: opt.SkillFilter = None,
-               concurrency: opt.ReadConcurrency = 16, output: Output = None) -> None:
+               concurrency: opt.ReadConcurrency = 16, file: bulk.ExportFile = None, output: Output = None) -> None:
     """List the hourly rates of sites: one row per site and skill.
 
     Columns: clientId, client, siteId, site, skill, hourlyRate. Each site's full record is read (site
-    lists carry no rates), 16 at once, in the service's order.
+    lists carry no rates), 16 at once, in the service's order. --file FILE writes CSV, or a workbook
+    when FILE ends in .xlsx (ids and names as text, hourlyRate as a number with two decimals); the
+    file is written whole or not at all.
 
     Examples:
       $ wfctl rates list --client "Pennine Foods Ltd"
       $ wfctl rates list --all-clients --skill "forklift driver" -o csv > forklift.csv
       $ wfctl rates list --branch "Leeds Riverside" -o json
+      $ wfctl rates list --all-clients -f rates.xlsx
     """
     from wfctl.api import rates
     from wfctl.commands.rates.common import check_scope, read_scope, shown_amounts
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
+    if file and file != "-":
+        _to_file(app_, file, output, rates.rate_rows(
+            read_scope(app_, client, branch, all_clients, site, concurrency, output_to_terminal=False), skill or []))
+        return
     out = app_.output(fmt(output))
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
     rows = list(rates.rate_rows(sites, skill or []))
@@ -65,3 +75,39 @@ def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = 
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
     rows = rates.summary(rates.rate_rows(sites, skill or []))
     out.records(shown_amounts(rows, out.format, ("minimum", "median", "maximum")), columns=SUMMARY_COLUMNS)
+
+
+def _to_file(app: Any, path: str, output: str | None, rows: Any) -> None:
+    """The rows to `path`: a workbook when it ends in .xlsx (text columns as text, hourlyRate as a
+    number), else CSV with a UTF-8 BOM; written whole or not at all (wfctl.bulk.files)."""
+    from wfctl.bulk import workbook
+    from wfctl.bulk.csvformat import neutralise
+    from wfctl.bulk.files import atomic_binary_file, atomic_text_file, check_writable
+    from wfctl.commands.rates.common import shown_amounts
+    from wfctl.errors import CliError
+
+    if output and output != "csv":
+        raise CliError("--file writes CSV, or a workbook when its name ends in .xlsx; leave out -o")
+    check_writable(path)  # before the first request, not after every site was read
+    count = 0
+
+    def cells(row: dict[str, Any]) -> list[str]:
+        nonlocal count
+        count += 1
+        return [neutralise("" if row.get(name) is None else str(row[name])) for name in LIST_COLUMNS]
+
+    if workbook.is_workbook_name(path):
+        with atomic_binary_file(path) as temporary:
+            sheet = workbook.SheetWriter(temporary, LIST_COLUMNS, money_columns=("hourlyRate",))
+            for row in rows:
+                sheet.write(cells(shown_amounts([row], "xlsx", ("hourlyRate",))[0]))
+            sheet.close()
+    else:
+        import csv
+
+        with atomic_text_file(path, bom=True) as f:
+            writer = csv.writer(f, lineterminator="\r\n")
+            writer.writerow(LIST_COLUMNS)
+            for row in rows:
+                writer.writerow(cells(shown_amounts([row], "csv", ("hourlyRate",))[0]))
+    app.io.note(f"wrote {count} rate{'s' if count != 1 else ''} to {path}")
