@@ -107,8 +107,8 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str) -> tu
         outcomes.append(outcome)
         if out_format == "jsonl":
             shapes.write(app.io.write, "jsonl", undoer.kind, shapes.changing([outcome]), None, terminal=False)
-        elif out_format != "json" and outcome.status in (CHANGED, FAILED):
-            progress.write(shapes.text_block(undoer.kind, outcome, shorten=app.io.stderr_is_tty))
+        elif out_format != "json" and outcome.status in (CHANGED, FAILED) and app.io.stderr_is_tty:
+            progress.write(shapes.text_block(undoer.kind, outcome, shorten=True))  # as they happen
         progress.advance(outcome.status)
 
     progress.start(plan.undoable, plan.undoable - len(plan.pending))
@@ -117,7 +117,12 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str) -> tu
         counts = run_undo(plan, undoer, on_row)
         finished = True
         order = {entry.row: i for i, entry in enumerate(plan.pending)}  # rows end in any order: shown newest first
-        return sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order))), counts
+        ordered = sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
+        if out_format not in ("json", "jsonl") and not app.io.stderr_is_tty:  # a log: the same order every time
+            for outcome in ordered:
+                if outcome.status in (CHANGED, FAILED):
+                    progress.write(shapes.text_block(undoer.kind, outcome, shorten=False))
+        return ordered, counts
     except RunLocked as exc:
         raise CliError(f"run {plan.run.id}: another undo or import of it is in progress "
                        f"(pid {exc.pid or 'unknown'})", ExitCode.CONFLICT) from None
