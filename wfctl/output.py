@@ -45,6 +45,18 @@ SECTIONS: dict[str, list[str]] = {
 _NO_WRAP = {"id", "branchId", "clientId", "phone", "email", "assessmentRequired", "createdOn", "updatedOn",
             "modifiedOn"}
 
+#: What a person reads on a terminal instead of a field's JSON key, in one record's view (`get`, `agency show`);
+#: a list's columns keep the keys, as --fields names them, and a pipe, json, jsonl and csv keep them too.
+WORDS = {"clientId": "client", "branchId": "branch", "assessmentRequired": "assessment required",
+         "createdOn": "created", "updatedOn": "updated", "modifiedOn": "modified", "billingAddress": "billing address",
+         "bannedWorkers": "banned workers", "hourlyRate": "hourly rate", "contactPerson": "contact"}
+
+
+def words(name: str) -> str:
+    """A field's name as words on a terminal: `assessmentRequired` -> `assessment required`."""
+    return WORDS.get(name, name)
+
+
 def plural(kind: str | None, count: int) -> str:
     """'1 client', '63 clients', '0 records'."""
     from wfctl.api.resources import RESOURCES
@@ -261,13 +273,15 @@ class Output:
                 note = left_out_note(left_out, console.width)
                 console.print(Text(note, style="dim" if self.io.color else ""), soft_wrap=True)
 
-    def _print_fitted(self, console: Any, names: list[str], cells: list[list[str]], widths: list[int]) -> None:
+    def _print_fitted(self, console: Any, names: list[str], cells: list[list[str]], widths: list[int], *,
+                      labelled: bool = False) -> None:
         from rich.table import Table
         from rich.text import Text
 
         table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
         for name, width in zip(names, widths, strict=True):
-            table.add_column(Text(one_line(name)), width=width, no_wrap=True, overflow="ellipsis")
+            table.add_column(Text(one_line(words(name) if labelled else name)), width=width, no_wrap=True,
+                             overflow="ellipsis")
         for line in cells:
             table.add_row(*map(Text, line))
         needed = sum(widths) + _GAP * max(len(widths) - 1, 0)
@@ -310,7 +324,7 @@ class Output:
         from rich.table import Table
         from rich.text import Text
 
-        label = max((cell_width(name) for name, _ in scalars), default=0)
+        label = max((cell_width(words(name)) for name, _ in scalars), default=0)
         room = max(console.width - label - 2, 1)
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style=self._bold, no_wrap=True)
@@ -320,13 +334,13 @@ class Output:
             whole = cell_width(value)
             if not _is_free_text(name):
                 needed = max(needed, label + 2 + whole)
-            grid.add_row(Text(name), Text(value if whole <= room or not _is_free_text(name) else
+            grid.add_row(Text(words(name)), Text(value if whole <= room or not _is_free_text(name) else
                                           _shorten(value, room)))
         _print_wide(console, grid, needed)
         for name in sections:
             items = record.get(name) or []
             console.print()
-            console.print(Text(f"{name} ({len(items)})", style=self._bold or ""))
+            console.print(Text(f"{words(name)} ({len(items)})", style=self._bold or ""))
             if not items:
                 continue
             columns = SECTIONS[name]
@@ -335,8 +349,8 @@ class Output:
                     console.print(Text(f"  {shown(item)}"), no_wrap=True, overflow="ellipsis")
                 continue
             cells = [[shown(_get(item, column), column) for column in columns] for item in items]
-            shown_names, widths = fit_columns(columns, cells, console.width, [])
-            self._print_fitted(console, shown_names, cells, widths)
+            shown_names, widths = fit_columns(columns, cells, console.width, [], labelled=True)
+            self._print_fitted(console, shown_names, cells, widths, labelled=True)
 
 
 # -- fitting a table to the terminal --------------------------------------------------
@@ -404,11 +418,11 @@ def _rule_within(line: str, width: int) -> str:
 
 
 def fit_columns(names: list[str], cells: list[list[str]], room: int,
-                give_way: list[str]) -> tuple[list[str], list[int]]:
+                give_way: list[str], *, labelled: bool = False) -> tuple[list[str], list[int]]:
     """(columns shown, their widths) of a table `room` cells wide. Free text gives up width first (down
     to _MIN_FREE), then columns go in `give_way` order; the others are always whole, so the table is
     wider than `room` when they alone are (the terminal then wraps the line: nothing is cut)."""
-    natural = {name: max([cell_width(one_line(name))] + [cell_width(line[i]) for line in cells])
+    natural = {name: max([cell_width(one_line(words(name) if labelled else name))] + [cell_width(line[i]) for line in cells])
                for i, name in enumerate(names)}
     floor = {name: min(natural[name], max(_MIN_FREE, cell_width(name))) if _is_free_text(name) else natural[name]
              for name in names}

@@ -117,3 +117,17 @@ def test_one_invalid_row_is_one_row(logged_in: Any) -> None:
     r = logged_in("sites", "import", str(path), "--client", client_id, "--skip-invalid")
     assert r.exit_code == 10
     assert f"1 invalid row was not sent: fix it in {path} and run again\n" in r.stderr  # was: 1 invalid rows
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_record_on_a_terminal_reads_in_words(logged_in: Any, size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    r = logged_in("sites", "create", "--client", client_id, "--name", "Dock 7", "--rate", "Picker Packer=11.60",
+                  "--department", "Goods In:Ann Lee", "--assessment-required", "-o", "json")
+    site = json.loads(r.stdout)
+    lines = _shown(logged_in, "sites", "get", site["id"], size=size)
+    assert f"client               {client_id}" in lines and "assessment required  true" in lines, lines
+    assert "banned workers (0)" in lines and any(line.split() == ["skill", "hourly", "rate"] for line in lines)
+    for key in ("clientId", "assessmentRequired", "createdOn", "hourlyRate", "contactPerson", "bannedWorkers"):
+        assert key not in "\n".join(lines)  # was: the JSON keys
+    assert json.loads(logged_in("sites", "get", site["id"], "-o", "json").stdout)["assessmentRequired"] is True

@@ -64,28 +64,28 @@ def test_get_on_a_terminal_draws_sections(wf: Any, site: dict[str, Any]) -> None
     r = wf("--no-color", "sites", "get", site["id"], tty=True)
     assert r.exit_code == 0, r
     assert r.stdout == f"""\
-id                  {site["id"]}
-clientId            {site["clientId"]}
-name                Hull depot
-address             1 Quay St
-phone               +44 1482 000000
-email               hull@example.com
-assessmentRequired  true
-createdOn           {site["createdOn"]}
+id                   {site["id"]}
+client               {site["clientId"]}
+name                 Hull depot
+address              1 Quay St
+phone                +44 1482 000000
+email                hull@example.com
+assessment required  true
+created              {site["createdOn"]}
 
 departments (2)
-name       contactPerson   email
-──────────────────────────────────────────
-Goods in   Ann Lee         ann@example.com
+name       contact   email
+────────────────────────────────────
+Goods in   Ann Lee   ann@example.com
 Office
 
 rates (2)
-skill             hourlyRate
-────────────────────────────
+skill             hourly rate
+─────────────────────────────
 Forklift Driver   13.25
 Picker            11.00
 
-bannedWorkers (1)
+banned workers (1)
   w-17
 
 documents (0)

@@ -156,8 +156,10 @@ def test_get_shows_ids_and_the_name_whole_and_free_text_on_one_line(
     lines = screen.lines
     for line in lines:
         assert width(line) <= columns, f"wider than the terminal ({columns}): {line!r}"
-    fields = {line.split()[0]: line.split(None, 1)[1] for line in lines
-              if line and not line.startswith(" ") and len(line.split(None, 1)) == 2 and line.split()[0] in record}
+    labels = {"branch": "branchId", "client": "clientId"}  # a person reads words (issue 24 §5)
+    fields = {labels.get(line.split()[0], line.split()[0]): line.split(None, 1)[1] for line in lines
+              if line and not line.startswith(" ") and len(line.split(None, 1)) == 2
+              and labels.get(line.split()[0], line.split()[0]) in record}
     assert fields["id"] == record_id
     assert fields["name"] == {"branch": LONG_NAME, "client": record["name"], "site": LONG_SITE}[kind]
     for name in ("branchId", "clientId"):
