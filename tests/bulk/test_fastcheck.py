@@ -104,10 +104,16 @@ OWN_CELLS = {
               "A=1e2", "A=", "=1", "A=1|", '[{"skill": "A", "hourlyRate": 12.5}]', "[]", "[1,", " A = 2 ",
               "A=0.1|a=2", "'=A=1", "A=13.", "A=013", "A=0.00", "A= 12 ", "A=1_000", "A=\uff11\uff12", "A=.5",
               "A=999999999999999", "A=1000000000000000", "A=0.001", "A=12.345", "A=1=2", " =1", "A=1|B=2|a=3",
-              "A=00000000000000012", "A=+1", "A=1 |B=2.5 ", "Ü=1.10", "A=1||B=2"],
+              "A=00000000000000012", "A=+1", "A=1 |B=2.5 ", "Ü=1.10", "A=1||B=2",
+              # read by one regular expression a cell: entries at both ends, line ends, white space str.strip
+              # takes, a number again in another cell (its text remembered)
+              "|A=1", "A=1\n", "A=1\n|B=2", "A\n=\u20282\u3000", "\u0085A=1.5", "A=12.50", "A=12.5|B=12.50",
+              "A=1|B=2|C=3|D=4|E=5", "A=1=|B=2", "A==1", "A=1|=2", "A=1 2", "A=1.|B=.1", "A\x85=1\x1c"],
     "departments": ["", "Goods In:Ann Lee:ann@example.com|Yard", "Yard:Ann", "a:b:c:d", "A||B", "A\\:x:B",
                     '[{"name": "J"}]', "Yard|yard", "Y::bad-mail", " Y :  : ", "|", ":x", "Y:", "Y:a:", "Y:a:b@c.de|",
-                    "Y|Y", "Y:" + "x" * 201, "x" * 201, "Y:a:b@c.de:", "é:\u2028:"],
+                    "Y|Y", "Y:" + "x" * 201, "x" * 201, "Y:a:b@c.de:", "é:\u2028:",
+                    "|Y", "Y\n", "Y:a\n", "Y:a:b@c.de\n", "Y:a:b@c.de|Z:b:c:d", "Y:a:b@c.de|Z::", "Y::",
+                    "Y:a:b c@d.ef", " \u3000Y\u2029: a :  e@f.gh ", "Y:" + "x" * 200 + ":" + "e@f.gh", "Y:a:\x1c"],
     "bannedWorkers": ["", "W-1|W-2", " W-1 | W-2 ", "W-1|W-1", "W-1| |W-2", "W\\|1", "a|b\x1c", "'W-1|W-2",
                       "|", "[W-1]", '["X", "Y"]', '["X", 1]', "W-1|w-1", "x" * 201, "a\x1c |b"],
 }

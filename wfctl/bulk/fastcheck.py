@@ -294,50 +294,82 @@ class RowCheck:
 # Rates and departments cells as most files hold them (no escape, no JSON, no formula protection, no
 # separator the model keeps): read here, without decode_cell, the field's check and the JSON encoder,
 # to the same value and JSON text (a file's list cells differ from row to row: each is read once).
-_PLAIN_RATE = re.compile(r"[0-9]{1,15}(?:\.[0-9]{0,2})?")
+# One regular expression reads a whole cell: each match is one `|`-separated entry, from its start (the
+# cell's, or a `|`) to its end (a `|`, or the cell's), with no `|` inside; so the entries all matched
+# exactly when there are as many matches as entries. `\s` is str.strip()'s white space (Py_UNICODE_ISSPACE).
+_NOT_PLAIN = re.compile(r"[\\\[\x1c-\x1f]")
+_RATE_ENTRY = re.compile(r"(?:\A|\|)([^=|]*)=\s*([0-9]{1,15}(?:\.[0-9]{0,2})?)\s*(?=\||\Z)")
+_DEPARTMENT_ENTRY = re.compile(r"(?:\A|\|)([^:|]*)(:[^:|]*)?(:[^:|]*)?(?=\||\Z)")
+#: A rate's text -> its number and JSON text (rates repeat far more than the cells that hold them).
+_NUMBERS: dict[str, tuple[int | float, str]] = {}
+MEMO_NUMBERS = 4096
 
 
 def _plain_list(text: str) -> bool:
-    return "\\" not in text and "[" not in text and text[:1] != "'" and _PYTHON_ONLY_SPACE.isdisjoint(text)
+    return text[:1] != "'" and _NOT_PLAIN.search(text) is None
 
 
 def _plain_rates(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]:
     """decode_rates, _rates and the JSON text of a plain cell; raises _Unsure."""
+    if not text:
+        return [], "[]" if with_json else ""
+    entries = _RATE_ENTRY.findall(text)
+    if len(entries) != text.count("|") + 1:
+        raise _Unsure
     out: list[dict[str, Any]] = []
     texts: list[str] = []
     skills = set()
-    for part in text.split("|") if text else ():
-        fields = part.split("=")
-        if len(fields) != 2:
+    numbers = _NUMBERS
+    for skill, number in entries:
+        skill = skill.strip()
+        if not 1 <= len(skill) <= _TEXT or skill in skills:
             raise _Unsure
-        skill, number = _name(fields[0]), fields[1].strip()
-        if skill in skills or _PLAIN_RATE.fullmatch(number) is None:
-            raise _Unsure
-        # as parse_number: an int without a point, else the float of its decimal (rounded once either way)
-        rate: int | float = float(number) if "." in number else int(number)
-        if not _plain_rate(rate):
-            raise _Unsure
+        known = numbers.get(number)
+        if known is None:
+            # as parse_number: an int without a point, else the float of its decimal (rounded once either way)
+            rate: int | float = float(number) if "." in number else int(number)
+            if not _plain_rate(rate):
+                raise _Unsure
+            known = (rate, repr(rate))
+            if len(numbers) < MEMO_NUMBERS:
+                numbers[number] = known
         skills.add(skill)
-        out.append({"skill": skill, "hourlyRate": rate})
+        out.append({"skill": skill, "hourlyRate": known[0]})
         if with_json:
-            texts.append(f'{{"skill": {_json_string(skill)}, "hourlyRate": {rate!r}}}')
+            texts.append(f'{{"skill": {_json_string(skill)}, "hourlyRate": {known[1]}}}')
     return out, "[" + ", ".join(texts) + "]" if with_json else ""
 
 
 def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]:
     """decode_departments, _departments and the JSON text of a plain cell; raises _Unsure."""
+    if not text:
+        return [], "[]" if with_json else ""
+    entries = _DEPARTMENT_ENTRY.findall(text)
+    if len(entries) != text.count("|") + 1:  # an entry of more than 3 fields
+        raise _Unsure
     out: list[dict[str, Any]] = []
     texts: list[str] = []
-    for part in text.split("|") if text else ():
-        fields = part.split(":") if part else []
-        if not fields or len(fields) > 3:
+    for name, contact, email in entries:  # contact, email: with their ":", or "" when not there
+        name = name.strip()
+        if not 1 <= len(name) <= _TEXT:
             raise _Unsure
-        department = {"name": _name(fields[0])}
-        if len(fields) > 1:
-            department["contactPerson"] = _short(fields[1])
-        if len(fields) > 2:
-            department["email"] = _mail(fields[2])
+        department = {"name": name}
+        json_text = '{"name": ' + _json_string(name) if with_json else ""
+        if contact:
+            contact = contact[1:].strip()
+            if len(contact) > _TEXT:
+                raise _Unsure
+            department["contactPerson"] = contact
+            if with_json:
+                json_text += ', "contactPerson": ' + _json_string(contact)
+            if email:
+                email = email[1:].strip()
+                if len(email) > _TEXT or (email and not _EMAIL.match(email)):
+                    raise _Unsure
+                department["email"] = email
+                if with_json:
+                    json_text += ', "email": ' + _json_string(email)
         out.append(department)
         if with_json:
-            texts.append("{" + ", ".join(f'"{key}": {_json_string(value)}' for key, value in department.items()) + "}")
+            texts.append(json_text + "}")
     return out, "[" + ", ".join(texts) + "]" if with_json else ""
