@@ -146,10 +146,12 @@ def test_prompt_on_a_terminal(logged_in: Any, tmp_path: Path) -> None:
     first = import_file(cli, "sites", tmp_path / "first.csv", FIRST, "--client", cid)
     r = cli("imports", "undo", first, tty=True, input="n\n")
     assert (r.exit_code, r.stdout) == (2, ""), r
-    assert r.stderr == f"Undo run {first}: delete 3 sites? [y/N] Not undone.\n"
+    started = next(run["started"] for run in runs(cli) if run["run"] == first)[:16].replace("T", " ")
+    assert r.stderr == f"Undo run {first} (first.csv, started {started} UTC): delete 3 sites? [y/N] Not undone.\n"
     assert len(sites_of(cli, cid)) == 3
     second = import_file(cli, "sites", tmp_path / "second.csv", SECOND, "--client", cid, "--on-existing", "update")
     r = cli("imports", "undo", second, tty=True, input="y\n")
     assert r.exit_code == 0, r
-    assert r.stderr.startswith(f"Undo run {second}: delete 1 site, restore 2? [y/N] ")
+    assert r.stderr.startswith(f"Undo run {second} (second.csv, started ")
+    assert " UTC): delete 1 site, restore 2? [y/N] " in r.stderr
     assert set(sites_of(cli, cid)) == {"Site A", "Site B", "Site C"}

@@ -131,3 +131,18 @@ def test_a_record_on_a_terminal_reads_in_words(logged_in: Any, size: tuple[int, 
     for key in ("clientId", "assessmentRequired", "createdOn", "hourlyRate", "contactPerson", "bannedWorkers"):
         assert key not in "\n".join(lines)  # was: the JSON keys
     assert json.loads(logged_in("sites", "get", site["id"], "-o", "json").stdout)["assessmentRequired"] is True
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_undo_prompt_names_the_file_and_the_time(logged_in: Any, size: tuple[int, int]) -> None:
+    client_id, _, _ = new_client(logged_in)
+    path = Path(logged_in.tmp_path) / "pennine-final.csv"
+    path.write_text("name\nDock Q\n", encoding="utf-8")
+    assert logged_in("sites", "import", str(path), "--client", client_id).exit_code == 0
+    run = json.loads(logged_in("imports", "list", "-o", "json").stdout)[0]
+    child = spawn(logged_in, "imports", "undo", run["run"], size=size)
+    started = run["started"][:16].replace("T", " ")
+    child.expect_exact(f"Undo run {run['run']} (pennine-final.csv, started {started} UTC): delete 1 site? [y/N] ")
+    child.sendline("n")  # was: only the run id, which a person does not remember
+    code, shown = finish(child)
+    assert code == 2 and "Not undone." in shown

@@ -266,7 +266,8 @@ def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:
 
 
 def question(plan: UndoPlan, kind: str) -> str:
-    """`Undo run <run>: delete 3 sites, restore 2? [y/N] `."""
+    """`Undo run <run> (sites.csv, started 2026-11-24 08:44 UTC): delete 3 sites, restore 2? [y/N] `: the
+    file and the time name the run a person means."""
     from wfctl.output import plural
 
     parts = []
@@ -277,7 +278,15 @@ def question(plan: UndoPlan, kind: str) -> str:
     rest = len(plan.pending) - plan.deletes - plan.restores
     if rest:
         parts.append(f"{rest} row{'s' if rest != 1 else ''} of unknown outcome")
-    return f"Undo run {plan.run.id}: {', '.join(parts)}? [y/N] "
+    import os
+
+    from wfctl.safetext import one_line
+
+    path = str(plan.run.header.get("path") or "")
+    started = plan.run.started.replace("T", " ").removesuffix("Z")[:16]  # 2026-11-24 08:44 (UTC)
+    about = ", ".join(part for part in (one_line(os.path.basename(path)) if path else "",
+                                        f"started {started} UTC" if started else "") if part)
+    return f"Undo run {plan.run.id}{f' ({about})' if about else ''}: {', '.join(parts)}? [y/N] "
 
 
 # -- private ---------------------------------------------------------------------------------------
