@@ -233,14 +233,18 @@ class RowCheck:
                     texts.append(_json_string(value))
             elif how == _MEMO_CELL:
                 text = cells[position]
-                known = self._memo[position].get(text)
+                memo = self._memo[position]
+                known = memo.get(text)
                 if known is None:
-                    try:
-                        known = self._decode(name, check, text)
+                    try:  # a plain rates or departments cell read here (as _decode would), else _decode
+                        if check != _BOOL and text[:1] != "'" and _NOT_PLAIN.search(text) is None:
+                            known = (_plain_rates if check == _RATES else _plain_departments)(text, with_json)
+                        else:
+                            known = self._decode(name, check, text)
                     except _Unsure:
                         return None
-                    if len(self._memo[position]) < MEMO_CELLS:
-                        self._memo[position][text] = known
+                    if len(memo) < MEMO_CELLS:
+                        memo[text] = known
                 value = known[0]
                 if value is _OMITTED:
                     continue
@@ -248,7 +252,7 @@ class RowCheck:
                     texts.append(known[1])
             elif how == _WORKERS_CELL:
                 text = cells[position]
-                if "\\" in text or "[" in text or text[:1] == "'" or not _PYTHON_ONLY_SPACE.isdisjoint(text):
+                if text[:1] == "'" or _NOT_PLAIN.search(text) is not None:  # not as _plain_list: _decode
                     try:
                         value, json_text = self._decode(name, check, text)
                     except _Unsure:
