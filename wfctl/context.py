@@ -82,8 +82,9 @@ class IO:
 def _on_command_line(name: str) -> bool:
     """Whether the running command's option `name` came from the command line (not from its envvar).
     Asked while the root callback runs; outside a click context (a test), whatever is set counts."""
-    click_globals = sys.modules.get("typer._click.globals")
-    ctx = click_globals.get_current_context(silent=True) if click_globals is not None else None
+    from wfctl.typercompat import current_click_context
+
+    ctx = current_click_context()
     if ctx is None:
         return True
     source = ctx.get_parameter_source(name)

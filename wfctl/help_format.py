@@ -21,10 +21,10 @@ import re
 import textwrap
 from typing import Any
 
-from typer._click import Command, Context, HelpFormatter
 from typer.core import TyperGroup
 
 from wfctl.startup import HELP_MAX_WIDTH, lighten, lighten_param
+from wfctl.typercompat import Command, Context, HelpFormatter
 
 EXAMPLES_HEADING = "Examples"
 DEFAULT_OPTIONS_PANEL = "Options"

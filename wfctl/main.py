@@ -40,12 +40,12 @@ def _run(args: list[str]) -> int:
         from wfctl.commands.completion import register_shells
 
         register_shells()
-    from typer._click import exceptions as click_exceptions
     from typer.exceptions import Abort  # typer 0.29's vendored click raises typer's own Abort
 
     from wfctl import context
     from wfctl.errors import report
     from wfctl.exit_codes import ExitCode
+    from wfctl.typercompat import click_exceptions
 
     try:
         rv = _command().main(args=args, prog_name="wfctl", standalone_mode=False)
@@ -151,7 +151,7 @@ def _reader_left() -> bool:
     """Whether typer ended the run because stdout's reader left: it turns a BrokenPipeError met inside a
     command into sys.exit(1), with stdout and stderr wrapped to ignore EPIPE. Unwrap them: the exit is
     ours to decide, and a reader leaving is not a failure."""
-    from typer._click.utils import PacifyFlushWrapper
+    from wfctl.typercompat import PacifyFlushWrapper
 
     if not isinstance(sys.stdout, PacifyFlushWrapper):
         return False

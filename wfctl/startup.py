@@ -33,7 +33,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from typer._click import Command, Context
+    from wfctl.typercompat import Command, Context
 
 INDEX_FORMAT = 1
 HELP_WIDTH = 80  # the index holds help laid out for a terminal of 80 columns or more (narrower: Typer)
@@ -422,7 +422,7 @@ _built: dict[tuple[str, int], dict[str, Any]] = {}
 
 
 def _context(command: Command, name: str, parent: Context | None, width: int) -> Context:
-    from typer._click import Context
+    from wfctl.typercompat import Context
 
     # click lays help out 2 columns narrower than the terminal; a width given to it is used as is
     settings = {**getattr(command, "context_settings", {}), "terminal_width": width - 2,
@@ -478,7 +478,7 @@ def _completes(param: Any) -> list[Any] | None:
     if descriptor is None:
         return ["typer", None]
     if descriptor.is_choice and descriptor.choices is not None:
-        from typer._param_types import choice_as_str
+        from wfctl.typercompat import choice_as_str
 
         return ["choices", {"values": [choice_as_str(c) for c in descriptor.choices],
                             "case_sensitive": bool(descriptor.case_sensitive)}]
@@ -506,9 +506,9 @@ def _autocompletion_function(custom: Any) -> Any:
 # -- lighter coercion on the Typer path --------------------------------------------------------------
 def lighten(command: Command) -> None:
     """Give the str and Enum options of `command` a coercion that needs no pydantic."""
-    try:
-        from typer._coercion import RuntimeParam
-    except ImportError:  # another typer: nothing to lighten
+    from wfctl.typercompat import RuntimeParam
+
+    if RuntimeParam is None:  # another typer: nothing to lighten
         return
     for param in command.params:
         lighten_param(param, RuntimeParam)
@@ -517,9 +517,9 @@ def lighten(command: Command) -> None:
 def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
     """Plain coercion for one option: str, a str Enum, int, bool or list[str] (see the module's doc)."""
     if runtime_param_class is None:
-        try:
-            from typer._coercion import RuntimeParam
-        except ImportError:
+        from wfctl.typercompat import RuntimeParam
+
+        if RuntimeParam is None:
             return
         runtime_param_class = RuntimeParam
     descriptor = getattr(param, "type_descriptor", None)
@@ -565,7 +565,7 @@ def _loose_int(text: str) -> int | None:
 def _value_error(param: Any, problem: str, ctx: Any) -> Exception:
     """A bad option value as one plain line, `error: --page-size: 'abc' is not a whole number` (exit 2),
     instead of click's usage block around pydantic's words."""
-    from typer._click.exceptions import BadParameter
+    from wfctl.typercompat import BadParameter
 
     names = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
     longs = [name for name in names if name.startswith("--")]
@@ -593,7 +593,7 @@ def _plain_runtime_param(base: type) -> type:
 
     from dataclasses import dataclass
 
-    from typer._click.exceptions import BadParameter
+    from wfctl.typercompat import BadParameter
 
     @dataclass(frozen=True)
     class PlainRuntimeParam(base):
@@ -637,7 +637,7 @@ def _plain_runtime_param(base: type) -> type:
 
         def _typer_coercion(self, value: Any, param: Any, ctx: Context) -> Any:
             """What typer would have done (pydantic): for values the plain path does not decide."""
-            from typer._coercion import build_runtime_param, resolve_type_descriptor
+            from wfctl.typercompat import build_runtime_param, resolve_type_descriptor
 
             typer_param = build_runtime_param(resolve_type_descriptor(self.annotation, self.parameter_info))
             return typer_param._coerce_value(value, param=param, ctx=ctx)

@@ -10,17 +10,14 @@ Never imports typer or rich. Heavy imports (httpx) happen when `Client` is first
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Any
 
-if "httpx" not in sys.modules:
-    # httpx's package __init__ imports its own command-line tool (click, rich, pygments: ~40 ms) when
-    # those happen to be installed; a None entry makes that optional import fail, as it does when they
-    # are absent (httpx.main then says to install httpx[cli]). Every module here that imports httpx is
-    # below this package, so this runs first.
-    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+from wfctl.api.compat import quiet_httpx_cli
 
-from wfctl.api.errors import (
+# Every module here that imports httpx is below this package, so this runs first (see wfctl.api.compat).
+quiet_httpx_cli()
+
+from wfctl.api.errors import (  # noqa: E402 - after quiet_httpx_cli, before anything imports httpx
     ApiError,
     CaBundleError,
     CertificateError,

@@ -128,12 +128,13 @@ def install_deadline_backend(transport: Any) -> bool:
     """Put DeadlineBackend under an httpx.HTTPTransport's connection pool (before its first request).
     False when the pool has no backend to wrap (another httpcore layout): the deadline is then checked
     between reads only."""
-    pool = getattr(transport, "_pool", None)
-    backend = getattr(pool, "_network_backend", None)
+    from wfctl.api.compat import pool_backend, set_pool_backend
+
+    backend = pool_backend(transport)
     if backend is None:
         return False
     if not isinstance(backend, DeadlineBackend):
-        pool._network_backend = DeadlineBackend(backend)  # type: ignore[union-attr]
+        return set_pool_backend(transport, DeadlineBackend(backend))
     return True
 
 

@@ -463,9 +463,11 @@ def _no_backend(backend: Any) -> bool:
 
 
 def _backend_name_quick() -> str:
-    import keyring.core
+    import keyring.core  # noqa: F401 - loaded, so that its chosen backend (if any) can be asked for
 
-    backend = keyring.core._keyring_backend
+    from wfctl.api.compat import keyring_backend_loaded
+
+    backend = keyring_backend_loaded()
     if backend is None:
         return "keyring"
     return f"{type(backend).__module__}.{type(backend).__name__}"

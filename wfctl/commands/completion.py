@@ -52,7 +52,7 @@ def completion(
 
 def script(shell: str) -> str:
     """The completion script for `shell` (bash, zsh or fish)."""
-    from typer._completion_shared import get_completion_script
+    from wfctl.typercompat import get_completion_script
 
     text = get_completion_script(prog_name=PROG_NAME, complete_var=COMPLETE_VAR, shell=shell)
     if shell == "zsh":

@@ -17,7 +17,7 @@ class TopicsGroup(TyperGroup):
     """`wfctl help`: a word that is no topic is answered with the topics there are (exit 2)."""
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        from typer._click.exceptions import UsageError
+        from wfctl.typercompat import UsageError
 
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
