@@ -5,9 +5,7 @@ from __future__ import annotations
 import csv
 import itertools
 import sys
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import IO, Any
 
 from wfctl.api.errors import NotFound
@@ -114,16 +112,6 @@ def _regular_file_at_start(out: IO[str]) -> bool:
 
 
 def _ordered_map(fn: Any, items: Iterable[Any], concurrency: int) -> Iterator[Any]:
-    """fn over items with at most `concurrency` calls in flight, results in input order, bounded memory."""
-    window: deque[Future[Any]] = deque()
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="wfctl-export") as pool:
-        try:
-            for item in items:
-                window.append(pool.submit(fn, item))
-                if len(window) >= concurrency * 2:
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        finally:
-            for future in window:
-                future.cancel()
+    from wfctl.api.ordered import ordered_map
+
+    return ordered_map(fn, items, concurrency, name="wfctl-export")
