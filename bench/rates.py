@@ -7,7 +7,7 @@ command run directly by `hyperfine -N`, whole command, stdout to /dev/null, all 
 - baseline: `sites export --all-clients` (every site's full record, 16 in flight);
 - `rates list --all-clients -o csv`: target <= 1.2x the export;
 - `rates set --all-clients --skill picker --by +1%` (plan: read every site; run: read each again,
-  write it, read it back, 32 at once): target <= 2.5x the export. Each run changes every bench site.
+  write it, read it back, 64 sites at once: 4 round trips a site against the export's 1): target <= 2.5x the export. Each run changes every bench site.
 
 Prints one line per figure and the rows for README "Performance"; exits 1 when a target is missed.
 """

@@ -37,7 +37,8 @@ MaxChange = Annotated[str | None, typer.Option(
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Print the plan (each site and skill old -> new, then the counts and the sum of the "
     "changes per skill); send nothing.", rich_help_panel=opt.RUN_PANEL)]
-Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites changed at once.",
+Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites changed at once (each is read, "
+                                          "written and read back: one request in flight per site).",
                                           rich_help_panel=opt.RUN_PANEL, min=1, max=128)]
 Report = Annotated[str | None, typer.Option(
     "--report", help="Write each site and skill with its old and new rate, status and error to this CSV file.",
@@ -60,7 +61,7 @@ def set_rates(
     all_clients: opt.AllClients = False,
     site: opt.Site = None,
     dry_run: DryRun = False,
-    concurrency: Concurrency = 32,
+    concurrency: Concurrency = 64,
     report: Report = None,
     journal: bulk.Journal = None,
     output: Output = None,
