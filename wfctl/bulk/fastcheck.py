@@ -259,7 +259,7 @@ class RowCheck:
                         return None
                 else:  # as decode_banned_workers and _workers take such a cell, inline: one a row
                     value = [part.strip() for part in text.split("|")] if text else []
-                    if value and (min(map(len, value)) < 1 or max(map(len, value)) > _TEXT
+                    if value and ("" in value or (len(text) > _TEXT and max(map(len, value)) > _TEXT)
                                   or len(set(value)) != len(value)):
                         return None
                     json_text = "[" + ", ".join(map(_json_string, value)) + "]" if with_json else ""
@@ -298,11 +298,13 @@ class RowCheck:
 # Rates and departments cells as most files hold them (no escape, no JSON, no formula protection, no
 # separator the model keeps): read here, without decode_cell, the field's check and the JSON encoder,
 # to the same value and JSON text (a file's list cells differ from row to row: each is read once).
-# One regular expression reads a whole cell: each match is one `|`-separated entry, from its start (the
-# cell's, or a `|`) to its end (a `|`, or the cell's), with no `|` inside; so the entries all matched
-# exactly when there are as many matches as entries. `\s` is str.strip()'s white space (Py_UNICODE_ISSPACE).
+# One regular expression reads a whole departments cell: each match is one `|`-separated entry, from its
+# start (the cell's, or a `|`) to its end (a `|`, or the cell's), with no `|` inside; so the entries all
+# matched exactly when there are as many matches as entries. A rates cell is read with str's methods, its
+# numbers' texts remembered (a regular expression only for a number not seen yet).
 _NOT_PLAIN = re.compile(r"[\\\[\x1c-\x1f]")
-_RATE_ENTRY = re.compile(r"(?:\A|\|)([^=|]*)=\s*([0-9]{1,15}(?:\.[0-9]{0,2})?)\s*(?=\||\Z)")
+# A rate's number, white space (str.strip()'s: `\s`, Py_UNICODE_ISSPACE) around it.
+_PLAIN_RATE = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{0,2})?)\s*")
 _DEPARTMENT_ENTRY = re.compile(r"(?:\A|\|)([^:|]*)(:[^:|]*)?(:[^:|]*)?(?=\||\Z)")
 #: A rate's text -> its number and JSON text (rates repeat far more than the cells that hold them).
 _NUMBERS: dict[str, tuple[int | float, str]] = {}
@@ -317,21 +319,23 @@ def _plain_rates(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]
     """decode_rates, _rates and the JSON text of a plain cell; raises _Unsure."""
     if not text:
         return [], "[]" if with_json else ""
-    entries = _RATE_ENTRY.findall(text)
-    if len(entries) != text.count("|") + 1:
-        raise _Unsure
     out: list[dict[str, Any]] = []
     texts: list[str] = []
     skills = set()
     numbers = _NUMBERS
-    for skill, number in entries:
+    for part in text.split("|"):
+        skill, equals, number = part.partition("=")
         skill = skill.strip()
-        if not 1 <= len(skill) <= _TEXT or skill in skills:
+        if not equals or not 1 <= len(skill) <= _TEXT or skill in skills:
             raise _Unsure
-        known = numbers.get(number)
+        known = numbers.get(number)  # a number's text as the cell holds it, only once it was found plain
         if known is None:
+            plain = _PLAIN_RATE.fullmatch(number)
+            if plain is None:
+                raise _Unsure
             # as parse_number: an int without a point, else the float of its decimal (rounded once either way)
-            rate: int | float = float(number) if "." in number else int(number)
+            digits = plain[1]
+            rate: int | float = float(digits) if "." in digits else int(digits)
             if not _plain_rate(rate):
                 raise _Unsure
             known = (rate, repr(rate))
@@ -357,23 +361,24 @@ def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]]
         name = name.strip()
         if not 1 <= len(name) <= _TEXT:
             raise _Unsure
-        department = {"name": name}
-        json_text = '{"name": ' + _json_string(name) if with_json else ""
-        if contact:
-            contact = contact[1:].strip()
-            if len(contact) > _TEXT:
-                raise _Unsure
-            department["contactPerson"] = contact
+        if not contact:
+            out.append({"name": name})
             if with_json:
-                json_text += ', "contactPerson": ' + _json_string(contact)
-            if email:
-                email = email[1:].strip()
-                if len(email) > _TEXT or (email and not _EMAIL.match(email)):
-                    raise _Unsure
-                department["email"] = email
-                if with_json:
-                    json_text += ', "email": ' + _json_string(email)
-        out.append(department)
+                texts.append(f'{{"name": {_json_string(name)}}}')
+            continue
+        contact = contact[1:].strip()
+        if len(contact) > _TEXT:
+            raise _Unsure
+        if not email:
+            out.append({"name": name, "contactPerson": contact})
+            if with_json:
+                texts.append(f'{{"name": {_json_string(name)}, "contactPerson": {_json_string(contact)}}}')
+            continue
+        email = email[1:].strip()
+        if len(email) > _TEXT or (email and not _EMAIL.match(email)):
+            raise _Unsure
+        out.append({"name": name, "contactPerson": contact, "email": email})
         if with_json:
-            texts.append(json_text + "}")
+            texts.append(f'{{"name": {_json_string(name)}, "contactPerson": {_json_string(contact)}, '
+                         f'"email": {_json_string(email)}}}')
     return out, "[" + ", ".join(texts) + "]" if with_json else ""
