@@ -298,14 +298,11 @@ class RowCheck:
 # Rates and departments cells as most files hold them (no escape, no JSON, no formula protection, no
 # separator the model keeps): read here, without decode_cell, the field's check and the JSON encoder,
 # to the same value and JSON text (a file's list cells differ from row to row: each is read once).
-# One regular expression reads a whole departments cell: each match is one `|`-separated entry, from its
-# start (the cell's, or a `|`) to its end (a `|`, or the cell's), with no `|` inside; so the entries all
-# matched exactly when there are as many matches as entries. A rates cell is read with str's methods, its
-# numbers' texts remembered (a regular expression only for a number not seen yet).
+# Both are read with str's methods (a regular expression scanning each cell costs more), a rate's number
+# text remembered once found plain (the regular expression only for a number not seen yet).
 _NOT_PLAIN = re.compile(r"[\\\[\x1c-\x1f]")
 # A rate's number, white space (str.strip()'s: `\s`, Py_UNICODE_ISSPACE) around it.
 _PLAIN_RATE = re.compile(r"\s*([0-9]{1,15}(?:\.[0-9]{0,2})?)\s*")
-_DEPARTMENT_ENTRY = re.compile(r"(?:\A|\|)([^:|]*)(:[^:|]*)?(:[^:|]*)?(?=\||\Z)")
 #: A rate's text -> its number and JSON text (rates repeat far more than the cells that hold them).
 _NUMBERS: dict[str, tuple[int | float, str]] = {}
 MEMO_NUMBERS = 4096
@@ -352,30 +349,28 @@ def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]]
     """decode_departments, _departments and the JSON text of a plain cell; raises _Unsure."""
     if not text:
         return [], "[]" if with_json else ""
-    entries = _DEPARTMENT_ENTRY.findall(text)
-    if len(entries) != text.count("|") + 1:  # an entry of more than 3 fields
-        raise _Unsure
     out: list[dict[str, Any]] = []
     texts: list[str] = []
-    for name, contact, email in entries:  # contact, email: with their ":", or "" when not there
-        name = name.strip()
+    for part in text.split("|"):
+        fields = part.split(":")
+        name = fields[0].strip()
         if not 1 <= len(name) <= _TEXT:
             raise _Unsure
-        if not contact:
+        if len(fields) == 1:
             out.append({"name": name})
             if with_json:
                 texts.append(f'{{"name": {_json_string(name)}}}')
             continue
-        contact = contact[1:].strip()
+        contact = fields[1].strip()
         if len(contact) > _TEXT:
             raise _Unsure
-        if not email:
+        if len(fields) == 2:
             out.append({"name": name, "contactPerson": contact})
             if with_json:
                 texts.append(f'{{"name": {_json_string(name)}, "contactPerson": {_json_string(contact)}}}')
             continue
-        email = email[1:].strip()
-        if len(email) > _TEXT or (email and not _EMAIL.match(email)):
+        email = fields[2].strip()
+        if len(fields) > 3 or len(email) > _TEXT or (email and not _EMAIL.match(email)):
             raise _Unsure
         out.append({"name": name, "contactPerson": contact, "email": email})
         if with_json:
