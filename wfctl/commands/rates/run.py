@@ -328,7 +328,8 @@ class _Runner:
         self._stop = threading.Event()
         self._stopped: _Stop | None = None
         lean = getattr(api, "lean_writer", None)
-        self._sender = lean() if lean is not None else None
+        sender = lean() if lean is not None else None
+        self._sender = _Patient(sender, self._stop) if sender is not None else None
 
     def run(self, work: list[SitePlan], rows: dict[str, int], concurrency: int) -> None:
         pending: set[Future[None]] = set()
@@ -425,6 +426,38 @@ class _Runner:
 
 class _Abandoned(Exception):
     """The run is stopping: this site's update was not sent."""
+
+
+#: Times a PUT the service refused with 429 (too many requests) is sent again, after its Retry-After.
+BUSY_ATTEMPTS = 8
+
+
+class _Patient:
+    """The lean sender of the run's PUTs, waiting out a 429 as the Client does for its requests (the
+    service refused the PUT, so nothing of it was applied and sending it again is safe): a run of many
+    sites at once against a rate-limited service slows down instead of failing sites."""
+
+    def __init__(self, sender: Any, stop: threading.Event) -> None:
+        self._sender = sender
+        self._stop = stop
+
+    def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
+        from wfctl.api.errors import ApiError
+
+        for attempt in range(BUSY_ATTEMPTS):
+            try:
+                return self._sender.request(method, path, body, idempotency_key)
+            except ApiError as exc:
+                if exc.status != 429 or attempt == BUSY_ATTEMPTS - 1:
+                    raise
+                wanted = getattr(exc, "retry_after", None)
+                pause = float(wanted) if isinstance(wanted, int | float) and wanted >= 0 else 0.25 * 2 ** attempt
+                if self._stop.wait(min(30.0, pause)):
+                    raise _Abandoned() from None  # journalled as sending, not applied: a resume sends it
+        raise AssertionError("unreachable")
+
+    def replayed(self) -> bool:
+        return bool(self._sender.replayed())
 
 
 def _list_outcomes(outcomes: dict[str, tuple[str, str, Any]], names: dict[str, str]) -> None:
