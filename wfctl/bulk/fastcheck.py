@@ -237,7 +237,8 @@ class RowCheck:
                 known = memo.get(text)
                 if known is None:
                     try:  # a plain rates or departments cell read here (as _decode would), else _decode
-                        if check != _BOOL and text[:1] != "'" and _NOT_PLAIN.search(text) is None:
+                        if (check != _BOOL and text[:1] != "'" and "\\" not in text and "[" not in text
+                                and text.isprintable()):  # C loops; \x1c-\x1f are unprintable
                             known = (_plain_rates if check == _RATES else _plain_departments)(text, with_json)
                         else:
                             known = self._decode(name, check, text)
@@ -252,7 +253,7 @@ class RowCheck:
                     texts.append(known[1])
             elif how == _WORKERS_CELL:
                 text = cells[position]
-                if text[:1] == "'" or _NOT_PLAIN.search(text) is not None:  # not as _plain_list: _decode
+                if text[:1] == "'" or "\\" in text or "[" in text or not text.isprintable():  # as above
                     try:
                         value, json_text = self._decode(name, check, text)
                     except _Unsure:
