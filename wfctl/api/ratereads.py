@@ -4,13 +4,13 @@ parallel, in order, memory bounded), and the rows and per-skill summary of `wfct
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from wfctl.api.errors import NotFound
+from wfctl.api.ordered import ordered_map
 from wfctl.api.ratecalc import CENT, amount, json_number, skill_key, usual
 
 #: Sites whose full records are read at once (export's figure: issue 17).
@@ -86,22 +86,6 @@ def read_sites(api: Any, clients: Iterable[tuple[str, str]], *, site_ids: Iterab
         if on_site is not None:
             on_site()
         yield item
-
-
-def ordered_map(fn: Callable[[Any], Any], items: Iterable[Any], concurrency: int) -> Iterator[Any]:
-    """fn over items with at most `concurrency` calls in flight, results in input order, bounded memory."""
-    window: deque[Future[Any]] = deque()
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="wfctl-rates") as pool:
-        try:
-            for item in items:
-                window.append(pool.submit(fn, item))
-                if len(window) >= concurrency * 2:
-                    yield window.popleft().result()
-            while window:
-                yield window.popleft().result()
-        finally:
-            for future in window:
-                future.cancel()
 
 
 def rate_rows(sites: Iterable[tuple[dict[str, Any], str]], skills: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
