@@ -10,7 +10,8 @@ afterwards). Each restored row is three requests in sequence (GET to check the r
 PUT, GET to read the change back: wfctl.api.client.update_record) and the read-back waits one round trip.
 
 Figure: rows/s and requests/s of the undo against Little's law for 16 requests in flight over 50 ms,
-16 / 0.05 s = 320 a second: target >= 0.6 (of requests; rows/s is shown beside it).
+16 / 0.05 s = 320 a second: target >= 0.6, judged on rows (sites undone a second, as issue 24 asks); the
+request rate is shown beside it (each restored row is three requests since every update is read back).
 """
 
 from __future__ import annotations
@@ -89,14 +90,14 @@ def main() -> int:
     rows_rate = args.rows / median
     requests_rate = rows_rate * REQUESTS_PER_ROW
     limit = CONCURRENCY / (args.latency / 1000)
-    ratio = requests_rate / limit
+    ratio = rows_rate / limit
     print(f"undo of {args.rows:,} updated sites against --latency {args.latency}: "
           + ", ".join(f"{s:.2f} s" for s in seconds), flush=True)
     verdict = "PASS" if ratio >= 0.6 else "MISS"
     print(f"{verdict}  `imports undo` of {args.rows:,} updated sites, whole command (`bench/undo.py`): {median:.2f} s, "
           f"{rows_rate:,.0f} rows/s = {requests_rate:,.0f} requests/s; Little's law {CONCURRENCY} / "
-          f"{args.latency / 1000:g} s = {limit:,.0f}/s; ratio {ratio:.2f} of requests (target >= 0.6), "
-          f"{rows_rate / limit:.2f} of rows; load average {load()} at the end")
+          f"{args.latency / 1000:g} s = {limit:,.0f}/s; ratio {ratio:.2f} of rows (target >= 0.6), "
+          f"{requests_rate / limit:.2f} of requests; load average {load()} at the end")
     return 0 if ratio >= 0.6 else 1
 
 
