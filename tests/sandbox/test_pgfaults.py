@@ -17,24 +17,13 @@ import httpx
 import pytest
 
 from tests.fixtures.cli import Cli
-from tests.fixtures.sandbox import ADMIN, SandboxServer, auth_headers, login_token
+from tests.fixtures.sandbox import ADMIN, SandboxServer, auth_headers, login_token, throwaway_cluster
 from tests.sandbox.test_staging import _serve, _stop
 
 
 @pytest.fixture(scope="module")
 def own_cluster() -> Iterator[Any]:
-    import importlib.util
-
-    from tests.conftest import require_component
-    from tests.fixtures.postgres import Cluster, pg_bindir
-
-    require_component("postgresql", pg_bindir() is not None)
-    require_component("psycopg", importlib.util.find_spec("psycopg") is not None)
-    cluster = Cluster.start()
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    yield from throwaway_cluster()  # restarted and stopped here: not the session's shared cluster
 
 
 def _kill_sandbox_connections(database: str) -> int:

@@ -155,12 +155,16 @@ def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:
     done = f"{summary.done} of {summary.rows} rows done"
     if stop.cause == "interrupted" and summary.dry_run:
         raise CliError("interrupted: nothing was sent (a plan)", ExitCode.INTERRUPTED)
-    if stop.cause == "interrupted":
-        raise CliError(f"interrupted: {done}; run the same command again to resume", ExitCode.INTERRUPTED)
-    if stop.cause == "journal":
-        raise CliError(f"stopped: {stop.message}; {done}; free some space and run again to resume",
-                       ExitCode.LOCAL_FAULT)
-    raise CliError(f"stopped: {stop.message}; {done}; run the same command again to resume", ExitCode.NETWORK)
+    raise stopped_error(stop.cause, stop.message, done)
+
+
+def stopped_error(cause: str, message: str, done: str) -> CliError:
+    """The error a bulk run (import, rates) stopped by `cause` ends with: what was done, how to resume."""
+    if cause == "interrupted":
+        return CliError(f"interrupted: {done}; run the same command again to resume", ExitCode.INTERRUPTED)
+    if cause == "journal":
+        return CliError(f"stopped: {message}; {done}; free some space and run again to resume", ExitCode.LOCAL_FAULT)
+    return CliError(f"stopped: {message}; {done}; run the same command again to resume", ExitCode.NETWORK)
 
 
 def _say(text: str) -> None:

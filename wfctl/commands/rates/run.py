@@ -286,12 +286,9 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
     log.finish({k: counts[k] for k in COUNTS} if complete else None)
     if stopped is not None:
         done = f"{sum(counts.values())} of {len(plan.sites) + len([s for s in before.values() if s[1] in DONE])} sites done"
-        if stopped.cause == "interrupted":
-            raise CliError(f"interrupted: {done}; run the same command again to resume", ExitCode.INTERRUPTED)
-        if stopped.cause == "journal":
-            raise CliError(f"stopped: {stopped.message}; {done}; free some space and run again to resume",
-                           ExitCode.LOCAL_FAULT)
-        raise CliError(f"stopped: {stopped.message}; {done}; run the same command again to resume", ExitCode.NETWORK)
+        from wfctl.bulk.run import stopped_error
+
+        raise stopped_error(stopped.cause, stopped.message, done)
     _summary_line(app, log.run_id, counts, started, plan_seconds, output)
     if counts["failed"]:
         sys.stderr.write(f"{counts['failed']} of {len(work)} sites failed"
