@@ -157,3 +157,25 @@ def test_a_resumed_runs_summary_counts_this_runs_rows(cli: Any, sandbox_factory:
     seconds = float(line.split(" done before) in ")[1].split("s")[0])
     rate = int(line.split("(")[-1].split(" rows/s")[0]) if "rows/s" in line else None
     assert rate is not None and abs(rate - (200 - before) / seconds) <= max(2, 0.1 * rate), line
+
+
+def test_an_undo_dry_run_checks_rows_in_parallel_and_shows_them_newest_first(logged_in: Any, tmp_path: Path) -> None:
+    """`imports undo --dry-run` reads each row's record (16 at once by default): its rows come out in the
+    same order, newest first, as with one at a time (`-j 1`), and it changes nothing."""
+    client_id, _, _ = new_client(logged_in)
+    run = _import(logged_in, _sites_csv(tmp_path / "checked.csv", 40), client_id)
+    sites = json.loads(logged_in("sites", "list", "--client", client_id, "--all", "-o", "json").stdout)
+    changed = next(s for s in sites if s["name"] == "Watched site 0011")
+    assert logged_in("sites", "update", changed["id"], "--phone", "0161 496 0000").exit_code == 0
+    parallel = logged_in("imports", "undo", run, "--dry-run", "-o", "json")
+    one_at_a_time = logged_in("imports", "undo", run, "--dry-run", "-o", "json", "-j", "1")
+    assert parallel.exit_code == one_at_a_time.exit_code == 0, (parallel, one_at_a_time)
+    shown, alone = json.loads(parallel.stdout), json.loads(one_at_a_time.stdout)
+    assert shown["rows"] == alone["rows"]
+    assert {**shown["summary"], "run": None} == {**alone["summary"], "run": None}
+    rows = [item["row"] for item in shown["rows"]]
+    assert rows == list(range(40, 0, -1)), rows
+    assert [item["status"] for item in shown["rows"] if item["status"] != "deleted"] == ["changed"]
+    assert shown["summary"]["deleted"] == 39 and shown["summary"]["changed"] == 1
+    after = json.loads(logged_in("sites", "list", "--client", client_id, "--all", "-o", "json").stdout)
+    assert len(after) == 40

@@ -79,6 +79,7 @@ __all__ = [
     "parse_age",
     "plan_undo",
     "profile_runs",
+    "preview_undo",
     "prunable",
     "question",
     "run_undo",
@@ -163,7 +164,7 @@ def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
             log = journal.Journal(journal.journal_path(plan.directory, plan.run_id), plan.header)
         counts: dict[str, int] | None = None
         try:
-            _take_back_all(plan.pending, undoer, log, on_row, max(1, concurrency))
+            _take_back_all(plan.pending, lambda entry: undoer.undo(entry, log), on_row, max(1, concurrency))
             counts = undo_counts(log.entries, plan.run.entries())
         finally:
             log.finish(counts)  # None (stopped): the journal stays resumable
@@ -171,15 +172,22 @@ def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
     return counts
 
 
-def _take_back_all(pending: list[Entry], undoer: Undoer, log: journal.Journal, on_row: Callable[[Entry], None],
+def preview_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
+                 concurrency: int = UNDO_CONCURRENCY) -> None:
+    """What an undo would do to each pending row (`Undoer.preview`: reads only), `concurrency` rows at once;
+    `on_row` is called in the calling thread as each is checked."""
+    _take_back_all(plan.pending, undoer.preview, on_row, max(1, concurrency))
+
+
+def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on_row: Callable[[Entry], None],
                    concurrency: int) -> None:
-    """`undoer.undo` of each of `pending`, the rows of one record in order, `concurrency` records at once."""
+    """`take_back` each of `pending`, the rows of one record in order, `concurrency` records at once."""
     import queue
     import threading
 
     if concurrency == 1 or len(pending) < 2:
         for entry in pending:
-            on_row(undoer.undo(entry, log))
+            on_row(take_back(entry))
         return
     groups: dict[str, list[Entry]] = {}
     for entry in pending:  # newest first within each record, as `pending` is
@@ -199,7 +207,7 @@ def _take_back_all(pending: list[Entry], undoer: Undoer, log: journal.Journal, o
                 if stop.is_set():
                     return
                 try:
-                    outcome = undoer.undo(entry, log)
+                    outcome = take_back(entry)
                 except BaseException as exc:  # a run-wide error, or the journal failing: stop every worker
                     stop.set()
                     done.put(exc)

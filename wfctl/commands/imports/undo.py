@@ -22,11 +22,13 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Check each row against 
                                       "undo would do; change nothing.")]
 Force = Annotated[bool, typer.Option("--force", help="Also delete or overwrite records that someone changed "
                                      "since the run.")]
+Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Records taken back (or checked) at once; "
+                                          "the rows of one record go in order.", min=1, max=128)]
 
 
 @verb("undo")
 def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = False, yes: Yes = False,
-         force: Force = False, output: Output = None) -> int:
+         force: Force = False, concurrency: Concurrency = 16, output: Output = None) -> int:
     """Take back a run: delete what it created, put back what it updated.
 
     Rows are taken back newest first. A record changed since the run is reported (`changed since the
@@ -53,7 +55,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         return 0
     undoer = runs.Undoer(app_.client, run.kind, force=force, header=run.header)
     if dry_run:
-        outcomes = [undoer.preview(entry) for entry in plan.pending]
+        outcomes = _preview(app_, plan, undoer, concurrency)
         counts = runs.count_outcomes(outcomes, run.entries())
         _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=True))
         if out_format not in ("json", "jsonl"):
@@ -70,7 +72,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
             return int(ExitCode.USAGE)
     if plan.resumed:
         app_.io.note(f"resuming undo run {plan.run_id}: {len(plan.resumed)} rows were done before it stopped")
-    outcomes, counts = _run(app_, plan, undoer, out_format)
+    outcomes, counts = _run(app_, plan, undoer, out_format, concurrency)
     if out_format == "json":
         _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=False))
     else:
@@ -89,8 +91,33 @@ def _check(run: Run, base_url: str) -> None:
                        "use the profile (or --base-url) of the run")
 
 
-def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str) -> tuple[list[Entry], dict[str, int]]:
-    """Take the rows back (16 at once), with the import's progress on stderr: a live line with
+def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) -> list[Entry]:
+    """Check every pending row (`concurrency` at once), newest first; a progress line on a terminal."""
+    import os
+
+    from wfctl.bulk.progress import Progress
+    from wfctl.bulk.undo import preview_undo
+
+    outcomes: list[Entry] = []
+    source = os.path.basename(str(plan.run.header.get("path") or "")) or f"run {plan.run.id}"
+    progress = Progress(f"checking {source}", terminal=app.io.stderr_is_tty, interval=float("inf"))
+
+    def on_row(outcome: Entry) -> None:
+        outcomes.append(outcome)
+        progress.advance("created")
+
+    progress.start(len(plan.pending))
+    try:
+        preview_undo(plan, undoer, on_row, concurrency=concurrency)
+    finally:
+        progress.stop(clear=True)
+    order = {entry.row: i for i, entry in enumerate(plan.pending)}
+    return sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
+
+
+def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
+         concurrency: int) -> tuple[list[Entry], dict[str, int]]:
+    """Take the rows back (`concurrency` records at once), with the import's progress on stderr: a live line with
     done/total and the ETA on a terminal, a line every 5 s elsewhere."""
     import os
 
@@ -114,7 +141,7 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str) -> tu
     progress.start(plan.undoable, plan.undoable - len(plan.pending))
     finished = False
     try:
-        counts = run_undo(plan, undoer, on_row)
+        counts = run_undo(plan, undoer, on_row, concurrency=concurrency)
         finished = True
         order = {entry.row: i for i, entry in enumerate(plan.pending)}  # rows end in any order: shown newest first
         ordered = sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
