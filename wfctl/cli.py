@@ -1,10 +1,11 @@
-"""The root Typer app: global options, the context, one add_typer per group. Nothing else."""
+"""The root Typer app: global options, the context, one add_typer per group, its click command."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+import typer.main
 
 from wfctl.commands import (
     agency,
@@ -26,6 +27,9 @@ from wfctl.commands.options import OutputFormat
 from wfctl.completion_cache import complete_profiles
 from wfctl.context import AppContext, GlobalOptions
 from wfctl.help_format import WfctlGroup
+
+if TYPE_CHECKING:
+    from wfctl.typercompat import Command
 
 GLOBAL_PANEL = "Global options"
 
@@ -136,3 +140,16 @@ app.command("doctor")(doctor.doctor)
 app.command("completion")(completion.completion)
 app.add_typer(help.app, name="help")
 app.add_typer(sandbox.app, name="sandbox")
+
+
+_root_command: Command | None = None
+
+
+def root_command() -> Command:
+    """The click command of the app, built once per process: typer builds it anew on every call of the app
+    (about 100 ms), which a process running wfctl many times (the tests) would pay each time. wfctl.main
+    runs it; wfctl.indexbuilder builds the help index from it."""
+    global _root_command
+    if _root_command is None:
+        _root_command = typer.main.get_command(app)
+    return _root_command

@@ -23,7 +23,8 @@ from typing import Any
 
 from typer.core import TyperGroup
 
-from wfctl.startup import HELP_MAX_WIDTH, lighten, lighten_param
+from wfctl.coercion import lighten, lighten_param
+from wfctl.helpindex import HELP_MAX_WIDTH
 from wfctl.typercompat import Command, Context, HelpFormatter
 
 EXAMPLES_HEADING = "Examples"
@@ -161,7 +162,7 @@ class WfctlGroup(HelpMixin, TyperGroup):
 
 def adopt(command: Command) -> None:
     """Give `command` and every command below it the plain-text help format (and the light
-    option coercion of wfctl.startup).
+    option coercion of wfctl.coercion).
 
     Typer has no per-app default for the classes of the commands other modules register, so the
     class of each built command is swapped for a subclass carrying `HelpMixin` (same state, same

@@ -16,7 +16,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from wfctl import startup
 
-    answer = startup.fast_answer(args)  # --help and Tab presses, from the index: no typer
+    answer = startup.fast_answer(args)  # --help and Tab presses, from the index (wfctl.helpindex): no typer
     if answer is not None:
         text, code = answer
         try:
@@ -28,8 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _run(args)
     finally:
-        if startup.is_fast_request(args) and startup.load_index() is None:
-            startup.write_index()  # the first such run after an install or an edit
+        if startup.is_fast_request(args):
+            from wfctl import helpindex
+
+            if helpindex.load_index() is None:
+                from wfctl.indexbuilder import write_index
+
+                write_index()  # the first such run after an install or an edit
 
 
 def _run(args: list[str]) -> int:
@@ -95,7 +100,7 @@ def _usage_error(exc: BaseException, args: list[str]) -> int:
     if _json_errors_requested(args):
         sys.stderr.write(json.dumps(usage_envelope(message, usage)) + "\n")
     elif getattr(exc, "one_line", False):
-        exc.show()  # type: ignore[attr-defined]  # wfctl's own one-line form of a bad option value (wfctl.startup)
+        exc.show()  # type: ignore[attr-defined]  # wfctl's one-line bad option value (wfctl.coercion)
     else:
         if context is not None:
             hint = ""
@@ -131,20 +136,11 @@ def _json_errors_requested(args: list[str]) -> bool:
     return output in ("json", "jsonl") and not context.IO().stderr_is_tty
 
 
-_click_command = None
-
-
 def _command():  # no annotation: it would need typing, and `wfctl --version` imports nothing
-    """The click command of the Typer app, built once per process: typer builds it anew on every
-    call of the app (about 100 ms), which a process running wfctl many times (the tests) would pay each time."""
-    global _click_command
-    if _click_command is None:
-        from typer.main import get_command
+    """The click command of the Typer app, built once per process (wfctl.cli.root_command)."""
+    from wfctl.cli import root_command
 
-        from wfctl.cli import app
-
-        _click_command = get_command(app)
-    return _click_command
+    return root_command()
 
 
 def _reader_left() -> bool:

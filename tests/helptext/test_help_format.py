@@ -80,14 +80,14 @@ def test_options_marked_required_are_required(cli: Any, path: list[str], option:
 @pytest.mark.parametrize("columns", [100, 120, 200])
 def test_help_uses_the_terminal_width_up_to_120_and_the_index_agrees(
         columns: int, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from wfctl import startup
+    from wfctl import helpindex, indexbuilder, startup
     from wfctl.main import _run
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("COLUMNS", str(columns))
-    key = startup.index_key()
-    monkeypatch.setattr(startup, "index_key", lambda: key)
-    startup.write_index()
+    key = helpindex.index_key()
+    monkeypatch.setattr(helpindex, "index_key", lambda: key)
+    indexbuilder.write_index()
     width = min(columns, 120)
     longest = 0
     for path in PATHS:

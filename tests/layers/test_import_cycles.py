@@ -9,12 +9,8 @@ from __future__ import annotations
 from tests.layers.imports import cycles, graph, shortest_cycle
 
 KNOWN = [
-    # help index / startup fast path / the typer app: one idea split three ways (issue 22 §4 splits it)
-    ["wfctl.cli", "wfctl.commands.help", "wfctl.help_format", "wfctl.main", "wfctl.startup"],
-    ["wfctl.commands.sandbox", "wfctl.commands.sandbox_accounts"],
     # the CLI's error boundary and context: config raises CliError, errors reads config for its messages
     ["wfctl.config", "wfctl.context", "wfctl.errors", "wfctl.factory", "wfctl.output"],
-    ["wfctl.sandbox.accounts", "wfctl.sandbox.auth", "wfctl.sandbox.pgstore", "wfctl.sandbox.store"],
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.newcomer.helpers import BIN, clean_env
-from wfctl import completion_cache, startup
+from wfctl import completion_cache, helpindex, indexbuilder, startup
 
 SHELLS = ["bash", "zsh", "fish get-args", "fish is-args"]
 IDS = {"branch": [("b-100", "North Leeds"), ("b-200", "South")],
@@ -30,10 +30,10 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             monkeypatch.delenv(key)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("COLUMNS", "80")
-    key = startup.index_key()  # fixed: a file edited meanwhile (a shared checkout) must not turn the index stale
-    monkeypatch.setattr(startup, "index_key", lambda: key)
-    startup.write_index()
-    assert startup.load_index() is not None
+    key = helpindex.index_key()  # fixed: a file edited meanwhile (a shared checkout) must not turn the index stale
+    monkeypatch.setattr(helpindex, "index_key", lambda: key)
+    indexbuilder.write_index()
+    assert helpindex.load_index() is not None
     for profile in (None, "prod"):
         path = completion_cache.cache_file(profile, None)
         for kind, items in IDS.items():
@@ -42,7 +42,7 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _tree() -> Iterator[tuple[list[str], dict[str, Any]]]:
-    index = startup.build_index()
+    index = indexbuilder.build_index()
 
     def walk(path: list[str], node: dict[str, Any]) -> Iterator[tuple[list[str], dict[str, Any]]]:
         yield path, node
@@ -185,7 +185,7 @@ def test_a_narrow_terminal_gets_typer_help(isolated: Path, monkeypatch: pytest.M
     assert startup.fast_answer(["sites", "--help"]) is None
     monkeypatch.setenv("COLUMNS", "200")  # help is laid out for up to 120 columns: an index of its own
     assert startup.fast_answer(["sites", "--help"]) is None
-    startup.write_index()
+    indexbuilder.write_index()
     assert startup.fast_answer(["sites", "--help"]) is not None
 
 
@@ -194,10 +194,10 @@ def test_an_edited_package_makes_a_new_index(tmp_path: Path, monkeypatch: pytest
     copy = tmp_path / "pkg"
     (copy / "sub").mkdir(parents=True)
     (copy / "sub" / "x.py").write_text("")
-    monkeypatch.setattr(startup, "_PACKAGE", str(copy))
-    key = startup.index_key()
+    monkeypatch.setattr(helpindex, "_PACKAGE", str(copy))
+    key = helpindex.index_key()
     os.utime(copy / "sub" / "x.py", ns=(0, 10**19))
-    assert startup.index_key() != key
+    assert helpindex.index_key() != key
 
 
 def _imports(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
@@ -244,8 +244,8 @@ def test_bare_wfctl_prints_the_help_and_exits_0(tmp_path: Path) -> None:
 
 
 def test_index_is_json_with_its_key(isolated: Path) -> None:
-    data = json.loads(Path(startup.index_path()).read_text(encoding="utf-8"))
-    assert data["key"] == startup.index_key() and sys.prefix in data["key"]
+    data = json.loads(Path(helpindex.index_path()).read_text(encoding="utf-8"))
+    assert data["key"] == helpindex.index_key() and sys.prefix in data["key"]
 
 
 def test_help_into_a_pipe_the_reader_leaves_is_quiet(tmp_path: Path) -> None:
@@ -257,7 +257,7 @@ def test_help_into_a_pipe_the_reader_leaves_is_quiet(tmp_path: Path) -> None:
 
 
 def test_a_damaged_index_sends_the_request_to_typer(isolated: Path) -> None:
-    path = Path(startup.index_path())
+    path = Path(helpindex.index_path())
     data = json.loads(path.read_text(encoding="utf-8"))
     data["tree"] = {"commands": None}
     path.write_text(json.dumps(data), encoding="utf-8")

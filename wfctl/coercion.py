@@ -1,0 +1,167 @@
+"""Lighter coercion on the Typer path: the pydantic bypass (see bench/startup.py and docs/newcomer.md).
+
+This module and wfctl.indexbuilder are the places that use typer's private API (`typer._coercion`,
+parameters' `type_descriptor`), reached through wfctl.typercompat; each use falls back to typer's own
+behaviour when the attribute is missing.
+
+Typer coerces every option value through a pydantic TypeAdapter (built even for an option left unset), so
+any command imported pydantic (60-100 ms, ~10 MB). `lighten()` gives options typed `str`, a str Enum, `int`
+(with its min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not sure
+of (`--page x`, `--page 1_000`) goes to typer's own, so the accepted spellings do not change; a value
+refused is one plain line in wfctl's words (`error: --page-size: 'abc' is not a whole number`, exit 2).
+Options of other types keep typer's.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import typing
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wfctl.typercompat import Command, Context
+
+
+def lighten(command: Command) -> None:
+    """Give the str and Enum options of `command` a coercion that needs no pydantic."""
+    from wfctl.typercompat import RuntimeParam
+
+    if RuntimeParam is None:  # another typer: nothing to lighten
+        return
+    for param in command.params:
+        lighten_param(param, RuntimeParam)
+
+
+def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
+    """Plain coercion for one option: str, a str Enum, int, bool or list[str] (see the module's doc)."""
+    if runtime_param_class is None:
+        from wfctl.typercompat import RuntimeParam
+
+        if RuntimeParam is None:
+            return
+        runtime_param_class = RuntimeParam
+    descriptor = getattr(param, "type_descriptor", None)
+    if descriptor is None or getattr(param, "_runtime_param", "absent") is not None:
+        return
+    annotation = unwrap_optional(descriptor.annotation)
+    info = descriptor.parameter_info
+    if getattr(info, "parser", None) is not None:
+        return
+    plain = (annotation in (str, bool)
+             or (annotation is int and not info.clamp)
+             or annotation == list[str]
+             or (isinstance(annotation, type) and issubclass(annotation, Enum) and issubclass(annotation, str)))
+    if plain:
+        param._runtime_param = _plain_runtime_param(runtime_param_class)(
+            parameter_info=descriptor.parameter_info, annotation=annotation)
+
+
+def unwrap_optional(annotation: Any) -> Any:
+    """`X | None` (or `Optional[X]`) as X; any other annotation as it is."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        rest = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(rest) == 1:
+            return rest[0]
+    return annotation
+
+
+def _plain_int(value: Any) -> int | None:
+    """An int from an int or a plain run of ASCII digits; None for anything else."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        return int(value)
+    return None
+
+
+def _loose_int(text: str) -> int | None:
+    """An int from a signed run of ASCII digits (`-3`, ` +5 `), for the message of a value out of range."""
+    text = text.strip().replace("_", "")
+    digits = text[1:] if text[:1] in "+-" else text
+    return int(text) if digits.isascii() and digits.isdigit() else None
+
+
+def _value_error(param: Any, problem: str, ctx: Any) -> Exception:
+    """A bad option value as one plain line, `error: --page-size: 'abc' is not a whole number` (exit 2),
+    instead of click's usage block around pydantic's words."""
+    from wfctl.typercompat import BadParameter
+
+    names = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
+    longs = [name for name in names if name.startswith("--")]
+    name = (longs or names or [str(getattr(param, "name", "") or "value")])[0]
+
+    class OptionValueError(BadParameter):
+        one_line = True  # shown as this one line by wfctl.main (no usage block)
+
+        def format_message(self) -> str:
+            return f"{name}: {problem}"
+
+        def show(self, file: Any = None) -> None:
+            (file or sys.stderr).write(f"error: {self.format_message()}\n")
+
+    return OptionValueError(problem, ctx=ctx, param=param)
+
+
+_plain_classes: dict[type, type] = {}
+
+
+def _plain_runtime_param(base: type) -> type:
+    """A typer RuntimeParam that coerces a str as itself and an Enum by value."""
+    if base in _plain_classes:
+        return _plain_classes[base]
+
+    from dataclasses import dataclass
+
+    from wfctl.typercompat import BadParameter
+
+    @dataclass(frozen=True)
+    class PlainRuntimeParam(base):
+        def _coerce_value(self, value: Any, param: Any, ctx: Context) -> Any:
+            annotation = self.annotation
+            if annotation is str:
+                return value
+            if annotation is bool:
+                if isinstance(value, bool):
+                    return value
+                try:
+                    return self._typer_coercion(value, param, ctx)
+                except BadParameter:
+                    raise _value_error(param, f"{value!r} is not true or false", ctx) from None
+            if annotation is int:
+                number = _plain_int(value)
+                info = self.parameter_info
+                if number is None:
+                    try:  # typer's spellings (`1_000`, ` 5`), its words replaced by ours
+                        number = self._typer_coercion(value, param, ctx)
+                    except BadParameter:
+                        if not isinstance(value, str) or _loose_int(value) is None:
+                            raise _value_error(param, f"{value!r} is not a whole number", ctx) from None
+                        number = _loose_int(value)
+                if info.min is not None and number < info.min:
+                    raise _value_error(param, f"{number} is too small (at least {info.min})", ctx)
+                if info.max is not None and number > info.max:
+                    raise _value_error(param, f"{number} is too large (at most {info.max})", ctx)
+                return number
+            if annotation == list[str]:
+                if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
+                    return list(value)
+                return self._typer_coercion(value, param, ctx)
+            if isinstance(value, annotation):
+                return value
+            try:
+                return annotation(value)
+            except ValueError:
+                choices = ", ".join(str(member.value) for member in annotation)
+                raise _value_error(param, f"{value!r} is not one of {choices}", ctx) from None
+
+        def _typer_coercion(self, value: Any, param: Any, ctx: Context) -> Any:
+            """What typer would have done (pydantic): for values the plain path does not decide."""
+            from wfctl.typercompat import build_runtime_param, resolve_type_descriptor
+
+            typer_param = build_runtime_param(resolve_type_descriptor(self.annotation, self.parameter_info))
+            return typer_param._coerce_value(value, param=param, ctx=ctx)
+
+    _plain_classes[base] = PlainRuntimeParam
+    return PlainRuntimeParam

@@ -1,0 +1,152 @@
+"""The help index: where it is kept, what it is keyed by, and `--help` answered from it (stdlib only).
+
+Importing typer alone takes longer than a person waits for a Tab press, so `wfctl --help`, every
+`wfctl <command>... --help` and every completion request are answered from an index instead (see
+wfctl.startup, which dispatches): the help text of every command and the completion tree, both generated
+from the Typer app itself (wfctl.indexbuilder), kept in the user's cache and keyed by wfctl's version, the
+newest mtime under the package and the Python environment, and laid out for the terminal's width (80 to
+120 columns: another width builds it again). A request the index cannot answer exactly as click would
+raises NotIndexed, and Typer answers it. The completion answer is wfctl.completeanswer.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+INDEX_FORMAT = 1
+HELP_WIDTH = 80  # the index holds help laid out for a terminal of 80 columns or more (narrower: Typer)
+HELP_MAX_WIDTH = 120  # help uses the terminal's width up to this many columns (wfctl.help_format)
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+class NotIndexed(Exception):
+    """The index cannot answer this request exactly as Typer would: Typer answers it."""
+
+
+def index_path() -> str:
+    from wfctl.dirs import cache_dir
+
+    return os.path.join(cache_dir(), f"index-{_hash(sys.prefix)}.json")
+
+
+def index_key() -> str:
+    """What the index was built from: wfctl's version, the newest file under the package, the format."""
+    from wfctl import __version__
+
+    return f"{INDEX_FORMAT}|{__version__}|{_newest_mtime(_PACKAGE)}|{sys.prefix}"
+
+
+def load_index() -> dict[str, Any] | None:
+    import json
+
+    try:
+        with open(index_path(), encoding="utf-8") as handle:
+            index = json.load(handle)
+    except (OSError, ValueError):
+        return None
+    if not isinstance(index, dict) or index.get("key") != index_key() or index.get("width") != help_width():
+        return None  # built for another terminal width: built again for this one
+    return index
+
+
+def help_answer(index: dict[str, Any], args: list[str]) -> tuple[str, int]:
+    """`wfctl [options] <command>... --help` (or a bare `wfctl`): the help of the command named, found
+    the way click parses. Typer answers instead where click would first act on an option value (a
+    callback, a value it could reject) of a command above the one asked about."""
+    if _terminal_columns() < HELP_WIDTH:
+        raise NotIndexed
+    node = index["tree"]
+    path: list[str] = []
+    given: dict[str, str | bool] = {}
+    words = args[: args.index("--")] if "--" in args else args
+    if not words:
+        return index["help"][""] + "\n", 0
+    pending: dict[str, Any] | None = None
+    for word in words:
+        if pending is not None:
+            given[pending["name"]], pending = word, None
+        elif word in node["help_opts"]:
+            return index["help"][" ".join(path)] + "\n", 0
+        elif word.startswith("-") and word != "-":
+            name, eq, value = word.partition("=")
+            option = find_option(node, name)
+            if option is None or option["callback"]:
+                raise NotIndexed
+            if option["takes_value"] and not eq:
+                pending = option
+            else:
+                given[option["name"]] = value if eq else True
+        elif node["commands"] is not None:
+            if word not in node["commands"]:
+                raise NotIndexed  # Typer says what is wrong with it
+            _check_values(node, given)
+            node, path, given = node["commands"][word], [*path, word], {}
+    raise NotIndexed
+
+
+def _check_values(node: dict[str, Any], given: dict[str, Any]) -> None:
+    """Raise NotIndexed unless click would accept the option values of `node` (a command above the
+    one whose help is asked for, so click processes them first), environment variables included."""
+    for param in node["params"]:
+        if param["kind"] != "option":
+            continue
+        value = given.get(param["name"])
+        for name in param["envvar"] if value is None else ():
+            value = os.environ.get(name) or value
+        if value is None or value is True:
+            continue
+        completes = param["completes"] or [None, None]
+        if param["callback"] or not (param["plain"] or (completes[0] == "choices"
+                                                        and value in completes[1]["values"])):
+            raise NotIndexed
+
+
+def find_option(node: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """The option of an index node that `name` (`--output`, `-o`, a flag's `--no-...`) names, or None."""
+    for param in node["params"]:
+        if param["kind"] == "option" and (name in param["opts"] or name in param["secondary"]):
+            return param
+    return None
+
+
+def help_width() -> int:
+    """The width the index lays help out for: the terminal's, from HELP_WIDTH to HELP_MAX_WIDTH."""
+    return max(HELP_WIDTH, min(_terminal_columns(), HELP_MAX_WIDTH))
+
+
+def _terminal_columns() -> int:
+    """The width click lays help out for: $COLUMNS, else the terminal's, else 80 (shutil's rule)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+        if columns <= 0:
+            columns = 80
+    return columns
+
+
+def _newest_mtime(top: str) -> int:
+    newest = 0
+    stack = [top]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name != "__pycache__":
+                        stack.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    return newest
+
+
+def _hash(text: str) -> str:
+    import zlib
+
+    return format(zlib.crc32(text.encode()), "08x")
