@@ -9,8 +9,6 @@ from __future__ import annotations
 from tests.layers.imports import cycles, graph, shortest_cycle
 
 KNOWN = [
-    # the CLI's error boundary and context: config raises CliError, errors reads config for its messages
-    ["wfctl.config", "wfctl.context", "wfctl.errors", "wfctl.factory", "wfctl.output"],
 ]
 
 

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from wfctl.commands.sandbox_accounts import INSTALL_HINT, agencies, users
 from wfctl.errors import CliError
 from wfctl.sandbox.quirks import QUIRKS, parse_quirks
 
@@ -37,7 +38,6 @@ Examples:
 app = typer.Typer(help=HELP, short_help="Run the local reference service (the sandbox).", no_args_is_help=True,
                   rich_markup_mode=None)
 
-INSTALL_HINT = "the sandbox needs FastAPI and uvicorn: pip install 'wfctl[sandbox]'"
 QUIRK_HELP = ("Play a deployment that does what the contract only tolerates (repeatable; see docs/sandbox.md): "
               + "; ".join(f"{name} ({gap})" for name, (gap, _) in QUIRKS.items()) + ".")
 
@@ -215,8 +215,6 @@ def _is_loopback(host: str) -> bool:
     except ValueError:  # a host name: it may resolve anywhere
         return False
 
-
-from wfctl.commands.sandbox_accounts import agencies, users  # noqa: E402
 
 app.add_typer(users, name="users")
 app.add_typer(agencies, name="agencies")

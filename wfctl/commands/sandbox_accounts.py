@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from wfctl.sandbox.store import Store
 
 DATABASE_PANEL = "Database"
+#: What `sandbox serve` and these commands say without the extra (wfctl.commands.sandbox imports it from here).
+INSTALL_HINT = "the sandbox needs FastAPI and uvicorn: pip install 'wfctl[sandbox]'"
 
 USERS_HELP = """Manage the logins of a sandbox's database.
 
@@ -276,8 +278,6 @@ def _location(db: str | None, database: str | None) -> str:
 def _store(location: str) -> Iterator[Store]:
     """The open database; its refusals (an unknown user, a duplicate name) become one line and an exit code."""
     import importlib.util
-
-    from wfctl.commands.sandbox import INSTALL_HINT
 
     if importlib.util.find_spec("starlette") is None:  # the sandbox's modules need the extra
         raise CliError(INSTALL_HINT)

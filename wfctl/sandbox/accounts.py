@@ -7,7 +7,7 @@ a user or changing a password revokes the user's logins in the same transaction:
 database reads the tokens from it on each request, so the old tokens are refused at once.
 
 The throttle keeps failed logins in `login_failures`, in the database, so it holds across every server
-process on one database. Only stdlib is imported at the top: store.py adds SCHEMA to its own.
+process on one database. Only stdlib is imported at the top: schema.py adds SCHEMA to its own.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from wfctl.sandbox.names import name_key
 
 if TYPE_CHECKING:
-    from wfctl.sandbox.store import Store
+    from wfctl.sandbox.storebase import Store
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS login_failures (

@@ -26,12 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from wfctl.sandbox.problems import unauthorized
-from wfctl.sandbox.store import REUSE_DETECTED, Connection, Store
+from wfctl.sandbox.storebase import REFRESH_GRACE, REUSE_DETECTED, Connection, Store
 
 REFRESH_TTL = 30 * 24 * 3600
-#: Seconds after a rotation during which the spent refresh token, with the same access token, gets the same
-#: new pair again instead of revoking the login (the contract's G3 grace window).
-REFRESH_GRACE = 60
+# REFRESH_GRACE (storebase.py): the G3 grace window, which the store's purge also keeps to.
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 #: For test suites only: a lower scrypt n (a power of two below 2**14) for new hashes. Each stored hash records
 #: its own parameters, and verification reads them from the hash.

@@ -1,6 +1,6 @@
 """When two names are the same name (G12), for the UNIQUE name indexes and every look-up by name.
 
-Standard library only: accounts.py and store.py both use it (and store.py imports accounts.py).
+Standard library only: accounts.py and schema.py both use it (and schema.py imports accounts.py).
 """
 
 from __future__ import annotations

@@ -27,17 +27,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from wfctl.sandbox.store import (
-    SCHEMA,
-    SCHEMA_VERSION,
-    ConnectionLost,
-    Store,
-    StoreError,
-    StoreUnavailable,
-    check_schema_version,
-    describe,
-    migrate,
-)
+from wfctl.sandbox.schema import SCHEMA, SCHEMA_VERSION, check_schema_version, migrate
+from wfctl.sandbox.storebase import ConnectionLost, Store, StoreError, StoreUnavailable, describe
 
 try:
     import psycopg

@@ -1,0 +1,175 @@
+"""The store's interface, below everything that uses a store (accounts, auth, pgstore, store.py's SQLite):
+the Store base class, the Connection the handlers write through, and the errors a database raises.
+store.py describes the storage and opens a store (`open_store`); schema.py holds its tables.
+
+Standard library only, and nothing of the sandbox: the modules that work on a store import this one, and
+store.py imports them, so the interface sits below both (no ring of imports).
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol, TypeVar
+
+T = TypeVar("T")
+
+REUSE_DETECTED = "refresh_token_reuse"
+#: Seconds after a rotation during which the spent refresh token, with the same access token, gets the same
+#: new pair again instead of revoking the login (the contract's G3 grace window; auth.py, where it is used).
+#: The store drops the answers it keeps for that window once it has passed (`Store.purge_expired`).
+REFRESH_GRACE = 60
+
+
+class StoreError(Exception):
+    """A database the sandbox cannot use (unreachable, refused, another schema version, not a database):
+    the message says which, in one line, for `wfctl sandbox serve` to print before serving."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached now (down, restarting, refusing connections): a 503 with Retry-After,
+    never a 500. The message is one line without the password."""
+
+
+class ConnectionLost(StoreUnavailable):
+    """The connection broke inside a transaction before its COMMIT was sent: nothing of it was stored, so
+    `Store.atomic` runs it again on a new connection."""
+
+
+class Cursor(Protocol):
+    def fetchone(self) -> Any: ...
+
+    def fetchall(self) -> list[Any]: ...
+
+
+class Connection(Protocol):
+    """What the handlers use of a connection: `execute` with `?` placeholders."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Cursor: ...
+
+
+class Store:
+    """The database of one sandbox process: `db` to read and write, `transaction()`/`statement()` to write."""
+
+    db: Any
+    #: A description for people (`sandbox.db`, `postgresql://staging@db:5432/wfctl`), never a password.
+    location: str
+    cursor_key: bytes
+    #: Appended to the SELECT that reads a refresh token before rotating it (PostgreSQL: a row lock).
+    for_update: str = ""
+    #: The exception types of a broken constraint (UNIQUE, foreign key): a 409, not a 500.
+    integrity_errors: tuple[type[BaseException], ...] = (sqlite3.IntegrityError,)
+    _last_second = 0
+    _count_generation: object = None
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[object, ...], int] = {}
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def atomic(self, work: Callable[[Any], T]) -> T:
+        """`work(db)` in one transaction, its result. A transaction that lost its connection before COMMIT
+        (ConnectionLost: nothing stored) is run once more, on a new connection; `work` must therefore
+        only touch the database (and raise to roll back)."""
+        try:
+            with self.transaction() as db:
+                return work(db)
+        except ConnectionLost:
+            pass
+        with self.transaction() as db:
+            return work(db)
+
+    @contextmanager
+    def statement(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def count(self, table: str, where: str, args: list[object]) -> int:
+        """`SELECT count(*)` of a list, remembered while the data is the same: a list's every page reports
+        its total (G7), and counting 100,000 rows per page would make reading a long list quadratic.
+        Each backend names the data's state (`_generation`) and counts under a known one (`_count_rows`)."""
+        generation = self._generation()
+        if generation != self._count_generation:
+            self._counts.clear()
+            self._count_generation = generation
+        key = (table, where, *args)
+        total = self._counts.get(key)
+        if total is None:
+            total, counted_at = self._count_rows(table, where, args)
+            if counted_at == generation:
+                if len(self._counts) >= 1024:
+                    self._counts.clear()
+                self._counts[key] = total
+        return total
+
+    def _generation(self) -> object:
+        raise NotImplementedError
+
+    def _count_rows(self, table: str, where: str, args: list[object]) -> tuple[int, object]:
+        """The count, and the generation it was taken in (None: unknown, not to be remembered)."""
+        raise NotImplementedError
+
+    def serialize(self, db: Any) -> None:
+        """Inside a transaction: wait for any other process in such a transaction (PostgreSQL: an advisory
+        lock; SQLite: BEGIN IMMEDIATE already serialises writers)."""
+
+    def is_unique_violation(self, exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in str(exc)
+
+    def is_empty(self, db: Any = None) -> bool:
+        return (db or self.db).execute("SELECT 1 FROM agencies LIMIT 1").fetchone() is None
+
+    def reuse_detections(self) -> int:
+        row = self.db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
+        return int(row[0])
+
+    def purge_expired(self, now: float | None = None) -> None:
+        """Drop expired access tokens and idempotency records (called now and then, not per request)."""
+        now = time.time() if now is None else now
+
+        def purge(db: Any) -> None:
+            db.execute("DELETE FROM access_tokens WHERE family_id IN "
+                       "(SELECT id FROM token_families WHERE expires_at < ?)", (now,))
+            db.execute("DELETE FROM idempotency_keys WHERE created_at < ?", (now - 86400,))
+            # The answers kept for the refresh grace window are of no use past it.
+            db.execute("UPDATE refresh_tokens SET replay = NULL WHERE replay IS NOT NULL AND spent_at < ?",
+                       (now - REFRESH_GRACE,))
+
+        self.atomic(purge)
+
+    def count_request(self, second: int) -> int:
+        """`--rate-limit`: count one request in this second (for every server on the database); the count.
+        A new second first drops the counts of past ones."""
+        if second != self._last_second:
+            self._last_second = second
+            self.db.execute("DELETE FROM request_counts WHERE second < ?", (second,))
+        row = self.db.execute("INSERT INTO request_counts (second, count) VALUES (?, 1) ON CONFLICT (second) "
+                              "DO UPDATE SET count = request_counts.count + 1 RETURNING count", (second,)).fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def _init_meta(self, db: Any) -> None:
+        """The cursor-signing key (one per database, so every server on it accepts the others' links)."""
+        db.execute("INSERT INTO sandbox_meta (key, value) VALUES ('cursor_key', ?) ON CONFLICT (key) DO NOTHING",
+                   (secrets.token_hex(32),))
+        row = db.execute("SELECT value FROM sandbox_meta WHERE key = 'cursor_key'").fetchone()
+        self.cursor_key = bytes.fromhex(row[0])
+
+
+def describe(database: str | None) -> str:
+    """A `--database` value as it may be shown: a PostgreSQL URL without its password."""
+    if database and "://" in database:
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(database)
+        if parts.password is not None:
+            netloc = parts.netloc.rsplit("@", 1)
+            user = (parts.username or "") + ":***"
+            return urlunsplit(parts._replace(netloc=f"{user}@{netloc[-1]}"))
+    return database or "memory"
