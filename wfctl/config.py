@@ -19,13 +19,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from wfctl.errors import CliError
+from wfctl.clierror import CliError
 from wfctl.exit_codes import ExitCode
-
-if TYPE_CHECKING:
-    from wfctl.context import GlobalOptions
 
 DEFAULT_PROFILE = "default"
 CREDENTIAL_STORES = ("keyring", "file")
@@ -61,6 +58,19 @@ KEYS: dict[str, Key] = {
             "PEM file of the CAs to trust for https (a private CA), instead of the OS store and certifi"),
     )
 }
+
+
+@dataclass
+class GlobalOptions:
+    """The root command's options (`wfctl -p staging -o json ...`): the flags of flag > environment >
+    profile > default, and how to talk (verbose, colour). Built by the root callback (wfctl.cli)."""
+
+    profile: str | None = None
+    base_url: str | None = None
+    output: str | None = None
+    verbose: bool = False
+    no_color: bool = False
+    ca_bundle: str | None = None
 
 
 class ConfigError(CliError):

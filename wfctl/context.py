@@ -1,15 +1,18 @@
 """AppContext: what every command gets, built lazily (nothing here touches the network,
-the keyring, httpx or pydantic until a command asks for it)."""
+the keyring, httpx or pydantic until a command asks for it).
+
+The top of the CLI's own modules: it reads settings (wfctl.config), builds the client (wfctl.factory)
+and the output (wfctl.output); none of them imports it back. `GlobalOptions` (wfctl.config) and `IO`
+(wfctl.streams) live below it and are re-exported here.
+"""
 
 from __future__ import annotations
 
-import os
-import sys
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from wfctl.safetext import plain
+from wfctl.config import GlobalOptions as GlobalOptions
+from wfctl.streams import IO as IO
 
 if TYPE_CHECKING:
     from wfctl.api.client import Client
@@ -24,71 +27,23 @@ def current() -> AppContext | None:
     return _current
 
 
-@dataclass
-class GlobalOptions:
-    profile: str | None = None
-    base_url: str | None = None
-    output: str | None = None
-    verbose: bool = False
-    no_color: bool = False
-    ca_bundle: str | None = None
-
-
-def _isatty(stream: Any) -> bool:
-    try:
-        return bool(stream.isatty())
-    except (AttributeError, ValueError):
-        return False
-
-
-class IO:
-    """The program's streams. Data goes to stdout; notes, progress and errors to stderr.
-
-    `WFCTL_FORCE_TTY=1` makes wfctl behave as on a terminal (for scripts that drive it through a
-    pipe and want the human output, and for tests)."""
-
-    def __init__(self, *, no_color: bool = False) -> None:
-        force = os.environ.get("WFCTL_FORCE_TTY", "") not in ("", "0")
-        self.stdout_is_tty = force or _isatty(sys.stdout)
-        self.stderr_is_tty = force or _isatty(sys.stderr)
-        self.stdin_is_tty = force or _isatty(sys.stdin)
-        self.can_prompt = self.stdin_is_tty and self.stderr_is_tty
-        self.color = self.stdout_is_tty and not no_color and "NO_COLOR" not in os.environ
-
-    def write(self, text: str) -> None:
-        """Raw data to stdout."""
-        sys.stdout.write(text)
-
-    def note(self, text: str) -> None:
-        """A hint for a person: shown on a terminal only, never in a pipeline's stderr.
-        Control characters in `text` (it may quote the service or a file) are shown escaped."""
-        if self.stderr_is_tty:
-            sys.stderr.write(plain(text, keep_newlines=True) + "\n")
-
-    def warn(self, text: str) -> None:
-        """Always shown, on stderr (control characters escaped, as for `note`)."""
-        sys.stderr.write(f"warning: {plain(text, keep_newlines=True)}\n")
-
-    @cached_property
-    def console(self) -> Any:
-        """A rich Console on stdout (imports rich on first use)."""
-        from rich.console import Console
-
-        width = None if self.stdout_is_tty else 10_000
-        return Console(file=sys.stdout, force_terminal=self.stdout_is_tty, no_color=not self.color,
-                       highlight=False, soft_wrap=not self.stdout_is_tty, width=width)
-
-
-def _on_command_line(name: str) -> bool:
-    """Whether the running command's option `name` came from the command line (not from its envvar).
-    Asked while the root callback runs; outside a click context (a test), whatever is set counts."""
-    from wfctl.typercompat import current_click_context
-
-    ctx = current_click_context()
+def option_source(name: str, ctx: Any = None) -> str | None:
+    """Where the root command's option `name` (`output`, `ca_bundle`, ...) took its value: "flag" (the
+    command line), "env" (its environment variable: WFCTL_OUTPUT, ...) or None (its default, or no click
+    context: a test building an AppContext). The one answer every caller asks (the JSON-errors rule,
+    --ca-bundle left to the config layer when it came from WFCTL_CA_BUNDLE, `wfctl api`'s -o); the same
+    words as a setting's source in `wfctl config list` (wfctl.config.Settings.source)."""
     if ctx is None:
-        return True
-    source = ctx.get_parameter_source(name)
-    return source is None or source.name != "ENVIRONMENT"
+        from wfctl.typercompat import current_click_context
+
+        ctx = current_click_context()
+        if ctx is None:
+            return None
+    source = ctx.find_root().get_parameter_source(name)
+    return _SOURCES.get(getattr(source, "name", ""))
+
+
+_SOURCES = {"COMMANDLINE": "flag", "ENVIRONMENT": "env"}
 
 
 class AppContext:
@@ -98,7 +53,7 @@ class AppContext:
         self.io = IO(no_color=options.no_color)
         # the format given with -o/--output on this command line (not through WFCTL_OUTPUT): it alone
         # asks for JSON errors on a terminal
-        self.output_flag = options.output if _on_command_line("output") else None
+        self.output_flag = options.output if option_source("output") != "env" else None
         _current = self
 
     @cached_property

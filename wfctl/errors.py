@@ -1,6 +1,9 @@
 """The one place where exceptions become a one-line message and an exit code.
 
-Commands never catch HTTP errors themselves; they raise, and `wfctl.main` calls `report`.
+Commands never catch HTTP errors themselves; they raise, and `wfctl.main` calls `report`. It sits on
+top of the CLI's modules, beside `wfctl.main`: its messages name the profile of the run (`wfctl.context`)
+and the profiles of the config file (`wfctl.config`), so config, factory, output and context never import
+it: they raise `wfctl.clierror.CliError`, which this module re-exports.
 """
 
 from __future__ import annotations
@@ -9,30 +12,9 @@ import json
 from typing import IO, Any
 
 from wfctl.api import errors as api_errors
+from wfctl.clierror import CliError as CliError  # raised everywhere; defined below config
 from wfctl.exit_codes import ExitCode
 from wfctl.safetext import one_line
-
-
-class CliError(Exception):
-    """A problem found on this side before (or instead of) asking the service.
-
-    The message is one line a person can act on; the exit code defaults to 2 (bad usage or input).
-    """
-
-    def __init__(
-        self,
-        message: str,
-        exit_code: int = ExitCode.USAGE,
-        *,
-        title: str | None = None,
-        errors: dict[str, list[str]] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.message = message
-        self.exit_code = int(exit_code)
-        self.title = title or message
-        self.errors = errors or {}
-
 
 _EXIT_BY_ERROR: list[tuple[type[api_errors.ApiError], ExitCode]] = [
     (api_errors.InvalidId, ExitCode.USAGE),  # before ValidationFailed, its base: refused before sending

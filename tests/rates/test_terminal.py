@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.terminal.conftest import run_in_terminal
-from wfctl.output import cell_width as width
+from wfctl.tables import cell_width as width
 
 SIZES = [(24, 80), (40, 120)]
 

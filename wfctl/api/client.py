@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
     from wfctl.api.lean import LeanSender
     from wfctl.api.store import TokenPair
-    from wfctl.api.transport import RetryPolicy, RetryTransport
+    from wfctl.api.transport import RetryPolicy
 
 log = logging.getLogger("wfctl.http")
 
@@ -256,16 +256,11 @@ class Client:
 
         It keeps one plain `http.client` connection per thread: measured with 8 threads creating sites,
         about 1,970 requests/s against about 790 through the shared httpx session. Tokens, refresh,
-        error mapping and the G19 check stay with this Client, and its retry policy and pause decide
-        for the lean writer too. None where the lean path would change behaviour: a proxy, a verbose
-        log, a custom transport, or WFCTL_BULK_HTTPX=1."""
+        error mapping and the G19 check stay with this Client. None where the lean path would change
+        behaviour: a proxy, a verbose log, a custom transport, or WFCTL_BULK_HTTPX=1."""
         from wfctl.api.lean import LeanSender
 
-        if (self._insecure or self._log is not None or self._inner_transport is not None
-                or not LeanSender.usable(self.base_url)):
-            return None
-        self._session()  # its transport's policy and pause are the lean writer's too
-        return LeanSender(self, policy=self._retrying.policy, pause=self._retrying.pause)
+        return LeanSender(self) if LeanSender.usable(self) else None
 
     def ssl_context(self) -> ssl.SSLContext:
         """The one SSL context of this client's https connections (the httpx session's and the lean
@@ -482,7 +477,6 @@ class Client:
                                        sleep=self._sleep, tls=https, deadline=self.timeout,
                                        verify=self.ssl_context() if https and self._inner_transport is None
                                        else None)
-            self._retrying: RetryTransport = transport
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),

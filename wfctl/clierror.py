@@ -1,0 +1,31 @@
+"""CliError: a problem found on this side, with its one-line message and exit code.
+
+The bottom of the CLI, beside `wfctl.exit_codes`: config, factory, output and the commands raise it
+without importing the error boundary (`wfctl.errors`, which turns every exception into a message and an
+exit code, and reads the profile and the config file to word them). `wfctl.errors` re-exports it.
+"""
+
+from __future__ import annotations
+
+from wfctl.exit_codes import ExitCode
+
+
+class CliError(Exception):
+    """A problem found on this side before (or instead of) asking the service.
+
+    The message is one line a person can act on; the exit code defaults to 2 (bad usage or input).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        exit_code: int = ExitCode.USAGE,
+        *,
+        title: str | None = None,
+        errors: dict[str, list[str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = int(exit_code)
+        self.title = title or message
+        self.errors = errors or {}

@@ -1,0 +1,57 @@
+"""IO: the program's streams (stdout for data; stderr for notes, warnings and errors), and whether each
+is a terminal. Below `wfctl.output`, which writes through it, and `wfctl.context`, which makes one per
+command; no rich until a table asks for its console."""
+
+from __future__ import annotations
+
+import os
+import sys
+from functools import cached_property
+from typing import Any
+
+from wfctl.safetext import plain
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+class IO:
+    """The program's streams. Data goes to stdout; notes, progress and errors to stderr.
+
+    `WFCTL_FORCE_TTY=1` makes wfctl behave as on a terminal (for scripts that drive it through a
+    pipe and want the human output, and for tests)."""
+
+    def __init__(self, *, no_color: bool = False) -> None:
+        force = os.environ.get("WFCTL_FORCE_TTY", "") not in ("", "0")
+        self.stdout_is_tty = force or _isatty(sys.stdout)
+        self.stderr_is_tty = force or _isatty(sys.stderr)
+        self.stdin_is_tty = force or _isatty(sys.stdin)
+        self.can_prompt = self.stdin_is_tty and self.stderr_is_tty
+        self.color = self.stdout_is_tty and not no_color and "NO_COLOR" not in os.environ
+
+    def write(self, text: str) -> None:
+        """Raw data to stdout."""
+        sys.stdout.write(text)
+
+    def note(self, text: str) -> None:
+        """A hint for a person: shown on a terminal only, never in a pipeline's stderr.
+        Control characters in `text` (it may quote the service or a file) are shown escaped."""
+        if self.stderr_is_tty:
+            sys.stderr.write(plain(text, keep_newlines=True) + "\n")
+
+    def warn(self, text: str) -> None:
+        """Always shown, on stderr (control characters escaped, as for `note`)."""
+        sys.stderr.write(f"warning: {plain(text, keep_newlines=True)}\n")
+
+    @cached_property
+    def console(self) -> Any:
+        """A rich Console on stdout (imports rich on first use)."""
+        from rich.console import Console
+
+        width = None if self.stdout_is_tty else 10_000
+        return Console(file=sys.stdout, force_terminal=self.stdout_is_tty, no_color=not self.color,
+                       highlight=False, soft_wrap=not self.stdout_is_tty, width=width)
