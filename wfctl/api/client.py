@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 
     from wfctl.api.lean import LeanSender
     from wfctl.api.store import TokenPair
-    from wfctl.api.transport import RetryPolicy
+    from wfctl.api.transport import RetryPolicy, RetryTransport
 
 log = logging.getLogger("wfctl.http")
 
@@ -153,36 +153,30 @@ class Client:
         elif content is not None:
             kwargs["content"] = content
         auth: Any = self.auth if (authenticated and self.auth is not None) else None
-        for _ in range(MAX_REDIRECTS + 1):
-            if self._insecure:
-                raise InsecureTransport(
-                    f"refused to send credentials over plain http:// to {self.base_url}; use https://, "
-                    "or set allow_insecure_http = true in the profile if you accept the risk")
-            try:
-                if auth is not None:
-                    response = http.request(method, url, auth=auth, **kwargs)
-                else:
-                    response = http.request(method, url, **kwargs)
-            except AnswerDeadline as exc:
-                raise NetworkError(f"no complete answer from {self.base_url} within {exc.seconds:g} s",
-                                   detail=f"the request's deadline (timeout {exc.seconds:g} s) passed") from None
-            except AnswerTooLarge as exc:
-                raise ServerError(f"refused the answer of {self.base_url}", detail=str(exc)) from None
-            except httpx.TimeoutException as exc:
-                raise NetworkError(f"timed out talking to {self.base_url}",
-                                   detail=f"{type(exc).__name__} after retries") from None
-            except httpx.TransportError as exc:
-                raise network_error(self.base_url, exc) from None
-            if response.status_code in (301, 302, 303, 307, 308) and "location" in response.headers:
-                url = self._redirect_target(url, response.headers["location"])
-                if response.status_code == 303 or (response.status_code in (301, 302) and method != "GET"):
-                    method, kwargs = "GET", {"headers": hdrs}
-                kwargs["params"] = None
-                continue
-            if response.status_code >= 400:
-                raise error_from_response(response)
-            return response
-        raise ServerError(f"too many redirects (more than {MAX_REDIRECTS})")
+        if self._insecure:
+            raise InsecureTransport(
+                f"refused to send credentials over plain http:// to {self.base_url}; use https://, "
+                "or set allow_insecure_http = true in the profile if you accept the risk")
+        try:
+            if auth is not None:
+                response = http.request(method, url, auth=auth, **kwargs)
+            else:
+                response = http.request(method, url, **kwargs)
+        except AnswerDeadline as exc:
+            raise NetworkError(f"no complete answer from {self.base_url} within {exc.seconds:g} s",
+                               detail=f"the request's deadline (timeout {exc.seconds:g} s) passed") from None
+        except AnswerTooLarge as exc:
+            raise ServerError(f"refused the answer of {self.base_url}", detail=str(exc)) from None
+        except httpx.TooManyRedirects:
+            raise ServerError(f"too many redirects (more than {MAX_REDIRECTS})") from None
+        except httpx.TimeoutException as exc:
+            raise NetworkError(f"timed out talking to {self.base_url}",
+                               detail=f"{type(exc).__name__} after retries") from None
+        except httpx.TransportError as exc:
+            raise network_error(self.base_url, exc) from None
+        if response.status_code >= 400:
+            raise error_from_response(response)
+        return response
 
     def url_for(self, path: str | httpx.URL) -> Any:
         """Absolute URL for a path relative to base_url or a same-origin absolute URL (an httpx.URL
@@ -256,11 +250,16 @@ class Client:
 
         It keeps one plain `http.client` connection per thread: measured with 8 threads creating sites,
         about 1,970 requests/s against about 790 through the shared httpx session. Tokens, refresh,
-        error mapping and the G19 check stay with this Client. None where the lean path would change
-        behaviour: a proxy, a verbose log, a custom transport, or WFCTL_BULK_HTTPX=1."""
+        error mapping and the G19 check stay with this Client, and its retry policy and pause decide
+        for the lean writer too. None where the lean path would change behaviour: a proxy, a verbose
+        log, a custom transport, or WFCTL_BULK_HTTPX=1."""
         from wfctl.api.lean import LeanSender
 
-        return LeanSender(self) if LeanSender.usable(self) else None
+        if (self._insecure or self._log is not None or self._inner_transport is not None
+                or not LeanSender.usable(self.base_url)):
+            return None
+        self._session()  # its transport's policy and pause are the lean writer's too
+        return LeanSender(self, policy=self._retrying.policy, pause=self._retrying.pause)
 
     def ssl_context(self) -> ssl.SSLContext:
         """The one SSL context of this client's https connections (the httpx session's and the lean
@@ -470,6 +469,7 @@ class Client:
             import httpx
 
             from wfctl.api.limits import ACCEPT_ENCODING
+            from wfctl.api.origin import redirect_guard
             from wfctl.api.transport import make_transport
 
             https = not self.base_url.lower().startswith("http://")
@@ -477,26 +477,18 @@ class Client:
                                        sleep=self._sleep, tls=https, deadline=self.timeout,
                                        verify=self.ssl_context() if https and self._inner_transport is None
                                        else None)
+            self._retrying: RetryTransport = transport
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),
-                follow_redirects=False,
+                # httpx follows redirects (its method and header rules); the hook refuses another origin (G8).
+                follow_redirects=True,
+                max_redirects=MAX_REDIRECTS,
+                event_hooks={"response": [redirect_guard(self.base_url)]},
                 headers={"User-Agent": self._user_agent or user_agent(), "Accept-Encoding": ACCEPT_ENCODING},
                 trust_env=True,
             )
         return self._http
-
-    def _redirect_target(self, current: str, location: str) -> str:
-        import httpx
-
-        from wfctl.api.origin import origin_of, same_origin
-
-        target = httpx.URL(current).join(location)
-        if not same_origin(target, self.base_url):
-            raise ForeignOrigin(f"the service redirected to {origin_of(target)}, another origin; "
-                                "not followed, no token sent there")
-        return str(target)
-
 
 
 def _fetched(body: Any, what: str, *, need_id: bool = False) -> dict[str, Any]:

@@ -1,12 +1,15 @@
-"""Origins (scheme, host, port) and the plain-http guard (G8, G19)."""
+"""Origins (scheme, host, port), the plain-http guard and the redirect guard (G8, G19)."""
 
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
 import httpx
+
+from wfctl.api.errors import ForeignOrigin
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -53,6 +56,33 @@ def insecure(url: Any, allow_insecure_http: bool) -> bool:
     """True when sending credentials to `url` would put them on the wire in clear text (G19)."""
     scheme, host, _ = origin(url)
     return scheme == "http" and not allow_insecure_http and not is_loopback(host)
+
+
+def redirect_guard(base_url: str) -> Callable[[httpx.Response], None]:
+    """An httpx response hook: httpx follows the service's redirects (its rules for the method, the body and
+    the headers), and this refuses one to another origin than `base_url`'s with ForeignOrigin, before httpx
+    sends anything there (so no token leaves the origin)."""
+
+    def check(response: httpx.Response) -> None:
+        if response.has_redirect_location:
+            target = _redirect_url(response.request.url, response.headers["location"])
+            if target is not None and not same_origin(target, base_url):
+                raise ForeignOrigin(f"the service redirected to {origin_of(target)}, another origin; "
+                                    "not followed, no token sent there")
+
+    return check
+
+
+def _redirect_url(current: httpx.URL, location: str) -> httpx.URL | None:
+    """The URL httpx follows a Location to (httpx.Client._redirect_url); None for one it cannot parse, which
+    httpx refuses itself (RemoteProtocolError: a network error, nothing sent)."""
+    try:
+        url = httpx.URL(location)
+        if url.scheme and not url.host:  # `https:/path`: httpx keeps the host
+            url = url.copy_with(host=current.host)
+        return current.join(url) if url.is_relative_url else url
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return None
 
 
 @lru_cache(maxsize=64)
