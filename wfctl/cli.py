@@ -25,7 +25,7 @@ from wfctl.commands import (
 from wfctl.commands.auth import login, logout
 from wfctl.commands.options import OutputFormat
 from wfctl.completion_cache import complete_profiles
-from wfctl.context import AppContext, GlobalOptions
+from wfctl.context import AppContext, GlobalOptions, option_source
 from wfctl.help_format import WfctlGroup
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def root(
     version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
                        help="Print the version and exit.", rich_help_panel=GLOBAL_PANEL)] = False,
 ) -> None:
-    if ca_bundle and getattr(ctx.get_parameter_source("ca_bundle"), "name", "") == "ENVIRONMENT":
+    if ca_bundle and option_source("ca_bundle", ctx) == "env":
         ca_bundle = None  # the config layer reads WFCTL_CA_BUNDLE itself, and says it came from there
     ctx.obj = AppContext(GlobalOptions(profile=profile, base_url=base_url,
                                        output=output.value if output else None,

@@ -115,8 +115,10 @@ def api(
 
 def _output_flag(ctx: typer.Context) -> str | None:
     """The global -o when it was given on the command line (not taken from WFCTL_OUTPUT)."""
+    from wfctl.context import option_source
+
     root = ctx.find_root()
-    if getattr(root.get_parameter_source("output"), "name", None) != "COMMANDLINE":
+    if option_source("output", root) != "flag":
         return None
     value = root.params.get("output")
     return getattr(value, "value", value)
