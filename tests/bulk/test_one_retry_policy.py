@@ -1,0 +1,232 @@
+"""One retry policy (issue 22 §3): the bulk runs' lean writer (`Client.lean_writer`, one `http.client`
+connection per worker) sends again exactly what the Client's httpx transport sends again, after the
+same waits, and a wait of either holds the other's requests too; `sites import` by either writer then
+fails at once a row the service asks to send again only after longer than wfctl ever waits.
+
+The answers come from a tiny scripted server on a real socket: a 502 to a PUT, a 503 to a keyed POST, a
+Retry-After of 15 minutes are faults the sandbox cannot be made to give on demand. Both writers talk to
+the same server; the Client's `sleep` records each wait instead of waiting it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.bulk.fault_proxy import _Reader
+from tests.bulk.helpers import new_client, site_names, write
+from wfctl.api import Client
+from wfctl.api.auth import StaticTokenAuth
+from wfctl.api.errors import ApiError
+
+RECORD = {"id": "s1", "name": "North"}
+
+
+class Scripted:
+    """Answers each request with the next (status, headers) of its script (then 200 with RECORD)."""
+
+    def __init__(self) -> None:
+        self.script: list[tuple[int, dict[str, str]]] = []
+        self.seen: list[tuple[str, str, str | None]] = []  # method, path, Idempotency-Key
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                outer.seen.append((self.command, self.path, self.headers.get("Idempotency-Key")))
+                status, headers = outer.script.pop(0) if outer.script else (200, {})
+                body = json.dumps(RECORD if status < 400 else
+                                  {"title": f"refused {status}", "status": status}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json" if status < 400 else "application/problem+json")
+                self.send_header("Content-Length", str(len(body)))
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_PUT = do_POST = _answer
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Scripted]:
+    scripted = Scripted()
+    yield scripted
+    scripted.stop()
+
+
+def client_of(server: Scripted, sleeps: list[float]) -> Client:
+    return Client(server.url, auth=StaticTokenAuth("policy-token", server.url), sleep=sleeps.append)
+
+
+def send(client: Client, writer: str, method: str, key: str | None) -> Any:
+    """One request by the named writer: the lean one (bulk runs) or the Client's httpx session."""
+    if writer == "lean":
+        sender = client.lean_writer()
+        assert sender is not None  # the lean path is the one under test
+        return sender.request(method, "/api/sites/s1", {"name": "North"}, key)
+    return client.request(method, "/api/sites/s1", json={"name": "North"}, idempotency_key=key)
+
+
+RA = "Retry-After"
+SCENARIOS = {
+    # a PUT is idempotent: sent again after any passing failure, waits growing with full jitter
+    "PUT 502 502 200": ("PUT", None, [(502, {}), (502, {})], 3, [0.5, 1.0], None),
+    # a refusal is sent again after the Retry-After the service asked for
+    "keyed POST 429 then 201": ("POST", "k-1", [(429, {RA: "3"})], 2, [3.0], None),
+    "keyed POST 503 then 201": ("POST", "k-2", [(503, {RA: "2"})], 2, [2.0], None),
+    # a 502 to a create may follow a create that was applied: not sent again here (the Client's create
+    # protocol looks it up first)
+    "POST 502": ("POST", "k-3", [(502, {})], 1, [], "refused 502"),
+    # a Retry-After beyond the cap (30 s) ends the retries at once: the answer is reported, no wait
+    "PUT 429 Retry-After 900": ("PUT", None, [(429, {RA: "900"})], 1, [], "refused 429"),
+    # attempts are bounded (4)
+    "PUT 503 x5": ("PUT", None, [(503, {})] * 5, 4, [0.5, 1.0, 2.0], "refused 503"),
+}
+
+
+@pytest.mark.parametrize("writer", ["httpx", "lean"])
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_both_writers_send_again_what_the_one_policy_says(server: Scripted, scenario: str, writer: str) -> None:
+    method, key, script, requests, waits, error = SCENARIOS[scenario]
+    server.script[:] = list(script)
+    server.seen.clear()
+    sleeps: list[float] = []
+    client = client_of(server, sleeps)
+    try:
+        if error is None:
+            assert send(client, writer, method, key) == RECORD
+        else:
+            with pytest.raises(ApiError) as caught:
+                send(client, writer, method, key)
+            assert caught.value.one_line().startswith(error), caught.value.one_line()
+    finally:
+        client.close()
+    assert server.seen == [(method, "/api/sites/s1", key)] * requests  # the same request, the same key
+    assert len(sleeps) == len(waits), sleeps
+    for slept, most in zip(sleeps, waits, strict=True):
+        if scenario.startswith("keyed"):
+            assert slept == most  # the service's Retry-After, as asked
+        else:
+            assert 0.0 <= slept <= most  # backoff with full jitter, capped
+
+
+def test_a_wait_of_the_lean_writer_holds_the_clients_requests(server: Scripted) -> None:
+    """One 429 slows the whole pool: the Client's next request (a worker's look-up) waits out the
+    Retry-After the lean writer was given."""
+    server.script[:] = [(429, {RA: "3"})]
+    server.seen.clear()
+    sleeps: list[float] = []
+    client = client_of(server, sleeps)
+    try:
+        assert send(client, "lean", "PUT", None) == RECORD
+        assert sleeps == [3.0]
+        assert client.request("GET", "/api/sites/s1") == RECORD
+    finally:
+        client.close()
+    assert len(sleeps) == 2 and 2.0 < sleeps[1] <= 3.0, sleeps  # the rest of the pool's pause
+    assert [m for m, _, _ in server.seen] == ["PUT", "PUT", "GET"]
+
+
+class RefusingProxy:
+    """A proxy on a real socket in front of the sandbox that answers the first `count` matching requests
+    itself, 429 with `Retry-After: 900` (the sandbox's own 429 says 1 s), and forwards the rest."""
+
+    def __init__(self, upstream: str, *, refuse: Callable[[str, str], bool], count: int) -> None:
+        host, port = upstream.removeprefix("http://").split(":")
+        self.upstream = (host, int(port))
+        self.refuse = refuse
+        self.left = count
+        self._lock = threading.Lock()
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def stop(self) -> None:
+        self._server.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._server.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        up = socket.create_connection(self.upstream)
+        client, upstream = _Reader(conn), _Reader(up)
+        body = json.dumps({"title": "Too many requests", "status": 429}).encode()
+        refusal = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 900\r\n"
+                   b"Content-Type: application/problem+json\r\nContent-Length: " + str(len(body)).encode()
+                   + b"\r\n\r\n" + body)
+        try:
+            while (request := client.message(is_request=True)) is not None:
+                method, path = request.split(b"\r\n", 1)[0].decode("latin-1").split(" ")[:2]
+                with self._lock:
+                    refused = self.refuse(method, path) and self.left > 0
+                    self.left -= refused
+                if refused:
+                    conn.sendall(refusal)
+                    continue
+                up.sendall(request)
+                if (response := upstream.message(is_request=False)) is None:
+                    return
+                conn.sendall(response)
+        except OSError:
+            return
+        finally:
+            conn.close()
+            up.close()
+
+
+@pytest.mark.parametrize("writer", ["lean", "httpx"])
+def test_an_import_fails_at_once_a_row_the_service_defers_beyond_the_cap(cli: Any, sandbox: Any, tmp_path: Path,
+                                                                        writer: str) -> None:
+    """Three creates refused with `Retry-After: 900` (15 minutes, past the 30 s wfctl waits at most): those
+    rows fail at once with the service's answer, the others are created, and the run says exit 10 (run
+    the same command again to retry them). Whichever writer sends (WFCTL_BULK_HTTPX=1: the Client's)."""
+    proxy = RefusingProxy(sandbox.url, refuse=lambda method, path: method == "POST" and path.endswith("/sites"),
+                          count=3)
+    try:
+        assert cli.login_as(proxy.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+        cid = new_client(cli)
+        path = write(tmp_path / "s.csv", "name\n" + "".join(f"Deferred {i:02d}\n" for i in range(12)))
+        env = {"WFCTL_BULK_HTTPX": "1"} if writer == "httpx" else {}
+        started = time.monotonic()
+        r = cli("sites", "import", str(path), "--client", cid, "--concurrency", "2",
+                "--report", str(tmp_path / "r.csv"), env=env)
+        took = time.monotonic() - started
+    finally:
+        proxy.stop()
+    assert r.exit_code == 10, r
+    assert took < 20, took  # no row waited out the 15 minutes, nor 30 s of them
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "r.csv").read_text(encoding="utf-8-sig"), newline="")))
+    failed = [row for row in rows if row["status"] == "failed"]
+    assert len(failed) == 3 and all("Too many requests" in row["error"] for row in failed), failed
+    assert sorted(row["status"] for row in rows) == ["created"] * 9 + ["failed"] * 3
+    assert sorted(site_names(cli, cid)) == sorted(row["name"] for row in rows if row["status"] == "created")
