@@ -7,7 +7,11 @@ h11 is what the import's throughput is made of, so the rows take the lean path; 
 (listing, lookups, the token and its refresh, error mapping) stays with the Client.
 
 Used only where it changes nothing else: plain http(s) without a proxy, no verbose log, no custom
-transport, and the Client's G19 check passed. `WFCTL_BULK_HTTPX=1` turns it off.
+transport, and the Client's G19 check passed (`Client.lean_writer` decides, and hands over its retry
+policy and the pause of its transport). `WFCTL_BULK_HTTPX=1` turns it off.
+
+What is sent again, and after what wait, is the Client's `RetryPolicy` (wfctl.api.retry), as for every
+request through httpx: the same attempts, the same waits, and a wait here holds the Client's requests too.
 """
 
 from __future__ import annotations
@@ -16,21 +20,28 @@ import http.client
 import io
 import json
 import os
+import ssl
 import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
 from wfctl.api.limits import AnswerDeadline, AnswerTooLarge, DeadlineReader, deadline_at, read_bounded
+from wfctl.api.retry import Pause, RetryPolicy
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
 class LeanSender:
-    """`request(method, path, body, idempotency_key)` -> decoded JSON; non-2xx raises ApiError."""
+    """`request(method, path, body, idempotency_key)` -> decoded JSON; non-2xx raises ApiError.
 
-    def __init__(self, api: Any) -> None:
+    `api` is the Client (its public `base_url`, `timeout`, `ssl_context()`, `token_pair()` and, for a
+    401, `request()`); `policy` and `pause` say what is sent again and hold the pool during a wait."""
+
+    def __init__(self, api: Any, *, policy: RetryPolicy | None = None, pause: Pause | None = None) -> None:
         self.api = api
+        self.policy = policy or RetryPolicy()
+        self.pause = pause or Pause()
         parts = urlsplit(api.base_url)
         self._https = parts.scheme == "https"
         self._host = parts.hostname or "localhost"
@@ -44,26 +55,46 @@ class LeanSender:
         self._user_agent = user_agent()
 
     @staticmethod
-    def usable(api: Any) -> bool:
-        """Whether the lean path changes nothing but speed for this Client (see `Client.lean_writer`)."""
+    def usable(base_url: str) -> bool:
+        """Whether the environment lets the lean path change nothing but speed (no proxy, http(s), not
+        turned off); the Client checks its own options (see `Client.lean_writer`)."""
         if os.environ.get("WFCTL_BULK_HTTPX", "") not in ("", "0"):
-            return False
-        if api._insecure or api._log is not None or api._inner_transport is not None:
             return False
         if any(os.environ.get(name) for name in PROXY_VARIABLES):
             return False
-        return urlsplit(api.base_url).scheme in ("http", "https")
+        return urlsplit(base_url).scheme in ("http", "https")
 
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
         payload = json.dumps(body).encode()
         self._local.replayed = False
-        for attempt in (1, 2):
+        policy, pause = self.policy, self.pause
+        pause.wait()
+        started = time.monotonic()
+        slept = 0.0  # what we waited, counted even when the Client's `sleep` is a test's fake
+        attempt = 0
+        while True:
+            attempt += 1
             headers = {"Content-Type": "application/json", "Accept": "application/json",
                        "Authorization": f"Bearer {self._access_token()}", "User-Agent": self._user_agent}
             if idempotency_key:
                 headers["Idempotency-Key"] = idempotency_key
-            conn = self._connection()
             timeout = float(getattr(self.api, "timeout", 30.0))
+            try:
+                conn = self._connection()
+                if conn.sock is None:  # connected apart: a failure here means the request never left
+                    with deadline_at(time.monotonic() + timeout):
+                        conn.connect()
+            except (OSError, http.client.HTTPException) as exc:
+                self._drop_connection()
+                delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
+                         if policy.retries_failure(method, never_sent=_transient(exc)) else None)
+                if delay is None:
+                    from wfctl.api.responses import network_error
+
+                    raise network_error(self.api.base_url, exc) from None
+                slept += delay
+                pause.hold(delay)
+                continue
             try:
                 with deadline_at(time.monotonic() + timeout):  # the whole exchange, body included
                     conn.request(method, self._prefix + path, body=payload, headers=headers)
@@ -82,14 +113,16 @@ class LeanSender:
                 raise ServerError(f"refused the answer of {self.api.base_url}", detail=str(exc)) from None
             except (OSError, http.client.HTTPException) as exc:
                 self._drop_connection()
-                # Safe to send once more at once: a PUT is idempotent, and a create that never left
-                # (refused) was not applied; a create whose answer was lost is the Client's to look up.
-                if attempt == 1 and (method == "PUT" or isinstance(exc, ConnectionRefusedError)):
-                    time.sleep(0.05)
-                    continue
-                from wfctl.api.responses import network_error
+                # The answer is lost: a PUT is sent again (idempotent); a create is the Client's to look up.
+                delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
+                         if policy.retries_failure(method, never_sent=False) and _transient(exc) else None)
+                if delay is None:
+                    from wfctl.api.responses import network_error
 
-                raise network_error(self.api.base_url, exc) from None
+                    raise network_error(self.api.base_url, exc) from None
+                slept += delay
+                pause.hold(delay)
+                continue
             if response.will_close:
                 self._drop_connection()
             status = response.status
@@ -98,6 +131,13 @@ class LeanSender:
                 self._pair = None
                 return self.api.request(method, path, json=body, idempotency_key=idempotency_key)
             if status >= 400:
+                if policy.retries_answer(method, status, keyed=bool(idempotency_key)):
+                    delay = policy.delay(attempt, max(time.monotonic() - started, slept),
+                                         response.getheader("Retry-After"), date=response.getheader("Date"))
+                    if delay is not None:
+                        slept += delay
+                        pause.hold(delay)
+                        continue
                 raise self._error(method, path, status, response.getheaders(), data)
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
             if not data.strip():
@@ -110,7 +150,6 @@ class LeanSender:
 
                 raise ServerError("the service answered with something that is not JSON", status=status,
                                   detail=snippet(data[:400].decode("utf-8", "replace"))) from None
-        raise AssertionError("unreachable")
 
     def replayed(self) -> bool:
         """Whether this thread's last answer was a replay of an earlier one for its Idempotency-Key."""
@@ -161,11 +200,17 @@ class LeanSender:
         error = error_from_response(httpx.Response(status, headers=headers, content=data, request=request))
         retry_after = next((value for name, value in headers if name.lower() == "retry-after"), None)
         if retry_after is not None:
-            from wfctl.api.transport import parse_retry_after
+            from wfctl.api.retry import parse_retry_after
 
             date = next((value for name, value in headers if name.lower() == "date"), None)
             error.retry_after = parse_retry_after(retry_after, date=date)  # type: ignore[attr-defined]
         return error
+
+
+def _transient(exc: BaseException) -> bool:
+    """Whether a failure to connect or to be answered may end otherwise next time: not a certificate
+    that fails verification."""
+    return not isinstance(exc, ssl.SSLCertVerificationError)
 
 
 def _closed_by_server(conn: http.client.HTTPConnection) -> bool:

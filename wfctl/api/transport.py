@@ -1,17 +1,7 @@
 """The transport under the Client: retries with backoff, and the verbose log of every attempt.
 
-Retries (bounded in attempts and in total time):
-- GET, HEAD, OPTIONS, PUT and DELETE on a connection error, a timeout, or 408/425/429/500/502/503/504;
-- POST only when the request provably never left (the connection could not be made), or when the
-  service refused it without acting (429; 503 for a POST that carries an `Idempotency-Key`). A POST whose answer was lost, or answered 408/425/500/
-  502/504, is not resent here: the Client looks the record up by its natural key first, since a
-  deployment may ignore `Idempotency-Key` (G20).
-- a request that carries the `RESEND_UNTIL` extension (a token refresh, which G3 makes safe to send again
-  within its grace window) on any failure to answer and any of those statuses, until that moment.
-Delays are capped exponential backoff with full jitter; a `Retry-After` (seconds or an HTTP date)
-is honoured up to a cap (G18): one longer than the cap (the sandbox's login lock says 15 minutes) ends
-the retries at once, and the answer is reported. An HTTP date is judged against the answer's own `Date`
-header (the server's clock), so a server whose clock is off by hours neither stops nor hurries the retry.
+Which requests are sent again, how often and after what wait is wfctl.api.retry's `RetryPolicy`, the
+one the bulk runs' lean writer asks too; a wait holds every request of this transport (`Pause`, G18).
 
 Each attempt is bounded (wfctl.api.limits): it must end, body included, within the Client's timeout,
 and its body may not exceed `MAX_ANSWER_BYTES` once inflated. An attempt past its deadline is not
@@ -20,13 +10,9 @@ retried (a server that drips its answer would drip it again), except a refresh w
 
 from __future__ import annotations
 
-import email.utils
-import random
 import ssl
-import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -41,9 +27,11 @@ from wfctl.api.limits import (
     passed,
 )
 from wfctl.api.redact import redact_body, redact_headers, redact_text
+from wfctl.api.retry import IDEMPOTENT_METHODS, RETRY_STATUSES, Pause, RetryPolicy, parse_retry_after
 
-IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
-RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+__all__ = ["ATTEMPTS", "IDEMPOTENT_METHODS", "RESEND_UNTIL", "RETRY_STATUSES", "RetryPolicy", "RetryTransport",
+           "make_transport", "parse_retry_after"]
+
 # The request never reached the service: safe to send again whatever the method.
 _NEVER_SENT = (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout)
 #: Request extension: the monotonic time until which this request may be sent again after any failure
@@ -55,27 +43,13 @@ RESEND_UNTIL = "wfctl.resend_until"
 ATTEMPTS = "wfctl.attempts"
 
 
-@dataclass
-class RetryPolicy:
-    max_attempts: int = 4
-    backoff_base: float = 0.5
-    backoff_cap: float = 8.0
-    retry_after_cap: float = 30.0
-    total_time: float = 60.0
-    #: Attempts of a request that may be resent until a moment of its own (RESEND_UNTIL: a refresh).
-    resend_attempts: int = 8
-
-    def backoff(self, attempt: int) -> float:
-        """Full jitter: uniform in [0, min(cap, base * 2**(attempt-1))]."""
-        return random.uniform(0.0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
-
-
 class RetryTransport(httpx.BaseTransport):
     def __init__(self, inner: httpx.BaseTransport, *, policy: RetryPolicy | None = None,
                  log: Callable[[str], None] | None = None,
                  sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic,
-                 deadline: float | None = None, max_answer: int = MAX_ANSWER_BYTES) -> None:
+                 deadline: float | None = None, max_answer: int = MAX_ANSWER_BYTES,
+                 pause: Pause | None = None) -> None:
         self.inner = inner
         self.deadline = deadline  # seconds one attempt may take, body included (None: no deadline)
         self.max_answer = max_answer
@@ -83,14 +57,13 @@ class RetryTransport(httpx.BaseTransport):
         self.log = log
         self.sleep = sleep
         self.clock = clock
-        self._paused_until = 0.0  # a retry's wait holds every request of this transport (G18)
-        self._pause_lock = threading.Lock()
+        #: A retry's wait holds every request of this transport (G18), and of the lean writer given it.
+        self.pause = pause or Pause(sleep, clock)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        self._wait_for_pause()
+        self.pause.wait()
         started = self.clock()
         method = request.method.upper()
-        idempotent = method in IDEMPOTENT_METHODS
         keyed = "idempotency-key" in request.headers
         until = request.extensions.get(RESEND_UNTIL)
         attempt = 0
@@ -108,11 +81,9 @@ class RetryTransport(httpx.BaseTransport):
                 # A create whose answer was lost is not resent here: the Client looks it up by its natural
                 # key first (G20), since a deployment may ignore Idempotency-Key. An attempt past its
                 # deadline is not sent again, nor one whose answer is too large.
-                bounded = isinstance(exc, (AnswerDeadline, AnswerTooLarge))
-                if until is not None:
-                    retry = not isinstance(exc, AnswerTooLarge)
-                else:
-                    retry = not bounded and (isinstance(exc, _NEVER_SENT) or idempotent)
+                retry = self.policy.retries_failure(
+                    method, never_sent=isinstance(exc, _NEVER_SENT), bounded=isinstance(exc, AnswerDeadline),
+                    too_large=isinstance(exc, AnswerTooLarge), resendable=until is not None)
                 delay = self._delay(attempt, started, slept, None, until=until) if retry else None
                 if self.log:
                     self.log(f"! {type(exc).__name__}: {redact_text(str(exc))}"
@@ -120,7 +91,7 @@ class RetryTransport(httpx.BaseTransport):
                 if delay is None:
                     raise
                 slept += delay
-                self._pause(delay)
+                self.pause.hold(delay)
                 continue
             if self.log:
                 response = self._log_response(response)
@@ -130,8 +101,7 @@ class RetryTransport(httpx.BaseTransport):
             # A POST is resent only after a refusal (429; 503 when it carries a key); any other answer may
             # follow a create the service applied, and a deployment may ignore Idempotency-Key: the
             # Client looks the record up before sending it again (G20).
-            if status in RETRY_STATUSES and (idempotent or until is not None or status == 429
-                                             or (status == 503 and keyed)):
+            if self.policy.retries_answer(method, status, keyed=keyed, resendable=until is not None):
                 delay = self._delay(attempt, started, slept, response.headers.get("retry-after"),
                                     date=response.headers.get("date"), until=until)
                 if delay is not None:
@@ -139,7 +109,7 @@ class RetryTransport(httpx.BaseTransport):
                         self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
                     response.close()
                     slept += delay
-                    self._pause(delay)
+                    self.pause.hold(delay)
                     continue
             return response
 
@@ -169,36 +139,12 @@ class RetryTransport(httpx.BaseTransport):
     def close(self) -> None:
         self.inner.close()
 
-    def _pause(self, delay: float) -> None:
-        """Wait `delay` before a retry, and hold every other request of this transport (the page
-        reader's, the bulk workers') until then: one 429's Retry-After slows the pool down as one."""
-        with self._pause_lock:
-            self._paused_until = max(self._paused_until, self.clock() + delay)
-        self.sleep(delay)
-
-    def _wait_for_pause(self) -> None:
-        delay = self._paused_until - self.clock()
-        if delay > 0:
-            self.sleep(delay)
-
     def _delay(self, attempt: int, started: float, slept: float, retry_after: str | None, *,
                date: str | None = None, until: float | None = None) -> float | None:
-        """Seconds to wait before the next attempt, or None when attempts or time are used up (`until`:
-        the moment this request may be sent again until, instead of the policy's total time)."""
-        if attempt >= (self.policy.max_attempts if until is None else self.policy.resend_attempts):
-            return None
-        delay = self.policy.backoff(attempt)
-        wanted = parse_retry_after(retry_after, date=date) if retry_after else None
-        if wanted is not None:
-            if wanted > self.policy.retry_after_cap:
-                return None  # asked to come back later than we would ever wait (a login lock): say so now
-            delay = wanted
-        if until is not None:
-            return delay if time.monotonic() + delay < until else None
-        spent = max(self.clock() - started, slept)
-        if spent + delay > self.policy.total_time:
-            return None
-        return delay
+        """The policy's wait before the next attempt, or None (what we waited counts even when `sleep`
+        is a test's fake)."""
+        return self.policy.delay(attempt, max(self.clock() - started, slept), retry_after, date=date,
+                                 until=until)
 
     def _log_request(self, request: httpx.Request, attempt: int) -> None:
         assert self.log is not None
@@ -222,37 +168,6 @@ class RetryTransport(httpx.BaseTransport):
         return response
 
 
-def parse_retry_after(value: str, now: float | None = None, *, date: str | None = None) -> float | None:
-    """`Retry-After` as seconds to wait: delta-seconds or an HTTP date; None when unreadable.
-
-    An HTTP date is the server's clock: it is judged against the answer's `Date` header (`date`), the
-    server's "now", so a server whose clock is hours off asks for the wait it means. Only without a
-    readable `Date` is it judged against the local clock (`now`, default the time now)."""
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    when = _http_date(value)
-    if when is None:
-        return None
-    sent = _http_date(date) if date else None
-    if sent is not None:
-        return max(0.0, when - sent)
-    return max(0.0, when - (time.time() if now is None else now))
-
-
-def _http_date(value: str) -> float | None:
-    try:
-        when = email.utils.parsedate_to_datetime(value.strip())
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None:
-        return None
-    try:
-        return when.timestamp()
-    except (OverflowError, ValueError, OSError):
-        return None
-
-
 def _request_body(request: httpx.Request) -> bytes:
     try:
         return request.content
@@ -263,7 +178,8 @@ def _request_body(request: httpx.Request) -> bytes:
 def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPolicy | None = None,
                    log: Callable[[str], None] | None = None, sleep: Callable[[float], None] | None = None,
                    tls: bool = True, verify: ssl.SSLContext | None = None, deadline: float | None = None,
-                   max_answer: int = MAX_ANSWER_BYTES, **transport_options: Any) -> RetryTransport:
+                   max_answer: int = MAX_ANSWER_BYTES, pause: Pause | None = None,
+                   **transport_options: Any) -> RetryTransport:
     """The retrying transport. With `tls`, https connections use `verify`, or else the default trust of
     wfctl.api.tls (the OS store and certifi). `tls=False` for a Client whose origin is http://: it never
     leaves that origin (every URL, redirect and nextPage is checked), so its pool never starts TLS and
@@ -283,4 +199,4 @@ def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPol
     else:
         base = inner
     return RetryTransport(base, policy=policy, log=log, sleep=sleep or time.sleep, deadline=deadline,
-                          max_answer=max_answer)
+                          max_answer=max_answer, pause=pause)

@@ -30,7 +30,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from wfctl.bulk import runjournal
-from wfctl.bulk.importstate import Backoff
 from wfctl.bulk.importtypes import (
     DRY_STATUSES,
     STATUSES,
@@ -44,11 +43,11 @@ from wfctl.bulk.importtypes import (
 from wfctl.bulk.journal import Entry, Journal
 from wfctl.bulk.plan import Created
 from wfctl.bulk.reader import Row
-from wfctl.bulk.sending import MAX_ATTEMPTS, UNREACHABLE_SECONDS, Sending
+from wfctl.bulk.sending import UNREACHABLE_SECONDS, Sending
 from wfctl.bulk.validation import MAX_LISTED_COLUMNS, MAX_LISTED_PROBLEMS, RowValidation
 
-__all__ = ["DRY_STATUSES", "MAX_ATTEMPTS", "MAX_LISTED_COLUMNS", "MAX_LISTED_PROBLEMS", "STATUSES",
-           "UNREACHABLE_SECONDS", "UNSENT", "Backoff", "Importer", "Options", "Problem", "Stopped", "Summary",
+__all__ = ["DRY_STATUSES", "MAX_LISTED_COLUMNS", "MAX_LISTED_PROBLEMS", "STATUSES",
+           "UNREACHABLE_SECONDS", "UNSENT", "Importer", "Options", "Problem", "Stopped", "Summary",
            "ValidationStopped"]
 
 

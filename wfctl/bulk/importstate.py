@@ -1,37 +1,19 @@
 """What one bulk import knows while it runs: the shared state that its row validation (validation.py)
-fills and its send pass (sending.py) reads, and the pause every worker of the pool honours."""
+fills and its send pass (sending.py) reads."""
 
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 from wfctl.bulk import csvformat
+from wfctl.api.retry import Pause
 from wfctl.bulk.importtypes import Options, Stopped, Summary
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.reader import CsvInput
 from wfctl.bulk.spool import Spool
-
-
-class Backoff:
-    """A pause every worker honours: one 429/503 slows the whole pool, not one thread."""
-
-    def __init__(self) -> None:
-        self._until = 0.0
-        self._lock = threading.Lock()
-
-    def trigger(self, seconds: float) -> None:
-        with self._lock:
-            self._until = max(self._until, time.monotonic() + seconds)
-
-    def wait(self) -> None:
-        while (delay := self._until - time.monotonic()) > 0:
-            time.sleep(min(delay, 1.0))
-
-
 
 
 class ImportState:
@@ -62,7 +44,7 @@ class ImportState:
         self._creates = bytearray()  # row -> 1: valid, and its parent has no record of its name
         self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
-        self._backoff = Backoff()
+        self._backoff = Pause()  # the run's wait while the service is unreachable, every worker's
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._stopped: Stopped | None = None

@@ -1,9 +1,11 @@
 """Pass 4 of a bulk import: send every valid row not done by an earlier run, by a pool of threads at
 most `concurrency` at a time, each row's intent journaled before it is sent and its outcome after: a
 create by the lost-answer protocol of `Client.create_outcome`, an update of what differs; conflicts
-answered from the run's name map; transient failures retried, 429/503 pausing every worker together, a
-service that stays unreachable stopping the run. Mixed into `Importer`, whose state (importstate.py) it
-reads."""
+answered from the run's name map. What is sent again within one request (429/503 pausing every worker
+together) is the SDK's one retry policy (wfctl.api.retry), in the lean writer and the Client alike; the
+run keeps only its own rule: a row whose answers are lost is tried again while the service comes back,
+and a service that stays unreachable stops the run. Mixed into `Importer`, whose state (importstate.py)
+it reads."""
 
 from __future__ import annotations
 
@@ -15,11 +17,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
+from wfctl.api.retry import RetryPolicy
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT, Stopped
 from wfctl.bulk.journal import JournalError, idempotency_key
 
-MAX_ATTEMPTS = 6
 #: How long the service may stay unreachable before the run stops (rows are retried meanwhile);
 #: WFCTL_UNREACHABLE_SECONDS overrides it.
 UNREACHABLE_SECONDS = 30.0
@@ -243,10 +245,11 @@ class Sending(ImportState):
 
     def _sent(self, send: Callable[[], Any]) -> Any:
         """Run one request, and say what to do when it fails: raise _Retry to send it again, or the
-        error to record the row as failed. 429/503 pause every worker together (up to MAX_ATTEMPTS). A
-        network failure is retried: said once ("service unreachable, retrying"); when no row has got
-        through for UNREACHABLE_SECONDS the run stops; a row whose own answers keep being lost that
-        long while others get through is recorded as failed."""
+        error to record the row as failed. The request's own retries (429/503 pausing every worker
+        together) are the SDK's policy; the run's rule is for a network failure: said once ("service
+        unreachable, retrying"), the row is tried again; when no row has got through for
+        UNREACHABLE_SECONDS the run stops; a row whose own answers keep being lost that long while
+        others get through is recorded as failed."""
         from wfctl.api.errors import ApiError, NetworkError
 
         local = self._local_attempts()
@@ -272,21 +275,21 @@ class Sending(ImportState):
             if now - row_since > patience:
                 local.n, local.since = 0, None
                 raise
-            self._backoff.trigger(min(5.0, 0.5 * attempt))
             local.n, local.since = attempt, row_since
+            self._backoff.hold(self._policy().backoff(attempt))
             raise _Retry() from None
-        except ApiError as exc:
-            if not _transient(exc) or attempt >= MAX_ATTEMPTS:
-                local.n, local.since = 0, None
-                raise
-            if exc.status in (429, 503):
-                self._backoff.trigger(_pause_for(exc, attempt))  # not applied: resend after the pause
-            local.n = attempt
-            raise _Retry() from None
+        except ApiError:
+            local.n, local.since = 0, None
+            raise
         with self._lock:
             self._unreachable_since = None
         local.n, local.since = 0, None
         return result
+
+    def _policy(self) -> RetryPolicy:
+        """The retry policy of the run's writer (its backoff paces the tries while the service is away)."""
+        policy = getattr(self._sender, "policy", None)
+        return policy if isinstance(policy, RetryPolicy) else _DEFAULT_POLICY
 
     def _local_attempts(self) -> Any:
         """This worker's count of attempts at its current row, and when its answers started to be lost."""
@@ -368,13 +371,4 @@ def _drain_put(tasks: Any) -> None:
                 tasks.get_nowait()
 
 
-def _pause_for(exc: Any, attempt: int) -> float:
-    """The service's Retry-After when it gave one, else capped exponential back-off."""
-    wanted = getattr(exc, "retry_after", None)
-    if isinstance(wanted, int | float) and wanted >= 0:
-        return min(30.0, float(wanted))
-    return min(30.0, 0.25 * 2 ** attempt)
-
-
-def _transient(exc: Any) -> bool:
-    return exc.status is None or exc.status in (429, 502, 503, 504)
+_DEFAULT_POLICY = RetryPolicy()
