@@ -32,6 +32,7 @@ _EXIT_BY_ERROR: list[tuple[type[api_errors.ApiError], ExitCode]] = [
 
 
 def exit_code_for(exc: BaseException) -> int:
+    exc = _as_cli_error(exc)
     if isinstance(exc, CliError):
         return exc.exit_code
     if isinstance(exc, KeyboardInterrupt):
@@ -44,6 +45,17 @@ def exit_code_for(exc: BaseException) -> int:
     if _bad_input(exc) is not None:
         return int(ExitCode.USAGE)
     return int(ExitCode.FAILURE)
+
+
+def _as_cli_error(exc: BaseException) -> BaseException:
+    """A bulk file's or run's error (wfctl.bulk.errors) as the CliError of the same message, exit code and title."""
+    import sys
+
+    if "wfctl.bulk.errors" not in sys.modules:  # not imported: none can have been raised
+        return exc
+    from wfctl.bulk.errors import BulkError
+
+    return CliError(exc.message, exc.exit_code, title=exc.title) if isinstance(exc, BulkError) else exc
 
 
 def _local_write_error(exc: BaseException) -> bool:
@@ -60,6 +72,7 @@ def message_for(exc: BaseException) -> str:
 
 
 def _message_for(exc: BaseException) -> str:
+    exc = _as_cli_error(exc)
     if isinstance(exc, CliError):
         return exc.message
     if isinstance(exc, api_errors.Forbidden):
@@ -102,6 +115,7 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
     when it would only repeat `title`; `errors` is a field -> messages map ({} when none)."""
     status: int | None = None
     code: str | None = None
+    exc = _as_cli_error(exc)
     if isinstance(exc, api_errors.ApiError):
         title, detail, errors = keep_profile(exc.title), exc.detail, exc.errors
         if isinstance(exc, api_errors.NotLoggedIn):

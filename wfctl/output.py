@@ -240,14 +240,13 @@ def _import_columns(kind: str, columns: list[str], present: dict[str, Any]) -> l
 
 
 def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any]) -> tuple[Any, list[str]]:
-    """(row -> cells, header) in the import format of `kind` (wfctl.bulk.csvformat)."""
+    """(row -> cells, header) in the import format of `kind` (wfctl.csvformat)."""
     if kind in ("branch", "client", "site"):
-        import importlib
+        from wfctl import csvformat
 
-        csvformat = importlib.import_module("wfctl.bulk.csvformat")
         names = columns or _import_columns(kind, csvformat.columns_for(kind), first)
         return (lambda row: csvformat.encode_record(kind, row, names)), names
-    from wfctl.bulk.csvformat import neutralise
+    from wfctl.csvformat import neutralise
 
     names = columns or list(first)
     return (lambda row: [_csv_cell(row.get(name), neutralise) for name in names]), [neutralise(n) for n in names]

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.bulk.helpers import new_client, site_names
-from wfctl.bulk import csvformat as cf
+from wfctl import csvformat as cf
 
 SITE = {
     "clientId": "c-1", "name": "=HYPERLINK(\"x\")", "address": "1 Dock Rd\nHull", "phone": "+44 1482 000000",

@@ -16,10 +16,10 @@ import pytest
 from tests.bulk.helpers import new_client, site_names, without_ids, write
 from tests.fixtures.cli import REPO_ROOT
 from tests.fixtures.sandbox import ADMIN, login_token
+from wfctl.bulk.errors import FileError
 from wfctl.bulk.files import atomic_text_file, check_writable
 from wfctl.bulk.reader import Row
 from wfctl.bulk.report import write_report
-from wfctl.errors import CliError
 
 BOM = "\ufeff".encode()
 
@@ -31,11 +31,11 @@ def leftovers(folder: Path) -> list[str]:
 # -- check_writable ------------------------------------------------------------------------------
 
 def test_check_writable_names_the_file_and_the_cause(tmp_path: Path) -> None:
-    with pytest.raises(CliError) as info:
+    with pytest.raises(FileError) as info:
         check_writable(str(tmp_path / "missing" / "r.csv"))
     assert info.value.message == f"cannot write {tmp_path}/missing/r.csv: no such directory {tmp_path}/missing"
     assert info.value.exit_code == 2
-    with pytest.raises(CliError, match=f"^cannot write {tmp_path}: it is a directory$"):
+    with pytest.raises(FileError, match=f"^cannot write {tmp_path}: it is a directory$"):
         check_writable(str(tmp_path))
     check_writable(str(tmp_path / "r.csv"))
     assert leftovers(tmp_path) == []  # the check leaves nothing behind
@@ -45,12 +45,12 @@ def test_check_writable_names_the_file_and_the_cause(tmp_path: Path) -> None:
 def test_check_writable_without_permission(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o500)
-    with pytest.raises(CliError, match=f"^cannot write {locked}/r.csv: Permission denied$"):
+    with pytest.raises(FileError, match=f"^cannot write {locked}/r.csv: Permission denied$"):
         check_writable(str(locked / "r.csv"))
     read_only = tmp_path / "r.csv"
     read_only.write_text("keep")
     read_only.chmod(0o400)
-    with pytest.raises(CliError, match=f"^cannot write {read_only}: Permission denied$"):
+    with pytest.raises(FileError, match=f"^cannot write {read_only}: Permission denied$"):
         check_writable(str(read_only))
 
 
@@ -86,7 +86,7 @@ def test_an_os_error_of_other_code_keeps_its_own_message(tmp_path: Path) -> None
 WRITE_UNDER_A_LIMIT = """
 import resource, signal, sys
 from wfctl.bulk.files import atomic_text_file
-from wfctl.errors import CliError
+from wfctl.bulk.errors import FileError
 path, size = sys.argv[1], int(sys.argv[2])
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel ends the process
 resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
@@ -94,7 +94,7 @@ try:
     with atomic_text_file(path, bom=True) as f:
         for _ in range(size // 100):
             f.write("x" * 99 + "\\n")
-except CliError as exc:
+except FileError as exc:
     print(exc.message)
 """
 

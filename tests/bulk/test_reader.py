@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from tests.bulk.helpers import new_client, site_names
+from wfctl.bulk.errors import BulkError
 from wfctl.bulk.reader import MAX_CELL_CHARS, CsvInput
-from wfctl.errors import CliError
 
 DATA = Path(__file__).parent / "data"
 
@@ -41,7 +41,7 @@ def test_semicolon_is_detected() -> None:
 def test_explicit_delimiter() -> None:
     got = rows("semicolon.csv", delimiter=";")
     assert len(got) == 2
-    with pytest.raises(CliError, match="one character"):
+    with pytest.raises(BulkError, match="one character"):
         CsvInput(str(DATA / "semicolon.csv"), delimiter=";;")
 
 
@@ -53,7 +53,7 @@ def test_quoted_delimiters_and_newlines() -> None:
 
 
 def test_cp1252_is_a_clear_error() -> None:
-    with pytest.raises(CliError) as info:
+    with pytest.raises(BulkError) as info:
         rows("cp1252.csv")
     message = info.value.message
     assert "line 2 is not UTF-8" in message
@@ -76,9 +76,9 @@ def test_stdin_is_spooled(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_empty_and_missing_files(tmp_path: Path) -> None:
     (tmp_path / "empty.csv").write_bytes(b"")
-    with pytest.raises(CliError, match="empty"):
+    with pytest.raises(BulkError, match="empty"):
         CsvInput(str(tmp_path / "empty.csv"))
-    with pytest.raises(CliError, match="no such file"):
+    with pytest.raises(BulkError, match="no such file"):
         CsvInput(str(tmp_path / "nope.csv"))
 
 
@@ -125,7 +125,7 @@ def test_values_under_no_header_are_extra_cells(tmp_path: Path) -> None:
 def test_header_problems(tmp_path: Path, header: str, message: str) -> None:
     path = tmp_path / "h.csv"
     path.write_text(header + "a,b,c\n", encoding="utf-8")
-    with pytest.raises(CliError, match=re.escape(message)):
+    with pytest.raises(BulkError, match=re.escape(message)):
         CsvInput(str(path))
 
 
@@ -156,7 +156,7 @@ def test_a_cell_over_the_limit_names_its_line(logged_in: Any, tmp_path: Path) ->
 def test_a_quote_never_closed_names_the_line_it_opens(tmp_path: Path) -> None:
     path = tmp_path / "open.csv"
     path.write_text("name,address\nA,x\nB,\"never closed\n" + "C,z\n" * (MAX_CELL_CHARS // 4), encoding="utf-8")
-    with CsvInput(str(path)) as source, pytest.raises(CliError, match="line 3: a cell is longer than"):
+    with CsvInput(str(path)) as source, pytest.raises(BulkError, match="line 3: a cell is longer than"):
         list(source.rows())
 
 
@@ -170,14 +170,14 @@ def test_a_cell_at_the_limit_is_read(tmp_path: Path) -> None:
 def test_a_bare_carriage_return_is_a_line_error(tmp_path: Path) -> None:
     path = tmp_path / "cr.csv"
     path.write_bytes(b"name,address\nA,x\nB,one\rtwo\n")
-    with CsvInput(str(path)) as source, pytest.raises(CliError, match=r"cr.csv: line 3: a line break \(CR\)"):
+    with CsvInput(str(path)) as source, pytest.raises(BulkError, match=r"cr.csv: line 3: a line break \(CR\)"):
         list(source.rows())
 
 
 def test_not_utf8_after_a_record_of_several_lines_names_its_own_line(tmp_path: Path) -> None:
     path = tmp_path / "late.csv"
     path.write_bytes(b'\xef\xbb\xbfname;address\r\n"A";"one\r\ntwo"\r\nB;caf\xe9\r\n')
-    with CsvInput(str(path)) as source, pytest.raises(CliError) as info:
+    with CsvInput(str(path)) as source, pytest.raises(BulkError) as info:
         list(source.rows())
     assert "late.csv: line 4 is not UTF-8: byte 0xe9 at position 6 (it looks like Windows-1252" in info.value.message
 

@@ -107,7 +107,7 @@ def test_progress_names_a_markup_file_as_text(wf: Any, tag: str, tmp_path: Path)
 def test_progress_line_in_a_pipe_escapes_the_file_name() -> None:
     import io
 
-    from wfctl.bulk.progress import Progress
+    from wfctl.progress import Progress
 
     stream = io.StringIO()
     progress = Progress("importing a\x1b[2Jb [/].csv", terminal=False, interval=0, stream=stream)

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.messages.helpers import SIZES, finish, new_client, screen_lines, spawn
-from wfctl.bulk.progress import layout
+from wfctl.progress import layout
 
 pexpect = pytest.importorskip("pexpect")
 

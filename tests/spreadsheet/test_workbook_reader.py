@@ -15,7 +15,7 @@ import xlsxwriter
 
 from tests.spreadsheet.calc import Calc
 from wfctl.bulk import workbook
-from wfctl.errors import CliError
+from wfctl.bulk.errors import FileError
 
 TEXTS = ["0427", "a & b <c> \"q\" 'x'", "two\nlines", "Müller 東京 😀", " spaced ", "=1+2", "'+44 1", "tab\there"]
 
@@ -159,5 +159,5 @@ def test_a_sheet_the_fast_path_leaves_after_some_rows_is_read_again(
 def test_a_broken_sheet_is_named_by_either_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = sheet_book(tmp_path / "s.xlsx", SHEET.format(rows=PLAIN_ROWS.replace("&amp;", "&nope;")))
     for fast in (True, False):
-        with pytest.raises(CliError, match=r"^s.xlsx: cannot read the workbook: undefined entity"):
+        with pytest.raises(FileError, match=r"^s.xlsx: cannot read the workbook: undefined entity"):
             read(path, fast=fast, monkeypatch=monkeypatch)

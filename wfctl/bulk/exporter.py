@@ -8,8 +8,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any
 
+from wfctl import csvformat
 from wfctl.api.errors import NotFound
-from wfctl.bulk import csvformat
 from wfctl.bulk.files import atomic_binary_file, atomic_text_file
 from wfctl.bulk.kinds import KINDS
 from wfctl.safetext import one_line

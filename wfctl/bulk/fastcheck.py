@@ -22,9 +22,9 @@ from collections.abc import Collection
 from json.encoder import encode_basestring as _json_string
 from typing import Any
 
+from wfctl import csvformat
 from wfctl.api.records import EMAIL as _EMAIL
 from wfctl.api.resources import RESOURCES, Resource
-from wfctl.bulk import csvformat
 
 _TEXT = 200
 _ADDRESS = 500

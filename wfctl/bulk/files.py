@@ -1,9 +1,9 @@
 """Files the bulk commands write (`--report`, `export --file`): checked before the first request,
 written whole or not at all, and opened by a spreadsheet with the right characters.
 
-    check_writable(path)                       # before sending anything: CliError (exit 2) naming the cause
+    check_writable(path)                       # before sending anything: FileError (exit 2) naming the cause
     with atomic_text_file(path, bom=True) as f:
-        csv.writer(f).writerow(...)            # a failed write: CliError "cannot write PATH: <cause>"
+        csv.writer(f).writerow(...)            # a failed write: FileError "cannot write PATH: <cause>"
 
 The text goes to a temporary file in the same folder, which replaces `path` only when it is complete,
 so a full disk or an interruption leaves an existing file as it was and no partial one behind.
@@ -19,21 +19,21 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO
 
-from wfctl.errors import CliError
+from wfctl.bulk.errors import FileError
 from wfctl.exit_codes import ExitCode
 from wfctl.fsutil import LocalWriteError, atomic_replace
 
 
 def check_writable(path: str) -> None:
-    """Raise CliError (exit 2) unless `path` can be written: its folder exists and takes new files,
+    """Raise FileError (exit 2) unless `path` can be written: its folder exists and takes new files,
     and it is not a folder or a file that may not be written."""
     if os.path.isdir(path):
-        raise CliError(f"cannot write {path}: it is a directory")
+        raise FileError(f"cannot write {path}: it is a directory")
     folder = _folder(path)
     if not os.path.isdir(folder):
-        raise CliError(f"cannot write {path}: no such directory {folder}")
+        raise FileError(f"cannot write {path}: no such directory {folder}")
     if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise CliError(f"cannot write {path}: {os.strerror(errno.EACCES)}")
+        raise FileError(f"cannot write {path}: {os.strerror(errno.EACCES)}")
     try:  # the real test (read-only mounts, ACLs, quotas): make the temporary file the write will make
         fd, probe = tempfile.mkstemp(dir=folder, prefix=_temp_prefix(path))
     except OSError as exc:
@@ -46,7 +46,7 @@ def check_writable(path: str) -> None:
 def atomic_text_file(path: str, *, bom: bool) -> Iterator[IO[str]]:
     """A text file (UTF-8, newline="" as the csv module wants) that replaces `path` when the block ends
     without an error (wfctl.fsutil.atomic_replace); `bom` starts it with a UTF-8 byte order mark, which
-    spreadsheets need to read UTF-8. A failed write raises CliError naming the file; on any error nothing
+    spreadsheets need to read UTF-8. A failed write raises FileError naming the file; on any error nothing
     is left behind."""
     try:
         with atomic_replace(path, mode=_mode_for(path), parents=False) as temporary:
@@ -72,7 +72,7 @@ def atomic_text_file(path: str, *, bom: bool) -> Iterator[IO[str]]:
 def atomic_binary_file(path: str) -> Iterator[str]:
     """The name of a temporary file beside `path` for a writer that opens files itself (a workbook);
     it replaces `path` when the block ends without an error (wfctl.fsutil.atomic_replace). A failed write
-    raises CliError naming `path`; on any error nothing is left behind."""
+    raises FileError naming `path`; on any error nothing is left behind."""
     try:
         with atomic_replace(path, mode=_mode_for(path), parents=False) as temporary:
             yield temporary
@@ -94,10 +94,10 @@ def _open_for_writing(path: str, temporary: str) -> int:
         raise LocalWriteError(path, exc) from None
 
 
-def write_error(path: str, exc: OSError, exit_code: int = ExitCode.FAILURE) -> CliError:
+def write_error(path: str, exc: OSError, exit_code: int = ExitCode.FAILURE) -> FileError:
     """`cannot write PATH: <cause>`, one line."""
     cause = exc.strerror or str(exc) or type(exc).__name__
-    return CliError(f"cannot write {path}: {cause}", exit_code, title="cannot write file")
+    return FileError(f"cannot write {path}: {cause}", exit_code, title="cannot write file")
 
 
 class _TextFile(io.TextIOWrapper):

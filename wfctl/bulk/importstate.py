@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from wfctl.bulk import csvformat
+from wfctl import csvformat
 from wfctl.api.retry import Pause
 from wfctl.bulk.importtypes import Options, Stopped, Summary
 from wfctl.bulk.journal import Journal

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wfctl.bulk.csvformat import canonical_column
-from wfctl.errors import CliError
+from wfctl.bulk.errors import BulkError, FileError
+from wfctl.csvformat import canonical_column
 
 BOM = b"\xef\xbb\xbf"
 
@@ -72,9 +72,9 @@ class CsvInput:
             self.display = "<stdin>"
         else:
             if os.path.isdir(path):
-                raise CliError(f"{path}: a directory, not a file; give the CSV file's name")
+                raise FileError(f"{path}: a directory, not a file; give the CSV file's name")
             if not os.path.isfile(path):
-                raise CliError(f"{path}: no such file")
+                raise FileError(f"{path}: no such file")
             self.path = path
             self.display = path
         try:
@@ -88,7 +88,7 @@ class CsvInput:
         from wfctl.bulk import workbook
 
         if delimiter is not None and len(delimiter) != 1:
-            raise CliError("--delimiter takes one character, e.g. ';' or ','")
+            raise BulkError("--delimiter takes one character, e.g. ';' or ','")
         self.sha256, mojibake = _sha256(self.path)
         allow_tab = False
         if workbook.is_workbook(self.path):
@@ -99,10 +99,10 @@ class CsvInput:
             delimiter = ","
         else:
             if sheet is not None:
-                raise CliError(f"{self.display}: --sheet is for workbooks (.xlsx); this file is text")
+                raise FileError(f"{self.display}: --sheet is for workbooks (.xlsx); this file is text")
             head = _head(self.path)
             if head.startswith(ZIP_MAGIC_PREFIX):
-                raise CliError(f"{self.display}: a ZIP archive but not an .xlsx workbook (an .ods or .xls file? "
+                raise FileError(f"{self.display}: a ZIP archive but not an .xlsx workbook (an .ods or .xls file? "
                                "save it as .xlsx or CSV UTF-8)")
             charset = _utf16(head)
             if charset:
@@ -133,7 +133,7 @@ class CsvInput:
                         out.write(decoder.decode(chunk).encode("utf-8"))
                     out.write(decoder.decode(b"", final=True).encode("utf-8"))
                 except UnicodeDecodeError:
-                    raise CliError(f"{self.display}: the file starts as {charset.upper()} but is not UTF-16 "
+                    raise FileError(f"{self.display}: the file starts as {charset.upper()} but is not UTF-16 "
                                    "throughout; save it as CSV UTF-8 and run again") from None
         return spool
 
@@ -211,7 +211,7 @@ class CsvInput:
                 except UnicodeDecodeError as exc:
                     raise self._not_utf8(number, exc) from None
 
-    def _not_utf8(self, number: int, exc: UnicodeDecodeError) -> CliError:
+    def _not_utf8(self, number: int, exc: UnicodeDecodeError) -> FileError:
         """The error for line `number` (its bytes in `exc.object`, without a BOM) that is not UTF-8."""
         raw = bytes(exc.object)
         bad = raw[exc.start:exc.start + 1].hex()
@@ -221,7 +221,7 @@ class CsvInput:
             guess = " (it looks like Windows-1252/Latin-1 text)"
         except UnicodeDecodeError:
             pass
-        return CliError(f"{self.display}: line {number} is not UTF-8: byte 0x{bad} at position {exc.start + 1}"
+        return FileError(f"{self.display}: line {number} is not UTF-8: byte 0x{bad} at position {exc.start + 1}"
                         f"{guess}; save the file as UTF-8 (CSV UTF-8 in a spreadsheet) and run again")
 
     def _first_line(self) -> str:
@@ -241,7 +241,7 @@ class CsvInput:
         if counts["\t"] and not counts[","] and not counts[";"]:
             if allow_tab:  # UTF-16 "Unicode Text" is tab-separated
                 return "\t"
-            raise CliError(f"{self.display}: line 1 is separated by tabs, not ',' or ';': run again with "
+            raise FileError(f"{self.display}: line 1 is separated by tabs, not ',' or ';': run again with "
                            "--delimiter $'\\t' (or save the file as CSV UTF-8)")
         return ";" if counts[";"] > counts[","] else ","
 
@@ -250,7 +250,7 @@ class CsvInput:
         try:
             header = next(reader)
         except StopIteration:
-            raise CliError(f"{self.display}: the file is empty (expected a header line)") from None
+            raise FileError(f"{self.display}: the file is empty (expected a header line)") from None
         except csv.Error as exc:
             raise _csv_error(self.display, 1, exc) from None
         written = [h.strip() for h in header]
@@ -265,11 +265,11 @@ class CsvInput:
         first: dict[str, str] = {}
         for i, as_written in enumerate(written, start=1):
             if not as_written:
-                raise CliError(f"{self.display}: line 1: column {i} has no name")
+                raise FileError(f"{self.display}: line 1: column {i} has no name")
             name = canonical_column(as_written)
             if name in first:
                 twice = repr(as_written) if first[name] == as_written else f"{first[name]!r} ({as_written!r})"
-                raise CliError(f"{self.display}: line 1: column {twice} appears twice")
+                raise FileError(f"{self.display}: line 1: column {twice} appears twice")
             first[name] = as_written
             if name != as_written:
                 self._spelling[name] = as_written
@@ -277,7 +277,7 @@ class CsvInput:
         return names
 
 
-def _csv_error(display: str, line: int, exc: csv.Error) -> CliError:
+def _csv_error(display: str, line: int, exc: csv.Error) -> FileError:
     text = str(exc)
     if "field larger than field limit" in text:
         cause = (f"a cell is longer than {MAX_CELL_CHARS} characters (is a quote left open? "
@@ -286,7 +286,7 @@ def _csv_error(display: str, line: int, exc: csv.Error) -> CliError:
         cause = "a line break (CR) inside a cell that is not in quotes; put the cell in quotes"
     else:
         cause = text
-    return CliError(f"{display}: line {line}: {cause}")
+    return FileError(f"{display}: line {line}: {cause}")
 
 
 def _sha256(path: str) -> tuple[str, bool]:

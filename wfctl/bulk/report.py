@@ -6,8 +6,8 @@ import csv
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from wfctl.bulk.csvformat import neutralise, strip_neutraliser
 from wfctl.bulk.files import atomic_text_file
+from wfctl.csvformat import neutralise, strip_neutraliser
 
 if TYPE_CHECKING:
     from wfctl.bulk.reader import Row
@@ -18,7 +18,7 @@ REPORT_COLUMNS = ["status", "id", "error", "changes"]
 def write_report(path: str, header: list[str], outcomes: Iterable[tuple[Row, str, str, str, str]],
                  delimiter: str = ",") -> int:
     """Write the report (UTF-8 with a BOM, CRLF like any CSV) whole or not at all; returns the number of
-    rows written. Raises CliError naming the file when it cannot be written (check_writable beforehand).
+    rows written. Raises FileError naming the file when it cannot be written (check_writable beforehand).
 
     Every cell is written as export writes it: one that a spreadsheet would run as a formula gets a `'`
     (the service's `id` and `error` text too), and import reads the report's rows back unchanged."""

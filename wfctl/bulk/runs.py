@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wfctl.bulk import journal
+from wfctl.bulk.errors import RunNotFound as RunNotFound
 from wfctl.bulk.journal import Entry
-from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 
 UNDONE, GONE, CHANGED, FAILED = "undone", "gone", "changed", "failed"
@@ -31,10 +31,6 @@ COUNT_LABELS = {"deleted": "deleted", "restored": "restored", "gone": "already g
 _PLAN_LABELS = {"deleted": "to delete", "restored": "to restore", "gone": "already gone",
                 "changed": "changed since the run", "failed": "cannot undo"}
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
-
-
-class RunNotFound(CliError):
-    """No run (exit 4), or several (exit 2), go by the id given."""
 
 
 @dataclass
@@ -142,7 +138,7 @@ def profile_runs(profile: str) -> list[Run]:
 
 
 def find_profile_run(profile: str, wanted: str) -> Run:
-    """The run `wanted` of `profile`; none (or several) is a CliError, exit 4 (2)."""
+    """The run `wanted` of `profile`; none (or several) is a RunNotFound, exit 4 (2)."""
     return find_run(profile_runs(profile), wanted)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from wfctl.errors import CliError
+from wfctl.bulk.errors import BulkError
 
 #: The widest a column is made, in characters (wider text wraps in the cell's view only).
 MAX_WIDTH = 60
@@ -29,7 +29,7 @@ class SheetWriter:
         try:
             import xlsxwriter
         except ImportError:  # pragma: no cover - a dependency of the package
-            raise CliError("writing a workbook needs XlsxWriter (pip install XlsxWriter)") from None
+            raise BulkError("writing a workbook needs XlsxWriter (pip install XlsxWriter)") from None
         self._book = xlsxwriter.Workbook(path, {
             "constant_memory": True, "strings_to_numbers": False, "strings_to_formulas": False,
             "strings_to_urls": False, "use_future_functions": False})

@@ -78,8 +78,8 @@ __all__ = [
     "load_runs",
     "parse_age",
     "plan_undo",
-    "profile_runs",
     "preview_undo",
+    "profile_runs",
     "prunable",
     "question",
     "run_undo",
@@ -261,14 +261,13 @@ def _join(threads: list[Any]) -> None:
 
 def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:
     """`undo run <id> of run <run>: deleted 3 sites, restored 2, 1 changed since the run`."""
-    from wfctl.output import plural
     from wfctl.safetext import one_line
 
     parts = []
     if counts.get("deleted"):
-        parts.append(f"deleted {plural(kind, counts['deleted'])}")
+        parts.append(f"deleted {_plural(kind, counts['deleted'])}")
     if counts.get("restored"):
-        parts.append(f"restored {counts['restored']}" if parts else f"restored {plural(kind, counts['restored'])}")
+        parts.append(f"restored {counts['restored']}" if parts else f"restored {_plural(kind, counts['restored'])}")
     parts.extend(f"{counts[key]} {COUNT_LABELS[key]}" for key in ("gone", "changed", "failed") if counts.get(key))
     return one_line(f"undo run {plan.run_id} of run {plan.run.id}: {', '.join(parts) or 'nothing to do'}")
 
@@ -276,13 +275,11 @@ def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:
 def question(plan: UndoPlan, kind: str) -> str:
     """`Undo run <run> (sites.csv, started 2026-11-24 08:44 UTC): delete 3 sites, restore 2? [y/N] `: the
     file and the time name the run a person means."""
-    from wfctl.output import plural
-
     parts = []
     if plan.deletes:
-        parts.append(f"delete {plural(kind, plan.deletes)}")
+        parts.append(f"delete {_plural(kind, plan.deletes)}")
     if plan.restores:
-        parts.append(f"restore {plan.restores}" if parts else f"restore {plural(kind, plan.restores)}")
+        parts.append(f"restore {plan.restores}" if parts else f"restore {_plural(kind, plan.restores)}")
     rest = len(plan.pending) - plan.deletes - plan.restores
     if rest:
         parts.append(f"{rest} row{'s' if rest != 1 else ''} of unknown outcome")
@@ -298,6 +295,16 @@ def question(plan: UndoPlan, kind: str) -> str:
 
 
 # -- private ---------------------------------------------------------------------------------------
+
+def _plural(kind: str | None, count: int) -> str:
+    """'1 site', '3 sites': the words of `wfctl.output.plural`, which bulk does not import (no CLI code)."""
+    from wfctl.api.resources import RESOURCES
+
+    noun = kind or "record"
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {RESOURCES[noun].plural if noun in RESOURCES else 'agencies' if noun == 'agency' else noun + 's'}"
+
 
 def _close(run: Run) -> None:
     """End an unfinished run's journal: once undone, running its import again starts afresh instead of

@@ -10,8 +10,9 @@ from array import array
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from wfctl import csvformat
 from wfctl.api.records import natural_key
-from wfctl.bulk import csvformat, plan
+from wfctl.bulk import plan
 from wfctl.bulk.fastcheck import RowCheck, create_body
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import Problem, ValidationStopped

@@ -31,8 +31,8 @@ from array import array
 from decimal import Decimal
 from typing import Any
 
+from wfctl.bulk.errors import BulkError, FileError
 from wfctl.bulk.sheetwriter import MAX_WIDTH, SheetWriter
-from wfctl.errors import CliError
 
 ZIP_MAGIC = b"PK\x03\x04"
 XLSX_EXTENSIONS = (".xlsx", ".xlsm")
@@ -63,7 +63,7 @@ def sheet_to_csv(path: str, display: str, sheet: str | None) -> tuple[str, array
     try:
         archive = zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as exc:
-        raise CliError(f"{display}: cannot read the workbook: {exc}") from None
+        raise FileError(f"{display}: cannot read the workbook: {exc}") from None
     fd, spool = tempfile.mkstemp(prefix="wfctl-sheet-", suffix=".csv")
     lines = array("l", [0])  # physical CSV line -> sheet row
     try:
@@ -98,12 +98,12 @@ def sheet_to_csv(path: str, display: str, sheet: str | None) -> tuple[str, array
                     lines.extend([number] * (1 + joined.count("\n") + joined.count("\r")))
                 else:
                     lines.append(number)
-    except CliError:
+    except BulkError:
         os.unlink(spool)
         raise
     except (KeyError, ValueError, SyntaxError, zipfile.BadZipFile, OSError) as exc:  # ParseError is a SyntaxError
         os.unlink(spool)
-        raise CliError(f"{display}: cannot read the workbook: {str(exc).splitlines()[0] if str(exc) else exc}") \
+        raise FileError(f"{display}: cannot read the workbook: {str(exc).splitlines()[0] if str(exc) else exc}") \
             from None
     except BaseException:
         os.unlink(spool)
@@ -452,7 +452,7 @@ def _date(serial: float) -> str:
 
 def _choose_sheet(display: str, names: list[str], sheet: str | None) -> str:
     if not names:
-        raise CliError(f"{display}: the workbook has no sheet")
+        raise FileError(f"{display}: the workbook has no sheet")
     if sheet is None or sheet == "":
         return names[0]
     if sheet in names:
@@ -463,7 +463,7 @@ def _choose_sheet(display: str, names: list[str], sheet: str | None) -> str:
     if sheet.isdigit() and 1 <= int(sheet) <= len(names):
         return names[int(sheet) - 1]
     listed = ", ".join(repr(name) for name in names)
-    raise CliError(f"{display}: no sheet {sheet!r}; the sheets are {listed} (--sheet NAME, or its number from 1)")
+    raise FileError(f"{display}: no sheet {sheet!r}; the sheets are {listed} (--sheet NAME, or its number from 1)")
 
 
 def _number(value: float) -> str:

@@ -34,7 +34,7 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
     An edit that adds an entry rather than changing one (`--set-rate forklift=14` on a site whose skill
     is `Forklift Driver`) is told to `note` (default: a `note:` line on stderr), with the nearest entry
     the site has; not when made `again` (it was told the first time)."""
-    from wfctl.bulk import csvformat
+    from wfctl import csvformat
 
     tell = note or _note
 

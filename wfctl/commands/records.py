@@ -312,7 +312,7 @@ def _resolved(ctx: typer.Context, kind: str, ref: str, scope: str | None) -> str
 def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:
     """--rate SKILL=RATE and --department NAME[:CONTACT[:EMAIL]] values as the service's objects
     (the cell syntax of the CSV format, escapes included); an empty list means "not given"."""
-    from wfctl.bulk import csvformat
+    from wfctl import csvformat
 
     decoded = dict(changes)
     for field, decode in (("rates", csvformat.decode_rates), ("departments", csvformat.decode_departments)):

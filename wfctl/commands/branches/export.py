@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
 from wfctl.commands.verbs import verb
 
@@ -20,7 +20,7 @@ def export_branches(ctx: typer.Context, file: bulk.ExportFile = None) -> int:
       $ wfctl branches export > branches.csv
       $ wfctl branches export --file branches.csv
     """
-    from wfctl.bulk.run import run_export
+    from wfctl.commands.bulkrun import run_export
 
     return run_export(app_context(ctx), "branch", parent_ids=None, all_parents=False, file=file,
                       concurrency=1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Output, app_context, fmt
 from wfctl.commands.verbs import verb
 
@@ -36,7 +36,7 @@ def import_branches(
       $ wfctl branches import branches.csv
       $ wfctl branches import branches.csv --dry-run --on-existing update
     """
-    from wfctl.bulk.run import run_import
+    from wfctl.commands.bulkrun import run_import
 
     return run_import(app_context(ctx), "branch", file, parent_id=None, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,

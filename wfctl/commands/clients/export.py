@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_refs
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_branch_ids
@@ -31,7 +31,7 @@ def export_clients(
       $ wfctl clients export > clients.csv
       $ wfctl clients export --branch <branch-id> --file clients.csv
     """
-    from wfctl.bulk.run import run_export
+    from wfctl.commands.bulkrun import run_export
 
     parents: list[str | None] = [*resolve_refs(ctx, "branch", branch, check=True)]
     return run_export(app_context(ctx), "client", parent_ids=parents, all_parents=False,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Output, app_context, fmt, resolve_ref
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_branch_ids
@@ -45,7 +45,7 @@ def import_clients(
       $ wfctl clients import clients.csv --dry-run --on-existing update
       $ wfctl clients export | wfctl clients import - --branch <other-branch-id> --ignore-ids
     """
-    from wfctl.bulk.run import run_import
+    from wfctl.commands.bulkrun import run_import
 
     if branch:
         branch = resolve_ref(ctx, "branch", branch)

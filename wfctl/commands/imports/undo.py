@@ -95,8 +95,8 @@ def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) 
     """Check every pending row (`concurrency` at once), newest first; a progress line on a terminal."""
     import os
 
-    from wfctl.bulk.progress import Progress
     from wfctl.bulk.undo import preview_undo
+    from wfctl.progress import Progress
 
     outcomes: list[Entry] = []
     source = os.path.basename(str(plan.run.header.get("path") or "")) or f"run {plan.run.id}"
@@ -123,8 +123,8 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
 
     from wfctl.bulk import plan as shapes
     from wfctl.bulk.journal import JournalError, RunLocked
-    from wfctl.bulk.progress import Progress
     from wfctl.bulk.undo import CHANGED, FAILED, run_undo
+    from wfctl.progress import Progress
 
     outcomes: list[Entry] = []
     source = os.path.basename(str(plan.run.header.get("path") or "")) or f"run {plan.run.id}"

@@ -30,7 +30,7 @@ def read_scope(app: AppContext, client: list[str] | None, branch: list[str] | No
     terminal's stderr (never in a pipe, where stderr may be a log, nor while the result is going to
     the same terminal: `output_to_terminal`, default whether stdout is one)."""
     from wfctl.api import rates
-    from wfctl.bulk.progress import Progress
+    from wfctl.progress import Progress
 
     api = app.client
     clients = rates.clients_in_scope(api, clients=client or [], branches=branch or [], all_clients=all_clients)

@@ -6,7 +6,7 @@ from typing import Any
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Output, app_context, fmt
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb
@@ -81,9 +81,9 @@ def _to_file(app: Any, path: str, output: str | None, rows: Any) -> None:
     """The rows to `path`: a workbook when it ends in .xlsx (text columns as text, hourlyRate as a
     number), else CSV with a UTF-8 BOM; written whole or not at all (wfctl.bulk.files)."""
     from wfctl.bulk import workbook
-    from wfctl.bulk.csvformat import neutralise
     from wfctl.bulk.files import atomic_binary_file, atomic_text_file, check_writable
     from wfctl.commands.rates.common import shown_amounts
+    from wfctl.csvformat import neutralise
     from wfctl.errors import CliError
 
     if output and output != "csv":

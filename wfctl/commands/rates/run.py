@@ -237,7 +237,7 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
 
     from wfctl.bulk import journal as journals
     from wfctl.bulk.journal import DONE, SENDING
-    from wfctl.bulk.progress import Progress
+    from wfctl.progress import Progress
 
     # the sites to send: those the plan changes, and those an earlier run was sending when it stopped
     # (it may have changed them: the worker finds out before anything is sent again)
@@ -286,7 +286,7 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
     log.finish({k: counts[k] for k in COUNTS} if complete else None)
     if stopped is not None:
         done = f"{sum(counts.values())} of {len(plan.sites) + len([s for s in before.values() if s[1] in DONE])} sites done"
-        from wfctl.bulk.run import stopped_error
+        from wfctl.commands.bulkrun import stopped_error
 
         raise stopped_error(stopped.cause, stopped.message, done)
     _summary_line(app, log.run_id, counts, started, plan_seconds, output)
@@ -487,8 +487,8 @@ def _write_report(path: str, work: list[SitePlan], outcomes: dict[str, tuple[str
     """One line per rate of each site the run looked at: planned old and new, status and error."""
     import csv
 
-    from wfctl.bulk.csvformat import neutralise
     from wfctl.bulk.files import atomic_text_file
+    from wfctl.csvformat import neutralise
 
     with atomic_text_file(path, bom=True) as f:
         writer = csv.writer(f)

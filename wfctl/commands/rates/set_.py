@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Output, app_context, fmt
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_refs
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_client_ids
@@ -37,7 +37,7 @@ def export_sites(
     """
     if bool(client) == all_clients:
         raise CliError("give --client <client-id> or --all-clients")
-    from wfctl.bulk.run import run_export
+    from wfctl.commands.bulkrun import run_export
 
     parents: list[str | None] = [*resolve_refs(ctx, "client", client, check=True)]
     return run_export(app_context(ctx), "site", parent_ids=parents, all_parents=all_clients,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.bulk import options as bulk
+from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Output, app_context, fmt, resolve_ref
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_client_ids
@@ -47,7 +47,7 @@ def import_sites(
       $ wfctl sites import sites.csv --on-existing update --concurrency 16 --report result.csv
       $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id> --ignore-ids
     """
-    from wfctl.bulk.run import run_import
+    from wfctl.commands.bulkrun import run_import
 
     if client:
         client = resolve_ref(ctx, "client", client)

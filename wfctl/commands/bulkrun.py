@@ -23,8 +23,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.journal import JournalError, RunLocked
-    from wfctl.bulk.progress import Progress
     from wfctl.bulk.reader import CsvInput
+    from wfctl.progress import Progress
 
     if concurrency < 1 or concurrency > 256:
         raise CliError("--concurrency must be between 1 and 256")
@@ -259,7 +259,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     from wfctl.bulk.exporter import export, export_to_file
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
-    from wfctl.bulk.progress import Progress
+    from wfctl.progress import Progress
 
     spec = KINDS[kind]
     if file and file != "-":
@@ -276,7 +276,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     progress = Progress(f"exporting {spec.plural}", terminal=True, unit=spec.plural, totals_only=True) if shown else None
     on_record = progress.advance if progress is not None else None
     if progress is not None:
-        from wfctl.bulk.progress import EnvelopeTotals
+        from wfctl.progress import EnvelopeTotals
 
         progress.start(None)
         api = EnvelopeTotals(api, progress)  # done/total and an ETA: the total is in each listing's first page
