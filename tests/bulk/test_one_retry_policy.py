@@ -230,3 +230,23 @@ def test_an_import_fails_at_once_a_row_the_service_defers_beyond_the_cap(cli: An
     assert len(failed) == 3 and all("Too many requests" in row["error"] for row in failed), failed
     assert sorted(row["status"] for row in rows) == ["created"] * 9 + ["failed"] * 3
     assert sorted(site_names(cli, cid)) == sorted(row["name"] for row in rows if row["status"] == "created")
+
+
+@pytest.mark.parametrize("writer", ["httpx", "lean"])
+def test_both_writers_try_a_connection_that_is_refused_as_often(writer: str) -> None:
+    """A request that never left (nothing listens) is sent again whatever its method, a create too: four
+    attempts, three waits of growing jitter, then the same one line."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    sleeps: list[float] = []
+    client = Client(url, auth=StaticTokenAuth("policy-token", url), sleep=sleeps.append)
+    try:
+        with pytest.raises(ApiError) as caught:
+            send(client, writer, "POST", "k-refused")
+    finally:
+        client.close()
+    assert caught.value.one_line().startswith(f"cannot reach {url}: "), caught.value.one_line()
+    assert caught.value.one_line().endswith("Connection refused"), caught.value.one_line()
+    assert len(sleeps) == 3, sleeps
+    assert all(0.0 <= slept <= most for slept, most in zip(sleeps, [0.5, 1.0, 2.0], strict=True)), sleeps

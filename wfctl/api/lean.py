@@ -87,7 +87,7 @@ class LeanSender:
             except (OSError, http.client.HTTPException) as exc:
                 self._drop_connection()
                 delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
-                         if policy.retries_failure(method, never_sent=_transient(exc)) else None)
+                         if _transient(exc) and policy.retries_failure(method, never_sent=True) else None)
                 if delay is None:
                     from wfctl.api.responses import network_error
 
@@ -115,7 +115,7 @@ class LeanSender:
                 self._drop_connection()
                 # The answer is lost: a PUT is sent again (idempotent); a create is the Client's to look up.
                 delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
-                         if policy.retries_failure(method, never_sent=False) and _transient(exc) else None)
+                         if _transient(exc) and policy.retries_failure(method, never_sent=False) else None)
                 if delay is None:
                     from wfctl.api.responses import network_error
 
