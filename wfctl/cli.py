@@ -122,7 +122,9 @@ def root(
         ca_bundle = None  # the config layer reads WFCTL_CA_BUNDLE itself, and says it came from there
     ctx.obj = AppContext(GlobalOptions(profile=profile, base_url=base_url,
                                        output=output.value if output else None,
-                                       verbose=verbose, no_color=no_color, ca_bundle=ca_bundle))
+                                       verbose=verbose, no_color=no_color, ca_bundle=ca_bundle,
+                                       from_env=frozenset(name for name in ("base_url", "output")
+                                                          if option_source(name, ctx) == "env")))
 
 
 app.command("login")(login.login)

@@ -71,6 +71,7 @@ class GlobalOptions:
     verbose: bool = False
     no_color: bool = False
     ca_bundle: str | None = None
+    from_env: frozenset[str] = frozenset()  # options whose value came from their WFCTL_* variable, not a flag
 
 
 class ConfigError(CliError):
@@ -168,9 +169,10 @@ def load_settings(options: GlobalOptions | None = None, *, profile: str | None =
     flags: dict[str, Any] = {}
     if options is not None:
         profile = profile or options.profile
-        if options.base_url:
+        # a value from WFCTL_BASE_URL/WFCTL_OUTPUT is read below as the environment's (and named so)
+        if options.base_url and "base_url" not in options.from_env:
             flags["base_url"] = options.base_url
-        if options.output:
+        if options.output and "output" not in options.from_env:
             flags["output"] = options.output
         if options.ca_bundle:
             flags["ca_bundle"] = _coerce(KEYS["ca_bundle"], options.ca_bundle, "--ca-bundle")

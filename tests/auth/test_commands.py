@@ -156,6 +156,14 @@ def test_config_set_get_list_unset(cli):
     by_key = {row["key"]: row for row in rows}
     assert by_key["output"] == {"key": "output", "value": "json", "source": "profile"}
     assert by_key["credential_store"]["source"] == "default"
+    env_list = cli("config", "list", env={"WFCTL_BASE_URL": "https://env.example.com", "WFCTL_OUTPUT": "jsonl"})
+    from_env = {row["key"]: row for row in map(json.loads, env_list.stdout.splitlines())}  # WFCTL_*: "env"
+    assert from_env["base_url"] == {"key": "base_url", "value": "https://env.example.com", "source": "env"}
+    assert from_env["output"] == {"key": "output", "value": "jsonl", "source": "env"}
+    from_flag = {row["key"]: row for row in json.loads(cli("--base-url", "https://flag.example.com", "-o", "json",
+                                                           "config", "list", env={"WFCTL_BASE_URL": "https://e.example.com",
+                                                                                  "WFCTL_OUTPUT": "jsonl"}).stdout)}
+    assert from_flag["base_url"]["source"] == from_flag["output"]["source"] == "flag"
     table = cli("config", "list", "-o", "table")
     assert "base_url" in table.stdout and "https://wams.example.com" in table.stdout
     assert cli("config", "unset", "output").exit_code == 0
