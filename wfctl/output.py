@@ -25,13 +25,10 @@ if TYPE_CHECKING:
 
 
 def plural(kind: str | None, count: int) -> str:
-    """'1 client', '63 clients', '0 records'."""
-    from wfctl.api.resources import RESOURCES
+    """'1 client', '63 clients', '0 records' (`wfctl.api.resources.counted`)."""
+    from wfctl.api.resources import counted
 
-    noun = kind or "record"
-    if count == 1:
-        return f"{count} {noun}"
-    return f"{count} {RESOURCES[noun].plural if noun in RESOURCES else 'agencies' if noun == 'agency' else noun + 's'}"
+    return counted(kind, count)
 
 
 def parse_fields(fields: str | None) -> list[str] | None:

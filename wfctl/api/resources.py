@@ -117,3 +117,11 @@ def list_fields() -> frozenset[str]:
 def bool_fields() -> frozenset[str]:
     """Every field that holds a boolean, of any kind."""
     return frozenset().union(*(r.bool_fields for r in RESOURCES.values()))
+
+
+def counted(kind: str | None, count: int) -> str:
+    """'1 client', '63 clients', '0 records': a count of records of `kind` in words."""
+    noun = kind or "record"
+    if count == 1:
+        return f"{count} {noun}"
+    return f"{count} {RESOURCES[noun].plural if noun in RESOURCES else 'agencies' if noun == 'agency' else noun + 's'}"

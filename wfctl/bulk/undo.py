@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wfctl.api.resources import counted
 from wfctl.bulk import journal
 from wfctl.bulk.journal import SENDING, Entry
 from wfctl.bulk.runs import (
@@ -265,9 +266,9 @@ def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:
 
     parts = []
     if counts.get("deleted"):
-        parts.append(f"deleted {_plural(kind, counts['deleted'])}")
+        parts.append(f"deleted {counted(kind, counts['deleted'])}")
     if counts.get("restored"):
-        parts.append(f"restored {counts['restored']}" if parts else f"restored {_plural(kind, counts['restored'])}")
+        parts.append(f"restored {counts['restored']}" if parts else f"restored {counted(kind, counts['restored'])}")
     parts.extend(f"{counts[key]} {COUNT_LABELS[key]}" for key in ("gone", "changed", "failed") if counts.get(key))
     return one_line(f"undo run {plan.run_id} of run {plan.run.id}: {', '.join(parts) or 'nothing to do'}")
 
@@ -277,9 +278,9 @@ def question(plan: UndoPlan, kind: str) -> str:
     file and the time name the run a person means."""
     parts = []
     if plan.deletes:
-        parts.append(f"delete {_plural(kind, plan.deletes)}")
+        parts.append(f"delete {counted(kind, plan.deletes)}")
     if plan.restores:
-        parts.append(f"restore {plan.restores}" if parts else f"restore {_plural(kind, plan.restores)}")
+        parts.append(f"restore {plan.restores}" if parts else f"restore {counted(kind, plan.restores)}")
     rest = len(plan.pending) - plan.deletes - plan.restores
     if rest:
         parts.append(f"{rest} row{'s' if rest != 1 else ''} of unknown outcome")
@@ -295,16 +296,6 @@ def question(plan: UndoPlan, kind: str) -> str:
 
 
 # -- private ---------------------------------------------------------------------------------------
-
-def _plural(kind: str | None, count: int) -> str:
-    """'1 site', '3 sites': the words of `wfctl.output.plural`, which bulk does not import (no CLI code)."""
-    from wfctl.api.resources import RESOURCES
-
-    noun = kind or "record"
-    if count == 1:
-        return f"{count} {noun}"
-    return f"{count} {RESOURCES[noun].plural if noun in RESOURCES else 'agencies' if noun == 'agency' else noun + 's'}"
-
 
 def _close(run: Run) -> None:
     """End an unfinished run's journal: once undone, running its import again starts afresh instead of
