@@ -73,7 +73,10 @@ def _run(args: list[str]) -> int:
         return 0
     except Exception as exc:
         ctx = context.current()
-        return report(exc, json_mode=bool(ctx and ctx.json_errors()), stream=sys.stderr)
+        # a command's own -o may not have reached the context yet (`branches import FILE -o json` whose
+        # file cannot be read): the words of the command line say it
+        json_mode = ctx.json_errors() if ctx is not None and ctx.output_flag else _json_errors_requested(args)
+        return report(exc, json_mode=json_mode, stream=sys.stderr)
     finally:
         try:
             sys.stdout.flush()

@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from wfctl import errors
 from wfctl.bulk.errors import BulkError, FileError, RunNotFound
 from wfctl.exit_codes import ExitCode
@@ -19,9 +21,13 @@ def test_an_input_file_that_is_not_there(logged_in: Any, tmp_path: Path) -> None
     assert (r.exit_code, r.stdout, r.stderr) == (2, "", f"error: {missing}: no such file\n")
 
 
-def test_an_input_file_that_is_not_there_as_a_json_error(logged_in: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["global", "command"])
+def test_an_input_file_that_is_not_there_as_a_json_error(logged_in: Any, tmp_path: Path, where: str) -> None:
+    """-o json before the group or after the command: the error is the one JSON envelope either way (the
+    command's own -o had not reached the context when its file failed to open)."""
     missing = tmp_path / "nosuch.csv"
-    r = logged_in("-o", "json", "branches", "import", str(missing))
+    words = ["branches", "import", str(missing)]
+    r = logged_in("-o", "json", *words) if where == "global" else logged_in(*words, "-o", "json")
     assert r.exit_code == 2, r
     assert json.loads(r.stderr) == {"error": {"status": None, "code": "usage", "title": f"{missing}: no such file",
                                               "detail": None, "errors": {}}}
