@@ -124,3 +124,19 @@ def test_the_method_and_body_after_a_redirect_are_httpx_s(status, method, then):
         assert second.content == b"" and "Content-Length" not in second.headers
     else:
         assert second.content == first.content and json.loads(second.content) == {"name": "N"}
+
+
+def test_the_bulk_writer_hands_a_redirect_to_the_client_which_follows_it(sandbox):
+    """The lean writer (bulk imports) does not follow redirects itself: it hands the request to the Client,
+    which follows the service's 307 as for any request (it returned None for the record before)."""
+    token = login_token(sandbox, *ADMIN)["accessToken"]
+    name = f"lean-redirected-{uuid.uuid4().hex[:8]}"
+    with Client(sandbox.url, auth=StaticTokenAuth(token, sandbox.url)) as api:
+        writer = api.lean_writer()
+        assert writer is not None
+        made = writer.request("POST", "/api/branches/", {"name": name, "phone": "0161 496 0002"},
+                              str(uuid.uuid4()))
+        assert made["name"] == name and made["id"]
+        assert writer.replayed() is False
+        held = [b for b in api.iter_branches() if b["name"] == name]
+    assert [b["id"] for b in held] == [made["id"]]  # created once

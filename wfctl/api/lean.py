@@ -126,10 +126,16 @@ class LeanSender:
             if response.will_close:
                 self._drop_connection()
             status = response.status
-            if status == 401:
-                # Let the Client do what it does on a 401: refresh once and replay.
-                self._pair = None
-                return self.api.request(method, path, json=body, idempotency_key=idempotency_key)
+            if status == 401 or 300 <= status < 400:
+                # Let the Client do what it does on a 401 (refresh once and replay) and on a redirect
+                # (httpx follows it by its rules, to the service's own origin only).
+                if status == 401:
+                    self._pair = None
+                from wfctl.api.responses import decode_body
+
+                answer = self.api.send(method, path, json=body, idempotency_key=idempotency_key)
+                self._local.replayed = answer.headers.get("Idempotent-Replayed", "").lower() == "true"
+                return decode_body(answer)
             if status >= 400:
                 if policy.retries_answer(method, status, keyed=bool(idempotency_key)):
                     delay = policy.delay(attempt, max(time.monotonic() - started, slept),
