@@ -53,9 +53,10 @@ def test(args: list[str]) -> int:
     if args:
         return pytest(*args)
     workers = os.environ.get("WFCTL_TEST_WORKERS", "auto")
-    parallel = pytest("-n", workers, "--dist", "loadfile", "-m", "not serial")
+    # --durations: where the time goes, in every CI log (issue 22 §7: the suite within 7 minutes)
+    parallel = pytest("-n", workers, "--dist", "loadfile", "-m", "not serial", "--durations=15")
     print("dev.py: the timing-sensitive tests (marked serial), one at a time", file=sys.stderr, flush=True)
-    serial = pytest("-m", "serial")
+    serial = pytest("-m", "serial", "--durations=5")
     return parallel or serial
 
 

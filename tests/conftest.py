@@ -7,15 +7,18 @@
 (pytest-xdist, `-n auto --dist loadfile`: each file's tests in one worker, so a module's or package's
 sandbox starts once or twice, not once per test), then the `serial` ones alone. Mark `serial` (here in
 SERIAL, or `@pytest.mark.serial` on the test) what another process's load can break: a timing bound, a
-pseudo-terminal read with pexpect, a rate-limit burst or a throttle window, a token TTL of seconds, a
-benchmark. Session fixtures exist once per worker: servers bind port 0, temporary directories are the
-worker's own, every CLI run has its own config, HOME and keyring (tests/fixtures/cli.py).
+screen redrawn on a clock, a rate-limit burst or a throttle window, a token TTL of seconds, a benchmark;
+mark the test, not its whole file, when the file's other tests are not timed. Session fixtures exist once
+per worker: servers bind port 0, temporary directories are the worker's own, every CLI run has its own
+config, HOME and keyring (tests/fixtures/cli.py). The workers take the slowest files first (SLOW_FIRST):
+add a file there when it takes more than about 20 s.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+from collections import Counter
 
 import pytest
 
@@ -29,35 +32,83 @@ TEST_SCRYPT_N = ("WFCTL_SANDBOX_TEST_SCRYPT_N", "1024")
 os.environ.setdefault(*TEST_SCRYPT_N)
 
 
-#: Node-id prefixes of the tests that run in the serial pass (see the module's docstring).
+#: The tests that run in the serial pass (see the module's docstring): a file, a directory, or one test (all of
+#: its parameters). Only what another process's load can break belongs here; a pexpect run that waits for a
+#: text (a prompt, the end) with a generous timeout is not timing-sensitive (tests/newcomer/test_examples.py
+#: runs hundreds of them in the parallel pass), a progress line redrawn on a clock is.
 SERIAL = (
     "tests/newcomer/test_startup_bench.py",     # a benchmark
-    "tests/newcomer/test_completion.py",        # a Tab press timed, pexpect
-    "tests/newcomer/test_first_minute.py",      # pexpect
-    "tests/terminal/",                          # pexpect
-    "tests/messages/test_progress.py",          # pexpect, progress redrawn on a clock
-    "tests/messages/test_prompts.py",           # pexpect
-    "tests/auth/test_prompt.py",                # pexpect
-    "tests/hostile/test_plain_text.py",         # pexpect
-    "tests/sandbox/test_accounts.py",           # pexpect
-    "tests/sandbox/test_limits.py",             # rate-limit bursts within a second
-    "tests/sandbox/test_throttle.py",           # throttle windows
-    "tests/pages/test_reader.py",               # parallel reads timed, a rate limit
-    "tests/bulk/test_faults.py",                # a rate-limited service, kills timed
-    "tests/bulk/test_runs_faults.py",           # how long a stop takes
-    "tests/bulk/test_csvformat.py",             # "fails at once": 50 ms bounds
+    "tests/newcomer/test_completion.py::test_completion_answers_quickly",  # a Tab press within 2 s
+    "tests/messages/test_progress.py",          # progress redrawn on a clock, read in a pty
+    "tests/sandbox/test_throttle.py::test_the_lock_ends_when_the_failures_leave_the_window",  # 25-30 s left
+    "tests/pages/test_reader.py::test_pages_after_the_first_go_several_at_a_time",  # within 1.2 s
+    "tests/pages/test_reader.py::test_a_rate_limit_during_parallel_reads_pauses_them_all",  # 10 a second
+    "tests/pages/test_reader.py::test_import_plan_reads_many_parents_at_once",  # within 2.5 s
+    "tests/bulk/test_faults.py::test_sigkill_three_times_then_resume",  # kills timed
+    "tests/bulk/test_faults.py::test_rate_limited_service_every_row_created",  # 40 a second
+    "tests/bulk/test_runs_faults.py::test_killed_on_existing_fail_run_resumes",  # a kill while rows are sent
+    "tests/bulk/test_runs_faults.py::test_ctrl_c_says_how_far_writes_the_report_and_resumes",  # a Ctrl-C timed
+    "tests/bulk/test_runs_faults.py::test_unreachable_service_stops_with_the_count_done",  # stops within 20 s
+    "tests/bulk/test_runs_faults.py::test_second_run_of_the_same_import_is_refused",  # while a 3 s run runs
+    "tests/bulk/test_runs_faults.py::test_ctrl_c_while_the_last_rows_are_in_flight",  # a Ctrl-C timed
+    "tests/bulk/test_csvformat.py::test_rates_no_rule_accepts_fail_at_once",  # within 50 ms
+    "tests/bulk/test_csvformat.py::test_write_model_refuses_absurd_rates_at_once",  # within 50 ms
+    "tests/bulk/test_csvformat.py::test_hostile_rate_in_a_file_and_on_the_command_line",  # within 5 s
     "tests/auth/test_parallel_refresh.py",      # 2 s token TTL across 8 processes
     "tests/auth/test_expiry.py",                # token TTLs of seconds
-    "tests/auth/test_security.py",              # a refusal within 3 s
-    "tests/auth/test_keyring.py",               # a keyring timeout of 0.5 s, within 5 s
-    "tests/resources/test_completion_cache.py", # within 1 s
+    "tests/auth/test_security.py::test_canaries_never_leak",  # a 2 s token TTL
+    "tests/auth/test_security.py::test_plain_http_to_a_remote_host_is_refused_before_sending",  # within 3 s
+    "tests/auth/test_keyring.py::test_locked_keyring_does_not_hang",  # a keyring timeout of 0.5 s, within 5 s
+    "tests/auth/test_keyring.py::test_real_secret_service_login_and_logout",  # a D-Bus session and keyring daemon
+    "tests/resources/test_completion_cache.py::test_fetch_is_time_boxed",  # within 1 s
 )
+
+#: The files of the parallel pass that take longest (seconds on a quiet 2-core machine), started first: with
+#: `--dist loadfile` a file is one unit of work, and a 2-minute file handed out last would run alone at the end
+#: (xdist's default order, by number of tests, hands out these few-test files last). Their order here is the
+#: order the workers take them in; every other file follows, the most tests first.
+SLOW_FIRST = (
+    "tests/newcomer/test_examples.py",          # every example of the docs in a pty (~180)
+    "tests/newcomer/test_quickstart.py",        # a fresh clone, two venvs, the README's commands (~75-120)
+    "tests/newcomer/test_lowest_deps.py",       # a venv of the lowest allowed versions (~65)
+    "tests/messages/test_long_runs.py",
+    "tests/newcomer/test_tour_terminal.py",     # the tour, twice (~45)
+    "tests/helptext/test_tour.py",              # (~30)
+    "tests/sandbox/test_staging.py",            # PostgreSQL, worker processes (~25)
+    "tests/newcomer/test_packaging.py",         # the wheel, a venv (~10)
+)
+
+
+def _in(nodeid: str, prefixes: tuple[str, ...]) -> bool:
+    """Whether the test `nodeid` is one of `prefixes`: a directory ("tests/terminal/"), a file, or a test."""
+    for prefix in prefixes:
+        if prefix.endswith("/"):
+            found = nodeid.startswith(prefix)
+        else:
+            found = nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "["))
+        if found:
+            return True
+    return False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Keep the order pytest_collection_modifyitems gives (SLOW_FIRST) when xdist hands out whole files.
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if item.nodeid.startswith(SERIAL):
+        if _in(item.nodeid, SERIAL):
             item.add_marker(pytest.mark.serial)
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of the parallel pass: the slow files first
+        count = Counter(_file(item) for item in items)
+        rank = {name: i for i, name in enumerate(SLOW_FIRST)}
+        items.sort(key=lambda item: (rank.get(_file(item), len(SLOW_FIRST)), -count[_file(item)], _file(item)))
+
+
+def _file(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
 
 
 def require_component(name: str, available: bool | None = None) -> None:
