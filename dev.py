@@ -6,8 +6,9 @@
     python3 dev.py test tests/bulk -x   # lint, type-check, then pytest with these arguments
 
 Both create ./.venv on first use and install wfctl into it (editable). The whole suite runs in two
-passes: the tests not marked `serial` on every core (pytest-xdist), then the timing-sensitive `serial`
-ones alone (tests/conftest.py says which and why). Given arguments, pytest runs once with them.
+passes: the tests not marked `serial` on two workers a core (pytest-xdist; they mostly wait on subprocesses,
+terminals and servers; WFCTL_TEST_WORKERS=N sets the number), then the timing-sensitive `serial` ones
+alone (tests/conftest.py says which and why). Given arguments, pytest runs once with them.
 """
 
 from __future__ import annotations
@@ -45,6 +46,14 @@ def pytest(*args: str) -> int:
     return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT).returncode
 
 
+def cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def test(args: list[str]) -> int:
     ensure_venv("dev")
     run(str(BIN / "ruff"), "check", "wfctl", "tests", "bench", "dev.py")
@@ -52,7 +61,7 @@ def test(args: list[str]) -> int:
     run(str(BIN / "lint-imports"))  # the layers in .importlinter (docs/architecture.md)
     if args:
         return pytest(*args)
-    workers = os.environ.get("WFCTL_TEST_WORKERS", "auto")
+    workers = os.environ.get("WFCTL_TEST_WORKERS") or str(2 * cores())
     # --durations: where the time goes, in every CI log (issue 22 §7: the suite within 7 minutes)
     parallel = pytest("-n", workers, "--dist", "loadfile", "-m", "not serial", "--durations=15")
     print("dev.py: the timing-sensitive tests (marked serial), one at a time", file=sys.stderr, flush=True)

@@ -3,9 +3,10 @@
 - tests/fixtures/sandbox.py: real sandbox servers on real sockets (`sandbox`, `sandbox_factory`)
 - tests/fixtures/cli.py:     running wfctl in-process and as a subprocess, isolated config (`cli`, `logged_in`)
 
-`python3 dev.py test` runs the suite in two passes: every test not marked `serial` on all cores at once
-(pytest-xdist, `-n auto --dist loadfile`: each file's tests in one worker, so a module's or package's
-sandbox starts once or twice, not once per test), then the `serial` ones alone. Mark `serial` (here in
+`python3 dev.py test` runs the suite in two passes: every test not marked `serial` on two workers a core
+(pytest-xdist, `--dist loadfile`: each file's tests in one worker, so a module's or package's sandbox starts
+once or twice, not once per test; most tests wait on subprocesses, terminals and servers, so one worker a
+core would leave the cores half idle), then the `serial` ones alone. Mark `serial` (here in
 SERIAL, or `@pytest.mark.serial` on the test) what another process's load can break: a timing bound, a
 screen redrawn on a clock, a rate-limit burst or a throttle window, a token TTL of seconds, a benchmark;
 mark the test, not its whole file, when the file's other tests are not timed. Session fixtures exist once
@@ -63,19 +64,22 @@ SERIAL = (
     "tests/resources/test_completion_cache.py::test_fetch_is_time_boxed",  # within 1 s
 )
 
-#: The files of the parallel pass that take longest (seconds on a quiet 2-core machine), started first: with
-#: `--dist loadfile` a file is one unit of work, and a 2-minute file handed out last would run alone at the end
-#: (xdist's default order, by number of tests, hands out these few-test files last). Their order here is the
-#: order the workers take them in; every other file follows, the most tests first.
+#: The files of the parallel pass that take longest (their seconds, measured with 2 and 4 workers on a busy
+#: 2-core machine), started first: with `--dist loadfile` a file is one unit of work, and a 100-second file
+#: handed out last would run alone at the end (xdist's own order, most tests first, hands these few-test files
+#: out last). Their order here is the order the workers take them in; every other file follows, the most tests
+#: first.
 SLOW_FIRST = (
-    "tests/newcomer/test_examples.py",          # every example of the docs in a pty (~180)
-    "tests/newcomer/test_quickstart.py",        # a fresh clone, two venvs, the README's commands (~75-120)
-    "tests/newcomer/test_lowest_deps.py",       # a venv of the lowest allowed versions (~65)
-    "tests/messages/test_long_runs.py",
-    "tests/newcomer/test_tour_terminal.py",     # the tour, twice (~45)
-    "tests/helptext/test_tour.py",              # (~30)
-    "tests/sandbox/test_staging.py",            # PostgreSQL, worker processes (~25)
-    "tests/newcomer/test_packaging.py",         # the wheel, a venv (~10)
+    "tests/newcomer/test_examples.py",          # every example of the docs, each in a pty (140-165)
+    "tests/newcomer/test_quickstart.py",        # a fresh clone, its venv, the README's two commands (90-100)
+    "tests/newcomer/test_lowest_deps.py",       # a venv of the lowest allowed versions, a pytest in it (45-60)
+    "tests/newcomer/test_completion.py",        # 76 completions in real shells (50-55)
+    "tests/rates/test_kill.py",                 # 2,000 sites imported, changed, killed, resumed, undone (40)
+    "tests/sandbox/test_staging.py",            # PostgreSQL, worker processes (35-40)
+    "tests/sandbox/test_quirks.py",             # (28-30)
+    "tests/helptext/test_tour.py",              # the tour, twice (16-23)
+    "tests/spreadsheet/test_round_trip.py",     # LibreOffice (14-21)
+    "tests/sandbox/test_schema.py",             # schemathesis on both backends (19-20)
 )
 
 
