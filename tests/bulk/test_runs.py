@@ -269,7 +269,8 @@ def test_a_row_whose_answer_is_always_lost_is_accounted_for(cli: Any, sandbox: A
     else:  # nothing got through for a while: the run stops, resumable, and the row is not "not sent"
         assert r.exit_code == 7, r
         assert statuses["Lost B"] == "no answer", statuses
-        assert r.stderr.endswith("; 2 of 3 rows done; run the same command again to resume\n"), r
+        error = json.loads(r.stderr.splitlines()[-1])["error"]  # -o json: the error is the JSON object too
+        assert error["title"].endswith("; 2 of 3 rows done; run the same command again to resume"), r
 
 
 # -- a row whose update was applied when the run was killed is an update when the run resumes -------

@@ -3,6 +3,7 @@ decimals, so a sheet sorts and sums it) or CSV, written whole or not at all."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import openpyxl
@@ -58,6 +59,10 @@ def test_a_failed_read_leaves_the_file_as_it_was(deployment: Deployment, run: Ru
 def test_file_with_another_output_format_is_refused_before_reading(deployment: Deployment, run: Run,
                                                                     tmp_path: Path) -> None:
     r = run("rates", "list", "--all-clients", "-o", "json", "-f", str(tmp_path / "r.xlsx"))
+    assert r.exit_code == 2, r  # -o json: the error is the JSON object
+    assert json.loads(r.stderr)["error"]["title"] == ("--file writes CSV, or a workbook when its name ends in "
+                                                      ".xlsx; leave out -o"), r
+    r = run("rates", "list", "--all-clients", "-o", "table", "-f", str(tmp_path / "r.xlsx"))
     assert (r.exit_code, r.stderr) == (
         2, "error: --file writes CSV, or a workbook when its name ends in .xlsx; leave out -o\n"), r
     r = run("rates", "list", "--all-clients", "-f", str(tmp_path / "no" / "r.xlsx"))
