@@ -5,6 +5,8 @@
 Targets (issue 4): peak RSS under 40 MB, at 100,000 sites within 10% of the peak at 10,000, and at least
 80% of the records per second of a bare httpx loop reading the same pages in the same run. Both run
 against the same local sandbox (one process, SQLite), pages of 100. A benchmark, not a timed test.
+Measured on the installed wheel (bench/import.py `installed_wheel`): its `wfctl` console script, and the bare
+loop on that venv's python, each the measured process itself (its peak RSS from os.wait4).
 """
 
 from __future__ import annotations
@@ -15,7 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._service import PY, Service, run
+import importlib
+
+from bench._service import Service, run
+
+_bench = importlib.import_module("bench.import")  # `import` is a keyword: the module is loaded by name
 
 BARE_LOOP = r"""
 import sys, httpx
@@ -40,7 +46,9 @@ def main() -> int:
     args = parser.parse_args()
 
     print(f"setting up a sandbox with {args.small:,} and {args.sites:,} sites ...", flush=True)
-    service = Service({"small": args.small, "large": args.sites})
+    bin_dir = _bench.installed_wheel()
+    python = str(bin_dir / "python")
+    service = Service({"small": args.small, "large": args.sites}, python=python)
     try:
         env = service.env()
         results: dict[str, tuple[float, float]] = {}
@@ -48,12 +56,12 @@ def main() -> int:
             client = service.client_ids[label]
             wf_runs, bare_runs = [], []
             for _ in range(args.repeat):  # interleaved, so both see the same machine load
-                wf = run([PY, "-m", "wfctl", "sites", "list", "--client", client, "--all", "--page-size", "100",
+                wf = run([str(bin_dir / "wfctl"), "sites", "list", "--client", client, "--all", "--page-size", "100",
                           "-o", "jsonl"], env=env, stdout=-1)
                 lines = wf.stdout.count(b"\n")
                 assert wf.returncode == 0 and lines == count, (wf.returncode, lines)
                 wf_runs.append(wf)
-                bare = run([PY, "-c", BARE_LOOP, service.url, service.token, client], env=env, stdout=-1)
+                bare = run([python, "-c", BARE_LOOP, service.url, service.token, client], env=env, stdout=-1)
                 assert bare.returncode == 0 and int(bare.stdout) == count
                 bare_runs.append(bare)
             wf_best = min(wf_runs, key=lambda r: r.seconds)
