@@ -134,6 +134,16 @@ def test_agency_update_admin_and_dry_run(logged_in, sandbox):
     assert none.exit_code == 2
 
 
+def test_agency_update_names_the_option_of_a_bad_value(logged_in, tmp_path):
+    """The one wording of a field problem (as `sites update`): the option given, or the file's field."""
+    r = logged_in("agency", "update", "--work-week-start", "Funday")
+    assert (r.exit_code, r.stderr) == (2, "error: --work-week-start: 'Funday' is not a weekday (Monday ... "
+                                          "Sunday)\n"), r
+    (tmp_path / "agency.json").write_text('{"holidayCapHours": -1}', encoding="utf-8")
+    r = logged_in("agency", "update", "--from-file", str(tmp_path / "agency.json"))
+    assert r.exit_code == 2 and r.stderr.startswith("error: --from-file: holidayCapHours: "), r
+
+
 def test_agency_update_forbidden_for_manager(cli, sandbox):
     assert cli.login_as(sandbox.url, "manager@northwind.test", "sandbox-manager").exit_code == 0
     r = cli("agency", "update", "--phone", "1")

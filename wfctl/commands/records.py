@@ -90,7 +90,9 @@ Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Stop after th
 OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "email": "--email",
               "branchId": "--branch", "clientId": "--client", "billingAddress": "--billing-address",
               "assessmentRequired": "--assessment-required", "rates": "--rate", "departments": "--department",
-              "bannedWorkers": "--banned-worker"}
+              "bannedWorkers": "--banned-worker", "workWeekStart": "--work-week-start",
+              "calendarYearStart": "--calendar-year-start", "holidayYearStart": "--holiday-year-start",
+              "holidayCapHours": "--holiday-cap-hours"}
 
 
 
@@ -182,7 +184,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
             values["branchId"] = parent
             given.add("branchId")
     values.update({k: v for k, v in changes.items() if v is not None})
-    body = _validate(kind, "create", values, given)
+    body = validate_body(kind, "create", values, given)
     if kind == "site":
         parent = resolve_ref(ctx, "client", _required(parent, "--client"))
     path = spec.collection_path(parent)
@@ -213,7 +215,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     if not values and not edits:
         raise CliError(f"nothing to update: give a field option ({', '.join(OPTION_FOR[f] for f in spec.writable)}) "
                        "or --from-file")
-    fixed = _validate(kind, "update", values, given) if values else {}
+    fixed = validate_body(kind, "update", values, given) if values else {}
     client = _client(app)
     record_id = _resolved(ctx, kind, record_id, scope)
     if file_id and file_id != record_id:  # another record's file: it would copy that one's fields over this
@@ -228,7 +230,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
         from wfctl.commands.list_edits import apply
 
         lists = apply(record, fixed, edits, again=record is not current)
-        return {**fixed, **_validate(kind, "update", lists, set(edits))}
+        return {**fixed, **validate_body(kind, "update", lists, set(edits))}
 
     body = edit(current)
     if dry_run:
@@ -357,8 +359,9 @@ def read_record_file(path: str) -> tuple[dict[str, Any], str]:
     return {k: v for k, v in values.items() if k not in READ_ONLY}, "" if record_id in (None, "") else str(record_id)
 
 
-def _validate(kind: str, action: str, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
-    """The JSON body, checked with the service's field rules (G11); a problem names its option."""
+def validate_body(kind: str, action: str, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
+    """The JSON body, checked with the service's field rules (G11); a problem names its option (the one
+    wording of a pydantic error for a command line; `given`: the fields given by an option, not a file)."""
     from pydantic import ValidationError
 
     from wfctl.api.models import WRITE_MODELS, field_errors

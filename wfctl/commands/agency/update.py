@@ -47,10 +47,7 @@ def update(
       $ wfctl agency update --work-week-start Sunday --holiday-cap-hours 200
       $ wfctl agency update --from-file agency.json --dry-run
     """
-    from pydantic import ValidationError
-
-    from wfctl.api.models import WRITE_MODELS, field_errors
-    from wfctl.commands.records import read_record_file
+    from wfctl.commands.records import read_record_file, validate_body
     from wfctl.errors import CliError
 
     app_ctx = app_context(ctx)
@@ -63,12 +60,7 @@ def update(
     if not values:
         raise CliError("nothing to update: give a field option (--name, --email, --phone, --work-week-start, "
                        "--calendar-year-start, --holiday-year-start, --holiday-cap-hours) or --from-file")
-    try:
-        body = WRITE_MODELS[("agency", "update")].model_validate(values).body()
-    except ValidationError as exc:
-        errors = field_errors(exc)
-        raise CliError("; ".join(f"{k}: {'; '.join(v)}" for k, v in errors.items()),
-                       title="invalid input", errors=errors) from None
+    body = validate_body("agency", "update", values, {k for k, v in changes.items() if v is not None})
     if dry_run:
         if out.format in ("json", "jsonl"):
             out.value({"dryRun": True, "method": "PUT", "path": "/api/agency/", "body": body})
