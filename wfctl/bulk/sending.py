@@ -164,7 +164,6 @@ class Sending(ImportState):
                     self.options.kind, parent_id, body, idempotency_key=key, sender=self._sender,
                     maybe_applied=applied, find=lambda: self._find_same(parent_id, body)))
                 if made:
-                    self._known(parent_id, record)
                     self._finish(row, "created", str(record.get("id", "")), name=name, changes=given, left=record)
                 else:  # it exists, and nothing says this run made it: undo leaves it
                     self._finish(row, "skipped", str(record.get("id", "")), name=name)
@@ -206,10 +205,6 @@ class Sending(ImportState):
             return None
         full = self._full(found)
         return full if same_record(body, full) else None
-
-    def _known(self, parent_id: str | None, record: dict[str, Any]) -> None:
-        """Keep the name map current with a record this run made."""
-        self._existing[(parent_id, natural_key(record.get("name")))] = record
 
     def _update(self, row: int, body: dict[str, Any], existing: dict[str, Any]) -> None:
         record_id = str(existing.get("id", ""))
