@@ -375,9 +375,13 @@ class _Ids:
         value = row.get("id")
         if value is None:
             return True
-        key = hash(str(value))
-        if key in self._recent or any(_holds(run, key) for run in self._runs):
+        key = hash(value if type(value) is str else str(value))
+        if key in self._recent:
             return False
+        for run in self._runs:  # a few sorted arrays: a binary search each
+            index = bisect_left(run, key)
+            if index < len(run) and run[index] == key:
+                return False
         self._recent.add(key)
         if len(self._recent) >= self.RECENT:
             run = array("q", sorted(self._recent))
@@ -386,8 +390,3 @@ class _Ids:
                 run = array("q", heapq.merge(self._runs.pop(), run))
             self._runs.append(run)
         return True
-
-
-def _holds(run: array[int], key: int) -> bool:
-    index = bisect_left(run, key)
-    return index < len(run) and run[index] == key
