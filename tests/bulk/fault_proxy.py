@@ -13,9 +13,12 @@ from collections.abc import Callable
 
 class FaultProxy:
     def __init__(self, upstream: str, *, drop: Callable[[str, str], bool], seed: int = 5,
-                 share: float = 0.05, unsent: bool = False) -> None:
+                 share: float = 0.05, unsent: bool = False,
+                 answer: Callable[[str, str], bytes | None] | None = None) -> None:
         """`unsent`: a dropped request is not forwarded at all (it never reaches the service), instead
-        of being applied with its answer lost."""
+        of being applied with its answer lost. `answer(method, path)`: a whole HTTP answer the proxy gives
+        itself instead of forwarding the request (called under the proxy's lock), or None to forward it."""
+        self.answer = answer
         self.share = share
         self.unsent = unsent
         host, port = upstream.removeprefix("http://").split(":")
@@ -52,6 +55,12 @@ class FaultProxy:
                     return
                 line = request.split(b"\r\n", 1)[0].decode("latin-1")
                 method, path = line.split(" ")[:2]
+                if self.answer is not None:
+                    with self._lock:
+                        own = self.answer(method, path)
+                    if own is not None:
+                        conn.sendall(own)
+                        continue
                 if self.unsent:
                     with self._lock:
                         lost = self.drop(method, path) and self.random.random() < self.share

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.fault_proxy import _Reader
+from tests.bulk.fault_proxy import FaultProxy
 from tests.bulk.helpers import new_client, site_names, write
 from wfctl.api import Client
 from wfctl.api.auth import StaticTokenAuth
@@ -152,56 +152,22 @@ def test_a_wait_of_the_lean_writer_holds_the_clients_requests(server: Scripted) 
     assert [m for m, _, _ in server.seen] == ["PUT", "PUT", "GET"]
 
 
-class RefusingProxy:
+def refusing_proxy(upstream: str, *, refuse: Callable[[str, str], bool], count: int) -> FaultProxy:
     """A proxy on a real socket in front of the sandbox that answers the first `count` matching requests
     itself, 429 with `Retry-After: 900` (the sandbox's own 429 says 1 s), and forwards the rest."""
+    body = json.dumps({"title": "Too many requests", "status": 429}).encode()
+    refusal = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 900\r\n"
+               b"Content-Type: application/problem+json\r\nContent-Length: " + str(len(body)).encode()
+               + b"\r\n\r\n" + body)
+    left = [count]
 
-    def __init__(self, upstream: str, *, refuse: Callable[[str, str], bool], count: int) -> None:
-        host, port = upstream.removeprefix("http://").split(":")
-        self.upstream = (host, int(port))
-        self.refuse = refuse
-        self.left = count
-        self._lock = threading.Lock()
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
+    def answer(method: str, path: str) -> bytes | None:
+        if refuse(method, path) and left[0] > 0:
+            left[0] -= 1
+            return refusal
+        return None
 
-    def stop(self) -> None:
-        self._server.close()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        up = socket.create_connection(self.upstream)
-        client, upstream = _Reader(conn), _Reader(up)
-        body = json.dumps({"title": "Too many requests", "status": 429}).encode()
-        refusal = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 900\r\n"
-                   b"Content-Type: application/problem+json\r\nContent-Length: " + str(len(body)).encode()
-                   + b"\r\n\r\n" + body)
-        try:
-            while (request := client.message(is_request=True)) is not None:
-                method, path = request.split(b"\r\n", 1)[0].decode("latin-1").split(" ")[:2]
-                with self._lock:
-                    refused = self.refuse(method, path) and self.left > 0
-                    self.left -= refused
-                if refused:
-                    conn.sendall(refusal)
-                    continue
-                up.sendall(request)
-                if (response := upstream.message(is_request=False)) is None:
-                    return
-                conn.sendall(response)
-        except OSError:
-            return
-        finally:
-            conn.close()
-            up.close()
+    return FaultProxy(upstream, drop=lambda method, path: False, answer=answer)
 
 
 @pytest.mark.parametrize("writer", ["lean", "httpx"])
@@ -210,7 +176,7 @@ def test_an_import_fails_at_once_a_row_the_service_defers_beyond_the_cap(cli: An
     """Three creates refused with `Retry-After: 900` (15 minutes, past the 30 s wfctl waits at most): those
     rows fail at once with the service's answer, the others are created, and the run says exit 10 (run
     the same command again to retry them). Whichever writer sends (WFCTL_BULK_HTTPX=1: the Client's)."""
-    proxy = RefusingProxy(sandbox.url, refuse=lambda method, path: method == "POST" and path.endswith("/sites"),
+    proxy = refusing_proxy(sandbox.url, refuse=lambda method, path: method == "POST" and path.endswith("/sites"),
                           count=3)
     try:
         assert cli.login_as(proxy.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
