@@ -152,11 +152,12 @@ def test_a_wait_of_the_lean_writer_holds_the_clients_requests(server: Scripted) 
     assert [m for m, _, _ in server.seen] == ["PUT", "PUT", "GET"]
 
 
-def refusing_proxy(upstream: str, *, refuse: Callable[[str, str], bool], count: int) -> FaultProxy:
+def refusing_proxy(upstream: str, *, refuse: Callable[[str, str], bool], count: int,
+                   retry_after: int = 900) -> FaultProxy:
     """A proxy on a real socket in front of the sandbox that answers the first `count` matching requests
     itself, 429 with `Retry-After: 900` (the sandbox's own 429 says 1 s), and forwards the rest."""
     body = json.dumps({"title": "Too many requests", "status": 429}).encode()
-    refusal = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 900\r\n"
+    refusal = (b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: " + str(retry_after).encode() + b"\r\n"
                b"Content-Type: application/problem+json\r\nContent-Length: " + str(len(body)).encode()
                + b"\r\n\r\n" + body)
     left = [count]
@@ -167,7 +168,9 @@ def refusing_proxy(upstream: str, *, refuse: Callable[[str, str], bool], count: 
             return refusal
         return None
 
-    return FaultProxy(upstream, drop=lambda method, path: False, answer=answer)
+    proxy = FaultProxy(upstream, drop=lambda method, path: False, answer=answer)
+    proxy.left = left  # type: ignore[attr-defined]  # how many refusals are still to come
+    return proxy
 
 
 @pytest.mark.parametrize("writer", ["lean", "httpx"])
@@ -216,3 +219,48 @@ def test_both_writers_try_a_connection_that_is_refused_as_often(writer: str) -> 
     assert caught.value.one_line().endswith("Connection refused"), caught.value.one_line()
     assert len(sleeps) == 3, sleeps
     assert all(0.0 <= slept <= most for slept, most in zip(sleeps, [0.5, 1.0, 2.0], strict=True)), sleeps
+
+
+@pytest.mark.parametrize("writer", ["lean", "httpx"])
+def test_ctrl_c_ends_an_import_waiting_out_a_retry_after_at_once(cli: Any, sandbox: Any, tmp_path: Path,
+                                                                writer: str) -> None:
+    """A create refused with `Retry-After: 25` (within the 30 s wfctl waits) holds every worker; Ctrl-C then
+    ends the run at once (it waited the 25 s out), exit 130, and running it again creates every row once."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.bulk.test_runs_faults import command, env_of
+    from tests.fixtures.cli import REPO_ROOT
+
+    proxy = refusing_proxy(sandbox.url, refuse=lambda method, path: method == "POST" and path.endswith("/sites"),
+                           count=1, retry_after=25)
+    try:
+        assert cli.login_as(proxy.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+        cid = new_client(cli)
+        path = write(tmp_path / "s.csv", "name\n" + "".join(f"Waiting {i:02d}\n" for i in range(8)))
+        env = env_of(cli, **({"WFCTL_BULK_HTTPX": "1"} if writer == "httpx" else {}))
+        args = ["sites", "import", str(path), "--client", cid, "--concurrency", "2"]
+        proc = subprocess.Popen([*command(), *args], env=env, cwd=str(REPO_ROOT), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while proxy.left[0] and proc.poll() is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+                time.sleep(0.05)
+            time.sleep(0.5)  # the refused create's wait has begun (and holds the other worker)
+            assert proc.poll() is None, proc.communicate()
+            interrupted = time.monotonic()
+            os.kill(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=20)
+            took = time.monotonic() - interrupted
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 130, err
+        assert took < 5, (took, err)  # not the rest of the 25 s
+        assert "run the same command again to resume" in err, err
+        again = cli(*args)
+    finally:
+        proxy.stop()
+    assert again.exit_code == 0, again
+    assert sorted(site_names(cli, cid)) == [f"Waiting {i:02d}" for i in range(8)]

@@ -98,6 +98,12 @@ class Client:
             self._http.close()
             self._http = None
 
+    def interrupt_waits(self) -> None:
+        """End every wait of this Client's requests to send again (a Retry-After, a backoff), those under
+        way and those to come, with `Interrupted`: the caller is stopping (a bulk run's Ctrl-C)."""
+        if self._http is not None:
+            self._retrying.pause.interrupt()
+
     def __enter__(self) -> Client:
         return self
 

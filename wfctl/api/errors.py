@@ -69,6 +69,11 @@ class NetworkError(ApiError):
     """Connection failure or timeout after retries; status is None."""
 
 
+class Interrupted(ApiError):
+    """A wait before sending again (a Retry-After, a backoff) was ended because the caller is stopping
+    (`Client.interrupt_waits`): the request was not sent again."""
+
+
 class CertificateError(NetworkError):
     """The service's TLS certificate could not be verified against the trusted CAs (see wfctl.api.tls)."""
 

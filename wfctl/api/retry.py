@@ -87,7 +87,8 @@ class RetryPolicy:
 
 class Pause:
     """A wait that holds every request of one pool: `hold` waits and makes every later `wait` (any
-    thread's) last until the same moment."""
+    thread's) last until the same moment. `interrupt` ends every wait at once, now and later: the
+    caller is stopping (Ctrl-C in a bulk run), and a wait of up to a Retry-After's 30 s would hold it."""
 
     def __init__(self, sleep: Callable[[float], None] = time.sleep,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -95,18 +96,34 @@ class Pause:
         self.clock = clock
         self._until = 0.0
         self._lock = threading.Lock()
+        self._interrupted = threading.Event()
 
     def hold(self, delay: float) -> None:
-        """Wait `delay` seconds, and hold the pool's other requests until then."""
+        """Wait `delay` seconds, and hold the pool's other requests until then. Interrupted when
+        `interrupt` is called before or during the wait."""
         with self._lock:
             self._until = max(self._until, self.clock() + delay)
-        self.sleep(delay)
+        self._sleep(delay)
 
     def wait(self) -> None:
-        """Wait until the pool's pause, if any, has passed."""
+        """Wait until the pool's pause, if any, has passed (Interrupted as `hold`)."""
         delay = self._until - self.clock()
         if delay > 0:
-            self.sleep(delay)
+            self._sleep(delay)
+
+    def interrupt(self) -> None:
+        """End every wait of this pool, those under way and those to come, with Interrupted."""
+        self._interrupted.set()
+
+    def _sleep(self, delay: float) -> None:
+        from wfctl.api.errors import Interrupted
+
+        if self.sleep is time.sleep:  # the real clock: a wait that `interrupt` ends at once
+            self._interrupted.wait(delay)
+        elif not self._interrupted.is_set():
+            self.sleep(delay)  # a test's clock
+        if self._interrupted.is_set():
+            raise Interrupted("stopped while waiting for the service")
 
 
 def parse_retry_after(value: str, now: float | None = None, *, date: str | None = None) -> float | None:

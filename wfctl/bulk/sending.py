@@ -69,6 +69,7 @@ class Sending(ImportState):
                 tasks.put((number, parent_id, body, existing))
         except BaseException:
             stop.set()  # Ctrl-C: the rows in flight finish and are journaled; the queued ones are dropped
+            self._stop_waiting()  # ... and a row waiting out a Retry-After or a backoff does not wait on
             raise
         finally:
             interrupted: KeyboardInterrupt | None = None
@@ -87,6 +88,7 @@ class Sending(ImportState):
                 except KeyboardInterrupt as exc:
                     interrupted = exc
                     stop.set()
+                    self._stop_waiting()
             if interrupted is not None:
                 raise interrupted
 
@@ -120,7 +122,7 @@ class Sending(ImportState):
 
     def _send_row(self, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:
-        from wfctl.api.errors import ApiError
+        from wfctl.api.errors import ApiError, Interrupted
         from wfctl.api.redact import redact_text
 
         sent_before = self.journal is not None and self.journal.was_sending(row)  # by a run this one resumes
@@ -133,6 +135,8 @@ class Sending(ImportState):
             if not stop.sent and not sent_before and self.journal is not None:
                 with contextlib.suppress(JournalError):  # its intent was written, but it never left
                     self.journal.record(row, UNSENT)
+        except Interrupted:
+            pass  # the run stopped while this row waited to be sent again: its intent stays, a resume finds out
         except JournalError as exc:
             self._halt(Stopped("journal", str(exc)))
         except ApiError as exc:
@@ -298,6 +302,14 @@ class Sending(ImportState):
             if self._stopped is None:
                 self._stopped = stopped
         self._stop.set()
+        self._stop_waiting()
+
+    def _stop_waiting(self) -> None:
+        """End the waits of the rows in flight (the run's backoff, the Client's Retry-After pause)."""
+        self._backoff.interrupt()
+        interrupt = getattr(self.api, "interrupt_waits", None)
+        if interrupt is not None:
+            interrupt()
 
     def _intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
                 create: tuple[str, str | None, dict[str, Any]] | None = None) -> None:
