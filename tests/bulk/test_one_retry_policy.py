@@ -264,3 +264,49 @@ def test_ctrl_c_ends_an_import_waiting_out_a_retry_after_at_once(cli: Any, sandb
         proxy.stop()
     assert again.exit_code == 0, again
     assert sorted(site_names(cli, cid)) == [f"Waiting {i:02d}" for i in range(8)]
+
+
+def test_ctrl_c_ends_a_rate_change_waiting_out_a_retry_after_at_once(cli: Any, sandbox: Any, tmp_path: Path) -> None:
+    """`rates set` too: a PUT refused with `Retry-After: 25` holds the run; Ctrl-C ends it at once (exit 130),
+    and running it again changes every site once."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.bulk.test_runs_faults import command, env_of
+    from tests.fixtures.cli import REPO_ROOT
+
+    assert cli.login_as(sandbox.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    cid = new_client(cli)
+    path = write(tmp_path / "s.csv", "name,rates\n" + "".join(f"Rated {i:02d},Forklift Driver=13.25\n" for i in range(6)))
+    assert cli("sites", "import", str(path), "--client", cid).exit_code == 0
+    proxy = refusing_proxy(sandbox.url, refuse=lambda method, path: method == "PUT", count=1, retry_after=25)
+    try:
+        assert cli.login_as(proxy.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+        args = ["rates", "set", "--client", cid, "--skill", "Forklift Driver", "--to", "14", "-j", "2"]
+        proc = subprocess.Popen([*command(), *args], env=env_of(cli), cwd=str(REPO_ROOT), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while proxy.left[0] and proc.poll() is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+                time.sleep(0.05)
+            time.sleep(0.5)  # the refused PUT's wait has begun
+            assert proc.poll() is None, proc.communicate()
+            interrupted = time.monotonic()
+            os.kill(proc.pid, signal.SIGINT)
+            _, err = proc.communicate(timeout=20)
+            took = time.monotonic() - interrupted
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proxy.left[0] == 0  # type: ignore[attr-defined]  # a PUT was refused: the run was waiting
+        assert proc.returncode == 130, err
+        assert took < 5, (took, err)
+        again = cli(*args)
+        assert again.exit_code == 0, again
+        listed = cli("rates", "list", "--client", cid, "-o", "json")
+    finally:
+        proxy.stop()
+    assert listed.exit_code == 0, listed
+    rates = json.loads(listed.stdout)
+    assert sorted(r["hourlyRate"] for r in rates) == [14.0] * 6, rates

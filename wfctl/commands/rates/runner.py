@@ -84,7 +84,7 @@ class Runner:
 
     def _one(self, site: SitePlan, row: int) -> None:
         from wfctl.api import rates
-        from wfctl.api.errors import ApiError, NetworkError, NotFound, NotLoggedIn
+        from wfctl.api.errors import ApiError, Interrupted, NetworkError, NotFound, NotLoggedIn
         from wfctl.bulk.journal import JournalError
 
         if self._stop.is_set():
@@ -101,7 +101,7 @@ class Runner:
             outcome = rates.apply_site(self.api, site, self.change, sender=self._sender, before_send=intend)
             changes = {"rates": [outcome.old, outcome.new]} if outcome.status == "updated" else None
             self._finish(site, row, outcome.status, outcome.error, changes, outcome)
-        except _Abandoned:
+        except (_Abandoned, Interrupted):  # stopping: its intent stays journalled, a resume finds out
             return
         except JournalError as exc:
             self._halt(Stop("journal", str(exc)))
@@ -146,6 +146,9 @@ class Runner:
             if self._stopped is None:
                 self._stopped = stop
         self._stop.set()
+        interrupt = getattr(self.api, "interrupt_waits", None)  # a site waiting out a Retry-After: stop now
+        if interrupt is not None:
+            interrupt()
 
 
 class _Abandoned(Exception):
