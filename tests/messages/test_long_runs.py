@@ -179,3 +179,20 @@ def test_an_undo_dry_run_checks_rows_in_parallel_and_shows_them_newest_first(log
     assert shown["summary"]["deleted"] == 39 and shown["summary"]["changed"] == 1
     after = json.loads(logged_in("sites", "list", "--client", client_id, "--all", "-o", "json").stdout)
     assert len(after) == 40
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_an_undo_dry_run_on_a_terminal_shows_its_check_progress(logged_in: Any, tmp_path: Path,
+                                                                size: tuple[int, int]) -> None:
+    """The check reads every record (16 at once): a progress line `checking FILE  done/total ... ETA` (no
+    ok/failed: a check fails nothing) within the terminal's width, then the plan and its counts."""
+    client_id, _, _ = new_client(logged_in)
+    run = _import(logged_in, _sites_csv(tmp_path / "checked-on-screen.csv", 60), client_id)
+    status, text = finish(spawn(logged_in, "imports", "undo", run, "--dry-run", size=size))
+    assert status == 0, text
+    lines = [line for line in screen_lines(text) if line.strip()]
+    checking = [line for line in lines if line.startswith("checking checked-on-screen.csv  ")]
+    assert checking and "60/60" in checking[-1] and checking[-1].endswith("ETA 0:00:00"), lines
+    assert " ok " not in checking[-1] and "failed" not in checking[-1], checking
+    assert "to delete\t60" in lines, lines[-8:]
+    assert all(len(line) < size[1] for line in checking), checking

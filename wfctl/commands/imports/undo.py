@@ -100,17 +100,20 @@ def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) 
 
     outcomes: list[Entry] = []
     source = os.path.basename(str(plan.run.header.get("path") or "")) or f"run {plan.run.id}"
-    progress = Progress(f"checking {source}", terminal=app.io.stderr_is_tty, interval=float("inf"))
+    progress = Progress(f"checking {source}", terminal=app.io.stderr_is_tty, interval=float("inf"),
+                        totals_only=True)  # a check has nothing to call failed
 
     def on_row(outcome: Entry) -> None:
         outcomes.append(outcome)
         progress.advance("created")
 
     progress.start(len(plan.pending))
+    finished = False
     try:
         preview_undo(plan, undoer, on_row, concurrency=concurrency)
+        finished = True
     finally:
-        progress.stop(clear=True)
+        progress.stop(clear=not finished)  # as the undo's own line: kept when done, erased when interrupted
     order = {entry.row: i for i, entry in enumerate(plan.pending)}
     return sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
 
