@@ -195,4 +195,7 @@ def test_an_undo_dry_run_on_a_terminal_shows_its_check_progress(logged_in: Any, 
     assert checking and "60/60" in checking[-1] and checking[-1].endswith("ETA 0:00:00"), lines
     assert " ok " not in checking[-1] and "failed" not in checking[-1], checking
     assert "to delete\t60" in lines, lines[-8:]
+    assert len([line for line in lines if line.startswith("row ")]) == 10, lines  # the first rows only, then:
+    assert "... and 50 more rows (`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`)" in \
+        " ".join(lines), lines
     assert all(len(line) < size[1] for line in checking), checking

@@ -184,5 +184,11 @@ def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[s
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
     from wfctl.bulk import plan as shapes
 
-    shapes.write(app.io.write, out_format if out_format in ("json", "jsonl") else "text", kind,
-                 shapes.changing(rows), summary, terminal=app.io.stdout_is_tty)
+    if out_format in ("json", "jsonl") or not app.io.stdout_is_tty:
+        shapes.write(app.io.write, out_format if out_format in ("json", "jsonl") else "text", kind,
+                     shapes.changing(rows), summary, terminal=app.io.stdout_is_tty)
+    else:  # a terminal: the first rows, then the counts (as an import's plan); a pipe or -o jsonl gets every row
+        from wfctl.bulk.shortview import write_rows
+
+        write_rows(app.io.write, kind, shapes.changing(rows), terminal=True, shorten=True,
+                   hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`")
