@@ -221,17 +221,40 @@ def test_both_writers_try_a_connection_that_is_refused_as_often(writer: str) -> 
     assert all(0.0 <= slept <= most for slept, most in zip(sleeps, [0.5, 1.0, 2.0], strict=True)), sleeps
 
 
+def ctrl_c_while_waiting(args: list[str], env: dict[str, str], proxy: FaultProxy) -> tuple[int, str, float]:
+    """Run `wfctl ARGS`; once the proxy has refused its request (the run now waits out the Retry-After),
+    Ctrl-C: (exit status, stderr, seconds from the Ctrl-C to the end)."""
+    import os
+    import signal
+    import subprocess
+
+    from tests.bulk.test_runs_faults import command
+    from tests.fixtures.cli import REPO_ROOT
+
+    proc = subprocess.Popen([*command(), *args], env=env, cwd=str(REPO_ROOT), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while proxy.left[0] and proc.poll() is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
+            time.sleep(0.05)
+        time.sleep(0.5)  # the refused request's wait has begun (and holds the other workers)
+        assert proxy.left[0] == 0, "the proxy refused nothing"  # type: ignore[attr-defined]
+        assert proc.poll() is None, proc.communicate()
+        interrupted = time.monotonic()
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        return proc.returncode, err, time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
 @pytest.mark.parametrize("writer", ["lean", "httpx"])
 def test_ctrl_c_ends_an_import_waiting_out_a_retry_after_at_once(cli: Any, sandbox: Any, tmp_path: Path,
                                                                 writer: str) -> None:
     """A create refused with `Retry-After: 25` (within the 30 s wfctl waits) holds every worker; Ctrl-C then
     ends the run at once (it waited the 25 s out), exit 130, and running it again creates every row once."""
-    import os
-    import signal
-    import subprocess
-
-    from tests.bulk.test_runs_faults import command, env_of
-    from tests.fixtures.cli import REPO_ROOT
+    from tests.bulk.test_runs_faults import env_of
 
     proxy = refusing_proxy(sandbox.url, refuse=lambda method, path: method == "POST" and path.endswith("/sites"),
                            count=1, retry_after=25)
@@ -241,22 +264,8 @@ def test_ctrl_c_ends_an_import_waiting_out_a_retry_after_at_once(cli: Any, sandb
         path = write(tmp_path / "s.csv", "name\n" + "".join(f"Waiting {i:02d}\n" for i in range(8)))
         env = env_of(cli, **({"WFCTL_BULK_HTTPX": "1"} if writer == "httpx" else {}))
         args = ["sites", "import", str(path), "--client", cid, "--concurrency", "2"]
-        proc = subprocess.Popen([*command(), *args], env=env, cwd=str(REPO_ROOT), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 30
-            while proxy.left[0] and proc.poll() is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
-                time.sleep(0.05)
-            time.sleep(0.5)  # the refused create's wait has begun (and holds the other worker)
-            assert proc.poll() is None, proc.communicate()
-            interrupted = time.monotonic()
-            os.kill(proc.pid, signal.SIGINT)
-            _, err = proc.communicate(timeout=20)
-            took = time.monotonic() - interrupted
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proc.returncode == 130, err
+        status, err, took = ctrl_c_while_waiting(args, env, proxy)
+        assert status == 130, err
         assert took < 5, (took, err)  # not the rest of the 25 s
         assert "run the same command again to resume" in err, err
         again = cli(*args)
@@ -269,12 +278,7 @@ def test_ctrl_c_ends_an_import_waiting_out_a_retry_after_at_once(cli: Any, sandb
 def test_ctrl_c_ends_a_rate_change_waiting_out_a_retry_after_at_once(cli: Any, sandbox: Any, tmp_path: Path) -> None:
     """`rates set` too: a PUT refused with `Retry-After: 25` holds the run; Ctrl-C ends it at once (exit 130),
     and running it again changes every site once."""
-    import os
-    import signal
-    import subprocess
-
-    from tests.bulk.test_runs_faults import command, env_of
-    from tests.fixtures.cli import REPO_ROOT
+    from tests.bulk.test_runs_faults import env_of
 
     assert cli.login_as(sandbox.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
     cid = new_client(cli)
@@ -284,23 +288,8 @@ def test_ctrl_c_ends_a_rate_change_waiting_out_a_retry_after_at_once(cli: Any, s
     try:
         assert cli.login_as(proxy.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
         args = ["rates", "set", "--client", cid, "--skill", "Forklift Driver", "--to", "14", "-j", "2"]
-        proc = subprocess.Popen([*command(), *args], env=env_of(cli), cwd=str(REPO_ROOT), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 30
-            while proxy.left[0] and proc.poll() is None and time.monotonic() < deadline:  # type: ignore[attr-defined]
-                time.sleep(0.05)
-            time.sleep(0.5)  # the refused PUT's wait has begun
-            assert proc.poll() is None, proc.communicate()
-            interrupted = time.monotonic()
-            os.kill(proc.pid, signal.SIGINT)
-            _, err = proc.communicate(timeout=20)
-            took = time.monotonic() - interrupted
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        assert proxy.left[0] == 0  # type: ignore[attr-defined]  # a PUT was refused: the run was waiting
-        assert proc.returncode == 130, err
+        status, err, took = ctrl_c_while_waiting(args, env_of(cli), proxy)
+        assert status == 130, err
         assert took < 5, (took, err)
         again = cli(*args)
         assert again.exit_code == 0, again
