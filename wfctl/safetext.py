@@ -38,7 +38,7 @@ def one_line(text: str) -> str:
 def json_text(text: str) -> str:
     """Encoded JSON with DEL and C1 controls written as `\\u00NN` (json writes C0 escaped already but
     leaves these raw when ensure_ascii is off). Only valid for JSON text: they can only occur in strings."""
-    if _C1.search(text) is None:
+    if (text.isascii() and "\x7f" not in text) or _C1.search(text) is None:  # isascii: a flag, no scan
         return text
     return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 

@@ -179,6 +179,49 @@ def test_cursor_links_are_followed_one_by_one(page_count: bool) -> None:
     assert service.most == 1
 
 
+class NumberedCursorService(httpx.BaseTransport):
+    """Links that name the next page by number and carry a cursor that changes every `stretch` pages
+    (1: on every page), as the sandbox's do every 32. Counts the pages asked for."""
+
+    def __init__(self, rows: int, stretch: int) -> None:
+        self.rows = [{"id": f"r{i:04d}", "name": f"R {i}"} for i in range(rows)]
+        self.stretch = stretch
+        self.asked = 0
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        self.asked += 1
+        number = int(request.url.params.get("pageNumber", "1"))
+        data = self.rows[(number - 1) * 10:number * 10]
+        pages = -(-len(self.rows) // 10)
+        body: dict[str, Any] = {"data": data, "pageNumber": number, "pageSize": 10, "pageCount": pages,
+                                "totalRecordCount": len(self.rows), "nextPage": None}
+        if number < pages:
+            body["nextPage"] = f"/api/branches?pageSize=10&pageNumber={number + 1}&cursor=c{number // self.stretch}"
+        return httpx.Response(200, json=body)
+
+
+@pytest.mark.parametrize("stretch", [1, 5, 32])
+def test_pages_fetched_ahead_stay_within_how_long_the_links_held(stretch: int) -> None:
+    """Pages fetched ahead by a link that the next link no longer names are wasted requests: after the
+    first change, the reader fetches ahead no further than the last link held (a cursor that changes on
+    every page: one by one, no waste)."""
+    service = NumberedCursorService(1000, stretch)
+    with Client("http://127.0.0.1:9", transport=service) as api:
+        got = [row["id"] for row in api.iter_branches(page_size=10)]
+    assert got == [row["id"] for row in service.rows]
+    # the first window, and a quarter of a stretch once more (the first stretch seen may be one page short)
+    assert service.asked <= 100 + 16 + 8, service.asked
+
+
+def test_the_sandboxs_links_are_fetched_ahead_with_one_window_wasted_at_most(sandbox_factory: Any) -> None:
+    server = sandbox_factory()
+    client_id, ids = add_client(server, 2000)
+    lines: list[str] = []
+    with sdk_client(server, log=lines.append) as api:
+        assert [row["id"] for row in api.iter_sites(client_id, page_size=10)] == ids
+    assert 200 <= len(gets(lines)) <= 200 + 16 + 8, len(gets(lines))  # its cursor changes every 32 pages
+
+
 def test_import_plan_reads_many_parents_at_once(sandbox_factory: Any, cli: Any, tmp_path: Any) -> None:
     """A plan of 40 rows over 40 clients: 80 GETs, 4 s one after another at 50 ms."""
     server = sandbox_factory(latency_ms=50)

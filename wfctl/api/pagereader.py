@@ -23,10 +23,15 @@ page before read again, its last record one already given. The checks run in the
 while the pages are fetched.
 
 Every record id given is remembered for the whole listing (`_Ids`: 64-bit hashes in sorted arrays,
-about 8 bytes a record), so a record repeated on any later page is given once; a page after the first
-whose records were all given already (a service ignoring `pageNumber`) stops the listing with
-PaginationError instead of reading the same records forever. See docs/commands.md for what `--all`
-promises.
+about 8 bytes a record, behind a fixed 128 KiB bitmap), so a record repeated on any later page is given
+once; a page after the first whose records were all given already (a service ignoring `pageNumber`)
+stops the listing with PaginationError instead of reading the same records forever. See
+docs/commands.md for what `--all` promises.
+
+Links that name the next page by number but also carry a cursor (the sandbox's change every 32 pages)
+are fetched ahead by the link in hand; when a link no longer names what was fetched ahead, that is
+dropped and the new link is fetched ahead, no further than the last one held (a cursor that changes on
+every page: one by one, with no request wasted).
 
 A 429 or 503 (or any retry) of one request pauses every request of the Client until its
 `Retry-After` has passed (G18; the retry transport holds the pause): the readers slow down as one,
@@ -66,6 +71,8 @@ DEFAULT_CONCURRENCY = 8
 MAX_PAGE_SIZE = 100
 #: Pages fetched ahead of the one being yielded, per request in flight.
 WINDOW_PER_REQUEST = 2
+#: Stands for the page number in a template's text while it is split there.
+_MARK = "wfctl0page0number0"
 #: Times a boundary between two pages is checked (and the page before read again) before giving up.
 SETTLE_ATTEMPTS = 4
 
@@ -111,13 +118,18 @@ class _Reader:
         self.concurrency = max(1, int(concurrency))
         self.limit = limit
         self._pool: ThreadPoolExecutor | None = None
-        self._ahead: dict[str, _Ahead] = {}  # request key -> the page fetched ahead
+        self._ahead: dict[int, _Ahead] = {}  # page number -> the page fetched ahead by the template
         self._template: httpx.URL | None = None  # this list with any pageNumber: pages are addressable
+        self._url_parts = ("", "")  # the template as text, before and after its pageNumber's value
+        self._key_parts = ("", "")  # the same for its request key
+        self._checked = False  # whether the pages fetched by the template have their boundaries checked
         self._next_number = 0  # the next page number to fetch ahead
         self._last_number = 0  # the last page worth fetching ahead (pageCount, or what `limit` needs)
         self._before: Future[Any] | _Read | None = None  # the page before the next one fetched ahead
         self._first_url: httpx.URL | None = None  # the list as first asked: the checks' blocks are read from it
         self._blocks = True  # whether the service serves a check's block as asked (until it does not)
+        self._since: int | None = None  # the page whose link first carried the links' current form (cursor)
+        self._stretch: int | None = None  # how many pages the links' last form held, once one changed
 
     def pages(self, url: httpx.URL, all_pages: bool) -> Generator[Page, None, None]:
         from wfctl.api.page import request_key
@@ -129,8 +141,8 @@ class _Reader:
         previous: _Read | None = None  # the last page, as the service answered it
         body = self._get(url)
         check: Future[list[dict[str, Any]]] | None = None
+        key = request_key(url)
         while True:
-            key = request_key(url)
             if key in seen:
                 raise PaginationError(f"the service's pages loop back to {key}")
             seen.add(key)
@@ -143,14 +155,20 @@ class _Reader:
                 moved = check.result()
             elif previous is not None and self._checkable(previous, read):
                 moved = self._settle(previous, read)
-            rows = [row for row in moved if given_ids.add(row)]
-            fresh = [row for row in page.data if given_ids.add(row)]
+            rows = given_ids.fresh(moved)
+            fresh = given_ids.fresh(page.data)
             if previous is not None and page.data and not fresh and not rows:
                 raise PaginationError(f"the service answered page {page.page_number} with only records it had "
                                       "already given (does it ignore pageNumber?); stopped")
             page.data = rows + fresh
+            ahead = None
             if all_pages and nxt is not None:
+                next_key = request_key(nxt)
                 self._plan(page, read, nxt, given)
+                ahead = self._take(page.page_number, next_key)
+                if ahead is None and self._template is None:  # the links changed: fetch ahead by the new one
+                    self._plan(page, read, nxt, given)
+                    ahead = self._take(page.page_number, next_key)
             previous = read
             given += len(page.data)
             if self.limit is not None and given >= self.limit:
@@ -159,11 +177,8 @@ class _Reader:
             del page, rows, fresh, moved
             if not all_pages or nxt is None:
                 return
-            ahead = self._ahead.pop(request_key(nxt), None)
-            if ahead is None and self._ahead:
-                self._drop_ahead()  # the links went elsewhere: follow them one by one from here
             self._top_up()
-            url = nxt
+            url, key = nxt, next_key
             if ahead is not None:
                 body, check = ahead.body.result(), ahead.check
             else:
@@ -175,7 +190,7 @@ class _Reader:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
-    def _get(self, url: httpx.URL) -> Any:
+    def _get(self, url: httpx.URL | str) -> Any:
         return self.client.request("GET", url)
 
     def _plan(self, page: Page, read: _Read, nxt: httpx.URL, given: int) -> None:
@@ -189,26 +204,64 @@ class _Reader:
         if self.limit is not None:
             wanted = self.limit - given - len(page.data)
             last = min(count, number + max(0, math.ceil(wanted / max(1, page.page_size))))
+        if self._since is None:
+            self._since = number
+        from wfctl.api.page import request_key
+
+        marked = nxt.copy_set_param("pageNumber", _MARK)
+        url_parts, key_parts = str(marked).split(_MARK), request_key(marked).split(_MARK)
+        if len(url_parts) != 2 or len(key_parts) != 2:
+            return  # the mark is not where pages can be named by number alone: one by one
+        self._url_parts, self._key_parts = (url_parts[0], url_parts[1]), (key_parts[0], key_parts[1])
+        self._checked = self._first_url is not None and all(
+            name in set(self._first_url.params.keys()) | {"pageNumber", "pageSize"} for name in nxt.params)
         self._template, self._next_number, self._last_number = nxt, number + 1, last
         self._before = read
         self._top_up()
 
+    def _take(self, number: int, key: str) -> _Ahead | None:
+        """The page fetched ahead for the link of page `number` (its request key `key`), or None. A link
+        that is not the one the pages ahead were fetched by (another cursor, another query) drops them:
+        they are followed one by one from here, or fetched ahead again by the new link. How many pages
+        the last link held (its stretch) bounds how far the next one is fetched ahead: a service whose
+        cursor changes every 32 pages (the sandbox's) or on every page is not sent pages that its next
+        link will not name. A link that holds longer than that is fetched ahead a quarter further."""
+        if self._template is None:
+            return None
+        if key == f"{self._key_parts[0]}{number + 1}{self._key_parts[1]}":  # the link they were fetched by
+            ahead = self._ahead.pop(number + 1, None)
+            if ahead is None and self._next_number == number + 1:  # beyond how far it was expected to hold
+                if self._stretch is not None:
+                    self._stretch += max(1, self._stretch // 4)
+                self._top_up()
+                ahead = self._ahead.pop(number + 1, None)
+            return ahead
+        if self._since is not None:
+            self._stretch = max(1, number - self._since)
+        self._since = number
+        self._drop_ahead()
+        return None
+
     def _top_up(self) -> None:
         if self._template is None:
             return
-        from wfctl.api.page import request_key
-
         window = self.concurrency * WINDOW_PER_REQUEST
-        while self._next_number <= self._last_number and len(self._ahead) < window:
+        last = self._last_number
+        if self._stretch is not None and self._since is not None:
+            last = min(last, self._since + self._stretch)  # the page whose link is expected to change
+        while self._next_number <= last and len(self._ahead) < window:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="wfctl-pages")
-            url = self._template.copy_set_param("pageNumber", str(self._next_number))
+            url = f"{self._url_parts[0]}{self._next_number}{self._url_parts[1]}"  # the template's, by number
             body = self._pool.submit(self._get, url)
             check: Future[list[dict[str, Any]]] = Future()
-            before, self._before = self._before, body
-            body.add_done_callback(lambda done, before=before, url=url, check=check:  # type: ignore[misc]
-                                   self._check_later(before, done, url, check))
-            self._ahead[request_key(url)] = _Ahead(body, check)
+            if self._checked:
+                before, self._before = self._before, body
+                body.add_done_callback(lambda done, before=before, url=url, check=check:  # type: ignore[misc]
+                                       self._check_later(before, done, httpx.URL(url), check))
+            else:  # a link holding a cursor: the service's own position, no boundary to check
+                check.set_result([])
+            self._ahead[self._next_number] = _Ahead(body, check)
             self._next_number += 1
 
     def _check_later(self, before: Future[Any] | _Read | None, body: Future[Any], url: httpx.URL,
@@ -362,31 +415,52 @@ def _id(row: dict[str, Any]) -> str:
 class _Ids:
     """The ids given so far in one listing, in little memory: a set of the recent ones' hashes, and
     sorted arrays of 64-bit hashes (8 bytes a record), merged so that there are few of them. Two ids
-    of the same hash are one id here: at 100,000 records, about one chance in 10^9."""
+    of the same hash are one id here: at 100,000 records, about one chance in 10^9. A bitmap of 2^20
+    bits (128 KiB, whatever the listing's size) in front answers most new ids without a search: only
+    an id whose bit is set already (a repeat, or about one new id in ten at 100,000) is looked up."""
 
     RECENT = 4096
+    BITS = 1 << 20
 
     def __init__(self) -> None:
         self._recent: set[int] = set()
         self._runs: list[array[int]] = []
+        self._bits = bytearray(self.BITS >> 3)
 
-    def add(self, row: dict[str, Any]) -> bool:
-        """Remember the row's id; False when it was given already. A row without an id is always new."""
-        value = row.get("id")
-        if value is None:
-            return True
-        key = hash(value if type(value) is str else str(value))
-        if key in self._recent:
-            return False
+    def fresh(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rows whose ids were not given yet (a row without an id is always new), remembering them."""
+        out = []
+        bits, recent, mask = self._bits, self._recent, self.BITS - 1
+        for row in rows:
+            value = row.get("id")
+            if value is None:
+                out.append(row)
+                continue
+            key = hash(value if type(value) is str else str(value))
+            spot = key & mask
+            byte, bit = spot >> 3, 1 << (spot & 7)
+            if bits[byte] & bit:
+                if key in recent or self._in_runs(key):
+                    continue
+            else:
+                bits[byte] |= bit
+            recent.add(key)
+            out.append(row)
+            if len(recent) >= self.RECENT:
+                self._flush()
+                recent = self._recent
+        return out
+
+    def _in_runs(self, key: int) -> bool:
         for run in self._runs:  # a few sorted arrays: a binary search each
             index = bisect_left(run, key)
             if index < len(run) and run[index] == key:
-                return False
-        self._recent.add(key)
-        if len(self._recent) >= self.RECENT:
-            run = array("q", sorted(self._recent))
-            self._recent = set()
-            while self._runs and len(self._runs[-1]) <= len(run):
-                run = array("q", heapq.merge(self._runs.pop(), run))
-            self._runs.append(run)
-        return True
+                return True
+        return False
+
+    def _flush(self) -> None:
+        run = array("q", sorted(self._recent))
+        self._recent = set()
+        while self._runs and len(self._runs[-1]) <= len(run):
+            run = array("q", heapq.merge(self._runs.pop(), run))
+        self._runs.append(run)
