@@ -93,6 +93,28 @@ def test_json_writes_c1_controls_escaped(wf: Any, branches: dict[str, str]) -> N
     assert json.loads(wf("branches", "get", branches[ESC], "-o", "json").stdout)["name"].endswith(ESC)
 
 
+def test_json_text_escapes_del_in_otherwise_ascii_text_and_c1_in_any() -> None:
+    """DEL is ASCII: the fast path for ASCII text must still escape it."""
+    from wfctl.safetext import json_text
+
+    assert json_text('{"name":"a\x7fb"}') == '{"name":"a\\u007fb"}'
+    assert json_text('{"name":"é\x85\x7f"}') == '{"name":"é\\u0085\\u007f"}'
+    assert json_text('{"name":"plain"}') == '{"name":"plain"}'
+
+
+def test_the_compact_encoder_writes_what_json_writes() -> None:
+    """wfctl's one compact encoder (the C encoder made once) against json's own, value for value."""
+    from wfctl.tables import compact
+
+    plain = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
+    values = ["s", "é\x7f\"\\\n\u2028", 3, -0.0, 1e100, 2.5, float("inf"), None, True, [], {}, {1: "k"},
+              {"rates": [{"skill": "Picker", "hourlyRate": 11.5}], "bannedWorkers": ["W-1"], "x": {"y": [None]}}]
+    for value in values:
+        assert compact(value) == plain(value), value
+    with pytest.raises(TypeError):
+        compact({"a": object()})
+
+
 def test_progress_names_a_markup_file_as_text(wf: Any, tag: str, tmp_path: Path) -> None:
     branch = as_json(wf("branches", "create", "--name", f"{tag} progress", "-o", "json"))["id"]
     client = as_json(wf("clients", "create", "--branch", branch, "--name", "c", "-o", "json"))["id"]

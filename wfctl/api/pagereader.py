@@ -135,7 +135,7 @@ class _Reader:
         from wfctl.api.page import request_key
 
         self._first_url = url
-        seen: set[str] = set()
+        seen: set[int] = set()  # the pages' request keys, as hashes (a page's link can be long)
         given_ids = _Ids()
         given = 0
         previous: _Read | None = None  # the last page, as the service answered it
@@ -143,9 +143,9 @@ class _Reader:
         check: Future[list[dict[str, Any]]] | None = None
         key = request_key(url)
         while True:
-            if key in seen:
+            if hash(key) in seen:
                 raise PaginationError(f"the service's pages loop back to {key}")
-            seen.add(key)
+            seen.add(hash(key))
             nxt = next_request(body, url, self.client.base_url)
             page = to_page(body, next_url=None if nxt is None else str(nxt))
             del body
