@@ -21,6 +21,7 @@ from wfctl.api.retry import RetryPolicy
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT, Stopped
 from wfctl.bulk.journal import JournalError, idempotency_key
+from wfctl.bulk.workers import Workers
 
 #: How long the service may stay unreachable before the run stops (rows are retried meanwhile);
 #: WFCTL_UNREACHABLE_SECONDS overrides it.
@@ -44,9 +45,8 @@ class Sending(ImportState):
                 if not stop.is_set():
                     self._send_row(*task)
 
-        workers = [threading.Thread(target=work, name=f"wfctl-import-{i}", daemon=True) for i in range(limit)]
-        for worker in workers:
-            worker.start()
+        workers = Workers(work, limit, "wfctl-import")
+        workers.start()
         dry_run = self.options.dry_run
         creates = self._creates
         try:
@@ -72,23 +72,25 @@ class Sending(ImportState):
             self._stop_waiting()  # ... and a row waiting out a Retry-After or a backoff does not wait on
             raise
         finally:
+            def stopping() -> None:  # a Ctrl-C while the workers finish: drop the queued rows
+                stop.set()
+                self._stop_waiting()
+
             interrupted: KeyboardInterrupt | None = None
             markers = 0
-            while True:  # a Ctrl-C while the workers finish: drop the queued rows, let those in flight end
+            while markers < limit:  # one end marker a worker (a Ctrl-C between two: one more, harmless)
                 try:
-                    while markers < limit:
-                        if stop.is_set():
-                            _drain_put(tasks)
-                        else:
-                            tasks.put(None)
-                        markers += 1
-                    for worker in workers:
-                        worker.join()
-                    break
+                    if stop.is_set():
+                        _drain_put(tasks)
+                    else:
+                        tasks.put(None)
+                    markers += 1
                 except KeyboardInterrupt as exc:
                     interrupted = exc
-                    stop.set()
-                    self._stop_waiting()
+                    stopping()
+            # the rows in flight end and are journalled before the journal closes (workers.py: a Ctrl-C
+            # in Thread.join could let it return while a row is still in flight)
+            interrupted = workers.wait(stopping) or interrupted
             if interrupted is not None:
                 raise interrupted
 

@@ -186,6 +186,8 @@ def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on
     import queue
     import threading
 
+    from wfctl.bulk.workers import Workers
+
     if concurrency == 1 or len(pending) < 2:
         for entry in pending:
             on_row(take_back(entry))
@@ -215,12 +217,11 @@ def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on
                     return
                 done.put(outcome)
 
-    threads = [threading.Thread(target=worker, name=f"wfctl-undo-{i}", daemon=True)
-               for i in range(min(concurrency, len(groups)))]
-    for _ in threads:
+    count = min(concurrency, len(groups))
+    workers = Workers(worker, count, "wfctl-undo")
+    for _ in range(count):
         work.put(None)
-    for thread in threads:
-        thread.start()
+    workers.start()
     failure: BaseException | None = None
     try:
         reported = 0
@@ -228,7 +229,7 @@ def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on
             try:
                 item = done.get(timeout=0.2)  # a short wait: Ctrl-C is seen at once
             except queue.Empty:
-                if not any(thread.is_alive() for thread in threads) and done.empty():
+                if not workers.alive() and done.empty():
                     break
                 continue
             if isinstance(item, BaseException):
@@ -238,10 +239,10 @@ def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on
             on_row(item)
     except BaseException:  # Ctrl-C: no row starts after it; those in flight end and are journalled
         stop.set()
-        _join(threads)
+        workers.wait(stop.set)  # not Thread.join (workers.py)
         raise
     stop.set()
-    _join(threads)
+    interrupted = workers.wait(stop.set)
     while True:  # rows that ended while the others stopped: reported, as journalled
         try:
             item = done.get_nowait()
@@ -251,13 +252,10 @@ def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on
             failure = failure or item
         else:
             on_row(item)
+    if interrupted is not None:
+        raise interrupted
     if failure is not None:
         raise failure
-
-
-def _join(threads: list[Any]) -> None:
-    for thread in threads:
-        thread.join()
 
 
 def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:

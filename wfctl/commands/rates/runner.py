@@ -11,6 +11,8 @@ from collections import Counter
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import TYPE_CHECKING, Any
 
+from wfctl.bulk.workers import InFlight, wait_until
+
 if TYPE_CHECKING:
     from wfctl.api.rates import Change, SitePlan
     from wfctl.bulk.journal import Journal
@@ -50,6 +52,7 @@ class Runner:
         self.outcomes: dict[str, tuple[str, str, Any]] = {}  # site id -> (status, error, Outcome | None)
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._in_flight = InFlight()
         self._stopped: Stop | None = None
         lean = getattr(api, "lean_writer", None)
         sender = lean() if lean is not None else None
@@ -62,7 +65,7 @@ class Runner:
             for site in work:
                 if self._stop.is_set():
                     break
-                pending.add(pool.submit(self._one, site, rows[site.site_id]))
+                pending.add(pool.submit(self._counted, site, rows[site.site_id]))
                 if len(pending) >= concurrency * 2:
                     _, pending = wait(pending, return_when=FIRST_COMPLETED)
             while pending:
@@ -73,14 +76,17 @@ class Runner:
             self._stop.set()
             for future in pending:
                 future.cancel()
-            while True:  # the sites in flight finish and are journalled
-                try:
-                    pool.shutdown(wait=True)
-                    break
-                except KeyboardInterrupt:
-                    self._halt(Stop("interrupted", "interrupted"))
+            # the sites in flight finish and are journalled; once a Ctrl-C lands in the pool's joins, they
+            # are not trusted (wfctl.bulk.workers) and the sites under way are counted down instead
+            wait_until(self._in_flight.idle, lambda: self._halt(Stop("interrupted", "interrupted")),
+                       first=lambda: pool.shutdown(wait=True))
+            pool.shutdown(wait=False, cancel_futures=True)
         if self._stopped is not None:
             raise self._stopped
+
+    def _counted(self, site: SitePlan, row: int) -> None:
+        with self._in_flight:
+            self._one(site, row)
 
     def _one(self, site: SitePlan, row: int) -> None:
         from wfctl.api import rates
