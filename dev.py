@@ -14,6 +14,7 @@ alone (tests/conftest.py says which and why). Given arguments, pytest runs once 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import venv
@@ -55,6 +56,12 @@ def cores() -> int:
 
 
 def test(args: list[str]) -> int:
+    # A job started in the background by a non-interactive shell (`nohup ... &` in a CI script) inherits
+    # Ctrl-C ignored, and an ignored signal stays ignored in every program it starts: the tests that press
+    # Ctrl-C in wfctl, or stop a sandbox's workers with it, would see nothing happen. Restored for the suite
+    # (a handler, unlike "ignored", is reset to the default in each program started).
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     ensure_venv("dev")
     run(str(BIN / "ruff"), "check", "wfctl", "tests", "bench", "dev.py")
     run(str(BIN / "mypy"))
