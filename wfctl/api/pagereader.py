@@ -213,8 +213,7 @@ class _Reader:
         if len(url_parts) != 2 or len(key_parts) != 2:
             return  # the mark is not where pages can be named by number alone: one by one
         self._url_parts, self._key_parts = (url_parts[0], url_parts[1]), (key_parts[0], key_parts[1])
-        self._checked = self._first_url is not None and all(
-            name in set(self._first_url.params.keys()) | {"pageNumber", "pageSize"} for name in nxt.params)
+        self._checked = self._by_offset(nxt)
         self._template, self._next_number, self._last_number = nxt, number + 1, last
         self._before = read
         self._top_up()
@@ -342,10 +341,14 @@ class _Reader:
         """Whether the boundary between two pages is checked: pages by number (offsets) only. A link that
         carries more than the list's own query and a page number (a cursor, a token) is the service's
         own position in the list, and reading offsets around it would cost the service a scan each."""
-        if not _follows(before, after) or self._first_url is None:
+        return _follows(before, after) and self._by_offset(after.url)
+
+    def _by_offset(self, url: httpx.URL) -> bool:
+        """Whether `url` names a page by the list's own query and a page number alone (no cursor, no token)."""
+        if self._first_url is None:
             return False
         own = set(self._first_url.params.keys()) | {"pageNumber", "pageSize"}
-        return all(name in own for name in after.url.params)
+        return all(name in own for name in url.params)
 
     def _offset_url(self, read: _Read) -> httpx.URL | None:
         if self._first_url is None:
