@@ -85,15 +85,7 @@ class LeanSender:
                     with deadline_at(time.monotonic() + timeout):
                         conn.connect()
             except (OSError, http.client.HTTPException) as exc:
-                self._drop_connection()
-                delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
-                         if _transient(exc) and policy.retries_failure(method, never_sent=True) else None)
-                if delay is None:
-                    from wfctl.api.responses import network_error
-
-                    raise network_error(self.api.base_url, exc) from None
-                slept += delay
-                pause.hold(delay)
+                slept += self._wait_to_resend(exc, method, attempt, started, slept, never_sent=True)
                 continue
             try:
                 with deadline_at(time.monotonic() + timeout):  # the whole exchange, body included
@@ -112,16 +104,8 @@ class LeanSender:
 
                 raise ServerError(f"refused the answer of {self.api.base_url}", detail=str(exc)) from None
             except (OSError, http.client.HTTPException) as exc:
-                self._drop_connection()
                 # The answer is lost: a PUT is sent again (idempotent); a create is the Client's to look up.
-                delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
-                         if _transient(exc) and policy.retries_failure(method, never_sent=False) else None)
-                if delay is None:
-                    from wfctl.api.responses import network_error
-
-                    raise network_error(self.api.base_url, exc) from None
-                slept += delay
-                pause.hold(delay)
+                slept += self._wait_to_resend(exc, method, attempt, started, slept, never_sent=False)
                 continue
             if response.will_close:
                 self._drop_connection()
@@ -190,6 +174,21 @@ class LeanSender:
             conn.response_class = _DeadlineResponse
             self._local.conn = conn
         return conn
+
+    def _wait_to_resend(self, exc: Exception, method: str, attempt: int, started: float, slept: float, *,
+                        never_sent: bool) -> float:
+        """After a failed attempt (the request `never_sent`, or its answer lost): wait as the policy says
+        before the next one and return the wait, or raise the network error when it says to give up."""
+        self._drop_connection()
+        policy = self.policy
+        delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
+                 if _transient(exc) and policy.retries_failure(method, never_sent=never_sent) else None)
+        if delay is None:
+            from wfctl.api.responses import network_error
+
+            raise network_error(self.api.base_url, exc) from None
+        self.pause.hold(delay)
+        return delay
 
     def _drop_connection(self) -> None:
         conn = getattr(self._local, "conn", None)
