@@ -21,6 +21,9 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             found.append((node.lineno, node.module))
+            # `from typer import _completion_classes` names a private module as well
+            found.extend((node.lineno, f"{node.module}.{alias.name}") for alias in node.names
+                         if alias.name.startswith("_"))
         elif isinstance(node, ast.Import):
             found.extend((node.lineno, alias.name) for alias in node.names)
     return found

@@ -72,12 +72,9 @@ def script(shell: str) -> str:
 
 def register_shells() -> None:
     """Make the completion protocol answer (called by main when `_WFCTL_COMPLETE` is set)."""
-    from typer import _completion_classes
+    from wfctl.typercompat import init_completion
 
-    _completion_classes.completion_init()
-    # typer strips rich markup from help texts in zsh/fish candidates by importing rich (~150 ms
-    # per TAB, twice per TAB in fish); wfctl's help has no markup (rich_markup_mode=None).
-    _completion_classes._sanitize_help_text = lambda text: text
+    init_completion()
 
 
 def write_files(directory: Path) -> list[Path]:
