@@ -155,3 +155,15 @@ def test_a_plain_http_answer_to_https_is_named(cli: Any, sandbox: Any) -> None:
     r = cli("--base-url", https, "branches", "list", "-o", "json", env={"WFCTL_ACCESS_TOKEN": "t"})
     error = json.loads(r.stderr)["error"]
     assert (error["status"], error["code"], error["detail"]) == (None, "network", expected)
+
+
+def test_logout_on_a_host_without_a_keyring_says_the_true_thing(cli: Any) -> None:
+    """Issue 36: logout printed keyring's NoKeyringError (install keyrings.alt), exit 3; nothing can be kept in a
+    keyring the host does not have, so the profile was not logged in."""
+    r = cli("logout", env=NO_KEYRING, tty=True)
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", "Profile 'default' was not logged in.\n"), r
+    r = cli("logout", env=NO_KEYRING)  # a note is for a terminal: a script gets exit 0 and nothing else
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "", ""), r
+    r = cli("-p", "slwo", "logout", env=NO_KEYRING)  # a typo is named as every command names it
+    assert (r.exit_code, r.stderr) == (3, "error: no profile 'slwo' (no profiles yet); "
+                                          "to create it, run `wfctl -p slwo login --base-url <url>`\n"), r

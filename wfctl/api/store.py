@@ -347,6 +347,8 @@ class KeyringStore(_Locking):
             import keyring.errors
 
             backend = _keyring()
+            if _no_backend(backend):  # nothing can have been kept here (not keyring's NoKeyringError)
+                return False
             try:
                 backend.delete_password(KEYRING_SERVICE, self.entry)
                 removed = True

@@ -17,10 +17,15 @@ def logout(ctx: typer.Context) -> None:
       $ wfctl logout
       $ wfctl --profile staging logout
     """
+    from wfctl.api.errors import NotLoggedIn
+    from wfctl.errors import unknown_profile_message
     from wfctl.factory import store_for_settings
 
     app = app_context(ctx)
     settings = app.settings
+    missing = unknown_profile_message(app.options.profile) if app.options.profile else None
+    if missing:  # a mistyped -p: said as every command says it (exit 3), not "was not logged in"
+        raise NotLoggedIn(missing)
     store = store_for_settings(settings)
     with store.lock():
         removed = store.delete()
