@@ -122,3 +122,11 @@ def test_doctor_and_the_http_guard_agree_on_loopback(tmp_path, host, loopback) -
     doctor = _check_base_url(Settings(profile="default", config_path=tmp_path / "c.toml", base_url=url))
     assert guard_allows is loopback
     assert (doctor.status == PASS) is loopback, doctor
+
+
+def test_doctor_json_is_compact_in_a_pipe_and_jsonl_is_a_line_a_check(logged_in) -> None:
+    """Issue 36: `doctor -o json` was indented in a pipe, unlike every other command's JSON."""
+    text = logged_in("doctor", "-o", "json").stdout
+    assert text.count("\n") == 1 and text.startswith('[{"check":"config file","status":"pass"'), text
+    lines = logged_in("doctor", "-o", "jsonl").stdout.splitlines()
+    assert [json.loads(line)["check"] for line in lines] == [c["check"] for c in json.loads(text)]

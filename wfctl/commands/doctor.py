@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass, replace
@@ -56,9 +55,10 @@ def doctor(
     # A fix that says `wfctl login` names the profile this run checked (-p or WFCTL_PROFILE).
     checks = [replace(c, fix=keep_profile(c.fix)) for c in run_checks(app.options, timeout=timeout)]
     if app.output_format(fmt(output)) in ("json", "jsonl"):
-        # a passing check has nothing to fix: no "fix" key
-        app.io.write(json.dumps([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS}
-                                 for c in checks], indent=2) + "\n")
+        # a passing check has nothing to fix: no "fix" key; indented on a terminal, compact in a pipe, as
+        # every command's JSON (it was indented in a pipe too)
+        app.output(fmt(output)).records([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS}
+                                         for c in checks])
     else:
         app.io.write(render(checks))
     if any(c.status == FAIL for c in checks):
