@@ -167,3 +167,30 @@ def test_logout_on_a_host_without_a_keyring_says_the_true_thing(cli: Any) -> Non
     r = cli("-p", "slwo", "logout", env=NO_KEYRING)  # a typo is named as every command names it
     assert (r.exit_code, r.stderr) == (3, "error: no profile 'slwo' (no profiles yet); "
                                           "to create it, run `wfctl -p slwo login --base-url <url>`\n"), r
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_service_url_prompt_asks_again_after_a_url_without_a_scheme(cli: Any, own: Any,
+                                                                        size: tuple[int, int]) -> None:
+    """Issue 36: a URL typed without its scheme at the `Service URL:` prompt ended the login (exit 2)."""
+    child = spawn(cli, "login", "-u", "admin@northwind.test", "--credential-store", "file", size=size)
+    child.expect_exact("Service URL: ")
+    bare = own.url.split("://", 1)[1]
+    child.sendline(bare)
+    child.expect_exact(f"base URL {bare!r} needs a scheme, e.g. http://{bare}; try again.")
+    child.expect_exact("Service URL: ")
+    child.sendline(own.url)
+    child.expect_exact(f"Password for admin@northwind.test at {own.url}: ")
+    child.sendline("sandbox-admin")
+    code, shown = finish(child)
+    assert code == 0, shown
+    assert cli("agency", "show", "-o", "json").exit_code == 0
+
+
+def test_a_base_url_ending_in_api_gets_a_hint(cli: Any, sandbox: Any) -> None:
+    r = cli("login", "--base-url", f"{sandbox.url}/api", "-u", "admin@northwind.test", "--password-stdin",
+            "--credential-store", "file", input="sandbox-admin\n")
+    assert (r.exit_code, r.stdout) == (4, ""), r
+    assert r.stderr == (f"error: no login endpoint at {sandbox.url}/api/identity/login (HTTP 404); the base URL is "
+                        "the service's root, as its paths start with /identity/ and /api/: "
+                        f"try --base-url {sandbox.url}\n"), r

@@ -78,7 +78,7 @@ def login(
     if not url:
         if not io.can_prompt:
             raise CliError("no service URL: pass --base-url <url> (or set WFCTL_BASE_URL)")
-        url = ask("Service URL")
+        url = _ask_url()
     url = normalize_base_url(url)
     settings = dataclasses.replace(settings, base_url=url)  # the login's store is keyed by this service
     field = username_field or settings.login_username_field
@@ -96,7 +96,7 @@ def login(
     if prompted and not io.can_prompt:
         raise CliError("no password: pipe it to --password-stdin, or run wfctl login on a terminal")
 
-    from wfctl.api.errors import NotLoggedIn
+    from wfctl.api.errors import NotFound, NotLoggedIn
     from wfctl.exit_codes import ExitCode
 
     with anonymous_client(settings, url, verbose=app.options.verbose) as client:
@@ -109,6 +109,8 @@ def login(
             try:
                 answer = client.login(user, password, username_field=field)
                 break
+            except NotFound as exc:
+                raise _not_the_root(exc, url) from None
             except NotLoggedIn as exc:  # one sentence, not the service's title and detail saying it twice
                 if attempt < tries:  # as ssh and sudo: the next attempt typed by habit is not the shell's
                     sys.stderr.write("Wrong user name or password; try again.\n")
@@ -129,6 +131,41 @@ def login(
         "ca_bundle": settings.ca_bundle if settings.source("ca_bundle") == "flag" else None,
     })
     io.note(f"Logged in to {url} as {user} (profile {settings.profile!r}); tokens kept in {store.describe()}.")
+
+
+def _ask_url() -> str:
+    """The service URL asked at the terminal: a URL refused (no scheme) is said and asked again, as a wrong
+    password is; Ctrl-D ends the login."""
+    from wfctl.commands.prompts import ask
+    from wfctl.config import ConfigError, normalize_base_url
+    from wfctl.errors import CliError
+
+    while True:
+        answer = ask("Service URL")
+        if not answer:
+            raise CliError("no service URL: pass --base-url <url> (or set WFCTL_BASE_URL)")
+        try:
+            return normalize_base_url(answer)
+        except ConfigError as exc:
+            sys.stderr.write(f"{exc}; try again.\n")
+            sys.stderr.flush()
+
+
+def _not_the_root(exc: Exception, url: str) -> Exception:
+    """A login answered 404: where the base URL has a path (`.../api`), the likely cause is that path, since
+    the service's own paths start at its root (/identity/login, /api/agency/)."""
+    from urllib.parse import urlsplit
+
+    from wfctl.errors import CliError
+    from wfctl.exit_codes import ExitCode
+
+    parts = urlsplit(url)
+    if parts.path.strip("/"):
+        root = f"{parts.scheme}://{parts.netloc}"
+        return CliError(f"no login endpoint at {url}/identity/login (HTTP 404); the base URL is the service's "
+                        f"root, as its paths start with /identity/ and /api/: try --base-url {root}",
+                        ExitCode.NOT_FOUND, title="login failed")
+    return exc
 
 
 def _read_password_stdin() -> str:
