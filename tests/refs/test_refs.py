@@ -143,3 +143,16 @@ def test_create_under_a_parent_given_by_name(logged_in: Any) -> None:
     assert created["branchId"] == _branch(logged_in, "Leeds Riverside")["id"]
     site = _json(logged_in("sites", "create", "--client", name, "--name", "Yard", "-o", "json"))
     assert site["clientId"] == created["id"]
+
+
+def test_a_beginning_of_an_id_too_short_says_how_long_it_must_be(logged_in: Any) -> None:
+    """Issue 36: `sites get 7b0` said only `no site '7b0'`."""
+    client_id, _, _ = new_client(logged_in)
+    site_id = new_site(logged_in, client_id, f"Dock {uuid.uuid4().hex[:6]}")
+    r = logged_in("sites", "get", site_id[:3], "--client", client_id)
+    assert (r.exit_code, r.stdout) == (4, ""), r
+    assert r.stderr == (f"error: no site '{site_id[:3]}' of client {client_id}; an id begins with it, but the "
+                        "beginning of an id needs at least 4 characters\n"), r
+    assert _json(logged_in("sites", "get", site_id[:4], "--client", client_id, "-o", "json"))["id"] == site_id
+    r = logged_in("sites", "get", "zz9", "--client", client_id)  # no id begins with it: no hint
+    assert r.stderr == f"error: no site 'zz9' of client {client_id}\n", r

@@ -62,11 +62,12 @@ class Candidate:
 class NoSuchRecord(NotFound):
     """A reference that matches no record: `no branch 'X'` (exit 4 in the CLI), never an empty answer."""
 
-    def __init__(self, kind: str, ref: str, *, parent: str | None = None, parent_kind: str | None = None) -> None:
+    def __init__(self, kind: str, ref: str, *, parent: str | None = None, parent_kind: str | None = None,
+                 hint: str = "") -> None:
         self.kind = kind
         self.ref = ref
         within = f" of {parent_kind} {parent}" if parent and parent_kind else ""
-        super().__init__(f"no {kind} {_quoted(ref)}{within}")
+        super().__init__(f"no {kind} {_quoted(ref)}{within}" + (f"; {hint}" if hint else ""))
 
 
 class AmbiguousReference(InvalidId):
@@ -125,6 +126,7 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
     exact: list[Candidate] = []
     folded: list[Candidate] = []
     prefixed: list[Candidate] = []
+    too_short = 0  # ids that begin with a reference too short to be taken as an id's beginning
     key = _natural_key(ref)
     lowered = ref.lower()
     try:
@@ -135,8 +137,11 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
                 exact.append(candidate)
             elif _natural_key(candidate.name) == key:
                 folded.append(candidate)
-            elif len(ref) >= MIN_PREFIX and candidate.id.lower().startswith(lowered):
-                prefixed.append(candidate)
+            elif candidate.id.lower().startswith(lowered):
+                if len(ref) >= MIN_PREFIX:
+                    prefixed.append(candidate)
+                else:
+                    too_short += 1
     except NotFound:
         if parent is not None:  # the parent itself is not there
             raise NoSuchRecord(_PARENT_KIND[kind], parent) from None
@@ -146,7 +151,11 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
             return found[0]
         if found:
             raise AmbiguousReference(kind, ref, found, how)
-    raise NoSuchRecord(kind, ref, parent=parent, parent_kind=_PARENT_KIND.get(kind))
+    hint = ""
+    if too_short:
+        ids = "an id begins" if too_short == 1 else f"{too_short} ids begin"
+        hint = f"{ids} with it, but the beginning of an id needs at least {MIN_PREFIX} characters"
+    raise NoSuchRecord(kind, ref, parent=parent, parent_kind=_PARENT_KIND.get(kind), hint=hint)
 
 
 def _candidates(api: Any, kind: str, parent: str | None) -> Iterator[Candidate]:
