@@ -149,9 +149,12 @@ def test_a_missing_profile_ca_bundle_does_not_stop_config_unset(cli, pki, tmp_pa
     assert "ca_bundle" not in cli.config_path.read_text()
 
 
-def test_plain_http_needs_no_ca_bundle(cli, sandbox, tmp_path):
+def test_plain_http_needs_no_ca_bundle_but_a_missing_one_is_said(cli, sandbox, pki, tmp_path):
+    """Issue 36: a --ca-bundle naming no file was accepted in silence for an http:// URL (`config set
+    ca_bundle` refuses it): a typo is said when it is made, not on the day the URL becomes https."""
     r = _login(cli, sandbox.url, "--ca-bundle", str(tmp_path / "nosuch.pem"))
-    assert r.exit_code == 0, r  # never read: no TLS to an http:// origin
+    assert (r.exit_code, r.stderr) == (2, f"error: cannot use the CA bundle {tmp_path / 'nosuch.pem'}: no such file\n")
+    assert _login(cli, sandbox.url, "--ca-bundle", str(pki["ca"])).exit_code == 0  # a usable one: no TLS, no harm
 
 
 def test_doctor_reports_the_ca_bundle_and_reaches_the_service(cli, tls_sandbox, pki):

@@ -479,6 +479,8 @@ class Client:
             from wfctl.api.transport import make_transport
 
             https = not self.base_url.lower().startswith("http://")
+            if self.ca_bundle and not https:  # a bundle named is checked even where no TLS uses it, as
+                self.ssl_context()            # `config set ca_bundle` does: a typo is said now, not later
             transport = make_transport(inner=self._inner_transport, policy=self._retry, log=self._log,
                                        sleep=self._sleep, tls=https, deadline=self.timeout,
                                        verify=self.ssl_context() if https and self._inner_transport is None
