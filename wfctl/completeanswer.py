@@ -104,6 +104,9 @@ def _parse(tree: dict[str, Any], args: list[str], root_values: dict[str, Any]) -
                 raise NotIndexed
             node, values, given = node["commands"][word], {}, set()
         else:
+            arguments = [p for p in node["params"] if p["kind"] == "argument"]
+            if positionals < len(arguments) and arguments[positionals]["nargs"] == 1:
+                values[arguments[positionals]["name"]] = word  # as click's ctx.params (`config set <key> <TAB>`)
             positionals += 1
     arguments = [p for p in node["params"] if p["kind"] == "argument"]
     if pending is None and positionals > len(arguments) and not any(p["nargs"] == -1 for p in arguments):

@@ -9,8 +9,12 @@ Cache file: $XDG_CACHE_HOME/wfctl/ids-<hash of profile and url>.json, {kind: {"a
 "more": true when the list stopped at MAX_ITEMS}}.
 
 A record may be given by name too (wfctl.api.refs): a word typed that begins a name is completed with the
-name (its id as the description in zsh and fish; in bash only a name of one word, which needs no quoting).
-Profiles (`-p`) come from the config file, run ids (`imports show|undo`) from the profile's journals.
+name (its id as the description in zsh and fish; bash's script quotes a name with a space as it inserts it).
+A cached list holds up to MAX_ITEMS records; an answer offers at most SHOWN of them, and says when there are
+more (in bash, where candidates have no descriptions, as a candidate of its own that cannot be inserted).
+Profiles (`-p`) come from the config file, run ids (`imports show|undo`) from the profile's journals, skills
+(`--skill`) from the sites read within the time box; option values with a fixed set of choices (`--on-existing`,
+`config set <key> <value>`) from their definitions, so that no value completes to a file name.
 """
 
 from __future__ import annotations
@@ -25,7 +29,14 @@ from typing import Any
 
 TTL = 120.0
 FETCH_SECONDS = 2.0
-MAX_ITEMS = 500
+#: Records of one kind kept in the cache (an id past the first few hundred still completes).
+MAX_ITEMS = 10_000
+#: Candidates offered in one answer (bash asks "Display all N possibilities?" past its own limit).
+SHOWN = 500
+#: What `--on-existing` takes, and what each does.
+ON_EXISTING = (("skip", "leave a row whose record exists as it is"),
+               ("update", "change the record to what the row says"),
+               ("fail", "stop before sending anything when any row's record exists"))
 
 
 def complete_branch_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
@@ -38,6 +49,35 @@ def complete_client_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
 
 def complete_site_ids(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     return _complete(ctx, "site", incomplete)
+
+
+def complete_skills(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """The skills of the agency's sites (`rates set --skill <TAB>`), as far as they were read within the time
+    box, matched case-insensitively; each with the number of sites that have it."""
+    return _complete(ctx, "skill", incomplete)
+
+
+def complete_on_existing(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    return [(value, text) for value, text in ON_EXISTING if value.startswith(incomplete)]
+
+
+def complete_config_keys(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """The settings `config get|set|unset` take, each with its help line."""
+    from wfctl.config import KEYS
+
+    return [(key.name, key.help) for key in KEYS.values() if key.name.startswith(incomplete)]
+
+
+def complete_config_values(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """The values of the setting given before (`config set output <TAB>`): its choices, true/false for a
+    flag; nothing for free text; a file for a path (an empty answer: the shell's own file names)."""
+    from wfctl.config import KEYS
+
+    key = KEYS.get(str((getattr(ctx, "params", None) or {}).get("key") or ""))
+    if key is None:
+        return []
+    choices = key.choices or (("true", "false") if key.kind == "bool" else ())
+    return [(choice, "") for choice in choices if choice.startswith(incomplete)]
 
 
 def complete_profiles(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
@@ -122,22 +162,25 @@ def _complete(ctx: Any, kind: str, incomplete: str) -> list[tuple[str, str]]:
         if fetched:
             with contextlib.suppress(OSError):
                 remember(path, kind, fetched, more=len(fetched) >= MAX_ITEMS)
-    out = [(ident, name) for ident, name in items if ident.startswith(incomplete)]
-    if incomplete:  # a name typed (the commands take names): the names it begins
-        bash = os.environ.get("_WFCTL_COMPLETE", "").endswith("bash")
-        out += [(name, ident) for ident, name in items
-                if name.startswith(incomplete) and not (bash and not _one_word(name))]
-    if out and stopped_early(path, kind):  # say it: the record wanted may be beyond the limit
-        value, text = out[-1]
-        out[-1] = (value, f"{text} (the first {MAX_ITEMS} {kind} records only: type more of the id or name)")
+    bash = os.environ.get("_WFCTL_COMPLETE", "").endswith("bash")
+    if kind == "skill":
+        out = [(skill, sites) for skill, sites in items if skill.startswith(incomplete)]
+    else:
+        out = [(ident, name) for ident, name in items if ident.startswith(incomplete)]
+        if incomplete:  # a name typed (the commands take names): the names it begins
+            out += [(name, ident) for ident, name in items if name.startswith(incomplete)]
+    more = len(out) > SHOWN
+    if more:
+        out = out[:SHOWN]
+    if out and (more or stopped_early(path, kind)):  # say it: the record wanted may be beyond the limit
+        note = (f"the first {len(out)} {kind} records only: type more of the id or name" if more else
+                f"the first {MAX_ITEMS} {kind} records only: type more of the id or name")
+        if bash:  # no descriptions in bash: a candidate of its own (beginning with what was typed, as every
+            out.append((f"{incomplete} ({note})", ""))  # candidate must), listed but never inserted alone
+        else:
+            value, text = out[-1]
+            out[-1] = (value, f"{text} ({note})")
     return out
-
-
-def _one_word(name: str) -> bool:
-    """A name bash can insert as it is (no space, quote or other character the shell reads)."""
-    import re
-
-    return bool(re.fullmatch(r"[\w.@+-]+", name))
 
 
 def _default_profile() -> str:
@@ -150,7 +193,10 @@ def _default_profile() -> str:
 
 
 def _fetch(params: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, str]] | None:
+    """The (id, name) of the records of `kind`, read within FETCH_SECONDS; None when the read did not end in
+    time (the cached or no candidates then). Skills: (skill, "N sites") of the sites read in that time."""
     result: list[tuple[str, str]] = []
+    skills: dict[str, int] = {}
     done = threading.Event()
 
     def work() -> None:
@@ -159,6 +205,9 @@ def _fetch(params: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, str]]
 
             app = AppContext(GlobalOptions(profile=params.get("profile"), base_url=params.get("base_url")))
             client = app.client
+            if kind == "skill":
+                _read_skills(client, skills)
+                return
             for record in _records(client, kind, ctx):
                 result.append((str(record.get("id")), str(record.get("name") or "")))
                 if len(result) >= MAX_ITEMS:  # `remember` marks the list as stopped early
@@ -170,7 +219,20 @@ def _fetch(params: dict[str, Any], kind: str, ctx: Any) -> list[tuple[str, str]]
 
     threading.Thread(target=work, daemon=True).start()
     done.wait(FETCH_SECONDS)
+    if kind == "skill":  # what was read in time serves: a skill is seldom at one site only
+        return [(skill, f"{count} site{'s' if count != 1 else ''}") for skill, count in sorted(dict(skills).items())]
     return list(result) if done.is_set() else None
+
+
+def _read_skills(client: Any, skills: dict[str, int]) -> None:
+    """Count each skill of the agency's sites into `skills`, site by site (read as the rates commands read)."""
+    from wfctl.api.ratereads import clients_in_scope, read_sites
+
+    for site, _ in read_sites(client, clients_in_scope(client, all_clients=True)):
+        for rate in site.get("rates") or []:
+            if isinstance(rate, dict) and str(rate.get("skill") or "").strip():
+                skill = str(rate["skill"]).strip()
+                skills[skill] = skills.get(skill, 0) + 1
 
 
 def _records(client: Any, kind: str, ctx: Any) -> Any:

@@ -30,6 +30,12 @@ CASES = [
     ("wfctl sites get Quay", "Quayside"),        # a site by its name
     ("wfctl -p sl", "slow"),                     # a profile of the config file
     ("wfctl imports show 261124-a", "261124-a1b2c3"),  # a run of the profile
+    # issue 36: values with a fixed set of choices, which offered file names
+    ("wfctl sites import x.csv --on-existing u", "update"),
+    ("wfctl config set outp", "output"),
+    ("wfctl config set output cs", "csv"),
+    ("wfctl config set allow_insecure_http t", "true"),
+    ("wfctl rates set --skill Cle", "Cleaner"),  # a skill of the sites read
 ]
 
 
@@ -70,7 +76,7 @@ def _shell_env(tmp_path: Path, index: Path | None = None) -> dict[str, str]:
     if index is not None:
         shutil.copy(index, cache / index.name)
     ids = {"site": [["s-7001", "Dock 7"], ["s-8001", "Yard"], ["s-9001", "Quayside"]],
-           "client": [["c-0042", "Acme"]]}
+           "client": [["c-0042", "Acme"]], "skill": [["Forklift Driver", "7 sites"], ["Cleaner", "6 sites"]]}
     code = ("import json, sys\nfrom wfctl import completion_cache as c\n"
             "for kind, items in json.loads(sys.argv[1]).items():\n"
             "    c.remember(c.cache_file(None, None), kind, [tuple(i) for i in items])\n"
@@ -184,22 +190,60 @@ def test_zsh_protocol_carries_the_record_name(tmp_path: Path) -> None:
 
 def test_zsh_protocol_offers_names_and_says_when_the_list_stopped_at_its_limit(tmp_path: Path) -> None:
     """A name typed completes to the name (its id beside it); a cached list that stopped at its limit says
-    so beside the last candidate; a name with a space is offered to zsh, not to bash (it would be split)."""
+    so beside the last candidate; a name with a space is offered to bash too (its script quotes it)."""
     env = _shell_env(tmp_path, None)
     env.update(_WFCTL_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS="wfctl sites get Do")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     assert '"Dock 7":"s-7001"' in proc.stdout, proc
     bash = dict(env, _WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl sites get Do", COMP_CWORD="3")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=bash, timeout=60)
-    assert proc.returncode == 0 and "Dock" not in proc.stdout, proc
+    assert (proc.returncode, proc.stdout) == (0, "Dock 7\n"), proc
     code = ("from wfctl import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
-    env.update(_TYPER_COMPLETE_ARGS="wfctl clients list --branch b-049")
+    env.update(_TYPER_COMPLETE_ARGS="wfctl clients list --branch b-0")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     assert '"b-0499":"Branch 499 (the first 500 branch records only' in proc.stdout, proc  # zsh escapes the ':'
     assert "type more of the id or name)" in proc.stdout, proc
     assert "b-0500" not in proc.stdout
+    env.update(_TYPER_COMPLETE_ARGS="wfctl clients list --branch b-055")  # issue 36: past the first 500 too
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert '"b-0555":"Branch 555"' in proc.stdout and "records only" not in proc.stdout, proc
+
+
+@pytest.mark.real_component
+def test_bash_inserts_names_quoted_and_says_when_it_shows_only_some(tmp_path: Path, index_file: Path) -> None:
+    """Issue 36, in a real bash at a terminal: a name with a space completed (it was never offered in bash) and
+    inserted quoted, so the command gets it as one word; more candidates than one answer offers end with a
+    line saying so (bash shows no descriptions); an id past them completes when more of it is typed."""
+    require_component("bash")
+    pexpect = pytest.importorskip("pexpect")
+    env = _shell_env(tmp_path, index_file)
+    code = ("from wfctl import completion_cache as c\n"
+            "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
+    env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', os.defpath)}", INPUTRC="/dev/null")
+    child = pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8", dimensions=(40, 120),
+                          timeout=30, cwd=str(tmp_path))
+    child.sendline(f"source {REPO_ROOT / 'completions' / 'wfctl.bash'}; bind 'set page-completions off'; "
+                   "bind 'set completion-query-items 10000'; PS1='ready> '")
+    child.expect_exact("ready> ")
+
+    def completed(typed: str) -> list[str]:
+        """What the command line holds after `typed` and a Tab: printf shows each word of it."""
+        child.send(typed + "\t")
+        time.sleep(1.0)
+        child.send("\x01printf '<%s>' \r")  # Ctrl-A: the line's start; the words as the shell parses them
+        child.expect(r"<wfctl><([^\r\n]*)>ready> ")
+        return ["wfctl", *child.match.group(1).split("><")]
+
+    assert completed("wfctl sites get Doc") == ["wfctl", "sites", "get", "Dock 7"]
+    assert completed("wfctl clients list --branch b-0555") == ["wfctl", "clients", "list", "--branch", "b-0555"]
+    child.send("wfctl clients list --branch b-0\t\t")
+    child.expect_exact("(the first 500 branch records only: type more of the id or name)")
+    child.sendcontrol("c")
+    child.sendline("exit")
+    child.expect(pexpect.EOF)
 
 
 def test_fish_describes_a_profile_with_its_url_and_a_run_with_its_file(tmp_path: Path) -> None:

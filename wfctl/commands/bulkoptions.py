@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from wfctl.completion_cache import complete_on_existing
+
 INPUT_PANEL = "Input"
 RUN_PANEL = "Run"
 OUTPUT_PANEL = "Output"
@@ -16,7 +18,7 @@ DryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and print the 
                                       "unchanged, invalid); send nothing.", rich_help_panel=RUN_PANEL)]
 OnExisting = Annotated[str, typer.Option(
     "--on-existing", help="A row whose record exists (same name): skip it, update it, or fail before sending.",
-    rich_help_panel=RUN_PANEL, metavar="skip|update|fail")]
+    rich_help_panel=RUN_PANEL, metavar="skip|update|fail", autocompletion=complete_on_existing)]
 Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Requests in flight at once.",
                                           rich_help_panel=RUN_PANEL, min=1, max=256)]
 SkipInvalid = Annotated[bool, typer.Option("--skip-invalid", help="Import the valid rows even when others "

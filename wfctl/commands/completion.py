@@ -55,6 +55,20 @@ def script(shell: str) -> str:
     from wfctl.typercompat import get_completion_script
 
     text = get_completion_script(prog_name=PROG_NAME, complete_var=COMPLETE_VAR, shell=shell)
+    if shell == "bash":
+        # A candidate with a space or another character the shell reads (a name: `Dock 7`) is inserted
+        # quoted (`Dock\ 7`) and listed as it is: readline's filename quoting, turned on for such an answer
+        # only (on for every answer, a folder named `sites` would turn `wfctl si<TAB>` into `sites/`).
+        text = text.replace(
+            "    return 0\n}",
+            "    local candidate\n"
+            "    for candidate in \"${COMPREPLY[@]}\"; do\n"
+            "        if [[ $candidate == *[[:space:]\\'\\\"\\\\\\$\\&\\;\\(\\)\\<\\>\\|\\*\\?\\!\\`]* ]]; then\n"
+            "            compopt -o filenames 2>/dev/null\n"
+            "            break\n"
+            "        fi\n"
+            "    done\n"
+            "    return 0\n}", 1)
     if shell == "zsh":
         # As a file on $fpath, compinit autoloads it at the first TAB: complete right away then,
         # and register the function only when sourced (typer's script only registers, so the

@@ -8,9 +8,10 @@ import typer
 
 from wfctl.commands.options import Output, app_context, fmt
 from wfctl.commands.verbs import verb
+from wfctl.completion_cache import complete_config_keys
 
 Key = Annotated[str, typer.Argument(help="Setting name, e.g. base_url (see `wfctl config list`).",
-                                    metavar="<key>", show_default=False)]
+                                    metavar="<key>", show_default=False, autocompletion=complete_config_keys)]
 
 
 @verb("get")

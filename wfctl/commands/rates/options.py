@@ -6,6 +6,8 @@ from typing import Annotated
 
 import typer
 
+from wfctl.completion_cache import complete_skills
+
 SCOPE_PANEL = "Scope (one is required)"
 CHANGE_PANEL = "Change (exactly one of --to, --by, --floor, --ceiling)"
 RUN_PANEL = "Run"
@@ -23,6 +25,7 @@ Site = Annotated[list[str] | None, typer.Option(
     "--site", help="This site: its id, the beginning of the id, or its name (repeatable).", metavar="<site>",
     rich_help_panel=SCOPE_PANEL)]
 SkillFilter = Annotated[list[str] | None, typer.Option(
-    "--skill", help="Only this skill, matched trimmed and case-insensitively (repeatable).", metavar="<name>")]
+    "--skill", help="Only this skill, matched trimmed and case-insensitively (repeatable).", metavar="<name>",
+    autocompletion=complete_skills)]
 ReadConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites read at once.",
                                               rich_help_panel=RUN_PANEL, min=1, max=64)]

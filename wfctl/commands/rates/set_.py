@@ -10,10 +10,11 @@ from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Output, app_context, fmt
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb
+from wfctl.completion_cache import complete_skills
 
 Skill = Annotated[list[str], typer.Option(
     "--skill", help="The skill whose rate changes, matched trimmed and case-insensitively (repeatable).",
-    metavar="<name>", show_default=False)]
+    metavar="<name>", show_default=False, autocompletion=complete_skills)]
 To = Annotated[str | None, typer.Option("--to", help="Set the rate to this amount.", metavar="<amount>",
                                         rich_help_panel=opt.CHANGE_PANEL)]
 By = Annotated[str | None, typer.Option(
