@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import typer.main
@@ -155,3 +155,47 @@ def root_command() -> Command:
     if _root_command is None:
         _root_command = typer.main.get_command(app)
     return _root_command
+
+
+def hoist_global_options(root: Any, args: list[str]) -> list[str]:
+    """`args` with the global options given after the command (`wfctl branches list -v -p staging`) moved in
+    front of it, where click reads them, as gh and kubectl take them anywhere. Only words the command
+    itself does not take are moved: its own options (and their values) and its arguments stay, and so does
+    everything after `--`."""
+    names = {name: option for option in root.params for name in (*option.opts, *option.secondary_opts)}
+    node, index = root, 0
+    while index < len(args) and getattr(node, "commands", None):  # the command path, root options included
+        word = args[index]
+        if word.startswith("-"):
+            option = names.get(word.partition("=")[0])
+            index += 2 if option is not None and _takes_value(option) and "=" not in word else 1
+            continue
+        if word not in node.commands:
+            return args
+        node, index = node.commands[word], index + 1
+    own = {name: option for option in node.params for name in (*option.opts, *option.secondary_opts)}
+    front: list[str] = []
+    rest: list[str] = []
+    words = iter(args[index:])
+    for word in words:
+        if word == "--":
+            rest += [word, *words]
+            break
+        if not word.startswith("-") or word == "-":
+            rest.append(word)
+            continue
+        name = word.partition("=")[0] if word.startswith("--") else word[:2]
+        option = own.get(name) or names.get(name)
+        moved = name not in own and option is not None and (word == name or word.startswith("--")
+                                                              or _takes_value(option))
+        (front if moved else rest).append(word)  # not a global option, or `-vq`: click says what it is
+        if option is not None and _takes_value(option) and word == name:  # its value is the next word
+            value = next(words, None)
+            if value is not None:
+                (front if moved else rest).append(value)
+    return [*front, *args[:index], *rest]
+
+
+def _takes_value(option: Any) -> bool:
+    """Whether a click option takes a value (the next word, or after `=`)."""
+    return not getattr(option, "is_flag", False) and not getattr(option, "count", False) and option.nargs != 0

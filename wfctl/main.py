@@ -53,7 +53,10 @@ def _run(args: list[str]) -> int:
     from wfctl.typercompat import click_exceptions
 
     try:
-        rv = _command().main(args=args, prog_name="wfctl", standalone_mode=False)
+        from wfctl.cli import hoist_global_options
+
+        command = _command()
+        rv = command.main(args=hoist_global_options(command, args), prog_name="wfctl", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click's words, wfctl's shape, exit 2
         return _usage_error(exc, args)
     except Abort:
