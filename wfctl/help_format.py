@@ -125,7 +125,7 @@ class HelpMixin:
         if getattr(self, "commands", None) is not None:
             self.format_commands(ctx, formatter)
         if ctx.parent is not None:
-            _write_inherited_options(ctx, formatter, brief=getattr(self, "commands", None) is not None)
+            _write_inherited_options(ctx, formatter)
 
     def format_commands(self: Any, ctx: Context, formatter: HelpFormatter) -> None:
         panels: dict[str, list[tuple[str, str]]] = {DEFAULT_COMMANDS_PANEL: []}
@@ -147,7 +147,8 @@ class HelpMixin:
         formatter.write_heading(EXAMPLES_HEADING)
         indent = " " * (formatter.current_indent + formatter.indent_increment)
         for line in examples.splitlines():
-            formatter.write(f"{indent}{line}".rstrip() + "\n")
+            for part in _example_lines(line.rstrip(), formatter.width - len(indent)):
+                formatter.write(f"{indent}{part}\n")
 
 
 class WfctlGroup(HelpMixin, TyperGroup):
@@ -227,29 +228,46 @@ def _plain_range(part: str) -> str:
     return f"at least {low}" if low is not None else part
 
 
+def _example_lines(line: str, width: int) -> list[str]:
+    """An example command too long for the terminal, broken between words (a quoted word kept whole) with a
+    shell's ` \\` continuation, so that it reads whole and can be pasted as it is (the terminal broke it
+    mid-word)."""
+    if len(line) <= width or not line.lstrip().startswith("$ "):
+        return [line]
+    words = re.findall(r"""(?:[^\s"']+|"[^"]*"|'[^']*')+""", line)
+    lines: list[str] = []
+    current = ""
+    for word in words:
+        candidate = f"{current} {word}" if current else word
+        if current and len(candidate) + 2 > width:
+            lines.append(current + " \\")
+            current = "    " + word
+        else:
+            current = candidate
+    return [*lines, current]
+
+
 def _write_section(formatter: HelpFormatter, name: str, rows: list[tuple[str, str]]) -> None:
     if rows:
         with formatter.section(name):
             formatter.write_dl(rows)
 
 
-def _write_inherited_options(ctx: Context, formatter: HelpFormatter, *, brief: bool = False) -> None:
-    """The root's options, so `wfctl sites list --help` also tells what `-p`/`-o` do. A group's help
-    (`brief`) names them on a line or two: in full they would push its command list off a 24-line
-    screen (a terminal keeps the last lines of a long help in view)."""
+def _write_inherited_options(ctx: Context, formatter: HelpFormatter) -> None:
+    """The root's options, so `wfctl sites list --help` also tells which there are, named on a line or two:
+    in full (17 lines at 80 columns) they pushed the command's own arguments and options off a 24-line screen
+    (a terminal keeps the last lines of a long help in view); `wfctl --help` describes them. An option the
+    command declares itself (`-o`) is in its own section, not named twice."""
     root = ctx.find_root()
-    rows = []
+    own = {opt for param in ctx.command.params for opt in getattr(param, "opts", ())} if ctx.parent else set()
     names = []
     for param in root.command.params:
         record = param.get_help_record(root)
-        if record is not None and param.name not in ("version",):
-            rows.append(record)
+        if record is not None and param.name not in ("version",) and not own & set(param.opts):
             names.append(", ".join(sorted(param.opts, key=lambda opt: opt.startswith("--"))))
-    heading = f"{ROOT_OPTIONS_PANEL} (before the command, see wfctl --help)"
-    if not brief:
-        _write_section(formatter, heading, rows)
+    if not names:
         return
-    with formatter.section(heading):
+    with formatter.section(f"{ROOT_OPTIONS_PANEL} (before or after the command; wfctl --help says more)"):
         indent = " " * formatter.current_indent
         width = max(formatter.width - formatter.current_indent, 20)
         for line in textwrap.wrap("; ".join(names), width=width, break_on_hyphens=False, break_long_words=False):

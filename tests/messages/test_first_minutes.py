@@ -194,3 +194,25 @@ def test_a_base_url_ending_in_api_gets_a_hint(cli: Any, sandbox: Any) -> None:
     assert r.stderr == (f"error: no login endpoint at {sandbox.url}/api/identity/login (HTTP 404); the base URL is "
                         "the service's root, as its paths start with /identity/ and /api/: "
                         f"try --base-url {sandbox.url}\n"), r
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_commands_help_keeps_its_own_options_in_view(cli: Any, size: tuple[int, int]) -> None:
+    """Issue 36: at 80x24, `sites get --help` spent 17 lines on the global options (-o twice), which pushed its
+    arguments and options off the screen; an example longer than the terminal broke mid-word."""
+    rows, columns = size
+    for args in (["sites", "get", "--help"], ["sites", "--help"], ["sites", "update", "--help"]):
+        code, shown = finish(spawn(cli, *args, size=size))
+        assert code == 0, shown
+        lines = screen_lines(shown)
+        while lines and not lines[-1]:
+            lines.pop()
+        assert max(len(line) for line in lines) <= columns, [line for line in lines if len(line) > columns]
+        assert sum(1 for line in lines if line.lstrip().startswith("-o, --output")) <= 1, shown
+        if args == ["sites", "get", "--help"]:
+            in_view = lines[-(rows - 1):]  # the last lines stay on the screen, above the next prompt
+            assert "Arguments:" in in_view and "Options:" in in_view, shown
+            assert "  -p, --profile; --base-url; --ca-bundle; -v, --verbose; --no-color" in lines
+        if args == ["sites", "--help"] and columns == 80:
+            assert ('  $ wfctl sites create --client <client-id> --name "Salford Docks" --rate \\' in lines
+                    and '      "Forklift Driver=13.25"' in lines), lines

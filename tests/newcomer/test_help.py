@@ -46,7 +46,8 @@ def test_examples_block_is_verbatim_and_options_are_grouped_in_panels(cli) -> No
     assert "\nExamples:\n  $ wfctl login --base-url https://wams.example.com\n" in text
     sub = _help(cli, ["doctor"])
     assert "\nOutput:\n  -o, --output" in sub
-    assert "\nGlobal options (before the command, see wfctl --help):\n" in sub
+    assert ("\nGlobal options (before or after the command; wfctl --help says more):\n"
+            "  -p, --profile; --base-url; --ca-bundle; -v, --verbose; --no-color\n") in sub  # -o is the command's
     assert sub.index("Options:") < sub.index("Output:") < sub.index("Examples:")
 
 
