@@ -163,7 +163,7 @@ class Tables:
         width = console.width
         with console.capture() as capture:
             yield console
-        self.io.write("".join(_rule_within(line.rstrip(), width) + "\n" for line in capture.get().splitlines()))
+        self.io.write("".join(_rule_within(_end_trimmed(line), width) + "\n" for line in capture.get().splitlines()))
 
     def _fitted_record(self, console: Any, scalars: list[tuple[str, str]], sections: list[str],
                        record: dict[str, Any]) -> None:
@@ -255,6 +255,15 @@ def _shorten_start(text: str, width: int) -> str:
     while tail and cell_width(tail) > max(width - 1, 0):
         tail = tail[1:]
     return "…" + tail
+
+
+def _end_trimmed(line: str) -> str:
+    """`line` without the padding at its end, also where a style's codes close after it: a bold heading
+    padded to a long name's width was wider than the terminal, which wrapped it into a blank line."""
+    import re
+
+    match = re.search(r"\s+((?:\x1b\[[0-9;]*m)*)$", line)
+    return line[:match.start()] + match.group(1) if match else line
 
 
 def _rule_within(line: str, width: int) -> str:

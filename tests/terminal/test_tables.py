@@ -215,6 +215,9 @@ def test_a_name_wider_than_the_terminal_is_still_whole(wf: Any, service: Any) ->
     assert f"{site}   {name}" in screen.lines, screen.text
     assert header_of(screen) == ["id", "name"]
     assert left_out(screen)[:3] == ["address", "phone", "email"]
+    # issue 36: the bold heading was padded to the name's width, and the terminal wrapped it into a blank line
+    heading = next(line for line in screen.text.split("\n") if line.startswith("id "))
+    assert width(heading.rstrip("\r")) <= 80, repr(heading)
 
 
 def test_help_offers_wide(wf: Any) -> None:
