@@ -44,12 +44,16 @@ _NO_WRAP = {"id", "branchId", "clientId", "phone", "email", "assessmentRequired"
 #: a list's columns keep the keys, as --fields names them, and a pipe, json, jsonl and csv keep them too.
 WORDS = {"clientId": "client", "branchId": "branch", "assessmentRequired": "assessment required",
          "createdOn": "created", "updatedOn": "updated", "modifiedOn": "modified", "billingAddress": "billing address",
-         "bannedWorkers": "banned workers", "hourlyRate": "hourly rate", "contactPerson": "contact"}
+         "bannedWorkers": "banned workers", "hourlyRate": "hourly rate", "contactPerson": "contact",
+         "holidayCapHours": "holiday cap (hours)"}
 
 
 def words(name: str) -> str:
-    """A field's name as words on a terminal: `assessmentRequired` -> `assessment required`."""
-    return WORDS.get(name, name)
+    """A field's name as words on a terminal: `assessmentRequired` -> `assessment required`, and any other
+    camelCase key the same way (`workWeekStart` -> `work week start`), so `agency show` reads as `get` does."""
+    import re
+
+    return WORDS.get(name) or re.sub(r"(?<=[a-z0-9])([A-Z])", lambda m: " " + m.group(1).lower(), name)
 
 
 class Tables:

@@ -246,3 +246,18 @@ def test_sandbox_users_and_agencies_lists_at_each_width(cli: Any, service: Any, 
     assert all(len(line) <= columns for line in agencies.lines)
     for name in ("Northwind Staffing", "Southgate Recruitment"):
         assert any(name in line for line in agencies.lines), agencies.lines
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_agency_show_reads_in_words_as_get_does(wf: Any, size: tuple[int, int]) -> None:
+    """Issue 36: `agency show` showed the JSON keys (`workWeekStart`) where `sites get` shows words; a pipe keeps
+    the keys, as for every record."""
+    rows, columns = size
+    screen = run_in_terminal(wf, "agency", "show", columns=columns, rows=rows)
+    assert screen.exit_status == 0, screen.text
+    labels = [line.split("  ")[0] for line in screen.lines if line.strip()]
+    assert labels == ["name", "email", "phone", "work week start", "calendar year start", "holiday year start",
+                      "holiday cap (hours)"], screen.text
+    piped = wf("agency", "show").stdout.splitlines()
+    assert [line.split(":")[0] for line in piped] == ["name", "email", "phone", "workWeekStart", "calendarYearStart",
+                                                        "holidayYearStart", "holidayCapHours"]
