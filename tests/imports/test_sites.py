@@ -47,6 +47,8 @@ def test_list_and_show_a_run(logged_in: Any, tmp_path: Path) -> None:
         f"row 2  update  Site B  ({b})\n  email: b@x.test -> bb@x.test\n"
         f"row 4  create  Site D  ({d})\n  address: 4 High St\n  email: d@x.test\n"
         "created\t1\nupdated\t2\nunchanged\t1\nskipped\t0\nfailed\t0\n")
+    r = cli("imports", "show", second, tty=True)  # issue 36: a terminal reads the counts in a column, not tabbed
+    assert r.stdout.endswith("created    1\nupdated    2\nunchanged  1\nskipped    0\nfailed     0\n"), r.stdout
     r = cli("imports", "show", second[:9], "-o", "jsonl")  # a unique beginning of the id is enough
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert rows[0] == {"row": 1, "action": "update", "status": "updated", "id": a, "name": "Site A",

@@ -59,7 +59,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         counts = runs.count_outcomes(outcomes, run.entries())
         _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=True))
         if out_format not in ("json", "jsonl"):
-            app_.io.write(runs.count_lines(counts, True, planned=True))
+            app_.io.write(runs.count_lines(counts, True, planned=True, aligned=app_.io.stdout_is_tty))
         return 0
     if not yes:
         if not app_.io.can_prompt:
