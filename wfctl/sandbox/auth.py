@@ -7,9 +7,9 @@
   that login) and is recorded in `security_events`; except within the grace window (REFRESH_GRACE seconds
   after it was spent, with the same access token, while the pair it was exchanged for is still unused):
   that is a client whose answer was lost, and it gets that same pair again (RFC 9700 4.14.2 allows it;
-  Auth0 calls it the reuse interval). The pair is kept for it in `refresh_tokens.replay`, sealed with a key
-  derived from the spent refresh token itself (which the database does not hold), and dropped once the
-  new refresh token is used or the window has passed.
+  Auth0 calls it the reuse interval). The pair is kept for it in `refresh_tokens.replay`, encrypted with
+  AES-256-GCM (`cryptography`, no home-made cipher) under a key derived from the spent refresh token itself
+  (which the database does not hold), and dropped once the new refresh token is used or the window has passed.
 """
 
 from __future__ import annotations
@@ -200,23 +200,29 @@ def _replay_key(refresh_token: str) -> bytes:
 
 
 def _seal(refresh_token: str, answer: dict[str, object]) -> bytes:
-    """The answer encrypted (SHAKE-256 keystream: the key seals one message only) and authenticated."""
-    key = _replay_key(refresh_token)
-    plain = json.dumps(answer, separators=(",", ":")).encode()
-    stream = hashlib.shake_256(key + b"\nstream").digest(len(plain))
-    sealed = (int.from_bytes(plain, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(plain), "big")
-    return hmac.new(key, sealed, hashlib.sha256).digest() + sealed
+    """The answer encrypted and authenticated: AES-256-GCM, a random 96-bit nonce in front."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    nonce = secrets.token_bytes(_NONCE)
+    return nonce + AESGCM(_replay_key(refresh_token)).encrypt(nonce, json.dumps(answer, separators=(",", ":")).encode(),
+                                                              _REPLAY_CONTEXT)
 
 
 def _unseal(refresh_token: str, box: bytes) -> dict[str, Any] | None:
-    key = _replay_key(refresh_token)
-    tag, sealed = box[:32], box[32:]
-    if not hmac.compare_digest(tag, hmac.new(key, sealed, hashlib.sha256).digest()):
+    """The answer `_seal` sealed, or None when it was not sealed under this token (or not by this version)."""
+    from cryptography.exceptions import InvalidTag
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    try:
+        plain = AESGCM(_replay_key(refresh_token)).decrypt(box[:_NONCE], box[_NONCE:], _REPLAY_CONTEXT)
+    except (InvalidTag, ValueError):
         return None
-    stream = hashlib.shake_256(key + b"\nstream").digest(len(sealed))
-    plain = (int.from_bytes(sealed, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(sealed), "big")
     answer: dict[str, Any] = json.loads(plain)
     return answer
+
+
+_NONCE = 12
+_REPLAY_CONTEXT = b"wfctl-sandbox refresh replay"
 
 
 def _iso(ts: float) -> str:
