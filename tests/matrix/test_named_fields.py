@@ -161,3 +161,77 @@ def test_a_stored_value_the_rules_now_refuse_is_named_as_the_sites_not_as_an_opt
 
     r = run("sites", "update", site["id"], "--email", "ops@example.com", "--banned-worker", "W-1")  # the way out
     assert r.exit_code == 0, r
+
+
+@pytest.mark.parametrize("deployment", ["default", "put-clears"], indirect=True)
+def test_the_sdk_sends_named_fields_and_finds_a_clearing_deployment_out_once(deployment: Deployment) -> None:
+    from wfctl.api import Client
+    from wfctl.api.auth import StaticTokenAuth
+
+    said: list[str] = []
+    sites = [deployment.site(), deployment.site()]
+    with Client(deployment.url, auth=StaticTokenAuth(deployment.token, deployment.url), warn=said.append) as sdk:
+        for site in sites:
+            shown = sdk.update_site(site["id"], {"phone": "0161 496 0001"})
+            assert without_stamps(shown) == {**without_stamps(site), "phone": "0161 496 0001"}
+        assert sdk.put_clears is bool(deployment.quirks)
+    for site in sites:
+        assert deployment.get("sites", site["id"]) == {**without_stamps(site), "phone": "0161 496 0001"}
+    if deployment.quirks:  # said once, by the first update
+        assert said == [f"site {sites[0]['id']}: the service needs every field in a PUT. This deployment clears "
+                        "what a PUT leaves out (G13): updates now send the whole record, read just before each PUT "
+                        "(set put_clears to start that way)"]
+    else:
+        assert said == []
+
+
+@pytest.mark.parametrize("deployment", ["default"], indirect=True)
+def test_an_import_update_keeps_a_ban_made_while_it_runs(deployment: Deployment, run: Run, proxy: ProxyFor,
+                                                         tmp_path: Any) -> None:
+    client = deployment.client()
+    site = deployment.site(client["id"])
+    path = f"/api/sites/{site['id']}"
+    banned: list[str] = []
+
+    def colleague(method: str, asked: str) -> None:
+        if method == "PUT" and asked == path and not banned:  # the import read the site, its PUT is on its way
+            banned.append("W-9")
+            _ban(deployment, site["id"], "W-9")
+
+    via = proxy(colleague)
+    file = tmp_path / "phones.csv"
+    file.write_text(f"name,phone\n{site['name']},0161 496 0001\n", encoding="utf-8")
+    r = run("sites", "import", str(file), "--client", client["id"], "--on-existing", "update",
+            env={"WFCTL_BASE_URL": via.url})
+    assert r.exit_code == 0, r
+    assert banned == ["W-9"]
+    assert deployment.get("sites", site["id"]) == {**without_stamps(site), "phone": "0161 496 0001",
+                                                   "bannedWorkers": ["W-1", "W-2", "W-9"]}
+
+
+@pytest.mark.parametrize("deployment", ["default"], indirect=True)
+def test_an_undo_keeps_a_change_made_while_it_runs(deployment: Deployment, run: Run, proxy: ProxyFor,
+                                                   tmp_path: Any) -> None:
+    client = deployment.client()
+    site = deployment.site(client["id"])
+    path = f"/api/sites/{site['id']}"
+    changed: list[str] = []
+    undoing = False
+
+    def colleague(method: str, asked: str) -> None:
+        if undoing and method == "PUT" and asked == path and not changed:  # undo read the site; its PUT is on its way
+            changed.append("email")
+            _put(deployment, site["id"], email="ops@example.com")
+
+    via = proxy(colleague)
+    file = tmp_path / "phones.csv"
+    file.write_text(f"name,phone\n{site['name']},0161 496 0001\n", encoding="utf-8")
+    r = run("sites", "import", str(file), "--client", client["id"], "--on-existing", "update",
+            env={"WFCTL_BASE_URL": via.url})
+    assert r.exit_code == 0, r
+    run_id = str(json.loads(run("imports", "list", "-o", "json", env={"WFCTL_BASE_URL": via.url}).stdout)[0]["run"])
+    undoing = True
+    r = run("imports", "undo", run_id, "--yes", env={"WFCTL_BASE_URL": via.url})
+    assert r.exit_code == 0, r
+    assert changed == ["email"]
+    assert deployment.get("sites", site["id"]) == {**without_stamps(site), "email": "ops@example.com"}
