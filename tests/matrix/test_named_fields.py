@@ -145,8 +145,8 @@ def test_a_stored_value_the_rules_now_refuse_is_named_as_the_sites_not_as_an_opt
         assert r.exit_code == 6, r
         assert r.stderr == (
             f"error: site {site['id']} holds a value the service's rules now refuse (email, bannedWorkers), and this "
-            "update must send it (a PUT replaces the whole record here): give that field a valid value in the same "
-            "update: email: stored 'ops at example.com': must be an e-mail address; bannedWorkers[1]: stored 'W-1': "
+            "update must send it (a PUT replaces the whole record here): correct the stored value first, or in the "
+            "same update: email: stored 'ops at example.com': must be an e-mail address; bannedWorkers[1]: stored 'W-1': "
             "duplicate worker 'W-1' (HTTP 400)\n")
         assert deployment.get("sites", site["id"]) == stored
     else:  # only the phone is sent
@@ -235,3 +235,18 @@ def test_an_undo_keeps_a_change_made_while_it_runs(deployment: Deployment, run: 
     assert r.exit_code == 0, r
     assert changed == ["email"]
     assert deployment.get("sites", site["id"]) == {**without_stamps(site), "email": "ops@example.com"}
+
+
+@pytest.mark.parametrize("deployment", ["default"], indirect=True)
+def test_rates_set_names_a_stored_rate_the_rules_now_refuse(deployment: Deployment, run: Run) -> None:
+    client = deployment.client()
+    site = deployment.site(client["id"])
+    _store(deployment, site["id"], rates='[{"skill": "Forklift", "hourlyRate": 13.255}, '
+                                         '{"skill": "Picker", "hourlyRate": 11.5}]')
+    r = run("rates", "set", "--client", client["id"], "--skill", "Picker", "--floor", "12")
+    assert r.exit_code == 10, r
+    assert (f"site {site['id']} holds a value the service's rules now refuse (rates), and this update must send it (a "
+            "list edit sends the whole list): correct the stored value first, or in the same update: "
+            'rates[0].hourlyRate: stored {"skill": "Forklift", "hourlyRate": 13.255}: must have at most 2 decimal '
+            "places (HTTP 400)\n") in r.stderr
+    assert "--" not in r.stderr.split("\n")[0]  # no option is named

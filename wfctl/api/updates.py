@@ -127,7 +127,7 @@ def stored_refusal(kind: str, record_id: str, current: dict[str, Any], changes: 
            else "a list edit sends the whole list")
     fields = ", ".join(dict.fromkeys(_located(k)[0] for k in stored))
     return ValidationFailed(f"{kind} {record_id} holds a value the service's rules now refuse ({fields}), and this "
-                            f"update must send it ({how}): give that field a valid value in the same update",
+                            f"update must send it ({how}): correct the stored value first, or in the same update",
                             status=exc.status, detail=exc.detail if own else None, errors={**stored, **own})
 
 
