@@ -250,3 +250,30 @@ def test_rates_set_names_a_stored_rate_the_rules_now_refuse(deployment: Deployme
             'rates[0].hourlyRate: stored {"skill": "Forklift", "hourlyRate": 13.255}: must have at most 2 decimal '
             "places (HTTP 400)\n") in r.stderr
     assert "--" not in r.stderr.split("\n")[0]  # no option is named
+
+
+@pytest.mark.parametrize("deployment", ["default"], indirect=True)
+def test_an_import_row_sends_only_the_cells_that_change_the_site(deployment: Deployment, run: Run,
+                                                                 proxy: ProxyFor, tmp_path: Any) -> None:
+    """An exported row edited in one cell: its other cells (the banned workers as they were) are not
+    sent, so a ban made after the import read the site stays."""
+    client = deployment.client()
+    site = deployment.site(client["id"])
+    path = f"/api/sites/{site['id']}"
+    banned: list[str] = []
+
+    def colleague(method: str, asked: str) -> None:
+        if method == "PUT" and asked == path and not banned:
+            banned.append("W-9")
+            _ban(deployment, site["id"], "W-9")
+
+    via = proxy(colleague)
+    file = tmp_path / "edited.csv"
+    file.write_text(f"name,phone,email,bannedWorkers\n{site['name']},{site['phone']},ops@example.com,W-1|W-2\n",
+                    encoding="utf-8")
+    r = run("sites", "import", str(file), "--client", client["id"], "--on-existing", "update",
+            env={"WFCTL_BASE_URL": via.url})
+    assert r.exit_code == 0, r
+    assert banned == ["W-9"]
+    assert deployment.get("sites", site["id"]) == {**without_stamps(site), "email": "ops@example.com",
+                                                   "bannedWorkers": ["W-1", "W-2", "W-9"]}

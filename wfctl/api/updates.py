@@ -49,26 +49,30 @@ def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any
     """Change exactly the fields in `changes`, on every deployment, and return the whole record.
 
     `changes` may be a function from the record to the changes (an edit such as "add banned worker
-    W-2"), made again to each state of the record read. `current` is the record as the caller read it
-    just now (read here when None); on a deployment that clears what a PUT leaves out it is read
-    again just before the PUT, and a field the change does not name that holds another value after
-    it than in `seen` (the record as the caller first saw it; default `current`) is said. Read-only fields and the parent in `changes` are dropped. `settle`
+    W-2"), made again to each state of the record read; a field given the value it holds is not sent.
+    `current` is the record as the caller read it just now (read here when None); on a deployment that
+    clears what a PUT leaves out it is read again just before the PUT, and a field the change does not
+    name that holds another value after it than in `seen` (the record as the caller first saw it;
+    default `current`) is said. Read-only fields and the parent in `changes` are dropped. `settle`
     waits one round trip (at least SETTLE_MIN, at most SETTLE_MAX seconds) before the read-back, so
     that a writer who read the record just before this PUT has written too and is seen; bulk runs
     (a `sender`, or `settle=False`) skip the wait: their throughput is round trips."""
     from wfctl.api.records import same_record, writable_changes
 
-    edit: Edit = changes if callable(changes) else (lambda _record: changes)
+    edit: Edit = changes if callable(changes) else _fixed(changes)
     seen = seen if seen is not None else current  # the first look: a field moved since is said (clearing)
     fresh = False  # `current` was read by this call, just before the PUT
-    for attempt in range(UPDATE_ATTEMPTS):
+    for _attempt in range(UPDATE_ATTEMPTS):
         if current is None or (client.put_clears and not fresh):
             current = client.get_record(kind, record_id)
             fresh = True
         seen = seen if seen is not None else current
-        wanted = writable_changes(kind, edit(current))
-        if not wanted or (attempt and same_record(wanted, current)):
-            return current  # nothing to send, or the change holds (another writer's update kept it)
+        wanted = _differing(kind, current, writable_changes(kind, edit(current)))
+        if not callable(changes):  # fixed values: the change is what differed at the first read (a field
+            edit = _fixed(wanted)  # given the value it held is not the update's, whoever changes it later)
+            changes = wanted
+        if not wanted:
+            return current  # the record holds the change already (another writer's update kept it)
         try:
             answer = _put(client, kind, record_id, current, wanted, sender)
         except _WantsWhole:  # refused, nothing changed: read it again and send the whole record
@@ -91,11 +95,13 @@ def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any
 
 
 def put_body(put_clears: bool, kind: str, current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """The PUT body of `changes` to `current`: the named fields, or on a deployment that clears what
-    a PUT leaves out, every writable field of `current` merged with them."""
+    """The PUT body of `changes` to `current`: the named fields whose value differs from `current`'s, or
+    on a deployment that clears what a PUT leaves out, every writable field of `current` merged with them."""
     from wfctl.api.records import update_body, writable_changes
 
-    return update_body(kind, current, changes) if put_clears else writable_changes(kind, changes)
+    if put_clears:
+        return update_body(kind, current, changes)
+    return _differing(kind, current, writable_changes(kind, changes))
 
 
 def stored_refusal(kind: str, record_id: str, current: dict[str, Any], changes: dict[str, Any],
@@ -216,6 +222,19 @@ def _tell_moved(client: Any, kind: str, record_id: str, seen: dict[str, Any], wa
         kept = "; ".join(f"{name} {_shown(seen.get(name))} -> {_shown(back.get(name))}" for name in moved)
         client.warn(f"{kind} {record_id}: another writer changed {', '.join(moved)} while this update was made; "
                     f"the record keeps their value ({kept})")
+
+
+def _fixed(changes: dict[str, Any]) -> Edit:
+    """An edit that makes the same changes to any state of the record."""
+    return lambda _record: changes
+
+
+def _differing(kind: str, current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """The fields of `changes` whose value differs from `current`'s (a field sent with the value it holds
+    could only undo another writer's change made since `current` was read)."""
+    from wfctl.api.records import comparable
+
+    return {k: v for k, v in changes.items() if comparable(k, v) != comparable(k, current.get(k))}
 
 
 def _located(location: str) -> tuple[str, int | None]:
