@@ -277,3 +277,27 @@ def test_an_import_row_sends_only_the_cells_that_change_the_site(deployment: Dep
     assert banned == ["W-9"]
     assert deployment.get("sites", site["id"]) == {**without_stamps(site), "email": "ops@example.com",
                                                    "bannedWorkers": ["W-1", "W-2", "W-9"]}
+
+
+@pytest.mark.parametrize("deployment", ["default"], indirect=True)
+def test_a_record_from_get_passed_back_sends_only_what_was_edited(deployment: Deployment, proxy: ProxyFor) -> None:
+    from wfctl.api import Client
+    from wfctl.api.auth import StaticTokenAuth
+
+    site = deployment.site()
+    path = f"/api/sites/{site['id']}"
+    banned: list[str] = []
+
+    def colleague(method: str, asked: str) -> None:
+        if method == "PUT" and asked == path and not banned:
+            banned.append("W-9")
+            _ban(deployment, site["id"], "W-9")
+
+    via = proxy(colleague)
+    with Client(via.url, auth=StaticTokenAuth(deployment.token, via.url)) as sdk:
+        record = sdk.get_site(site["id"])
+        record["phone"] = "0161 496 0001"
+        sdk.update_site(site["id"], record)
+    assert banned == ["W-9"]
+    assert deployment.get("sites", site["id"]) == {**without_stamps(site), "phone": "0161 496 0001",
+                                                   "bannedWorkers": ["W-1", "W-2", "W-9"]}
