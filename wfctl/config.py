@@ -52,6 +52,8 @@ KEYS: dict[str, Key] = {
             "Name of the username field in the login request body (G1), e.g. email"),
         Key("allow_insecure_http", "bool", False, None,
             "Allow sending tokens over plain http:// to a non-loopback host"),
+        Key("put_clears", "bool", False, None,
+            "The service clears what a PUT leaves out (G13): updates send the whole record (found out anyway)"),
         Key("username", "str", None, None, "Username offered by `wfctl login`"),
         Key("timeout", "float", 30.0, "WFCTL_TIMEOUT", "Seconds to wait for one HTTP answer"),
         Key("ca_bundle", "path", None, "WFCTL_CA_BUNDLE",
@@ -92,6 +94,7 @@ class Settings:
     credential_store: str = "keyring"
     login_username_field: str = "username"
     allow_insecure_http: bool = False
+    put_clears: bool = False
     username: str | None = None
     timeout: float = 30.0
     ca_bundle: str | None = None

@@ -68,7 +68,7 @@ class AppContext:
         """The authenticated API client for the active profile."""
         from wfctl.factory import client_for_settings
 
-        return client_for_settings(self.settings, verbose=self.options.verbose)
+        return client_for_settings(self.settings, verbose=self.options.verbose, warn=self.io.warn)
 
     def output_format(self, override: str | None = None) -> str:
         """--output after the subcommand wins over the global one, then WFCTL_OUTPUT/profile, then table."""

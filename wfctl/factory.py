@@ -52,7 +52,7 @@ def client_for_settings(settings: Settings, verbose: bool = False, **options: ob
     else:
         auth = TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)
     return Client(base_url, auth=auth, timeout=settings.timeout, ca_bundle=settings.ca_bundle,
-                  allow_insecure_http=settings.allow_insecure_http,
+                  allow_insecure_http=settings.allow_insecure_http, put_clears=settings.put_clears,
                   log=verbose_logger() if verbose else None, **options)
 
 

@@ -198,8 +198,8 @@ def test_error_shapes_end_to_end_exit_codes_and_json_envelope(cli, monkeypatch):
 
     body = {"title": "Bad Request", "status": 400, "detail": "bad", "errors": {"name": ["too long"]}}
     real = session.client_for_settings
-    monkeypatch.setattr(session, "client_for_settings", lambda s, verbose=False: real(
-        s, verbose, transport=httpx.MockTransport(lambda r: httpx.Response(400, json=body)), sleep=lambda d: None))
+    monkeypatch.setattr(session, "client_for_settings", lambda s, verbose=False, **options: real(
+        s, verbose, **options, transport=httpx.MockTransport(lambda r: httpx.Response(400, json=body)), sleep=lambda d: None))
     r = cli("--base-url", "https://x.example.com", "agency", "show", "-o", "json",
             env={"WFCTL_ACCESS_TOKEN": "t0ken-value"})
     assert r.exit_code == 6 and r.stdout == ""

@@ -136,7 +136,11 @@ def test_dry_run_sends_nothing(wf: Any, tag: str) -> None:
     assert json.loads(r.stdout) == {"dryRun": True, "method": "POST", "path": f"/api/clients/{tree['client']}/sites",
                                     "body": {"name": "Dry", "rates": [{"skill": "a", "hourlyRate": 1}]}}
     r = wf("branches", "update", tree["branch"], "--phone", "9", "--dry-run", "-o", "json")
+    assert json.loads(r.stdout)["body"] == {"phone": "9"}  # the sandbox keeps what a PUT leaves out (G13)
+    assert wf("config", "set", "put_clears", "true").exit_code == 0  # a deployment that clears it
+    r = wf("branches", "update", tree["branch"], "--phone", "9", "--dry-run", "-o", "json")
     assert json.loads(r.stdout)["body"] == {"name": f"{tag} branch", "address": "", "phone": "9", "email": ""}
+    assert wf("config", "unset", "put_clears").exit_code == 0
     r = wf("sites", "update", tree["site1"], "--name", "Renamed", "--dry-run")
     assert r.stdout == (f"dry run: would send PUT /api/sites/{tree['site1']} (nothing sent): 1 field would change\n"
                         f"  name: {tag} site 1 -> Renamed\n")

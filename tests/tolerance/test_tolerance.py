@@ -126,9 +126,19 @@ def test_update_loses_no_field_where_put_clears_left_out_fields(run: Any, server
         "id": "b1", "name": "Branch 1", "address": "1 High St", "phone": "+44 1", "email": "b1@example.com",
         "createdOn": "2026-01-02T03:04:05Z", "updatedOn": None}
     assert json.loads(r.stdout)["address"] == "1 High St"
+    # the first PUT (the phone alone) showed the fields it left out cleared: written back at once, and said
+    assert [q.body for q in server.requests if q.method == "PUT"] == [
+        {"phone": "+44 1"}, {"name": "Branch 1", "address": "1 High St", "phone": "+44 1", "email": "b1@example.com"}]
+    assert r.stderr == ("warning: branch b1: the service cleared the fields the update left out (name, address, email); "
+                        "they were written back at once from the record read before it. This deployment clears what a "
+                        "PUT leaves out (G13): updates now send the whole record, read just before each PUT (set "
+                        "put_clears to start that way)\n")
 
+    server.requests.clear()
+    assert run("config", "set", "put_clears", "true").exit_code == 0  # said: one whole-record PUT, nothing to say
     r = run("clients", "update", "c2", "--email", "new@example.com")
-    assert r.exit_code == 0, r
+    assert (r.exit_code, r.stderr) == (0, ""), r
+    assert len([q for q in server.requests if q.method == "PUT"]) == 1
     assert server.state.clients["c2"]["billingAddress"] == "2 Bill Rd"
     assert server.state.clients["c2"]["email"] == "new@example.com"
     put = [q for q in server.requests if q.method == "PUT"][-1]
@@ -137,12 +147,12 @@ def test_update_loses_no_field_where_put_clears_left_out_fields(run: Any, server
 
 
 def test_sites_update_keeps_every_other_field_where_put_clears(run: Any, server: ToleranceServer) -> None:
-    server.behaviour.put_clears = True
+    server.behaviour.put_clears = True  # this server's sites keep what a PUT leaves out
     before = dict(server.state.sites["s001"])
     r = run("sites", "update", "s001", "--assessment-required", "-o", "json")
     assert r.exit_code == 0, r
-    put = [q for q in server.requests if q.method == "PUT"][-1]
-    assert put.body["assessmentRequired"] is True and put.body["rates"] == before["rates"]
+    assert [q.body for q in server.requests if q.method == "PUT"] == [{"assessmentRequired": True}]
+    assert r.stderr == ""
     after = server.state.sites["s001"]
     assert {k: v for k, v in after.items() if k not in ("assessmentRequired", "updatedOn")} == \
         {k: v for k, v in before.items() if k not in ("assessmentRequired", "updatedOn")}
@@ -195,3 +205,34 @@ def test_a_list_edit_acts_on_exactly_the_entry_the_diff_shows(run: Any, server: 
     r = run("sites", "update", "s001", "--remove-rate", "FORKLIFT", "-o", "json")
     assert r.exit_code == 0, r
     assert server.state.sites["s001"]["rates"] == [{"skill": "Picker", "hourlyRate": 11.5}]
+
+
+def test_fields_a_put_cleared_that_cannot_be_written_back_are_listed_with_their_values(
+        cli: Any, server: ToleranceServer) -> None:
+    from tests.bulk.fault_proxy import FaultProxy
+
+    server.behaviour.put_clears = True
+    puts = 0
+
+    def refuse_the_second_put(method: str, _path: str) -> bytes | None:
+        nonlocal puts
+        puts += method == "PUT"
+        if method != "PUT" or puts < 2:
+            return None
+        body = b'{"title":"Forbidden","status":403}'
+        return (b"HTTP/1.1 403 Forbidden\r\nContent-Type: application/problem+json\r\n"
+                b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    proxy = FaultProxy(server.url, drop=lambda _m, _p: False, answer=refuse_the_second_put)
+    try:
+        r = cli("branches", "update", "b1", "--phone", "+44 1",
+                env={"WFCTL_BASE_URL": proxy.url, "WFCTL_ACCESS_TOKEN": TOKEN})
+    finally:
+        proxy.stop()
+    assert r.exit_code == 8, r
+    warning, lost, error = r.stderr.splitlines()
+    assert warning.startswith("warning: branch b1: the service cleared the fields the update left out (name, address, ")
+    assert lost == ("warning: branch b1: the fields the update cleared could not be written back; they held: "
+                    "name 'Branch 1'; address '1 High St'; email 'b1@example.com'")
+    assert error.startswith("error: ") and "(HTTP 403)" in error
+    assert server.state.branches["b1"]["address"] == ""  # what the deployment did; the warning says what it held

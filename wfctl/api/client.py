@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
-from wfctl.api import branchfilter, writes
+from wfctl.api import branchfilter, updates, writes
 from wfctl.api.errors import (
     ApiError,
     ForeignOrigin,
@@ -33,8 +33,8 @@ from wfctl.api.errors import (
 from wfctl.api.page import Page
 from wfctl.api.resources import RESOURCES
 from wfctl.api.responses import decode_body, error_from_response, network_error, snippet, user_agent
+from wfctl.api.updates import Edit
 from wfctl.api.writes import (
-    Edit,
     collection_path,
     record_path,
 )
@@ -70,7 +70,10 @@ class Client:
     file: the only CAs trusted for https; default: the OS store and certifi, see wfctl.api.tls), `retry`
     (a RetryPolicy), `log` (a callable receiving each verbose log line, already redacted),
     `transport` (an httpx transport under the retry layer, e.g. httpx.MockTransport for tests),
-    `sleep` (the function used to wait between retries), `user_agent`.
+    `sleep` (the function used to wait between retries), `user_agent`, `put_clears` (True: the
+    deployment clears what a PUT leaves out, G13, so updates send the whole record; learnt when seen,
+    see wfctl.api.updates), `warn` (a callable receiving each warning line of an update: fields another
+    writer moved, a deployment found clearing; default: the `wfctl.api` logger's warnings).
     """
 
     def __init__(self, base_url: str, **options: Any) -> None:
@@ -86,6 +89,8 @@ class Client:
         self._inner_transport: httpx.BaseTransport | None = options.pop("transport", None)
         self._sleep: Callable[[float], None] | None = options.pop("sleep", None)
         self._user_agent = options.pop("user_agent", None)
+        self.put_clears = bool(options.pop("put_clears", False))
+        self.warn: Callable[[str], None] = options.pop("warn", None) or logging.getLogger("wfctl.api").warning
         if options:
             raise TypeError(f"unknown Client option(s): {', '.join(sorted(options))}")
         self._insecure = insecure(self.base_url, self.allow_insecure_http)
@@ -450,10 +455,11 @@ class Client:
 
     def update_record(self, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
                       current: dict[str, Any] | None = None, sender: LeanSender | None = None,
-                      settle: bool = True) -> dict[str, Any]:
+                      settle: bool = True, seen: dict[str, Any] | None = None) -> dict[str, Any]:
         """Change exactly the fields in `changes`, on every deployment, and return the whole record: see
-        `writes.update_record`."""
-        return writes.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle)
+        `updates.update_record`."""
+        return updates.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle,
+                                     seen=seen)
 
     def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
         """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the

@@ -1,8 +1,8 @@
 """What the service's records are made of, and the rules every entry point shares for writing them.
 
-An update changes only the fields it names, on every deployment (G13: some clear what a PUT leaves
-out), so every update body is the current record's writable fields merged with the change
-(`update_body`). A create whose answer was lost is recognised by its natural key (G12/G20) and
+An update changes only the fields it names, on every deployment (G13): where a PUT clears what it
+leaves out, its body is the current record's writable fields merged with the change (`update_body`;
+wfctl.api.updates decides). A create whose answer was lost is recognised by its natural key (G12/G20) and
 `same_record`. The CLI verbs, the bulk import, undo and SDK users all go through these.
 """
 
@@ -53,7 +53,8 @@ def writable_changes(kind: str, changes: dict[str, Any]) -> dict[str, Any]:
 
 
 def update_body(kind: str, current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """The PUT body that changes exactly `changes`: every writable field of `current`, then the changes."""
+    """The whole-record PUT body that changes exactly `changes`: every writable field of `current`, then
+    the changes (what a deployment that clears what a PUT leaves out needs; `updates.put_body`)."""
     body = {name: current[name] for name in WRITABLE[kind] if current.get(name) is not None}
     body.update(writable_changes(kind, changes))
     return body

@@ -1,12 +1,10 @@
-"""The SDK's write protocols, on any deployment: a create applied once and reported once (G20, with
-the look-up by natural key, G12, when an answer is lost), and an update of exactly the given fields (G13)
-read back and merged again while another writer replaces it. `Client.create_outcome`, `update_record`,
-`find_by_name` and `find_same` are these functions; `client` is a Client (its `request`, `send`,
-`get_record` and `iter_records`)."""
+"""The SDK's create protocol, on any deployment: a create applied once and reported once (G20, with
+the look-up by natural key, G12, when an answer is lost). `Client.create_outcome`, `find_by_name` and
+`find_same` are these functions; `client` is a Client (its `request`, `send`, `get_record` and
+`iter_records`). The update protocol (G13) is wfctl.api.updates."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -24,14 +22,6 @@ LOST_ANSWER_RESENDS = 2
 #: Answers to a create after which the record may exist all the same (a proxy's timeout, a crash after
 #: the commit): looked up by natural key before the create is sent again.
 MAYBE_APPLIED = frozenset({408, 425, 500, 502, 504})
-#: How often an update is merged into the record as it now is and sent again when the read-back shows
-#: another writer replaced it.
-UPDATE_ATTEMPTS = 4
-#: The wait before an update's read-back (one PUT round trip, within these bounds; see `update_record`).
-SETTLE_MIN, SETTLE_MAX = 0.05, 0.25
-
-#: An update given as a function: from the current record to the changes to make to it.
-Edit = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 def create_outcome(client: Any, kind: str, parent_id: str | None, body: dict[str, Any], *,
@@ -148,49 +138,6 @@ def _twin(client: Any, kind: str, parent_id: str | None, body: dict[str, Any], m
     return None
 
 
-def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
-                  current: dict[str, Any] | None = None, sender: LeanSender | None = None,
-                  settle: bool = True) -> dict[str, Any]:
-    """Change exactly the fields in `changes`, on every deployment, and return the whole record.
-
-    Some deployments clear what a PUT leaves out (G13), so the body is the current record's
-    writable fields merged with `changes` (`current` is read first unless given). Read-only fields
-    and the parent in `changes` (a record from `get_*` passed back) are dropped.
-
-    The service has no conditional PUT, so another writer's read-merge-write can replace this one.
-    The record is read back after the PUT; when the change is not there, it is merged again into
-    the record as it now is and sent again, up to UPDATE_ATTEMPTS times, then Conflict. `changes`
-    may be a function from the current record to the changes (an edit such as "add banned worker
-    W-2", recomputed from each new state) instead of fixed values. `settle` waits one round trip
-    (at least SETTLE_MIN, at most SETTLE_MAX seconds) before the read-back, so that a writer who read
-    the record just before this PUT has written too and is seen; bulk runs (a `sender`, or
-    `settle=False`) skip the wait: their throughput is round trips."""
-    from wfctl.api.records import same_record, update_body, writable_changes
-
-    edit: Edit = changes if callable(changes) else _fixed(changes)
-    for attempt in range(UPDATE_ATTEMPTS):
-        if current is None:
-            current = client.get_record(kind, record_id)
-        wanted = writable_changes(kind, edit(current))
-        if attempt and same_record(wanted, current):
-            return current  # the change holds (another writer's update kept it)
-        body = update_body(kind, current, wanted)
-        started = time.monotonic()
-        if sender is not None:
-            answer = sender.request("PUT", record_path(kind, record_id), body)
-        else:
-            answer = client.request("PUT", record_path(kind, record_id), json=body)
-        if settle and sender is None:
-            time.sleep(min(max(time.monotonic() - started, SETTLE_MIN), SETTLE_MAX))
-        back = client.get_record(kind, record_id)
-        if same_record(writable_changes(kind, edit(back)), back):
-            return {**record_of(answer), **back}  # fields only the answer has (modifiedOn) too
-        current = back  # another writer replaced the record after this PUT: merge into what is there now
-    raise Conflict(f"another change to {kind} {record_id} kept replacing this one "
-                   f"({UPDATE_ATTEMPTS} attempts); nothing of it is kept: run it again",
-                   status=409, detail="the record changed under every attempt")
-
-
 def find_by_name(client: Any, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
     """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
     list shows it; None when there is none."""
@@ -235,10 +182,6 @@ def was_replayed(response: httpx.Response) -> bool:
     """Whether the service replayed an earlier answer for this Idempotency-Key (a sandbox extension)."""
     return response.headers.get("idempotent-replayed", "").lower() == "true"
 
-
-def _fixed(changes: dict[str, Any]) -> Edit:
-    """An edit that makes the same changes to any state of the record."""
-    return lambda _current: changes
 
 
 

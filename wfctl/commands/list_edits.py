@@ -67,6 +67,35 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
     return result
 
 
+def validated(kind: str, record: dict[str, Any], lists: dict[str, Any], edits: dict[str, list[str]]) -> dict[str, Any]:
+    """The edited `lists` of `record` as the service's rules (G11) check them; a problem of the edit's
+    own entries names its option (exit 2). A list whose stored entries already break today's rules (a
+    worker banned twice, a rate with three decimals) is sent as it is: the service judges what it holds
+    (the CLI never refuses what it would accept), and its refusal names the stored value
+    (`wfctl.api.updates.stored_refusal`), not an option the user never gave."""
+    from pydantic import ValidationError
+
+    from wfctl.api.models import WRITE_MODELS, field_errors
+
+    model = WRITE_MODELS[(kind, "update")]
+    out: dict[str, Any] = {}
+    for field, items in lists.items():
+        try:
+            out.update(model.model_validate({field: items}).body())
+            continue
+        except ValidationError as exc:
+            errors = field_errors(exc)
+        try:
+            model.model_validate({field: record.get(field) or []})
+        except ValidationError:
+            out[field] = items  # the stored list breaks the rules already: the service says whether it takes it
+            continue
+        options = "/".join(option for option in edits if EDITS[option][0] == field)
+        raise CliError("; ".join(f"{options}: {location}: {'; '.join(messages)}" for location, messages in errors.items()),
+                       title="invalid input", errors=errors)
+    return out
+
+
 def _note(text: str) -> None:
     from wfctl.safetext import plain
 

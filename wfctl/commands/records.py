@@ -227,26 +227,27 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
         """The changes to `record`: the list edits are made again to each new state of it."""
         if not edits:
             return fixed
-        from wfctl.commands.list_edits import apply
+        from wfctl.commands.list_edits import apply, validated
 
-        lists = apply(record, fixed, edits, again=record is not current)
-        return {**fixed, **validate_body(kind, "update", lists, set(edits))}
+        return {**fixed, **validated(kind, record, apply(record, fixed, edits, again=record is not current), edits)}
 
     body = edit(current)
     if dry_run:
+        from wfctl.api.updates import put_body
+
         path = spec.record_path(record_id)
         diff = changed_fields(current, update_body(kind, current, body))
         if out.format in ("json", "jsonl"):
-            out.value({"dryRun": True, "method": "PUT", "path": path, "body": update_body(kind, current, body),
-                       "changes": as_json(diff)})
+            out.value({"dryRun": True, "method": "PUT", "path": path,
+                       "body": put_body(client.put_clears, kind, current, body), "changes": as_json(diff)})
             return
         summary = "no change" if not diff else f"{len(diff)} field{'s' if len(diff) != 1 else ''} would change"
         out.result({"dryRun": True, "message": f"dry run: would send PUT {path} (nothing sent): {summary}"})
         app.io.write("".join(f"  {line}\n" for line in lines(kind, diff)))
         return
-    # No `current`: the record is read again just before the write, so the time spent here since the
-    # first read (validation) leaves no window for another writer's change to be overwritten.
-    out.record(client.update_record(kind, record_id, edit), kind)
+    # No `current`: the record is read again just before the write (a list edit is made to that copy);
+    # `seen`: a field moved since the first read is said where the whole record has to be sent (G13).
+    out.record(client.update_record(kind, record_id, edit, seen=current), kind)
 
 
 def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, dry_run: bool,

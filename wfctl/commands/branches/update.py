@@ -16,8 +16,9 @@ def update(ctx: typer.Context, branch_id: records.BranchId, name: records.Name =
            fields: Fields = None) -> None:
     """Change fields of a branch.
 
-    Reads the branch and sends the complete record with your changes, so no field is cleared by
-    accident on any deployment. Prints the whole updated branch.
+    Sends only the fields you give; the others keep their value, whatever anyone changes meanwhile.
+    Where the service clears what a PUT leaves out, the whole branch is sent, read just before.
+    Prints the whole updated branch.
 
     Examples:
       $ wfctl branches update <branch-id> --phone "+44 113 496 0000"

@@ -16,8 +16,9 @@ def update(ctx: typer.Context, client_id: records.ClientId, name: records.Name =
            dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
     """Change fields of a client.
 
-    Reads the client and sends the complete record with your changes, so no field is cleared by
-    accident on any deployment. A client's branch cannot be changed.
+    Sends only the fields you give; the others keep their value, whatever anyone changes meanwhile.
+    Where the service clears what a PUT leaves out, the whole client is sent, read just before.
+    A client's branch cannot be changed.
 
     Examples:
       $ wfctl clients update <client-id> --billing-address "1 Quay St, Hull"
