@@ -62,3 +62,19 @@ def test_removing_what_the_site_has_not_names_what_it_has(logged_in: Any, site: 
                                                            message: str) -> None:
     r = logged_in("sites", "update", site, *args)
     assert (r.exit_code, r.stderr) == (2, f"error: {message}\n"), r  # was: "the site has no such rate for that skill"
+
+
+def test_a_replacing_option_says_what_it_drops(logged_in: Any, site: str) -> None:
+    """Issue 36: `--rate "Cleaner=12"` on a site with two rates dropped both, exit 0, not a word."""
+    r = logged_in("sites", "update", site, "--rate", "Cleaner=12", "--dry-run")
+    assert r.exit_code == 0, r
+    assert r.stderr == ("note: --rate sets the whole list: Forklift Driver=13.25, Picker Packer=11.60 are dropped "
+                        "(--set-rate changes one rate and keeps the others)\n")
+    assert len(_rates(logged_in, site)) == 2  # a dry run
+    r = logged_in("sites", "update", site, "--department", "Goods Out", "--banned-worker", "W-1", "-o", "json")
+    assert r.exit_code == 0, r
+    assert r.stderr == ("note: --department sets the whole list: Goods In is dropped (--add-department changes one "
+                        "department and keeps the others)\n")  # no ban was dropped: nothing said of it
+    r = logged_in("sites", "update", site, "--rate", "Forklift Driver=13.25", "--rate", "Picker Packer=11.60",
+                  "-o", "json")  # the same entries again: nothing dropped, nothing said
+    assert (r.exit_code, r.stderr) == (0, ""), r

@@ -36,7 +36,7 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
     the site has; not when made `again` (it was told the first time)."""
     from wfctl import csvformat
 
-    tell = note or _note
+    tell = note or say
 
     result: dict[str, Any] = {}
     for option, values in edits.items():
@@ -96,7 +96,31 @@ def validated(kind: str, record: dict[str, Any], lists: dict[str, Any], edits: d
     return out
 
 
-def _note(text: str) -> None:
+def dropped(current: dict[str, Any], body: dict[str, Any]) -> list[str]:
+    """What a replacing option (`--rate`, `--department`, `--banned-worker`) drops from the site's list, one
+    line a field: `--rate sets the whole list: Forklift Driver 13.25 and Picker Packer 11.00 are dropped
+    (--set-rate changes one rate and keeps the others)`. Nothing for a field no entry of which goes."""
+    from wfctl.api.records import list_diff
+
+    twins = {"rates": "--set-rate changes one rate", "departments": "--add-department changes one department",
+             "bannedWorkers": "--add-banned-worker and --remove-banned-worker change one ban"}
+    out = []
+    for field, option in _REPLACING.items():
+        if field not in body:
+            continue
+        _, removed, _ = list_diff(field, current.get(field), body[field])
+        if removed:
+            items = list(removed.values())
+            shown = _listed(field, items) if field == "bannedWorkers" else ", ".join(
+                _entry_text(field, item) for item in items[:10]) + (f" and {len(items) - 10} more" if len(items) > 10
+                                                                      else "")
+            verb = "is" if len(items) == 1 else "are"
+            out.append(f"{option} sets the whole list: {shown} {verb} dropped ({twins[field]} and keeps the others)")
+    return out
+
+
+def say(text: str) -> None:
+    """`note: TEXT` on stderr: what a list edit or a replacing option does that the user may not expect."""
     from wfctl.safetext import plain
 
     sys.stderr.write(f"note: {plain(text)}\n")

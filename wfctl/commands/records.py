@@ -232,6 +232,11 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
         return {**fixed, **validated(kind, record, apply(record, fixed, edits, again=record is not current), edits)}
 
     body = edit(current)
+    if kind == "site":  # what a replacing option drops is said, as a list edit's surprises are (issue 36)
+        from wfctl.commands.list_edits import dropped, say
+
+        for text in dropped(current, fixed):
+            say(text)
     if dry_run:
         from wfctl.api.updates import put_body
 

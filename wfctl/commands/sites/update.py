@@ -22,7 +22,7 @@ AddBannedWorker = Annotated[list[str] | None, _edit(
 RemoveBannedWorker = Annotated[list[str] | None, _edit(
     "--remove-banned-worker", "Lift one worker's ban; the others stay banned (repeatable).", "<worker-id>")]
 SetRate = Annotated[list[str] | None, _edit(
-    "--set-rate", "Set the hourly rate of one skill, e.g. forklift=14; the other rates stay (repeatable).",
+    "--set-rate", "Set the hourly rate of one skill, e.g. \"Forklift Driver=14\"; the other rates stay (repeatable).",
     "<skill=rate>")]
 RemoveRate = Annotated[list[str] | None, _edit(
     "--remove-rate", "Remove the rate of one skill; the other rates stay (repeatable).", "<skill>")]
