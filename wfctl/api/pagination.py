@@ -19,7 +19,11 @@ from wfctl.api.page import Page
 def to_page(body: Any, *, next_url: str | None) -> Page:
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
         raise PaginationError("the service's list answer is not a pagination envelope (no data array)")
-    data = [row for row in body["data"] if isinstance(row, dict)]
+    data = body["data"]
+    for row in data:
+        if type(row) is not dict:  # never dropped in silence: the listing would look complete
+            kind = _JSON_KINDS.get(type(row), "value")
+            raise PaginationError(f"the service's list answer holds a record that is not an object ({kind})")
     return Page(
         data=data,
         page_number=_int(body.get("pageNumber"), 1),
@@ -66,7 +70,7 @@ def next_request(body: Any, current: httpx.URL | str, base_url: str) -> httpx.UR
         return _with_page(current, number)
     if isinstance(ref, str):
         text = ref.strip()
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             return _with_page(current, int(text))
         return _resolve(current, text, base_url)
     raise PaginationError(f"cannot follow the service's nextPage of type {type(ref).__name__}")
@@ -87,6 +91,10 @@ def _with_page(current: httpx.URL, number: int) -> httpx.URL:
     return current.copy_set_param("pageNumber", str(number))
 
 
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false",
+               type(None): "null"}
+
+
 def _int(value: Any, default: Any) -> Any:
     if isinstance(value, bool):
         return default
@@ -94,6 +102,6 @@ def _int(value: Any, default: Any) -> Any:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value.strip())
     return default

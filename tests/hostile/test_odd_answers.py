@@ -1,0 +1,151 @@
+"""Odd answers a real service never sends on purpose, each seen from outside (issue 30 section 6): the
+real CLI (in-process, through its error boundary) or the lean writer against a server of this package's
+own that answers what the test says. Each ends as one line and its documented exit code, never a
+traceback, and what was read before the odd part is still printed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.hostile.hostile_server import HostileServer
+from wfctl.api import errors
+from wfctl.api.auth import StaticTokenAuth
+from wfctl.api.client import Client
+
+ROW = {"id": "b-1", "name": "North", "address": "", "phone": "", "email": "", "createdOn": "2026-01-01T00:00:00Z"}
+
+
+def answer(status: int, body: bytes | str, *headers: str) -> bytes:
+    """A whole HTTP/1.1 answer: the status line, `headers` as given, the body (Content-Length added
+    unless a header names it)."""
+    data = body.encode() if isinstance(body, str) else body
+    lines = [f"HTTP/1.1 {status} X", "Content-Type: application/json", "Connection: close", *headers]
+    if not any(h.lower().startswith("content-length:") for h in headers):
+        lines.append(f"Content-Length: {len(data)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data  # as a header is read
+
+
+def page(rows: list[Any], **fields: Any) -> str:
+    return json.dumps({"data": rows, "pageNumber": 1, "pageSize": 10, "pageCount": 1,
+                       "totalRecordCount": len(rows), **fields})
+
+
+@pytest.fixture
+def server() -> Iterator[Callable[..., HostileServer]]:
+    servers: list[HostileServer] = []
+
+    def start(answers: Callable[[str, bytes], bytes]) -> HostileServer:
+        servers.append(HostileServer("answer", answer=answers))
+        return servers[-1]
+
+    yield start
+    for each in servers:
+        each.stop()
+
+
+def run(cli: Any, url: str, *args: str) -> Any:
+    return cli(*args, env={"WFCTL_ACCESS_TOKEN": "odd-answers-token", "WFCTL_BASE_URL": url})
+
+
+def one_line(result: Any) -> str:
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result  # one line, no traceback
+    return lines[0]
+
+
+def lean(url: str) -> Any:
+    sender = Client(url, auth=StaticTokenAuth("odd-answers-token", url)).lean_writer()
+    assert sender is not None
+    return sender
+
+
+# -- digits that str.isdigit takes and float/int do not ------------------------------------------------
+def test_a_retry_after_of_a_superscript_digit_is_a_backoff_not_a_crash(cli, server):
+    tries: list[str] = []
+
+    def answers(line: str, body: bytes) -> bytes:
+        tries.append(line)
+        if len(tries) == 1:
+            return answer(503, '{"title": "busy"}', "Retry-After: \u00b2")
+        return answer(200, page([ROW]))
+
+    url = server(answers).url
+    result = run(cli, url, "-o", "json", "branches", "list")
+    assert result.exit_code == 0 and json.loads(result.stdout) == [ROW], result
+    assert len(tries) == 2
+
+
+def test_a_content_length_of_a_superscript_digit_is_one_line(cli, server):
+    """The control: httpx (h11) refuses the header itself, before wfctl's bound on answers reads it."""
+    url = server(lambda line, body: answer(200, page([ROW]), "Content-Length: \u00b2")).url
+    result = run(cli, url, "branches", "list")
+    assert result.exit_code == 7, result
+    assert one_line(result) == f"error: cannot reach {url}: RemoteProtocolError: bad Content-Length"
+
+
+def test_the_lean_writer_reads_an_answer_whose_content_length_is_a_superscript_digit(server):
+    created = json.dumps(ROW).encode()
+    url = server(lambda line, body: answer(201, created, "Content-Length: \u00b2")).url
+    assert lean(url).request("POST", "/api/branches", {"name": "North"}) == ROW
+
+
+def test_the_lean_writer_waits_out_a_retry_after_of_a_superscript_digit(server):
+    tries: list[str] = []
+
+    def answers(line: str, body: bytes) -> bytes:
+        tries.append(line)
+        return answer(429, "", "Retry-After: \u00b2") if len(tries) == 1 else answer(200, json.dumps(ROW))
+
+    url = server(answers).url
+    assert lean(url).request("PUT", "/api/branches/b-1", {"name": "North"}) == ROW
+    assert len(tries) == 2
+
+
+# -- bodies that json.loads takes and no JSON reader does ----------------------------------------------
+@pytest.mark.parametrize("constant", ["NaN", "Infinity", "-Infinity"])
+def test_nan_in_a_page_is_refused_not_printed_as_json(cli, server, constant):
+    body = page([ROW]).replace('"totalRecordCount": 1', f'"totalRecordCount": 1, "score": {constant}')
+    url = server(lambda line, _: answer(200, body)).url
+    result = run(cli, url, "-o", "json", "branches", "list")
+    assert result.exit_code == 1 and result.stdout == "", result
+    assert json.loads(one_line(result))["error"] == {
+        "status": 200, "title": "the service answered with something that is not JSON",
+        "detail": f"{constant} is not a JSON number", "errors": {}, "code": None}
+
+
+def test_wfctl_api_prints_an_answer_holding_nan_as_the_service_wrote_it(cli, server):
+    """`wfctl api` shows a body that is not JSON as its text: NaN is not re-encoded as if it were JSON."""
+    url = server(lambda line, _: answer(200, '{"score": NaN}')).url
+    result = run(cli, url, "api", "GET", "/api/anything", "-o", "json")
+    assert result.exit_code == 0 and result.stdout == '{"score": NaN}\n', result
+
+
+def test_the_lean_writer_refuses_nan(server):
+    url = server(lambda line, _: answer(201, '{"id": "b-1", "hourlyRate": NaN}')).url
+    with pytest.raises(errors.ServerError) as info:
+        lean(url).request("POST", "/api/branches", {"name": "North"})
+    assert info.value.detail == "NaN is not a JSON number"
+
+
+def test_json_nested_200000_deep_is_one_line(cli, server):
+    deep = page([ROW]).replace('"pageNumber": 1', '"x": ' + "[" * 200_000 + "]" * 200_000 + ', "pageNumber": 1')
+    url = server(lambda line, _: answer(200, deep)).url
+    result = run(cli, url, "branches", "list")
+    assert result.exit_code == 1, result
+    assert one_line(result) == "error: the service answered with JSON nested too deep to read (HTTP 200)"
+
+
+@pytest.mark.parametrize(("record", "kind"), [("[1, 2]", "an array"), ('"b-2"', "a string"), ("null", "null"),
+                                              ("7", "a number")])
+def test_a_record_that_is_not_an_object_is_an_error_not_dropped(cli, server, record, kind):
+    body = page([ROW]).replace('"data": [', f'"data": [{record}, ')
+    url = server(lambda line, _: answer(200, body)).url
+    result = run(cli, url, "-o", "json", "branches", "list")
+    assert result.exit_code == 1, result
+    assert json.loads(one_line(result))["error"]["title"] == \
+        f"the service's list answer holds a record that is not an object ({kind})"
