@@ -149,3 +149,53 @@ def test_a_record_that_is_not_an_object_is_an_error_not_dropped(cli, server, rec
     assert result.exit_code == 1, result
     assert json.loads(one_line(result))["error"]["title"] == \
         f"the service's list answer holds a record that is not an object ({kind})"
+
+
+# -- nextPage: what was read is printed before a link is refused ---------------------------------------
+FOREIGN = "http://127.0.0.2:9/api/branches?pageNumber=2"
+
+
+@pytest.mark.parametrize("args", [(), ("--limit", "1")])
+def test_a_page_whose_foreign_link_is_not_needed_prints_and_succeeds(cli, server, args):
+    """One page asked for (or a --limit that page 1 meets): its link is never followed, so never refused."""
+    url = server(lambda line, _: answer(200, page([ROW], nextPage=FOREIGN, pageCount=2))).url
+    result = run(cli, url, "-o", "json", "branches", "list", *args)
+    assert result.exit_code == 0 and json.loads(result.stdout) == [ROW], result
+
+
+def test_a_list_whose_foreign_link_is_needed_prints_what_was_read_then_refuses(cli, server):
+    seen: list[str] = []
+
+    def answers(line: str, _: bytes) -> bytes:
+        seen.append(line)
+        return answer(200, page([ROW], nextPage=FOREIGN, pageCount=1))
+
+    url = server(answers).url
+    result = run(cli, url, "-o", "jsonl", "branches", "list", "--all")
+    assert result.exit_code == 1 and [json.loads(line) for line in result.stdout.splitlines()] == [ROW], result
+    assert json.loads(one_line(result))["error"]["title"] == (
+        "the service's nextPage points at http://127.0.0.2:9, another origin; not followed, no token sent there")
+    assert len(seen) == 1
+
+
+def test_a_list_in_a_table_prints_its_rows_before_the_refusal(cli, server):
+    url = server(lambda line, _: answer(200, page([ROW], nextPage=FOREIGN, pageCount=1))).url
+    result = run(cli, url, "branches", "list", "--all")
+    assert result.exit_code == 1 and "b-1" in result.stdout and "North" in result.stdout, result
+    assert one_line(result).startswith("error: the service's nextPage points at http://127.0.0.2:9")
+
+
+@pytest.mark.parametrize("link", ["more", "true", "../sites?pageNumber=2"])
+def test_a_next_page_that_is_not_a_link_of_this_list_is_not_followed(cli, server, link):
+    seen: list[str] = []
+
+    def answers(line: str, _: bytes) -> bytes:
+        seen.append(line)
+        return answer(200, page([ROW], nextPage=link, pageCount=2))
+
+    url = server(answers).url
+    result = run(cli, url, "-o", "jsonl", "branches", "list", "--all")
+    assert result.exit_code == 1 and [json.loads(line) for line in result.stdout.splitlines()] == [ROW], result
+    assert json.loads(one_line(result))["error"]["title"] == (
+        f"the service's nextPage {link!r} is not a link to a page of this list; not followed")
+    assert len(seen) == 1  # nothing was asked of the link

@@ -84,6 +84,11 @@ def _resolve(current: httpx.URL, ref: str, base_url: str) -> httpx.URL:
     if not same_origin(target, base_url):
         raise ForeignOrigin(f"the service's nextPage points at {origin_of(target)}, another origin; "
                             "not followed, no token sent there")
+    if target.path.rstrip("/") != current.path.rstrip("/"):
+        # A word ("more", "true") joins to a sibling path: its 404 would read as "not found" (exit 4).
+        shown = ref if len(ref) <= 60 else ref[:57] + "..."
+        raise PaginationError(f"the service's nextPage {shown!r} is not a link to a page of this list; "
+                              "not followed")
     return target
 
 
