@@ -199,3 +199,61 @@ def test_a_next_page_that_is_not_a_link_of_this_list_is_not_followed(cli, server
     assert json.loads(one_line(result))["error"]["title"] == (
         f"the service's nextPage {link!r} is not a link to a page of this list; not followed")
     assert len(seen) == 1  # nothing was asked of the link
+
+
+# -- the login's answer: what is stored must be usable later ------------------------------------------
+def login_service(server: Callable[..., HostileServer], tokens: dict[str, Any]) -> HostileServer:
+    def answers(line: str, _: bytes) -> bytes:
+        if line.startswith("POST /identity/login "):
+            return answer(200, json.dumps(tokens))
+        if line.startswith("POST /identity/refresh "):
+            return answer(200, '{"accessToken": "renewed-a", "refreshToken": "renewed-r", "expiresIn": 900}')
+        if line.startswith("GET /api/agency/ "):
+            return answer(200, '{"id": "a-1", "name": "Northwind Staffing"}')
+        return answer(404, '{"title": "Not Found"}')
+
+    return server(answers)
+
+
+def test_an_expires_in_of_1e300_is_no_lifetime_and_auth_status_reads(cli, server):
+    """G2's next rule applies: an opaque token is taken to live 900 s from receipt."""
+    url = login_service(server, {"accessToken": "opaque-a", "refreshToken": "opaque-r", "expiresIn": 1e300}).url
+    assert cli.login_as(url, "admin@northwind.test", "pw").exit_code == 0
+    result = cli("auth", "status", "-o", "json")
+    assert result.exit_code == 0, result
+    status = json.loads(result.stdout)
+    assert 890 <= int(status["accessTokenExpiresIn"].split()[0]) <= 900, status
+    assert status["agency"] == "Northwind Staffing"
+
+
+def test_an_expiry_stored_past_what_a_date_holds_is_refreshed_not_a_crash(cli, server):
+    """A token file an earlier version wrote from `expiresIn: 1e300`: the expiry is unknown, so the pair
+    is refreshed before use, and `auth status` reads."""
+    service = login_service(server, {"accessToken": "opaque-a", "refreshToken": "opaque-r", "expiresIn": 60})
+    assert cli.login_as(service.url, "admin@northwind.test", "pw").exit_code == 0
+    (token_file,) = (cli.config_dir / "credentials").glob("*.json")
+    token_file.write_text(json.dumps(dict(json.loads(token_file.read_text()), expires_at=1e300)))
+    result = cli("auth", "status", "-o", "json")
+    assert result.exit_code == 0, result
+    assert 890 <= int(json.loads(result.stdout)["accessTokenExpiresIn"].split()[0]) <= 900, result
+    assert [line.split()[1] for line in service.requests] == ["/identity/login", "/identity/refresh", "/api/agency/"]
+
+
+@pytest.mark.parametrize("token", ["abc\r\nX-Injected: 1", "abc\n", "tok\u00e9n", "a\x00b"])
+def test_a_token_that_cannot_be_sent_back_is_refused_at_login_not_stored(cli, server, token):
+    url = login_service(server, {"accessToken": token, "refreshToken": "r", "expiresIn": 900}).url
+    result = cli.login_as(url, "admin@northwind.test", "pw")
+    assert result.exit_code == 3, result
+    assert one_line(result) == ("error: the service's token answer holds a token (accessToken) that cannot be sent back "
+                                "(a control character, or a character outside ASCII)")
+    assert not list(cli.config_dir.glob("credentials/*.json"))  # nothing stored
+
+
+def test_a_stored_token_holding_crlf_is_a_damaged_file_not_cannot_reach(cli, server):
+    url = login_service(server, {"accessToken": "good", "refreshToken": "r", "expiresIn": 900}).url
+    assert cli.login_as(url, "admin@northwind.test", "pw").exit_code == 0
+    (token_file,) = (cli.config_dir / "credentials").glob("*.json")
+    token_file.write_text(json.dumps(dict(json.loads(token_file.read_text()), access_token="ab\r\ncd")))
+    result = cli("branches", "list")
+    assert result.exit_code == 3, result
+    assert one_line(result) == f"error: token file {token_file} is damaged; run `wfctl login`"

@@ -45,6 +45,9 @@ REFRESH_GRACE = 60.0
 #: wfctl sends a refresh again only this long after it first sent it: the grace window less a margin for
 #: the time a request takes to reach the service.
 REFRESH_RESEND_WINDOW = 50.0
+#: The latest expiry a date can hold (9999-12-31T23:59:59Z): `expiresIn: 1e300` names no moment at all
+#: (`auth status` could not print it), so the next rule of G2 applies instead.
+LATEST_EXPIRY = 253402300799.0
 
 T = TypeVar("T")
 
@@ -79,16 +82,19 @@ class TokenPair:
         if not isinstance(access, str) or not access:
             raise CredentialStoreError("the service's token answer has no accessToken")
         refresh = body.get("refreshToken") if isinstance(body.get("refreshToken"), str) else None
+        for name, token in (("accessToken", access), ("refreshToken", refresh)):
+            if token is not None and not sendable_token(token):
+                raise CredentialStoreError(f"the service's token answer holds a token ({name}) that cannot be sent back "
+                                           "(a control character, or a character outside ASCII)")
         expires_at = now + DEFAULT_ACCESS_TTL
-        expires_in = body.get("expiresIn")
         claims = jwt_claims(access)
         exp, iat = _number(claims.get("exp")), _number(claims.get("iat"))
-        lifetime = _number(expires_in)
-        if lifetime is not None and lifetime > 0:
+        lifetime = _lifetime(body.get("expiresIn"), now)
+        if lifetime is not None:
             expires_at = now + lifetime
-        elif exp is not None and iat is not None and exp > iat:
+        elif exp is not None and iat is not None and _lifetime(exp - iat, now) is not None:
             expires_at = now + (exp - iat)
-        elif exp is not None and exp > now:
+        elif exp is not None and _lifetime(exp - now, now) is not None:
             expires_at = exp
         return cls(access, refresh, expires_at, now, username, base_url)
 
@@ -131,10 +137,24 @@ class TokenPair:
         data = json.loads(text)
         if not isinstance(data, dict) or not isinstance(data.get("access_token"), str):
             raise ValueError("not a token document")
-        return cls(data["access_token"], _opt_str(data.get("refresh_token")),
-                   float(data.get("expires_at") or 0), float(data.get("obtained_at") or 0),
+        refresh = _opt_str(data.get("refresh_token"))
+        if not sendable_token(data["access_token"]) or (refresh is not None and not sendable_token(refresh)):
+            raise ValueError("a token that cannot be sent")  # stored by an earlier version
+        # A stored expiry past what a date can hold (an earlier version kept `expiresIn: 1e300`): unknown,
+        # so the pair is refreshed before use.
+        expires_at = _time(data.get("expires_at"))
+        if expires_at > LATEST_EXPIRY:
+            expires_at = 0.0
+        return cls(data["access_token"], refresh, expires_at, _time(data.get("obtained_at")),
                    _opt_str(data.get("username")), _opt_str(data.get("base_url")),
-                   float(data.get("refresh_sent_at") or 0))
+                   _time(data.get("refresh_sent_at")))
+
+
+def sendable_token(token: str) -> bool:
+    """Whether `token` can go back to the service as it came: in an Authorization header (the access
+    token) or a JSON body (the refresh token). A CR or LF would end the header early (httpx refuses to
+    send it, which looked like "cannot reach"); non-ASCII cannot be written into a header at all."""
+    return bool(token) and token.isascii() and token.isprintable()
 
 
 def jwt_claims(token: str) -> dict[str, Any]:
@@ -480,6 +500,22 @@ def _keyring_reason(exc: BaseException) -> str:
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _lifetime(value: Any, now: float) -> float | None:
+    """A token lifetime in seconds from an answer received at `now` (G2): a finite number above 0 that
+    ends by LATEST_EXPIRY; else None."""
+    seconds = _number(value)
+    return seconds if seconds is not None and seconds > 0 and now + seconds <= LATEST_EXPIRY else None
+
+
+def _time(value: Any) -> float:
+    """A stored moment (epoch seconds); 0 (none) when it is missing or not a finite number."""
+    try:
+        moment = float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
+    return moment if math.isfinite(moment) else 0.0
 
 
 def _number(value: Any) -> float | None:
