@@ -107,8 +107,10 @@ def create_app(
     # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included.
     if played.drop_create_answer:
         app.add_middleware(DropCreateAnswer)
-    if played.empty_get or played.empty_create_answer:
-        app.add_middleware(EmptyAnswers, gets=played.empty_get, creates=played.empty_create_answer)
+    if played.empty_get or played.empty_create_answer or played.text_create_answer:
+        app.add_middleware(EmptyAnswers, gets=played.empty_get,
+                           creates=played.empty_create_answer or played.text_create_answer,
+                           create_text=played.text_create_answer)
     if rate_limit or latency_ms:
         app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms, count_request=store.count_request)
     if max_body:

@@ -141,20 +141,24 @@ class DropCreateAnswer:
 
 
 class EmptyAnswers:
-    """empty-get and empty-create-answer (G15 tolerance: any 2xx is success, and a body is not promised):
-    a GET of one record (`/api/branches/{id}`, `/api/clients/{id}`, `/api/sites/{id}`) answers 200 with
-    an empty body; a create is applied and answered 201 with an empty body."""
+    """empty-get, empty-create-answer and text-create-answer (G15 tolerance: any 2xx is success, and a
+    body is not promised): a GET of one record (`/api/branches/{id}`, `/api/clients/{id}`,
+    `/api/sites/{id}`) answers 200 with an empty body; a create is applied and answered 201 with an
+    empty body, or (`create_text`) with the text `Created`, which is not JSON."""
 
-    def __init__(self, app: ASGIApp, gets: bool, creates: bool) -> None:
+    def __init__(self, app: ASGIApp, gets: bool, creates: bool, create_text: bool = False) -> None:
         self.app = app
         self.gets = gets
         self.creates = creates
+        self.create_text = create_text
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not self._emptied(scope["method"], scope["path"]):
             await self.app(scope, receive, send)
             return
         emptying = False
+        body = b"Created" if self.create_text and scope["method"] == "POST" else b""
+        typed = [(b"content-type", b"text/plain")] if body else []
 
         async def emptying_send(message: Message) -> None:
             nonlocal emptying
@@ -162,10 +166,10 @@ class EmptyAnswers:
                 emptying = True
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.lower() not in (b"content-type", b"content-length")]
-                await send({**message, "headers": [*headers, (b"content-length", b"0")]})
+                await send({**message, "headers": [*headers, *typed, (b"content-length", str(len(body)).encode())]})
             elif emptying and message["type"] == "http.response.body":
                 if not message.get("more_body", False):
-                    await send({"type": "http.response.body", "body": b""})
+                    await send({"type": "http.response.body", "body": body})
             else:
                 await send(message)
 
