@@ -196,6 +196,9 @@ def _dispatch(endpoints: dict[str, Callable[[Request], Awaitable[Response]]]) ->
         if handler is None:
             return problem_response(405, f"{request.method} is not allowed here; allowed: {allow}",
                                     headers={"Allow": allow})
+        for name, value in request.path_params.items():
+            if "\x00" in value:  # no record holds a NUL (G11; PostgreSQL cannot): any unknown id's 404, on both stores
+                return problem_response(404, f"{name.removesuffix('Id')} {value} not found")
         return await handler(request)
 
     return endpoint
