@@ -31,7 +31,14 @@ from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT
 from wfctl.sandbox.auth import Tokens
 from wfctl.sandbox.handling import Service, json_answer, log_note
 from wfctl.sandbox.idempotency import Handler
-from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, EmptyAnswers, ErrorForm, Throttle
+from wfctl.sandbox.middleware import (
+    BodyLimit,
+    DropCreateAnswer,
+    EmptyAnswers,
+    ErrorForm,
+    OwnRedirects,
+    Throttle,
+)
 from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAGES
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks, parse_quirks
@@ -105,6 +112,7 @@ def create_app(
     app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
     # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included.
+    app.add_middleware(OwnRedirects)
     if played.drop_create_answer:
         app.add_middleware(DropCreateAnswer)
     if played.empty_get or played.empty_create_answer or played.text_create_answer:

@@ -263,3 +263,35 @@ def _quiet_dropped_answers(record: logging.LogRecord) -> bool:
 
 def _dumps(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class OwnRedirects:
+    """A redirect (Starlette's to the path with or without its trailing slash) names this server, never the
+    origin a Host header made up: its `Location` is rewritten to the origin of `origin.link_origin`, or made
+    relative."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def own_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+                from urllib.parse import urlsplit
+
+                from wfctl.sandbox.origin import link_origin
+
+                headers = []
+                for name, value in message.get("headers", []):
+                    if name.lower() == b"location":
+                        parts = urlsplit(value.decode("latin-1"))
+                        target = parts.path + (f"?{parts.query}" if parts.query else "")
+                        value = f"{link_origin(scope)}{target}".encode("latin-1")
+                    headers.append((name, value))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, own_send)
