@@ -257,3 +257,14 @@ def test_a_stored_token_holding_crlf_is_a_damaged_file_not_cannot_reach(cli, ser
     result = cli("branches", "list")
     assert result.exit_code == 3, result
     assert one_line(result) == f"error: token file {token_file} is damaged; run `wfctl login`"
+
+
+@pytest.mark.parametrize("tty", [True, False], ids=["terminal", "pipe"])
+def test_an_error_line_shows_a_bidirectional_override_escaped(cli, server, tty):
+    """The service's own words (not repr'd by anyone): an override would show the rest of the line reversed."""
+    detail = json.dumps({"title": "Not Found", "detail": "no branch \u202egpj.exe"}, ensure_ascii=False)
+    url = server(lambda line, _: answer(404, detail)).url
+    result = cli("branches", "get", "b-1", env={"WFCTL_ACCESS_TOKEN": "odd-answers-token", "WFCTL_BASE_URL": url},
+                 tty=tty)
+    assert result.exit_code == 4, result
+    assert one_line(result) == "error: Not Found: no branch \\u202egpj.exe (HTTP 404)"
