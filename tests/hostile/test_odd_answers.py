@@ -140,6 +140,33 @@ def test_json_nested_200000_deep_is_one_line(cli, server):
     assert one_line(result) == "error: the service answered with JSON nested too deep to read (HTTP 200)"
 
 
+def test_an_error_body_nested_200000_deep_is_one_line(cli, server):
+    deep = "[" * 200_000 + "]" * 200_000
+    url = server(lambda line, _: answer(404, deep)).url
+    result = run(cli, url, "branches", "get", "b-1")
+    assert result.exit_code == 4, result
+    assert one_line(result) == "error: X: " + "[" * 197 + "... (HTTP 404)"
+
+
+def test_a_refresh_answer_nested_200000_deep_is_one_line(cli, server):
+    deep = "[" * 200_000 + "]" * 200_000
+
+    def answers(line: str, _: bytes) -> bytes:
+        if line.startswith("POST /identity/login "):
+            return answer(200, '{"accessToken": "a", "refreshToken": "r", "expiresIn": 900}')
+        if line.startswith("POST /identity/refresh "):
+            return answer(200, deep)
+        return answer(200, page([ROW]))
+
+    url = server(answers).url
+    assert cli.login_as(url, "admin@northwind.test", "pw").exit_code == 0
+    (token_file,) = (cli.config_dir / "credentials").glob("*.json")
+    token_file.write_text(json.dumps(dict(json.loads(token_file.read_text()), expires_at=1.0)))  # expired
+    result = cli("branches", "list")
+    assert result.exit_code == 3, result
+    assert "the service's refresh answer was not a token pair" in one_line(result)
+
+
 @pytest.mark.parametrize(("record", "kind"), [("[1, 2]", "an array"), ('"b-2"', "a string"), ("null", "null"),
                                               ("7", "a number")])
 def test_a_record_that_is_not_an_object_is_an_error_not_dropped(cli, server, record, kind):

@@ -97,7 +97,7 @@ def _parse_error_body(response: httpx.Response) -> tuple[str | None, str | None,
     if "json" in ctype or text.lstrip()[:1] in ("{", "["):
         try:
             body = jsonlib.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python can walk: shown as text
             body = None
     if isinstance(body, dict):
         title = _as_text(body.get("title")) or _as_text(body.get("message")) or _as_text(body.get("error"))
