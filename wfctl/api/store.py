@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import math
 import os
 import sys
 import threading
@@ -35,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 
 from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 from wfctl.api.redact import register_secret
+from wfctl.api.tokenvalues import LATEST_EXPIRY, number, sendable_token, stored_time, usable_lifetime
 
 KEYRING_SERVICE = "wfctl"
 DEFAULT_ACCESS_TTL = 900.0  # the specification's 15 minutes, when the service tells us nothing (G2)
@@ -45,9 +45,6 @@ REFRESH_GRACE = 60.0
 #: wfctl sends a refresh again only this long after it first sent it: the grace window less a margin for
 #: the time a request takes to reach the service.
 REFRESH_RESEND_WINDOW = 50.0
-#: The latest expiry a date can hold (9999-12-31T23:59:59Z): `expiresIn: 1e300` names no moment at all
-#: (`auth status` could not print it), so the next rule of G2 applies instead.
-LATEST_EXPIRY = 253402300799.0
 
 T = TypeVar("T")
 
@@ -88,13 +85,13 @@ class TokenPair:
                                            "(a control character, or a character outside ASCII)")
         expires_at = now + DEFAULT_ACCESS_TTL
         claims = jwt_claims(access)
-        exp, iat = _number(claims.get("exp")), _number(claims.get("iat"))
-        lifetime = _lifetime(body.get("expiresIn"), now)
+        exp, iat = number(claims.get("exp")), number(claims.get("iat"))
+        lifetime = usable_lifetime(body.get("expiresIn"), now)
         if lifetime is not None:
             expires_at = now + lifetime
-        elif exp is not None and iat is not None and _lifetime(exp - iat, now) is not None:
+        elif exp is not None and iat is not None and usable_lifetime(exp - iat, now) is not None:
             expires_at = now + (exp - iat)
-        elif exp is not None and _lifetime(exp - now, now) is not None:
+        elif exp is not None and usable_lifetime(exp - now, now) is not None:
             expires_at = exp
         return cls(access, refresh, expires_at, now, username, base_url)
 
@@ -142,19 +139,12 @@ class TokenPair:
             raise ValueError("a token that cannot be sent")  # stored by an earlier version
         # A stored expiry past what a date can hold (an earlier version kept `expiresIn: 1e300`): unknown,
         # so the pair is refreshed before use.
-        expires_at = _time(data.get("expires_at"))
+        expires_at = stored_time(data.get("expires_at"))
         if expires_at > LATEST_EXPIRY:
             expires_at = 0.0
-        return cls(data["access_token"], refresh, expires_at, _time(data.get("obtained_at")),
+        return cls(data["access_token"], refresh, expires_at, stored_time(data.get("obtained_at")),
                    _opt_str(data.get("username")), _opt_str(data.get("base_url")),
-                   _time(data.get("refresh_sent_at")))
-
-
-def sendable_token(token: str) -> bool:
-    """Whether `token` can go back to the service as it came: in an Authorization header (the access
-    token) or a JSON body (the refresh token). A CR or LF would end the header early (httpx refuses to
-    send it, which looked like "cannot reach"); non-ASCII cannot be written into a header at all."""
-    return bool(token) and token.isascii() and token.isprintable()
+                   stored_time(data.get("refresh_sent_at")))
 
 
 def jwt_claims(token: str) -> dict[str, Any]:
@@ -500,30 +490,6 @@ def _keyring_reason(exc: BaseException) -> str:
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _lifetime(value: Any, now: float) -> float | None:
-    """A token lifetime in seconds from an answer received at `now` (G2): a finite number above 0 that
-    ends by LATEST_EXPIRY; else None."""
-    seconds = _number(value)
-    return seconds if seconds is not None and seconds > 0 and now + seconds <= LATEST_EXPIRY else None
-
-
-def _time(value: Any) -> float:
-    """A stored moment (epoch seconds); 0 (none) when it is missing or not a finite number."""
-    try:
-        moment = float(value or 0)
-    except (TypeError, ValueError):
-        return 0.0
-    return moment if math.isfinite(moment) else 0.0
-
-
-def _number(value: Any) -> float | None:
-    """A finite JSON number as float (not a bool, not inf/nan), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def _env_float(name: str, default: float) -> float:

@@ -9,10 +9,11 @@ every client resolves against the origin it asked: a Host header never makes the
 from __future__ import annotations
 
 import ipaddress
+from collections.abc import MutableMapping
 from typing import Any
 
 
-def link_origin(scope: dict[str, Any]) -> str:
+def link_origin(scope: MutableMapping[str, Any]) -> str:
     """`scheme://host:port` of this request when its Host names this server, else "" (a relative link)."""
     server = scope.get("server")
     given = next((value.decode("latin-1") for name, value in scope.get("headers", ()) if name == b"host"), "")
