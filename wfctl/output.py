@@ -70,9 +70,18 @@ class Output:
     def pages(self, pages: Iterable[Page], kind: str | None = None, columns: list[str] | None = None,
               limit: int | None = None) -> int:
         """The rows of each page as it arrives; a table ends with 'page 2 of 7, 63 clients'."""
+        from wfctl.api.errors import ApiError, ForeignOrigin, PaginationError
+
         footer: list[tuple[int, int, int]] = []  # (number, count, total records) of the first and last page
+        refused: list[ApiError] = []
 
         def chunks() -> Iterator[list[dict[str, Any]]]:
+            try:
+                yield from each_page()
+            except (ForeignOrigin, PaginationError) as exc:  # a link not followed: what was read is shown first
+                refused.append(exc)
+
+        def each_page() -> Iterator[list[dict[str, Any]]]:
             for page in pages:
                 numbers = (page.page_number, page.page_count, page.total_record_count)
                 if footer:
@@ -86,6 +95,8 @@ class Output:
         count = self._rows_out(chunks(), kind, columns, limit=limit, empty_table=not self.io.stdout_is_tty)
         if self.format in ("table", "wide") and footer and self.io.stdout_is_tty:
             self.io.write(_footer(footer[0], footer[-1], count, kind, limit, all_pages=len(footer) > 1) + "\n")
+        if refused:
+            raise refused[0]
         return count
 
     # -- other documents -----------------------------------------------------------

@@ -2,7 +2,9 @@
 
 Everything such text passes through before a human-readable output (tables, `get` sections, error
 lines, notes, progress) so that a hostile record cannot drive the terminal: C0 and C1 control
-characters (ESC, BEL, CSI, ...) and DEL are shown escaped as `\\x1b`. Rich markup is never applied
+characters (ESC, BEL, CSI, ...) and DEL are shown escaped as `\\x1b`, and the bidirectional embedding,
+override and isolate characters (U+202A-U+202E, U+2066-U+2069), which reorder what a terminal shows
+after them (an id or a name read backwards, "Trojan Source"), as `\\u202e`. Rich markup is never applied
 to such text: the output module hands Rich `Text` objects, never strings, for anything from outside.
 
 Standard library only and cheap to import: the error boundary uses it on every failed run.
@@ -12,8 +14,10 @@ from __future__ import annotations
 
 import re
 
-#: C0 controls, DEL and C1 controls: the characters a terminal may act on instead of showing.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: C0 controls, DEL and C1 controls: the characters a terminal may act on instead of showing; and the
+#: bidirectional embeddings, overrides and isolates, which make it show what follows in another order.
+_BIDI = "\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI}]")
 _LINE_BREAK = re.compile("\r?\n")
 _LAYOUT = re.compile("\r\n|[\t\n\r\u2028\u2029]")
 
@@ -36,15 +40,17 @@ def one_line(text: str) -> str:
 
 
 def json_text(text: str) -> str:
-    """Encoded JSON with DEL and C1 controls written as `\\u00NN` (json writes C0 escaped already but
-    leaves these raw when ensure_ascii is off). Only valid for JSON text: they can only occur in strings."""
+    """Encoded JSON with DEL, C1 controls and the bidirectional controls written as `\\uNNNN` (json writes C0
+    escaped already but leaves these raw when ensure_ascii is off). Only valid for JSON text: they can only
+    occur in strings."""
     if (text.isascii() and "\x7f" not in text) or _C1.search(text) is None:  # isascii: a flag, no scan
         return text
     return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-_C1 = re.compile("[\x7f-\x9f]")
+_C1 = re.compile(f"[\x7f-\x9f{_BIDI}]")
 
 
 def _escape(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

@@ -273,3 +273,30 @@ def test_the_default_trust_loads_the_os_store_once(tls_sandbox, pki, monkeypatch
                                        json={"username": ADMIN[0], "password": ADMIN[1]})
         client.close()  # the next request opens a new connection
     assert len(loads) <= 1
+
+
+def test_the_sandbox_offers_only_aead_suites_over_tls_1_2(tls_sandbox, pki):
+    """Every TLS 1.2 suite this OpenSSL knows, offered one at a time: the sandbox agrees only to AEAD
+    ones (GCM, ChaCha20-Poly1305), never a CBC suite (TLS 1.3 has only AEAD suites)."""
+    import socket
+    import ssl
+
+    host, port = tls_sandbox.url.removeprefix("https://").split(":")
+    every = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    every.set_ciphers("ALL:@SECLEVEL=0")
+    accepted = []
+    for suite in {c["name"] for c in every.get_ciphers() if c["protocol"] != "TLSv1.3"}:
+        context = ssl.create_default_context(cafile=str(pki["ca"]))
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
+        try:
+            context.set_ciphers(suite)
+        except ssl.SSLError:
+            continue
+        try:
+            with socket.create_connection((host, int(port)), timeout=5) as raw, \
+                    context.wrap_socket(raw, server_hostname=host) as tls:
+                accepted.append(tls.cipher()[0])
+        except (ssl.SSLError, OSError):
+            pass
+    assert accepted, "no TLS 1.2 suite at all"
+    assert all("GCM" in name or "CHACHA20" in name for name in accepted), sorted(accepted)

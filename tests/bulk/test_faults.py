@@ -76,7 +76,9 @@ def test_sigkill_three_times_then_resume(cli: Any, sandbox_factory: Any, tmp_pat
     r = subprocess.run([*args, "--report", str(tmp_path / "r.csv")], env=env, capture_output=True, text=True,
                        cwd=str(tmp_path), timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "resuming run " in r.stderr and "created 600" in r.stderr
+    assert "resuming run " in r.stderr, r.stderr
+    before = int(r.stderr.split("(of 600; ")[1].split(" done before)")[0])
+    assert r.stderr.endswith(f"): created {600 - before}\n"), r.stderr  # this run's rows, not the earlier runs'
     names = site_names(cli, cid)
     assert len(names) == rows and len(set(names)) == rows
     r2 = cli("sites", "list", "--client", cid, "--all", "-o", "json")

@@ -115,7 +115,7 @@ def resume(cli: Any, cid: str, args: list[str], env: dict[str, str], cwd: Path, 
     assert r.returncode == 0, r.stderr
     assert r.stderr.splitlines()[0] == f"resuming run {run_id}: {done} of {rows} rows already done", r.stderr
     line = summary_line(r.stderr)
-    assert f"created {rows}" in line and "skipped" not in line, line
+    assert line.endswith(f": created {rows - done}") and "skipped" not in line, line  # this run's rows only
     names = site_names(cli, cid)
     assert len(names) == rows and len(set(names)) == rows
     return r
@@ -315,3 +315,39 @@ def test_ctrl_c_while_the_last_rows_are_in_flight(cli: Any, sandbox_factory: Any
     assert journal is not None
     assert count(journal, "created") == done and count(journal, "sending") == 0, journal.read_text()
     assert len(site_names(cli, cid)) == done
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_a_full_disk_for_the_imports_temporary_rows_is_a_local_fault(cli: Any, sandbox_factory: Any, tmp_path: Path,
+                                                                     dry_run: bool) -> None:
+    """The checked rows are spooled to a temporary file (and a plan's journal is one): a disk too full for
+    it is exit 11 with one line naming where, as for the journal, not exit 1 "unexpected error"; nothing
+    was sent."""
+    _, cid = slow_login(cli, sandbox_factory, 0)
+    rows = 3000
+    path = write(tmp_path / "s.csv", "name,address\n" + "".join(f"Spool {i:04d},{'x' * 150}\n" for i in range(rows)))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    args = ["sites", "import", str(path), "--client", cid, *(["--dry-run"] if dry_run else [])]
+    r = subprocess.run([*command(), *args], env=env_of(cli, TMPDIR=str(temporary)), cwd=str(tmp_path),
+                       capture_output=True, text=True, timeout=60, preexec_fn=_file_size_limit(200_000))
+    assert r.returncode == 11, r.stderr
+    assert r.stderr.splitlines()[-1] == (f"error: cannot write a temporary file of the import in {temporary}: "
+                                        "file too large; free some space and run again"), r.stderr
+    assert "Traceback" not in r.stderr
+    assert site_names(cli, cid) == []
+
+
+def test_a_disk_too_full_for_a_plans_journal_is_a_local_fault(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
+    """A plan's journal is a temporary file: when not a byte can be written, tempfile finds no folder to
+    make it in (it tries a file in each), and that is exit 11 too, not 1 "unexpected error"."""
+    _, cid = slow_login(cli, sandbox_factory, 0)
+    path = names_file(tmp_path / "s.csv", 3, "Plan")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    r = subprocess.run([*command(), "sites", "import", str(path), "--client", cid, "--dry-run"],
+                       env=env_of(cli, TMPDIR=str(temporary)), cwd=str(tmp_path), capture_output=True, text=True,
+                       timeout=60, preexec_fn=_file_size_limit(0))
+    assert r.returncode == 11, r.stderr
+    assert r.stderr == (f"error: cannot write a temporary file of the import in {temporary}: no temporary folder "
+                        "could be written (full, or not writable); free some space and run again\n")

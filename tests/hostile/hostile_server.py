@@ -3,7 +3,8 @@
 
 Modes: "bomb" (a 256 MiB JSON page gzipped to ~250 KB), "huge" (a 2 GiB Content-Length), "endless"
 (chunked spaces with no end), "drip" (a body of 200 bytes, one a second), "drip-head" (the status line
-and headers one byte every half second), "ok" (a valid empty page), "not-json".
+and headers one byte every half second), "ok" (a valid empty page), "not-json", "answer" (whatever the
+test's `answer(request_line, request_body)` returns: the whole answer as bytes, status line included).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import socket
 import threading
 import time
 import zlib
+from collections.abc import Callable
 
 PAGE = b'{"data": [], "pageNumber": 1, "pageSize": 100, "pageCount": 1, "totalRecordCount": 0}'
 BOMB_SIZE = 256 * 1024 * 1024
@@ -31,8 +33,9 @@ def gzip_bomb(size: int = BOMB_SIZE) -> bytes:
 
 
 class HostileServer:
-    def __init__(self, mode: str) -> None:
+    def __init__(self, mode: str, answer: Callable[[str, bytes], bytes] | None = None) -> None:
         self.mode = mode
+        self.answer = answer
         self.requests: list[str] = []
         self._bomb_body = gzip_bomb() if mode == "bomb" else b""
         self._sock = socket.socket()
@@ -75,6 +78,9 @@ class HostileServer:
                     return
                 body += chunk
             self.requests.append(lines[0])
+            if self.answer is not None:
+                conn.sendall(self.answer(lines[0], body))
+                return
             getattr(self, "_" + self.mode.replace("-", "_"))(conn)
 
     def _ok(self, conn: socket.socket) -> None:

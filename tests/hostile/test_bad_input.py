@@ -138,3 +138,44 @@ def test_a_base_url_with_a_user_name(cli: Any) -> None:
     assert r.exit_code == 2, r  # was: refused http://0 ... not the service origin, exit 1
     assert r.stderr.splitlines()[-1] == ("error: Invalid value for '--base-url' (env var: 'WFCTL_BASE_URL'): "
                                          "'http://a@127.0.0.1:1': a service URL cannot carry a user name or password")
+
+
+def test_import_reads_a_named_pipe(wf: Any, tag: str, tmp_path: Path) -> None:
+    """A FIFO is not a regular file, but a file all the same: read once, as stdin is (it was "no such file")."""
+    import os
+    import threading
+
+    from tests.resources.conftest import make_tree
+
+    client = make_tree(wf, tag)["client"]
+    fifo = tmp_path / "sites.csv"
+    os.mkfifo(fifo)
+    text = f"name,address\n{tag} piped 1,1 Road\n{tag} piped 2,2 Road\n"
+    writer = threading.Thread(target=fifo.write_text, args=(text,), daemon=True)
+    writer.start()
+    r = wf("sites", "import", str(fifo), "--client", client)
+    writer.join(timeout=10)
+    assert r.exit_code == 0, r
+    names = sorted(s["name"] for s in as_json(wf("sites", "list", "--client", client, "-o", "json")))
+    assert names == [f"{tag} piped 1", f"{tag} piped 2", f"{tag} site 1", f"{tag} site 2"]
+
+
+def test_import_reads_a_process_substitution(wf: Any, tag: str, tmp_path: Path) -> None:
+    """`wfctl sites import <(cmd)` in a real bash: the file is /dev/fd/N, a pipe."""
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.fixtures.cli import REPO_ROOT
+    from tests.resources.conftest import make_tree
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    client = make_tree(wf, tag)["client"]
+    script = f"{sys.executable} -m wfctl sites import <(printf 'name\\n{tag} subst\\n') --client {client}"
+    proc = subprocess.run([bash, "-c", script], env=dict(wf.env, PYTHONPATH=str(REPO_ROOT)), cwd=str(tmp_path),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    names = sorted(s["name"] for s in as_json(wf("sites", "list", "--client", client, "-o", "json")))
+    assert names == [f"{tag} site 1", f"{tag} site 2", f"{tag} subst"]

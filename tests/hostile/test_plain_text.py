@@ -194,3 +194,24 @@ def test_a_text_error_from_the_service_is_one_plain_line(cli: Any, text_server: 
     assert r.exit_code == 6, r
     assert r.stderr == ("error: Bad Request: first\\x1b[2J second \\x1b]8;;https://evil.example\\x07link\\x9b "
                         "(HTTP 400)\n")
+
+
+BIDI = "Invoice \u202egpj.exe\u202c \u2067isolated\u2069"  # RLO ... PDF, RLI ... PDI
+BIDI_SHOWN = r"Invoice \u202egpj.exe\u202c \u2067isolated\u2069"
+
+
+@pytest.mark.parametrize("tty", [True, False], ids=["terminal", "pipe"])
+def test_bidirectional_overrides_from_the_service_are_shown_escaped(wf: Any, tag: str, tty: bool) -> None:
+    """An override or isolate would make a terminal show what follows reversed (`exe.jpg` for `gpj.exe`):
+    every human-readable output shows it escaped, JSON writes it as \\u202e (the same string to a reader),
+    and CSV keeps it, so export -> import round-trips."""
+    branch = as_json(wf("branches", "create", "--name", f"{tag} {BIDI}", "-o", "json"))["id"]
+    for args in (["branches", "list", "--all", "--fields", "id,name"], ["branches", "get", branch]):
+        r = wf(*args, tty=tty)
+        assert r.exit_code == 0, r
+        assert f"{tag} {BIDI_SHOWN}" in r.stdout and not any(c in r.stdout for c in "\u202e\u202c\u2067\u2069"), r
+    r = wf("branches", "get", branch, "-o", "json", tty=tty)
+    assert "\\u202e" in r.stdout and "\u202e" not in r.stdout, r
+    assert json.loads(r.stdout)["name"] == f"{tag} {BIDI}"
+    r = wf("branches", "list", "--all", "-o", "csv")
+    assert f"{tag} {BIDI}" in r.stdout, r  # data for a file: as the service holds it

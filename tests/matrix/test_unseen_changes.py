@@ -4,7 +4,8 @@
 - undo of an update puts back only the fields and list entries the run changed, keeping later ones;
 - an update whose write another writer replaced is merged again into the new state (read back);
 - a GET answered 200 without a record is an error, and no update starts from it;
-- a create answered 2xx without a body is found by its natural key, so undo can take it back;
+- a create answered 2xx without a body, or with one that is not JSON, is found by its natural key, so undo
+  can take it back;
 - an import killed while a create was in flight: undo finds out what it did (its Idempotency-Key);
 - a name matched by the service's rule (G12) is not a rename; `Straße 1` is not `STRASSE 1`.
 """
@@ -213,7 +214,8 @@ def test_a_get_answered_without_a_record_stops_an_update(deployment: Deployment,
     assert (r.exit_code, r.stdout) == (1, ""), r
 
 
-@pytest.mark.parametrize("deployment", ["empty-create-answer", "empty-create-answer+put-clears"], indirect=True)
+@pytest.mark.parametrize("deployment", ["empty-create-answer", "empty-create-answer+put-clears", "text-create-answer",
+                                        "text-create-answer+ignore-idempotency-key"], indirect=True)
 def test_a_create_answered_without_a_body_is_found_and_can_be_undone(deployment: Deployment, run: Run,
                                                                      tmp_path: Path) -> None:
     client = deployment.client()

@@ -154,6 +154,7 @@ def test_a_resumed_runs_summary_counts_this_runs_rows(cli: Any, sandbox_factory:
     before = int(line.split("(of 200; ")[1].split(" done before)")[0])
     assert 30 <= before < 200, line
     assert line.startswith("run ") and f": {200 - before} rows (of 200; {before} done before) in " in line, line
+    assert line.endswith(f"): created {200 - before}"), line  # this run's rows, not the earlier run's too
     seconds = float(line.split(" done before) in ")[1].split("s")[0])
     rate = int(line.split("(")[-1].split(" rows/s")[0]) if "rows/s" in line else None
     assert rate is not None and abs(rate - (200 - before) / seconds) <= max(2, 0.1 * rate), line

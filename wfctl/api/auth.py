@@ -165,7 +165,7 @@ class TokenAuth(httpx.Auth):
 
         try:
             body = response.json()
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         try:
             if not isinstance(body, dict):

@@ -132,14 +132,9 @@ class LeanSender:
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
             if not data.strip():
                 return None
-            try:
-                return json.loads(data)
-            except ValueError:
-                from wfctl.api.errors import ServerError
-                from wfctl.api.responses import snippet
+            from wfctl.api.responses import parse_json
 
-                raise ServerError("the service answered with something that is not JSON", status=status,
-                                  detail=snippet(data[:400].decode("utf-8", "replace"))) from None
+            return parse_json(data, status=status)
 
     def replayed(self) -> bool:
         """Whether this thread's last answer was a replay of an earlier one for its Idempotency-Key."""

@@ -235,9 +235,9 @@ def bounded_response(response: httpx.Response, request: httpx.Request, *, limit:
         raise AnswerTooLarge(f"the answer is in the content-encoding {unknown[0]!r}, which wfctl did not ask for",
                              request=request)
     length = response.headers.get("content-length", "")
-    if length.strip().isdigit() and int(length) > limit:
+    if _declared(length) > limit:
         response.close()
-        raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {int(length):,})",
+        raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {_declared(length):,})",
                              request=request)
     headers = httpx.Headers(response.headers)
     if encodings:
@@ -278,11 +278,17 @@ class DeadlineReader(io.RawIOBase):
             self._sock.settimeout(self._timeout)  # the next request's writes wait as long as ever
 
 
+def _declared(length: str) -> int:
+    """A Content-Length's bytes, or -1 when it is not ASCII digits (`²` is a digit to str.isdigit, not to int)."""
+    length = length.strip()
+    return int(length) if length.isascii() and length.isdigit() else -1
+
+
 def read_bounded(response: Any, limit: int = MAX_ANSWER_BYTES) -> bytes:
     """The body of an http.client response, at most `limit` bytes (AnswerTooLarge beyond)."""
     length = response.getheader("Content-Length") or ""
-    if length.strip().isdigit() and int(length) > limit:
-        raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {int(length):,})")
+    if _declared(length) > limit:
+        raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {_declared(length):,})")
     parts: list[bytes] = []
     size = 0
     while True:

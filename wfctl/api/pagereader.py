@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from wfctl.api.errors import NotFound, PaginationError, ValidationFailed
+from wfctl.api.errors import ApiError, ForeignOrigin, NotFound, PaginationError, ValidationFailed
 from wfctl.api.page import Page
 from wfctl.api.pagination import next_request, to_page
 
@@ -146,7 +146,11 @@ class _Reader:
             if hash(key) in seen:
                 raise PaginationError(f"the service's pages loop back to {key}")
             seen.add(hash(key))
-            nxt = next_request(body, url, self.client.base_url)
+            refused: ApiError | None = None
+            try:
+                nxt = next_request(body, url, self.client.base_url)
+            except (ForeignOrigin, PaginationError) as exc:  # a link not followed: the page is given first
+                nxt, refused = None, exc
             page = to_page(body, next_url=None if nxt is None else str(nxt))
             del body
             read = _Read(url, page.page_number, page.page_size, page.data)
@@ -175,6 +179,8 @@ class _Reader:
                 all_pages = False
             yield page
             del page, rows, fresh, moved
+            if refused is not None and all_pages:
+                raise refused
             if not all_pages or nxt is None:
                 return
             self._top_up()

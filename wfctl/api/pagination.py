@@ -19,7 +19,11 @@ from wfctl.api.page import Page
 def to_page(body: Any, *, next_url: str | None) -> Page:
     if not isinstance(body, dict) or not isinstance(body.get("data"), list):
         raise PaginationError("the service's list answer is not a pagination envelope (no data array)")
-    data = [row for row in body["data"] if isinstance(row, dict)]
+    data = body["data"]
+    for row in data:
+        if type(row) is not dict:  # never dropped in silence: the listing would look complete
+            kind = _JSON_KINDS.get(type(row), "value")
+            raise PaginationError(f"the service's list answer holds a record that is not an object ({kind})")
     return Page(
         data=data,
         page_number=_int(body.get("pageNumber"), 1),
@@ -66,7 +70,7 @@ def next_request(body: Any, current: httpx.URL | str, base_url: str) -> httpx.UR
         return _with_page(current, number)
     if isinstance(ref, str):
         text = ref.strip()
-        if text.isdigit():
+        if text.isascii() and text.isdigit():
             return _with_page(current, int(text))
         return _resolve(current, text, base_url)
     raise PaginationError(f"cannot follow the service's nextPage of type {type(ref).__name__}")
@@ -80,11 +84,20 @@ def _resolve(current: httpx.URL, ref: str, base_url: str) -> httpx.URL:
     if not same_origin(target, base_url):
         raise ForeignOrigin(f"the service's nextPage points at {origin_of(target)}, another origin; "
                             "not followed, no token sent there")
+    if target.path.rstrip("/") != current.path.rstrip("/"):
+        # A word ("more", "true") joins to a sibling path: its 404 would read as "not found" (exit 4).
+        shown = ref if len(ref) <= 60 else ref[:57] + "..."
+        raise PaginationError(f"the service's nextPage {shown!r} is not a link to a page of this list; "
+                              "not followed")
     return target
 
 
 def _with_page(current: httpx.URL, number: int) -> httpx.URL:
     return current.copy_set_param("pageNumber", str(number))
+
+
+_JSON_KINDS = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "true or false",
+               type(None): "null"}
 
 
 def _int(value: Any, default: Any) -> Any:
@@ -94,6 +107,6 @@ def _int(value: Any, default: Any) -> Any:
         return value
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return int(value.strip())
     return default

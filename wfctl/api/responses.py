@@ -32,11 +32,33 @@ def decode_body(response: httpx.Response) -> Any:
     content = response.content
     if not content.strip():
         return None
+    return parse_json(content, status=response.status_code)
+
+
+def parse_json(data: bytes, *, status: int | None = None) -> Any:
+    """A 2xx answer's body as JSON, or ServerError: what json.loads takes that is not JSON (NaN,
+    Infinity: `-o json` would print them, invalid to every other reader), and a document nested deeper
+    than Python can walk (RecursionError), end as one line like any other body that is not JSON."""
     try:
-        return response.json()
-    except ValueError:
-        raise ServerError("the service answered with something that is not JSON",
-                          status=response.status_code, detail=snippet(response.text)) from None
+        return _DECODER.decode(data.decode(jsonlib.detect_encoding(data), "surrogatepass"))
+    except RecursionError:
+        raise ServerError("the service answered with JSON nested too deep to read", status=status) from None
+    except ValueError as exc:
+        text = data[:400].decode("utf-8", "replace")
+        detail = str(exc) if isinstance(exc, _NotJson) else snippet(text)
+        raise ServerError("the service answered with something that is not JSON", status=status,
+                          detail=detail) from None
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _not_a_number(name: str) -> Any:
+    raise _NotJson(f"{name} is not a JSON number")
+
+
+_DECODER = jsonlib.JSONDecoder(parse_constant=_not_a_number)  # made once: json.loads(**kw) makes one a call
 
 
 def error_from_response(response: httpx.Response) -> ApiError:
@@ -75,7 +97,7 @@ def _parse_error_body(response: httpx.Response) -> tuple[str | None, str | None,
     if "json" in ctype or text.lstrip()[:1] in ("{", "["):
         try:
             body = jsonlib.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested deeper than Python can walk: shown as text
             body = None
     if isinstance(body, dict):
         title = _as_text(body.get("title")) or _as_text(body.get("message")) or _as_text(body.get("error"))

@@ -133,7 +133,7 @@ def parse_retry_after(value: str, now: float | None = None, *, date: str | None 
     server's "now", so a server whose clock is hours off asks for the wait it means. Only without a
     readable `Date` is it judged against the local clock (`now`, default the time now)."""
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # `²` is a digit to str.isdigit, not to float
         return float(value)
     when = _http_date(value)
     if when is None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import math
 import os
 import sys
 import threading
@@ -35,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 
 from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 from wfctl.api.redact import register_secret
+from wfctl.api.tokenvalues import LATEST_EXPIRY, number, sendable_token, stored_time, usable_lifetime
 
 KEYRING_SERVICE = "wfctl"
 DEFAULT_ACCESS_TTL = 900.0  # the specification's 15 minutes, when the service tells us nothing (G2)
@@ -79,16 +79,19 @@ class TokenPair:
         if not isinstance(access, str) or not access:
             raise CredentialStoreError("the service's token answer has no accessToken")
         refresh = body.get("refreshToken") if isinstance(body.get("refreshToken"), str) else None
+        for name, token in (("accessToken", access), ("refreshToken", refresh)):
+            if token is not None and not sendable_token(token):
+                raise CredentialStoreError(f"the service's token answer holds a token ({name}) that cannot be sent back "
+                                           "(a control character, or a character outside ASCII)")
         expires_at = now + DEFAULT_ACCESS_TTL
-        expires_in = body.get("expiresIn")
         claims = jwt_claims(access)
-        exp, iat = _number(claims.get("exp")), _number(claims.get("iat"))
-        lifetime = _number(expires_in)
-        if lifetime is not None and lifetime > 0:
+        exp, iat = number(claims.get("exp")), number(claims.get("iat"))
+        lifetime = usable_lifetime(body.get("expiresIn"), now)
+        if lifetime is not None:
             expires_at = now + lifetime
-        elif exp is not None and iat is not None and exp > iat:
+        elif exp is not None and iat is not None and usable_lifetime(exp - iat, now) is not None:
             expires_at = now + (exp - iat)
-        elif exp is not None and exp > now:
+        elif exp is not None and usable_lifetime(exp - now, now) is not None:
             expires_at = exp
         return cls(access, refresh, expires_at, now, username, base_url)
 
@@ -131,10 +134,17 @@ class TokenPair:
         data = json.loads(text)
         if not isinstance(data, dict) or not isinstance(data.get("access_token"), str):
             raise ValueError("not a token document")
-        return cls(data["access_token"], _opt_str(data.get("refresh_token")),
-                   float(data.get("expires_at") or 0), float(data.get("obtained_at") or 0),
+        refresh = _opt_str(data.get("refresh_token"))
+        if not sendable_token(data["access_token"]) or (refresh is not None and not sendable_token(refresh)):
+            raise ValueError("a token that cannot be sent")  # stored by an earlier version
+        # A stored expiry past what a date can hold (an earlier version kept `expiresIn: 1e300`): unknown,
+        # so the pair is refreshed before use.
+        expires_at = stored_time(data.get("expires_at"))
+        if expires_at > LATEST_EXPIRY:
+            expires_at = 0.0
+        return cls(data["access_token"], refresh, expires_at, stored_time(data.get("obtained_at")),
                    _opt_str(data.get("username")), _opt_str(data.get("base_url")),
-                   float(data.get("refresh_sent_at") or 0))
+                   stored_time(data.get("refresh_sent_at")))
 
 
 def jwt_claims(token: str) -> dict[str, Any]:
@@ -482,14 +492,6 @@ def _keyring_reason(exc: BaseException) -> str:
 
 def _opt_str(value: Any) -> str | None:
     return value if isinstance(value, str) else None
-
-
-def _number(value: Any) -> float | None:
-    """A finite JSON number as float (not a bool, not inf/nan), else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def _env_float(name: str, default: float) -> float:

@@ -82,10 +82,13 @@ def create_outcome(client: Any, kind: str, parent_id: str | None, body: dict[str
             doubt = True
             continue  # the answer is lost: look it up, and ask with the same key
         except ServerError as exc:
-            if exc.status not in MAYBE_APPLIED or last:
+            if exc.status is not None and 200 <= exc.status < 300:
+                answer, replayed = None, False  # applied, the answer not JSON: found below, as for an empty body
+            elif exc.status not in MAYBE_APPLIED or last:
                 raise
-            doubt = True
-            continue
+            else:
+                doubt = True
+                continue
         except Conflict:
             found = look_up() if doubt else None
             if found is None:

@@ -117,6 +117,7 @@ class Importer(RowValidation, Sending):
             if journal.done(row) and row <= self.summary.rows:
                 status = str(journal.status(row))
                 self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
+                self.summary.before[status] = self.summary.before.get(status, 0) + 1
         self._on_total(self.summary.rows, self.summary.resumed)
         complete = False
         try:

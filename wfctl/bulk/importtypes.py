@@ -47,6 +47,8 @@ class Summary:
     problems: list[Problem] = field(default_factory=list)
     invalid: int = 0
     resumed: int = 0
+    #: Of `counts`, the rows an earlier run of a resumed import did (`counts` is the whole run's).
+    before: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0  # the last pass (validate, then run); `timed()` makes it the whole import
     dry_run: bool = False
     journal_path: str | None = None

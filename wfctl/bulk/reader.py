@@ -56,26 +56,26 @@ class CsvInput:
                 sys.stderr.write("Reading the CSV from standard input: paste or type it, then press Ctrl-D on a "
                                  "line of its own (or give the file's name instead of -)...\n")
                 sys.stderr.flush()
-            fd, spool = tempfile.mkstemp(prefix="wfctl-import-", suffix=".csv")
-            self._temporary.append(spool)
-            with os.fdopen(fd, "wb") as out:
-                binary = getattr(sys.stdin, "buffer", None)
-                if binary is not None and _isatty(sys.stdin) and hasattr(binary, "read1"):
-                    while chunk := binary.read1(1 << 16):  # one Ctrl-D ends it (a full read() waits for two)
-                        out.write(chunk)
-                elif binary is not None:
-                    shutil.copyfileobj(binary, out, 1 << 20)
-                else:  # a text-only stdin (embedding, tests)
-                    while chunk := sys.stdin.read(1 << 20):
-                        out.write(chunk.encode("utf-8"))
-            self.path = spool
+            binary = getattr(sys.stdin, "buffer", None)
+            if binary is not None and _isatty(sys.stdin) and hasattr(binary, "read1"):
+                self.path = self._spooled(binary, typed=True)
+            elif binary is not None:
+                self.path = self._spooled(binary)
+            else:  # a text-only stdin (embedding, tests)
+                self.path = self._spooled(sys.stdin, text=True)
             self.display = "<stdin>"
         else:
             if os.path.isdir(path):
                 raise FileError(f"{path}: a directory, not a file; give the CSV file's name")
-            if not os.path.isfile(path):
+            if not os.path.exists(path):
                 raise FileError(f"{path}: no such file")
             self.path = path
+            if not os.path.isfile(path):  # a named pipe, `<(cmd)` (/dev/fd/N): read once, so spooled as stdin
+                try:
+                    with open(path, "rb") as stream:
+                        self.path = self._spooled(stream)
+                except OSError as exc:
+                    raise FileError(f"{path}: cannot read it: {(exc.strerror or str(exc)).lower()}") from None
             self.display = path
         try:
             self._open(delimiter, sheet)
@@ -115,6 +115,22 @@ class CsvInput:
         self.delimiter = delimiter or self._sniff_delimiter(allow_tab)
         self._spelling: dict[str, str] = {}  # header name -> as the file writes it, where they differ
         self.header = self._read_header()
+
+    def _spooled(self, stream: Any, *, typed: bool = False, text: bool = False) -> str:
+        """A file of ours holding what `stream` gives (stdin, a named pipe): the file is read several times.
+        `typed`: a terminal, where one Ctrl-D ends it (a full read() waits for two); `text`: a text stream."""
+        fd, spool = tempfile.mkstemp(prefix="wfctl-import-", suffix=".csv")
+        self._temporary.append(spool)
+        with os.fdopen(fd, "wb") as out:
+            if typed:
+                while chunk := stream.read1(1 << 16):
+                    out.write(chunk)
+            elif text:
+                while chunk := stream.read(1 << 20):
+                    out.write(chunk.encode("utf-8"))
+            else:
+                shutil.copyfileobj(stream, out, 1 << 20)
+        return spool
 
     def _transcoded(self, charset: str | None, fix: Any) -> str:
         """The file as UTF-8 (from `charset`, or as it is), each chunk through `fix`, in a file of ours."""

@@ -25,7 +25,12 @@ def header_of(options: Options, source: CsvInput) -> dict[str, Any]:
 
 def plan_journal(header: dict[str, Any]) -> Journal:
     """A plan's journal: a temporary file, not durable, removed when the plan is shown."""
-    fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
+    try:
+        fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
+    except OSError as exc:
+        from wfctl.bulk.spool import TemporaryFull
+
+        raise TemporaryFull(exc) from None
     os.close(fd)
     try:
         return Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()}, durable=False)

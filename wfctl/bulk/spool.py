@@ -8,11 +8,14 @@ its changes), body`, its body still marshalled (a plan's create reads it only fo
 
 from __future__ import annotations
 
+import contextlib
 import marshal
 import struct
 import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from wfctl.fsutil import LocalWriteError
 
 _SIZES = struct.Struct("<II")  # a plan's spooled row: the sizes of its head and of its body, then both
 _BATCH = 256  # rows written at a time
@@ -21,7 +24,10 @@ _BATCH = 256  # rows written at a time
 class Spool:
     def __init__(self, planned: bool) -> None:
         self.planned = planned  # a plan's spool (its rows carry what a create is written from)
-        self._file = tempfile.TemporaryFile(prefix="wfctl-rows-")  # noqa: SIM115 - closed by close()
+        try:
+            self._file = tempfile.TemporaryFile(prefix="wfctl-rows-")  # noqa: SIM115 - closed by close()
+        except OSError as exc:
+            raise TemporaryFull(exc) from None
         self._pending: list[bytes] = []  # written a few hundred rows at a time
 
     def add(self, number: int, parent: str | None, body: dict[str, Any]) -> None:
@@ -40,12 +46,12 @@ class Spool:
         pending = self._pending
         pending.append(data)
         if len(pending) >= _BATCH:
-            self._file.write(b"".join(pending))
+            self._write(b"".join(pending))
             pending.clear()
 
     def written(self) -> None:
         """Every row is added: write what is still buffered."""
-        self._file.write(b"".join(self._pending))
+        self._write(b"".join(self._pending))
         self._pending.clear()
 
     def checked_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
@@ -68,9 +74,43 @@ class Spool:
 
     def _rewound(self) -> Callable[[int], bytes]:
         """The spool's read, from its start."""
-        self._file.flush()
+        self._write(b"")  # flushed
         self._file.seek(0)
         return self._file.read
 
+    def _write(self, data: bytes) -> None:
+        try:
+            self._file.write(data)
+            self._file.flush()
+        except OSError as exc:
+            raise TemporaryFull(exc) from None
+
     def close(self) -> None:
-        self._file.close()
+        try:
+            self._file.close()
+        except OSError:  # what a full disk left in its buffer: the file goes anyway
+            with contextlib.suppress(OSError):
+                self._file.close()
+
+
+class TemporaryFull(LocalWriteError):
+    """A temporary file of the import (its checked rows, a plan's journal) could not be written: a local
+    fault (exit 11), as for the journal; nothing was sent."""
+
+    def __init__(self, cause: OSError) -> None:
+        super().__init__(_temporary_folder(), cause)
+        if isinstance(cause, FileNotFoundError) and "temporary directory" in str(cause):
+            # tempfile tries a file in each candidate folder first: none could be written
+            self.reason = "no temporary folder could be written (full, or not writable)"
+
+    def __str__(self) -> str:
+        return f"cannot write a temporary file of the import in {self.path}: {self.reason}; free some space and run again"
+
+
+def _temporary_folder() -> str:
+    """Where temporary files go, without asking tempfile.gettempdir (which writes a file to find out)."""
+    import os
+
+    chosen = tempfile.tempdir or next((os.environ[name] for name in ("TMPDIR", "TEMP", "TMP") if os.environ.get(name)),
+                                      None)
+    return chosen or "the temporary folder"

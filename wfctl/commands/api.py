@@ -100,9 +100,12 @@ def api(
     response = client.send(verb, url, params=query, json=body, headers=headers)
     if not response.content.strip():
         return
+    from wfctl.api.errors import ServerError
+    from wfctl.api.responses import parse_json
+
     try:
-        document = response.json()
-    except ValueError:
+        document = parse_json(response.content, status=response.status_code)
+    except ServerError:  # not JSON (NaN included, which -o json would pass on): the service's text as it is
         text = response.text
         if app_ctx.io.stdout_is_tty:  # a person reads it: nothing in it may drive the terminal
             from wfctl.safetext import plain

@@ -241,7 +241,8 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
 
 def _labels(summary: Summary) -> list[tuple[str, int]]:
     """(label, count): a plan and a run use the same words, a plan in the future tense."""
-    counts = summary.counts
+    # a resumed run's line says what this run did: the rows done before are counted apart ("done before")
+    counts = {status: count - summary.before.get(status, 0) for status, count in summary.counts.items()}
     done = [("created", "to create"), ("updated", "to update"), ("unchanged", "unchanged"),
             ("skipped (exist)", "skipped (exist)")]
     rows = [(plan if summary.dry_run else label, counts[status])

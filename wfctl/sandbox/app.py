@@ -31,7 +31,14 @@ from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT
 from wfctl.sandbox.auth import Tokens
 from wfctl.sandbox.handling import Service, json_answer, log_note
 from wfctl.sandbox.idempotency import Handler
-from wfctl.sandbox.middleware import BodyLimit, DropCreateAnswer, EmptyAnswers, ErrorForm, Throttle
+from wfctl.sandbox.middleware import (
+    BodyLimit,
+    DropCreateAnswer,
+    EmptyAnswers,
+    ErrorForm,
+    OwnRedirects,
+    Throttle,
+)
 from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAGES
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks, parse_quirks
@@ -105,10 +112,13 @@ def create_app(
     app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
     # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included.
+    app.add_middleware(OwnRedirects)
     if played.drop_create_answer:
         app.add_middleware(DropCreateAnswer)
-    if played.empty_get or played.empty_create_answer:
-        app.add_middleware(EmptyAnswers, gets=played.empty_get, creates=played.empty_create_answer)
+    if played.empty_get or played.empty_create_answer or played.text_create_answer:
+        app.add_middleware(EmptyAnswers, gets=played.empty_get,
+                           creates=played.empty_create_answer or played.text_create_answer,
+                           create_text=played.text_create_answer)
     if rate_limit or latency_ms:
         app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms, count_request=store.count_request)
     if max_body:
@@ -194,6 +204,9 @@ def _dispatch(endpoints: dict[str, Callable[[Request], Awaitable[Response]]]) ->
         if handler is None:
             return problem_response(405, f"{request.method} is not allowed here; allowed: {allow}",
                                     headers={"Allow": allow})
+        for name, value in request.path_params.items():
+            if "\x00" in value:  # no record holds a NUL (G11; PostgreSQL cannot): any unknown id's 404, on both stores
+                return problem_response(404, f"{name.removesuffix('Id')} {value} not found")
         return await handler(request)
 
     return endpoint

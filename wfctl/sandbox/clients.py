@@ -34,7 +34,9 @@ async def list_clients(api: Service, request: Request, who: Principal) -> Respon
     if who.role == "staff":
         where += " AND branch_id = ?"
         args.append(who.branch_id or "")
-    if branch_filter is not None:
+    if branch_filter is not None and "\x00" in branch_filter:
+        where += " AND 1 = 0"  # no branch holds a NUL (G11), and PostgreSQL cannot be asked for one
+    elif branch_filter is not None:
         where += " AND branch_id = ?"
         args.append(branch_filter)
     extra = "" if branch_filter is None else "&branchId=" + quote(branch_filter, safe="")

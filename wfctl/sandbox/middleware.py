@@ -141,20 +141,24 @@ class DropCreateAnswer:
 
 
 class EmptyAnswers:
-    """empty-get and empty-create-answer (G15 tolerance: any 2xx is success, and a body is not promised):
-    a GET of one record (`/api/branches/{id}`, `/api/clients/{id}`, `/api/sites/{id}`) answers 200 with
-    an empty body; a create is applied and answered 201 with an empty body."""
+    """empty-get, empty-create-answer and text-create-answer (G15 tolerance: any 2xx is success, and a
+    body is not promised): a GET of one record (`/api/branches/{id}`, `/api/clients/{id}`,
+    `/api/sites/{id}`) answers 200 with an empty body; a create is applied and answered 201 with an
+    empty body, or (`create_text`) with the text `Created`, which is not JSON."""
 
-    def __init__(self, app: ASGIApp, gets: bool, creates: bool) -> None:
+    def __init__(self, app: ASGIApp, gets: bool, creates: bool, create_text: bool = False) -> None:
         self.app = app
         self.gets = gets
         self.creates = creates
+        self.create_text = create_text
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not self._emptied(scope["method"], scope["path"]):
             await self.app(scope, receive, send)
             return
         emptying = False
+        body = b"Created" if self.create_text and scope["method"] == "POST" else b""
+        typed = [(b"content-type", b"text/plain")] if body else []
 
         async def emptying_send(message: Message) -> None:
             nonlocal emptying
@@ -162,10 +166,10 @@ class EmptyAnswers:
                 emptying = True
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.lower() not in (b"content-type", b"content-length")]
-                await send({**message, "headers": [*headers, (b"content-length", b"0")]})
+                await send({**message, "headers": [*headers, *typed, (b"content-length", str(len(body)).encode())]})
             elif emptying and message["type"] == "http.response.body":
                 if not message.get("more_body", False):
-                    await send({"type": "http.response.body", "body": b""})
+                    await send({"type": "http.response.body", "body": body})
             else:
                 await send(message)
 
@@ -259,3 +263,35 @@ def _quiet_dropped_answers(record: logging.LogRecord) -> bool:
 
 def _dumps(value: Any) -> bytes:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+class OwnRedirects:
+    """A redirect (Starlette's to the path with or without its trailing slash) names this server, never the
+    origin a Host header made up: its `Location` is rewritten to the origin of `origin.link_origin`, or made
+    relative."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def own_send(message: Message) -> None:
+            if message["type"] == "http.response.start" and 300 <= message["status"] < 400:
+                from urllib.parse import urlsplit
+
+                from wfctl.sandbox.origin import link_origin
+
+                headers = []
+                for name, value in message.get("headers", []):
+                    if name.lower() == b"location":
+                        parts = urlsplit(value.decode("latin-1"))
+                        target = parts.path + (f"?{parts.query}" if parts.query else "")
+                        value = f"{link_origin(scope)}{target}".encode("latin-1")
+                    headers.append((name, value))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, own_send)

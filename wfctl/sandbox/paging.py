@@ -189,7 +189,9 @@ class _Paging:
         link = f"{self.path}&pageNumber={page}" + ("" if cursor is None else f"&cursor={cursor}")
         if form == "relative":
             return link
-        return f"{self.request.url.scheme}://{self.request.url.netloc}{link}"
+        from wfctl.sandbox.origin import link_origin
+
+        return f"{link_origin(self.request.scope)}{link}"  # relative when the Host header names another server
 
 
 def _positive_int(raw: str | None, default: int, name: str, errors: dict[str, list[str]]) -> int:

@@ -44,6 +44,8 @@ QUIRKS: dict[str, tuple[str, str]] = {
     "no-agency-update": ("G6", "PUT /api/agency/ is not offered (405)"),
     "empty-get": ("G15", "a GET of one branch, client or site answers 200 with an empty body"),
     "empty-create-answer": ("G15", "a create is applied and answered 201 with an empty body (no record, no id)"),
+    "text-create-answer": ("G15", "a create is applied and answered 201 with a body that is not JSON "
+                                  "(text/plain `Created`)"),
     "churn-pages": ("G7", "a listing's first request for page 2 or later deletes the list's first record and "
                           "creates one like it at the end: the count is unchanged, later records move back one "
                           "place (once per listing, see listquirks.py)"),
@@ -69,6 +71,7 @@ class Quirks:
     no_agency_update: bool = False
     empty_get: bool = False
     empty_create_answer: bool = False
+    text_create_answer: bool = False
     churn_pages: bool = False
     ignore_page_number: bool = False
 
