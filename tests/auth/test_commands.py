@@ -85,8 +85,9 @@ def test_auth_token_prints_a_working_token(logged_in, sandbox):
 def test_logout_then_commands_say_login(logged_in):
     r = logged_in("logout", tty=True)
     assert r.exit_code == 0, r
-    assert "Logged out of profile 'default'" in r.stderr
-    assert not (logged_in.config_dir / "credentials" / "default.json").exists()
+    token_file = logged_in.config_dir / "credentials" / "default.json"
+    assert r.stderr == f"Logged out of profile 'default'; tokens removed from file {token_file} (mode 0600).\n"
+    assert not token_file.exists()  # issue 36: it said "(not written yet)" of the file it had just removed
     r = logged_in("agency", "show")
     assert r.exit_code == 3
     assert r.stderr == "error: not logged in (profile 'default'); run `wfctl login`\n"

@@ -249,7 +249,7 @@ def test_an_expires_in_of_1e300_is_no_lifetime_and_auth_status_reads(cli, server
     result = cli("auth", "status", "-o", "json")
     assert result.exit_code == 0, result
     status = json.loads(result.stdout)
-    assert 890 <= int(status["accessTokenExpiresIn"].split()[0]) <= 900, status
+    assert 890 <= status["accessTokenExpiresIn"] <= 900, status
     assert status["agency"] == "Northwind Staffing"
 
 
@@ -262,7 +262,7 @@ def test_an_expiry_stored_past_what_a_date_holds_is_refreshed_not_a_crash(cli, s
     token_file.write_text(json.dumps(dict(json.loads(token_file.read_text()), expires_at=1e300)))
     result = cli("auth", "status", "-o", "json")
     assert result.exit_code == 0, result
-    assert 890 <= int(json.loads(result.stdout)["accessTokenExpiresIn"].split()[0]) <= 900, result
+    assert 890 <= json.loads(result.stdout)["accessTokenExpiresIn"] <= 900, result
     assert [line.split()[1] for line in service.requests] == ["/identity/login", "/identity/refresh", "/api/agency/"]
 
 

@@ -76,7 +76,9 @@ def test_render_shows_fixes_only_for_problems() -> None:
 def test_doctor_fails_a_token_file_others_can_read_and_status_says_its_real_mode(logged_in) -> None:
     token_file = logged_in.config_dir / "credentials" / "default.json"
     status = json.loads(logged_in("auth", "status", "-o", "json").stdout)
-    assert status["credentialStoreLocation"] == f"file {token_file} (mode 0600)"
+    # issue 36: the location is the path (it read `file <path> (mode 0600)`); the mode a field of its own
+    assert (status["credentialStoreLocation"], status["credentialStoreMode"]) == (str(token_file), "0600")
+    assert isinstance(status["accessTokenExpiresIn"], int) and 0 < status["accessTokenExpiresIn"] <= 900
     assert "warnings" not in status
     os.chmod(token_file, 0o644)
     result = logged_in("doctor", "-o", "json")
@@ -87,11 +89,11 @@ def test_doctor_fails_a_token_file_others_can_read_and_status_says_its_real_mode
     status_run = logged_in("auth", "status", "-o", "json")
     assert status_run.exit_code == 0, status_run
     status = json.loads(status_run.stdout)
-    assert "(mode 0644: readable by others, not 0600)" in status["credentialStoreLocation"]
-    assert "0600" not in status["credentialStoreLocation"].replace("not 0600", "")
+    assert (status["credentialStoreLocation"], status["credentialStoreMode"]) == (str(token_file), "0644")
     assert status["warnings"] and "warning: token file" in status_run.stderr
     table = logged_in("auth", "status")
-    assert "mode 0644" in table.stdout and "chmod 600" in table.stderr
+    assert f"Stored in:            {token_file} (mode 0644: readable by others, not 0600)\n" in table.stdout
+    assert "chmod 600" in table.stderr
 
 
 @pytest.mark.parametrize("variable", ["HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy"])

@@ -172,6 +172,8 @@ class TokenStore(Protocol):
 
     def describe(self) -> str: ...
 
+    def location(self) -> str: ...
+
     def lock(self, timeout: float = 60.0) -> contextlib.AbstractContextManager[None]: ...
 
 
@@ -257,6 +259,13 @@ class FileStore(_Locking):
             if path is not None and path.exists():
                 return mode_problem(path)
         return None
+
+    def location(self) -> str:
+        """Where the tokens are kept, as a script reads it: the file's path."""
+        path = self.path
+        if not path.exists() and self.legacy_path is not None and self.legacy_path.exists():
+            path = self.legacy_path
+        return str(path)
 
     def describe(self) -> str:
         """Where the tokens are, with the file's real mode (stat'ed, not assumed)."""
@@ -369,11 +378,15 @@ class KeyringStore(_Locking):
         return self._call(remove, "remove the tokens from the keyring")
 
     def describe(self) -> str:
+        return f"keyring {self.location()}"
+
+    def location(self) -> str:
+        """The keyring backend and the entry the tokens are kept in."""
         try:
             name = _backend_name_quick()
         except Exception:
             name = "keyring"
-        return f"keyring {name} (service {KEYRING_SERVICE!r}, entry {self.entry!r})"
+        return f"{name} (service {KEYRING_SERVICE!r}, entry {self.entry!r})"
 
     def _ours(self, pair: TokenPair) -> bool:
         """Whether a pair found in the old entry is a login to this store's origin."""

@@ -27,9 +27,10 @@ def logout(ctx: typer.Context) -> None:
     if missing:  # a mistyped -p: said as every command says it (exit 3), not "was not logged in"
         raise NotLoggedIn(missing)
     store = store_for_settings(settings)
+    where = store.describe()  # before: a file removed would be "not written yet"
     with store.lock():
         removed = store.delete()
     if removed:
-        app.io.note(f"Logged out of profile {settings.profile!r}; tokens removed from {store.describe()}.")
+        app.io.note(f"Logged out of profile {settings.profile!r}; tokens removed from {where}.")
     else:
         app.io.note(f"Profile {settings.profile!r} was not logged in.")

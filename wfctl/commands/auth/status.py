@@ -57,6 +57,7 @@ def status(ctx: typer.Context, output: Output = None) -> None:
     settings = app_ctx.settings
     info: dict[str, Any] = {"profile": settings.profile, "baseUrl": settings.base_url}
     warnings: list[str] = []
+    where = ""  # the store's location as a person reads it
     if os.environ.get(ACCESS_TOKEN_ENV):
         info.update(user=None, credentialStore="environment",
                     credentialStoreReason=f"{ACCESS_TOKEN_ENV} is set: used as is, nothing stored")
@@ -67,8 +68,14 @@ def status(ctx: typer.Context, output: Output = None) -> None:
         if pair is None:
             raise NotLoggedIn(f"not logged in (profile {settings.profile!r}, {store.describe()})")
         info.update(user=pair.username, credentialStore=settings.credential_store,
-                    credentialStoreLocation=store.describe(),
+                    credentialStoreLocation=store.location(),
                     credentialStoreReason=_WHY[settings.source("credential_store")])
+        if isinstance(store, FileStore):
+            from wfctl.fsutil import file_mode
+
+            mode = file_mode(store.path)
+            info["credentialStoreMode"] = f"{mode:04o}" if mode is not None else None
+        where = store.describe().partition(" ")[2]  # what a person reads: the path and its mode, or the entry
         problem = store.mode_problem() if isinstance(store, FileStore) else None
         if problem and isinstance(store, FileStore):
             warnings.append(f"token file {store.path} has {problem}; run `chmod 600 {store.path}` "
@@ -84,7 +91,7 @@ def status(ctx: typer.Context, output: Output = None) -> None:
         if pair is not None:
             pair = client.token_pair() if client.auth is not None else pair
             info["accessTokenExpires"] = _iso(pair.expires_at)
-            info["accessTokenExpiresIn"] = f"{max(0, int(pair.seconds_left()))} s"
+            info["accessTokenExpiresIn"] = max(0, int(pair.seconds_left()))  # seconds, a number
             if pair.refresh_in_doubt and _still_in_doubt(store):
                 warnings.append("the last token refresh got no answer, so the login cannot be refreshed: "
                                 f"run `wfctl login` before the access token expires (in {_left(pair)})")
@@ -95,6 +102,11 @@ def status(ctx: typer.Context, output: Output = None) -> None:
     if warnings and shape in ("json", "jsonl"):
         info["warnings"] = warnings  # a table has them on stderr only
     if shape in ("table", "wide"):
+        if "accessTokenExpiresIn" in info:
+            info["accessTokenExpiresIn"] = f"{info['accessTokenExpiresIn']} s"
+        if "credentialStoreLocation" in info:
+            info["credentialStoreLocation"] = where
+        info.pop("credentialStoreMode", None)  # in the location's words
         info = {LABELS.get(key, key): value for key, value in info.items()}
     out.record(info, kind="login")
 
