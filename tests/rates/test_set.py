@@ -150,6 +150,17 @@ def test_an_unknown_skill_or_a_large_change_stops_before_anything_is_sent(deploy
                                         "nothing was sent (check the plan with --dry-run; --max-change 30% allows "
                                         "them on purpose)")
     assert [deployment.get("sites", s["id"]) for s in before] == before
+    # issue 36: the dry run the message points to shows the plan, the change over the limit marked, and exits as
+    # the run would (it refused too, with the same advice to look at the plan it did not show)
+    r = run("rates", "set", "--client", client_id, "--skill", "Cleaner", "--by", "+30%", "--dry-run")
+    assert r.exit_code == 2, r
+    assert r.stdout.splitlines()[0].split() == ["client", "site", "skill", "old", "new", "change", "limit"]
+    assert [line.split()[-2:] for line in r.stdout.splitlines()[1:2]] == [["over", "25%"]], r.stdout
+    assert r.stderr == ("error: 1 change would move a rate by more than 25% of its old value; nothing was sent "
+                        "(marked in the plan; --max-change 30% allows them on purpose)\n")
+    r = run("rates", "set", "--client", client_id, "--skill", "Cleaner", "--by", "+30%", "--dry-run", "-o", "json")
+    assert [row.get("overLimit") for row in json.loads(r.stdout)["rows"]] == [True]
+    assert [deployment.get("sites", s["id"]) for s in before] == before
     r = run("rates", "set", "--client", client_id, "--skill", "Cleaner", "--by", "+30%", "--max-change", "30%")
     assert r.exit_code == 0, r
     assert rates_of(deployment.get("sites", before[1]["id"]))["Cleaner"] == 15.08

@@ -86,7 +86,9 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
             plan = _plan(sites, change, done_before)
         except RateError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
-        _check_limit(plan)
+        too_large = _over_limit(plan, listed=not dry_run)
+        if too_large is not None and not dry_run:
+            raise too_large
         plan_seconds = time.monotonic() - started
         if dry_run:
             if earlier_path is not None:
@@ -94,6 +96,8 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
                 app.io.note(f"run {earlier_id} of this change stopped before its end: this plan leaves out the "
                             f"{len(done_before)} sites it did (run the command without --dry-run to resume it)")
             _show_plan(app, plan, output, done_before)
+            if too_large is not None:  # the plan is shown, its changes over the limit marked; a run would stop
+                raise too_large
             return 0
         return _send(app, api, plan, change, header, directory, earlier, journal_path, done_before,
                      concurrency, report, output, started, plan_seconds)
@@ -154,31 +158,35 @@ def _plan(sites: Any, change: Change, before: dict[str, tuple[int, str]]) -> Pla
     return rates.plan_change(sites, change, done=lambda site_id: site_id in before and before[site_id][1] in DONE)
 
 
-def _check_limit(plan: Plan) -> None:
+def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
+    """The error of a plan with changes larger than --max-change (None when there are none); `listed`: each
+    such change is written on stderr first (a dry run marks them in its plan instead)."""
     over = plan.over_limit()
     if not over:
-        return
+        return None
     limit = plan.change.max_change
-    for site, c, share in over[:SHOWN]:
+    for site, c, share in over[:SHOWN] if listed else ():
         shown = "from 0" if share.is_infinite() else f"{share:.1f}%"
         sys.stderr.write(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
                          f"{one_line(c.skill)} {c.old:.2f} -> {c.new:.2f} ({shown})\n")
-    if len(over) > SHOWN:
+    if listed and len(over) > SHOWN:
         sys.stderr.write(f"... and {len(over) - SHOWN} more\n")
     import math
 
     finite = [share for _, _, share in over if share.is_finite()]
     needed = f"--max-change {math.ceil(max(finite))}%" if len(finite) == len(over) else "a larger --max-change"
-    raise CliError(f"{len(over)} change{'s' if len(over) != 1 else ''} would move a rate by more than "
-                   f"{limit:g}% of its old value; nothing was sent (check the plan with --dry-run; "
-                   f"{needed} allows them on purpose)")
+    where = "marked in the plan" if not listed else "check the plan with --dry-run"
+    return CliError(f"{len(over)} change{'s' if len(over) != 1 else ''} would move a rate by more than "
+                    f"{limit:g}% of its old value; nothing was sent ({where}; {needed} allows them on purpose)")
 
 
 def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dict[str, Any]) -> None:
     import json
 
     fmt = app.output_format(output)
-    rows = [row for site in plan.to_change for row in site.rows()]
+    over = {(site.site_id, c.skill): share for site, c, share in plan.over_limit()}
+    rows = [{**row, "overLimit": True} if (row["siteId"], row["skill"]) in over else row
+            for site in plan.to_change for row in site.rows()]
     summary = _plan_summary(plan)
     out = app.output(fmt)
     if fmt == "json":
@@ -196,7 +204,9 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
         out.records(rows, columns=["clientId", "client", "siteId", "site", "skill", "old", "new", "change"])
         return
     if rows:
-        out.records(rows, columns=PLAN_COLUMNS)
+        if over:  # a change over --max-change: marked where a person reads the plan
+            rows = [{**row, "limit": f"over {plan.change.max_change:g}%" if row.get("overLimit") else ""} for row in rows]
+        out.records(rows, columns=PLAN_COLUMNS + (["limit"] if over else []))
     else:
         app.io.note("no rate would change")
     app.io.write(_count_lines(summary))
