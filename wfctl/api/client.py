@@ -104,6 +104,27 @@ class Client:
         if self._http is not None:
             self._retrying.pause.interrupt()
 
+    def outage(self) -> float | None:
+        """Seconds the service has been down by this Client's account (no answer, or 502/503/504, while its
+        requests are sent again: wfctl.api.retry), else None; for a caller to say that it waits."""
+        return self._retrying.pause.outage() if self._http is not None else None
+
+    def outlasted_outage(self, exc: Exception) -> NetworkError | None:
+        """As a NetworkError, `exc` when it ended a request because the service had been down for the whole
+        outage the policy rides out (no answer, or 502/503/504 on every try): every further request would
+        meet the same, so a bulk run stops there, resumable (exit 7). Else None."""
+        from wfctl.api.retry import OUTAGE_STATUSES
+
+        outage = self.outage()
+        if outage is None or outage < self._retrying.policy.outage_time:
+            return None
+        if isinstance(exc, NetworkError):
+            return exc
+        if isinstance(exc, ApiError) and exc.status in OUTAGE_STATUSES:
+            return NetworkError(f"the service is unavailable (HTTP {exc.status} for {outage:.0f} s)",
+                                detail=exc.one_line())
+        return None
+
     def __enter__(self) -> Client:
         return self
 
