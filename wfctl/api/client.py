@@ -92,6 +92,7 @@ class Client:
         self._http: httpx.Client | None = None
         self._ssl: ssl.SSLContext | None = None
         self._http_lock = threading.Lock()  # bulk workers may make their first request at once
+        self._observer: Any = None  # told of outages ridden out (watch_outages)
 
     def close(self) -> None:
         if self._http is not None:
@@ -103,6 +104,13 @@ class Client:
         way and those to come, with `Interrupted`: the caller is stopping (a bulk run's Ctrl-C)."""
         if self._http is not None:
             self._retrying.pause.interrupt()
+
+    def watch_outages(self, observer: Any) -> None:
+        """`observer.begin(pause)` when this Client's requests start riding out an outage of the service,
+        `observer.end(pause)` when none does any more (`pause.outage()`: for how long): the CLI's note."""
+        self._observer = observer
+        if self._http is not None:
+            self._retrying.pause.observer = observer
 
     def outage(self) -> float | None:
         """Seconds the service has been down by this Client's account (no answer, or 502/503/504, while its
@@ -505,6 +513,7 @@ class Client:
                                        verify=self.ssl_context() if https and self._inner_transport is None
                                        else None)
             self._retrying: RetryTransport = transport
+            transport.pause.observer = self._observer
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),

@@ -64,6 +64,12 @@ class LeanSender:
         return urlsplit(base_url).scheme in ("http", "https")
 
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
+        try:
+            return self._request(method, path, body, idempotency_key)
+        finally:
+            self.pause.done()
+
+    def _request(self, method: str, path: str, body: Any, idempotency_key: str | None) -> Any:
         payload = json.dumps(body).encode()
         self._local.replayed = False
         policy, pause = self.policy, self.pause
@@ -129,7 +135,7 @@ class LeanSender:
                                          outage=outage)
                     if delay is not None:
                         slept += delay
-                        pause.hold(delay)
+                        pause.hold(delay, outage=outage is not None)
                         continue
                 raise self._error(method, path, status, response.getheaders(), data)
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
@@ -191,7 +197,7 @@ class LeanSender:
             from wfctl.api.responses import network_error
 
             raise network_error(self.api.base_url, exc) from None
-        self.pause.hold(delay)
+        self.pause.hold(delay, outage=True)
         return delay
 
     def _drop_connection(self) -> None:

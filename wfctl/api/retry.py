@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
@@ -131,12 +132,19 @@ class Pause:
         self._until = 0.0
         self._outage_since: float | None = None
         self._outage_slept = 0.0  # what a test's sleep waited during the outage (its clock does not move)
+        self._riders: set[int] = set()  # threads whose request is riding out an outage
+        #: Told when the pool starts riding out an outage (`begin(pause)`) and when no request does any more
+        #: (`end(pause)`): the CLI says so on a terminal (wfctl.progress.OutageNote).
+        self.observer: Any = None
         self._lock = threading.Lock()
         self._interrupted = threading.Event()
 
-    def hold(self, delay: float) -> None:
+    def hold(self, delay: float, *, outage: bool = False) -> None:
         """Wait `delay` seconds, and hold the pool's other requests until then. Interrupted when
-        `interrupt` is called before or during the wait."""
+        `interrupt` is called before or during the wait. `outage`: the wait rides out an outage; the
+        pool's `observer` (the CLI's note on a terminal) hears of it until the request is `done`."""
+        if outage:
+            self._riding(True)
         with self._lock:
             self._until = max(self._until, self.clock() + delay)
             if self._outage_since is not None and self.sleep is not time.sleep:
@@ -166,6 +174,24 @@ class Pause:
         if self._outage_since is not None:
             with self._lock:
                 self._outage_since = None
+
+    def done(self) -> None:
+        """The calling thread's request has ended (answered, or given up): it no longer rides out an outage."""
+        if threading.get_ident() in self._riders:
+            self._riding(False)
+
+    def _riding(self, riding: bool) -> None:
+        me = threading.get_ident()
+        with self._lock:
+            before = bool(self._riders)
+            if riding:
+                self._riders.add(me)
+            else:
+                self._riders.discard(me)
+            after = bool(self._riders)
+        observer = self.observer
+        if observer is not None and before != after:
+            (observer.begin if after else observer.end)(self)
 
     def interrupt(self) -> None:
         """End every wait of this pool, those under way and those to come, with Interrupted."""

@@ -69,6 +69,12 @@ class RetryTransport(httpx.BaseTransport):
         self.pause = pause or Pause(sleep, clock)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return self._handle(request)
+        finally:
+            self.pause.done()
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
         self.pause.wait()
         started = self.clock()
         method = request.method.upper()
@@ -101,7 +107,7 @@ class RetryTransport(httpx.BaseTransport):
                 if delay is None:
                     raise
                 slept += delay
-                self.pause.hold(delay)
+                self.pause.hold(delay, outage=outage is not None)
                 continue
             if self.log:
                 response = self._log_response(response)
@@ -122,7 +128,7 @@ class RetryTransport(httpx.BaseTransport):
                         self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
                     response.close()
                     slept += delay
-                    self.pause.hold(delay)
+                    self.pause.hold(delay, outage=outage is not None)
                     continue
             return response
 
