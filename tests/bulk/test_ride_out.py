@@ -146,3 +146,31 @@ def test_a_j16_import_rides_out_a_postgresql_restart(cli: Any, own_cluster: Any,
         assert len(names) == rows and len(set(names)) == rows
     finally:
         server.stop()
+
+
+def test_rates_set_and_its_undo_ride_out_an_outage(cli: Any, sandbox_factory: Any) -> None:
+    """`rates set` and `imports undo` behind a service that answers 503 for 4 s in the middle of the run:
+    every site changed, then every one put back; no site failed."""
+    server = sandbox_factory()
+    proxy = Unavailable(server.url, seconds=4, after=12)
+    try:
+        assert cli.login_as(proxy.url, *ADMIN).exit_code == 0
+        before = json.loads(cli("rates", "list", "--all-clients", "--skill", "cleaner", "-o", "json").stdout)
+        assert len(before) >= 6
+        proxy.armed = True
+        r = cli("rates", "set", "--all-clients", "--skill", "cleaner", "--by", "+1%", "-o", "json")
+        assert r.exit_code == 0, r
+        assert proxy.refused >= 3 and json.loads(r.stdout)["failed"] == 0, r
+        after = json.loads(cli("rates", "list", "--all-clients", "--skill", "cleaner", "-o", "json").stdout)
+        assert [row["hourlyRate"] for row in after] == [
+            float(f"{row['hourlyRate'] * 1.01 + 1e-9:.2f}") for row in before]
+        runs = json.loads(cli("imports", "list", "-o", "json").stdout)
+        refused = proxy.refused
+        proxy.until, proxy.after = 0.0, 6
+        undone = cli("imports", "undo", runs[0]["run"], "--yes")
+        assert undone.exit_code == 0, undone
+        assert proxy.refused > refused
+        back = json.loads(cli("rates", "list", "--all-clients", "--skill", "cleaner", "-o", "json").stdout)
+        assert back == before
+    finally:
+        proxy.stop()
