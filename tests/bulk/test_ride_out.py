@@ -8,7 +8,7 @@ this module's own), and a proxy in front of the sandbox that answers 503 with Re
 from __future__ import annotations
 
 import json
-import threading
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +23,11 @@ from tests.fixtures.sandbox import ADMIN, SandboxServer, throwaway_cluster
 from tests.terminal.conftest import run_in_terminal
 
 NOTE = "service unavailable, waiting ("
+
+
+def _seconds_shown(raw: str) -> list[int]:
+    """The seconds each drawing of the note said, in order."""
+    return [int(n) for n in re.findall(re.escape(NOTE) + r"(\d+) s\)", raw)]
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +74,8 @@ def test_a_single_command_waits_and_says_so_on_a_terminal(cli: Any, sandbox_fact
         assert screen.exit_status == 0, screen.raw
         assert 5 <= took < 15, took
         assert proxy.refused >= 3
-        assert f"\r\x1b[2K{NOTE}2 s)" in screen.raw, repr(screen.raw)
-        assert f"{NOTE}4 s)" in screen.raw, repr(screen.raw)
+        shown = _seconds_shown(screen.raw)  # drawn from 2 s on (a busy machine may draw the first late)
+        assert shown and shown[0] in (2, 3) and max(shown) >= 4, repr(screen.raw)
         # erased before the records are written: the records' lines are whole
         records = [json.loads(line) for line in screen.text.split("\n") if line.startswith("{")]
         assert records and all("name" in record for record in records)
@@ -93,7 +98,7 @@ def test_a_single_command_gives_up_after_the_budget_with_the_note_erased(cli: An
         cli.env["WFCTL_OUTAGE_SECONDS"] = "4"
         screen = run_in_terminal(cli, "branches", "list", columns=80, rows=24)
         assert screen.exit_status == 1, screen.raw
-        assert f"{NOTE}2 s)" in screen.raw, repr(screen.raw)
+        assert _seconds_shown(screen.raw)[0] in (2, 3), repr(screen.raw)
         # the note is erased (carriage return, erase the line) before the error line is written
         after = screen.raw.rsplit("\r\x1b[2K", 1)[1]
         assert after.startswith("error: ") and "HTTP 503" in after and NOTE not in after, repr(screen.raw)
@@ -114,7 +119,7 @@ def test_an_import_on_a_terminal_says_it_waits_and_fails_no_row(cli: Any, sandbo
                                  columns=120, rows=40)
         assert screen.exit_status == 0, screen.text
         assert proxy.refused >= 16
-        assert f"{NOTE}2 s)" in screen.text or f"{NOTE}3 s)" in screen.text, screen.text
+        assert _seconds_shown(screen.text)[:1] in ([2], [3]), screen.text
         assert "failed 0" in screen.text or "failed" not in screen.text.split("run ")[-1], screen.text
         names = site_names(cli, cid)
         assert sorted(names) == [f"Waits {i:04d}" for i in range(120)]
@@ -135,10 +140,8 @@ def test_a_j16_import_rides_out_a_postgresql_restart(cli: Any, own_cluster: Any,
         with running(args, env_of(cli), tmp_path) as proc:
             wait_until(proc, lambda: count(only_journal(cli), "created") >= 60)
             own_cluster.stop_server()
-            down = threading.Event()
             time.sleep(4)
             own_cluster.start_server()
-            down.set()
             out, err = proc.communicate(timeout=120)
         assert proc.returncode == 0, err
         assert json.loads(out)["failed"] == 0, out
