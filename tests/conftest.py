@@ -62,6 +62,8 @@ SERIAL = (
     "tests/auth/test_keyring.py::test_locked_keyring_does_not_hang",  # a keyring timeout of 0.5 s, within 5 s
     "tests/auth/test_keyring.py::test_real_secret_service_login_and_logout",  # a D-Bus session and keyring daemon
     "tests/resources/test_completion_cache.py::test_fetch_is_time_boxed",  # within 1 s
+    "tests/bulk/test_ride_out.py",              # outages of seconds, a note drawn on a clock in a pty
+    "tests/auth/test_refresh_outage.py",        # outages of seconds, a 2 s budget
 )
 
 #: The files of the parallel pass that take longest (their seconds, measured with 2 and 4 workers on a busy

@@ -8,6 +8,7 @@ and the output (wfctl.output); none of them imports it back. `GlobalOptions` (wf
 
 from __future__ import annotations
 
+import sys
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -68,7 +69,12 @@ class AppContext:
         """The authenticated API client for the active profile."""
         from wfctl.factory import client_for_settings
 
-        return client_for_settings(self.settings, verbose=self.options.verbose, warn=self.io.warn)
+        client = client_for_settings(self.settings, verbose=self.options.verbose, warn=self.io.warn)
+        from wfctl.progress import NOTE
+
+        # An outage ridden out is said on a terminal (a bulk run's progress line, or a line of its own).
+        client.watch_outages(NOTE.attach(sys.stderr if self.io.stderr_is_tty else None))
+        return client
 
     def output_format(self, override: str | None = None) -> str:
         """--output after the subcommand wins over the global one, then WFCTL_OUTPUT/profile, then table."""

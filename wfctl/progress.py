@@ -2,7 +2,12 @@
 
 On a terminal the line is laid out for the terminal's width at every refresh: done/total, failed and
 the ETA always stay whole; the bar gives way first (it shrinks, then goes, as pip's and cargo's do), then
-the rate, the elapsed time, the ok count, and the label is shortened last."""
+the rate, the elapsed time, the ok count, and the label is shortened last.
+
+While the service is down and wfctl rides it out (wfctl.api.retry: up to 60 s), a terminal says so once
+it has lasted WAIT_NOTE_AFTER: `service unavailable, waiting (12 s)`, in place of a bulk run's rate and
+ETA, or for a single command on a line of its own (`OutageNote`), erased when the service answers or
+wfctl gives up."""
 
 from __future__ import annotations
 
@@ -14,6 +19,9 @@ from typing import Any
 from wfctl.safetext import one_line
 
 OK = frozenset({"created", "updated", "unchanged", "skipped", "undone", "gone", "deleted", "restored"})
+
+#: Seconds of an outage before a terminal is told that wfctl waits (a blip is not worth a line).
+WAIT_NOTE_AFTER = 2.0
 
 BAR_MAX = 40
 BAR_MIN = 10
@@ -113,6 +121,7 @@ class Progress:
             self._live = Live(_Line(self), console=console, refresh_per_second=8, transient=False,
                               redirect_stdout=False, redirect_stderr=False)
             self._live.start()
+            NOTE.live(True)  # the outage is said on this line, not on one of its own
 
     def advance(self, status: str = "created") -> None:
         with self._lock:
@@ -143,6 +152,12 @@ class Progress:
 
     def parts(self, width: int) -> list[tuple[str, str]]:
         now = time.monotonic()
+        waiting = NOTE.text()
+        if waiting is not None:  # the rate and the ETA mean nothing while the service is down
+            kept = layout(max(1, width - len(waiting) - 2), label=self.label, done=self.done, total=self.total,
+                          ok=self.ok, failed=self.failed, rate=0.0, elapsed=now - self._started, unit=self.unit,
+                          failed_word=self.failed_word, totals_only=self.totals_only)
+            return [*(part for part in kept if part[0] not in ("rate", "eta")), ("waiting", waiting)]
         return layout(width, label=self.label, done=self.done, total=self.total, ok=self.ok, failed=self.failed,
                       rate=self.rate(now), elapsed=now - self._started, unit=self.unit,
                       failed_word=self.failed_word, totals_only=self.totals_only)
@@ -167,6 +182,7 @@ class Progress:
         """End the live line; `clear` (an interrupted run, a closed pipe) erases it instead of leaving it."""
         if self._live is not None:
             live, self._live = self._live, None
+            NOTE.live(False)
             if clear:
                 live.transient = True
             import contextlib
@@ -200,9 +216,91 @@ class _Line:
                 text.append(part, style="red")
             elif kind == "eta":
                 text.append(part, style="progress.remaining")
+            elif kind == "waiting":
+                text.append(part, style="yellow")
             else:
                 text.append(part)
         yield text
+
+
+def waiting_text(seconds: float) -> str:
+    return f"service unavailable, waiting ({seconds:.0f} s)"
+
+
+class OutageNote:
+    """What a terminal is told while the Client rides out an outage: the observer of its pause
+    (`Client.watch_outages`). Once the outage has lasted WAIT_NOTE_AFTER, `text()` says so; a bulk
+    run's live line shows it, and without one (a single command) a line of its own on the stream,
+    rewritten every half second and erased when no request waits any more, before anything else is
+    written (the error line, when wfctl gives up)."""
+
+    def __init__(self) -> None:
+        self.stream: Any = None
+        self._pause: Any = None
+        self._lock = threading.Lock()
+        self._shown = False
+        self._live = 0
+        self._generation = 0
+        self._wake = threading.Condition(self._lock)
+
+    def attach(self, stream: Any) -> OutageNote:
+        """Draw the single command's line on `stream` (a terminal; None: no line of its own)."""
+        self.stream = stream
+        return self
+
+    def text(self) -> str | None:
+        pause = self._pause
+        seconds = pause.outage() if pause is not None else None
+        if seconds is None or seconds < WAIT_NOTE_AFTER:
+            return None
+        return waiting_text(seconds)
+
+    def live(self, on: bool) -> None:
+        with self._lock:
+            self._live += 1 if on else -1
+            self._erase()
+
+    # -- the pause's observer -------------------------------------------------------------------------
+    def begin(self, pause: Any) -> None:
+        with self._lock:
+            self._pause = pause
+            self._generation += 1
+            if self.stream is not None:
+                threading.Thread(target=self._draw, args=(self._generation,), daemon=True,
+                                 name="wfctl-outage-note").start()
+
+    def end(self, pause: Any) -> None:
+        with self._lock:
+            if self._pause is pause:
+                self._pause = None
+                self._generation += 1
+            self._erase()
+            self._wake.notify_all()
+
+    def _draw(self, generation: int) -> None:
+        with self._lock:
+            while self._generation == generation:
+                text = self.text() if self._live == 0 else None
+                if text is not None:
+                    self._write("\r\x1b[2K" + text)
+                    self._shown = True
+                self._wake.wait(0.5)
+
+    def _erase(self) -> None:
+        if self._shown:
+            self._shown = False
+            self._write("\r\x1b[2K")
+
+    def _write(self, text: str) -> None:
+        import contextlib
+
+        with contextlib.suppress(OSError, ValueError):  # the terminal went away
+            self.stream.write(text)
+            self.stream.flush()
+
+
+#: The one note of this process (a CLI run has one Client that rides out outages).
+NOTE = OutageNote()
 
 
 class EnvelopeTotals:

@@ -84,7 +84,7 @@ def test_backoff_is_capped_full_jitter():
 
 
 def test_total_time_bounds_retries():
-    rec = Recorder(httpx.Response(503, headers={"Retry-After": "20"}))
+    rec = Recorder(httpx.Response(429, headers={"Retry-After": "20"}))
     sleeps: list[float] = []
     with pytest.raises(errors.ServerError):
         client(rec, sleeps=sleeps, retry=RetryPolicy(max_attempts=10, total_time=30)).get_agency()
@@ -94,10 +94,13 @@ def test_total_time_bounds_retries():
 @pytest.mark.parametrize("exc", [httpx.ConnectError("refused"), httpx.ReadTimeout("slow"),
                                  httpx.RemoteProtocolError("dropped")])
 def test_get_retries_transport_errors_then_exit_7(exc):
+    """No answer is an outage: ridden out for its budget (tries every 2 s at most), then exit 7."""
     rec = Recorder(exc)
+    sleeps: list[float] = []
     with pytest.raises(errors.NetworkError) as info:
-        client(rec).get_agency()
-    assert len(rec.requests) == 4
+        client(rec, sleeps=sleeps, retry=RetryPolicy(outage_time=10)).get_agency()
+    assert len(rec.requests) == len(sleeps) + 1 > 5
+    assert abs(sum(sleeps) - 10) < 0.06 and max(sleeps) <= 2.0, sleeps
     assert exit_code_for(info.value) == 7
     assert BASE in message_for(info.value)
 

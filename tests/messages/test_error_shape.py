@@ -67,7 +67,7 @@ def test_a_network_error_has_a_code_and_a_null_status(cli: Any) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     r = cli("--base-url", f"http://127.0.0.1:{port}", "branches", "list", "-o", "json",
-            env={"WFCTL_ACCESS_TOKEN": "t", "WFCTL_TIMEOUT": "2"})
+            env={"WFCTL_ACCESS_TOKEN": "t", "WFCTL_TIMEOUT": "2", "WFCTL_OUTAGE_SECONDS": "0"})
     assert r.exit_code == 7, r
     error = _envelope(r.stderr)
     assert (error["status"], error["code"]) == (None, "network")

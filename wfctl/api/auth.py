@@ -9,10 +9,13 @@ process has already rotated the pair, its pair is used and no refresh is sent, s
 token is never presented again (G3). The new pair is stored before the lock is released.
 
 A refresh is sent again after a 5xx or a lost answer (with backoff, by the retry transport), within
-its grace window: the service answers a refresh token presented again within 60 s of the refresh that
-spent it with the same new pair (G3), and one it did not commit is safe to send again anyway. wfctl
-resends for 50 s after the first try (a margin for the time a request takes), and ends a login only
-when the service rejects the refresh token (400, 401, 403).
+its grace window: the service answers a refresh token presented again within 15 minutes of the refresh
+that spent it, with the same access token and while the new pair is unused, with that pair (G3), and one
+it did not commit is safe to send again anyway. A command sends it again while it rides out an outage
+(60 s, wfctl.api.retry); the next command does, 14 minutes after the first try at most (a margin for
+the time a request takes). A login ends only when the service rejects the refresh token (400, 401, 403).
+Only a 429 on every try proves that nothing rotated: a 503 may follow a rotation the service committed
+(its database connection broke at the COMMIT), so it leaves the pair in doubt like a lost answer.
 
 The stored pair says when a refresh of it was first sent, written before it is sent and removed only
 by an answer: a run killed or cut off while waiting leaves it, and the next run sends the refresh again
@@ -90,6 +93,7 @@ class TokenAuth(httpx.Auth):
                       ) -> Generator[httpx.Request, httpx.Response, TokenPair]:
         import time
 
+        from wfctl.api.retry import outage_seconds
         from wfctl.api.store import REFRESH_RESEND_WINDOW
         from wfctl.api.transport import ATTEMPTS, RESEND_UNTIL
 
@@ -117,8 +121,11 @@ class TokenAuth(httpx.Auth):
                 "POST", self.base_url + REFRESH_PATH,
                 json={"accessToken": current.access_token, "refreshToken": current.refresh_token},
                 headers={"Accept": "application/json"},
+                # Sent again within its window, and for no longer than an outage is ridden out: the next
+                # command asks again if this one gives up.
                 extensions={"trace": delivery, ATTEMPTS: outcomes,
-                            RESEND_UNTIL: time.monotonic() + (sent_at + REFRESH_RESEND_WINDOW - now)},
+                            RESEND_UNTIL: time.monotonic() + min(sent_at + REFRESH_RESEND_WINDOW - now,
+                                                                 outage_seconds())},
             )
             # Write-ahead: until an answer is in, the stored pair says a refresh of it is on the way, and
             # since when. If the answer never arrives (a lost connection, a kill), the next run sends it
@@ -144,9 +151,11 @@ class TokenAuth(httpx.Auth):
                 self.store.save(replace(current, refresh_sent_at=0.0))
                 self._pair = current
                 raise NotLoggedIn("the login has expired or was revoked; log in again", status=status)
-            if not current.refresh_pending and all(o in (429, 503) for o in outcomes):
+            if not current.refresh_pending and all(o == 429 for o in outcomes):
                 self.store.save(current)  # every try was refused before acting: nothing rotated
                 self._pair = current
+            # A 503 is not such a refusal: a service whose database connection broke while committing the
+            # rotation says 503 too (the sandbox on PostgreSQL does), and the pair stays in doubt.
             elif not replace(current, refresh_sent_at=sent_at).refresh_resendable():
                 # A gateway's 502/504, or a service failing after it rotated, and no time left to ask
                 # again: the refresh may have been applied, so the pair stays in doubt.
@@ -231,7 +240,11 @@ def retry_hint(tries: int) -> str:
 
     times = "once" if tries <= 1 else f"{tries} times"
     return (f"the refresh was tried {times}; the login is kept, and the next command sends the refresh again "
-            f"(the service answers it again for {REFRESH_RESEND_WINDOW:g} s)")
+            f"(the service answers it again for {_duration(REFRESH_RESEND_WINDOW)})")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 60:g} min" if seconds >= 120 else f"{seconds:g} s"
 
 
 def in_doubt_message(profile: str, pair: TokenPair) -> str:

@@ -97,6 +97,7 @@ class Client:
         self._http: httpx.Client | None = None
         self._ssl: ssl.SSLContext | None = None
         self._http_lock = threading.Lock()  # bulk workers may make their first request at once
+        self._observer: Any = None  # told of outages ridden out (watch_outages)
 
     def close(self) -> None:
         if self._http is not None:
@@ -108,6 +109,34 @@ class Client:
         way and those to come, with `Interrupted`: the caller is stopping (a bulk run's Ctrl-C)."""
         if self._http is not None:
             self._retrying.pause.interrupt()
+
+    def watch_outages(self, observer: Any) -> None:
+        """`observer.begin(pause)` when this Client's requests start riding out an outage of the service,
+        `observer.end(pause)` when none does any more (`pause.outage()`: for how long): the CLI's note."""
+        self._observer = observer
+        if self._http is not None:
+            self._retrying.pause.observer = observer
+
+    def outage(self) -> float | None:
+        """Seconds the service has been down by this Client's account (no answer, or 502/503/504, while its
+        requests are sent again: wfctl.api.retry), else None; for a caller to say that it waits."""
+        return self._retrying.pause.outage() if self._http is not None else None
+
+    def outlasted_outage(self, exc: Exception) -> NetworkError | None:
+        """As a NetworkError, `exc` when it ended a request because the service had been down for the whole
+        outage the policy rides out (no answer, or 502/503/504 on every try): every further request would
+        meet the same, so a bulk run stops there, resumable (exit 7). Else None."""
+        from wfctl.api.retry import OUTAGE_STATUSES
+
+        outage = self.outage()
+        if outage is None or outage < self._retrying.policy.outage_time:
+            return None
+        if isinstance(exc, NetworkError):
+            return exc
+        if isinstance(exc, ApiError) and exc.status in OUTAGE_STATUSES:
+            return NetworkError(f"the service is unavailable (HTTP {exc.status} for {outage:.0f} s)",
+                                detail=exc.one_line())
+        return None
 
     def __enter__(self) -> Client:
         return self
@@ -492,6 +521,7 @@ class Client:
                                        verify=self.ssl_context() if https and self._inner_transport is None
                                        else None)
             self._retrying: RetryTransport = transport
+            transport.pause.observer = self._observer
             self._http = httpx.Client(
                 transport=transport,
                 timeout=httpx.Timeout(self.timeout, connect=min(10.0, self.timeout)),

@@ -20,14 +20,13 @@ import http.client
 import io
 import json
 import os
-import ssl
 import threading
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
 from wfctl.api.limits import AnswerDeadline, AnswerTooLarge, DeadlineReader, deadline_at, read_bounded
-from wfctl.api.retry import Pause, RetryPolicy
+from wfctl.api.retry import OUTAGE_STATUSES, Pause, RetryPolicy, transient
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
@@ -65,6 +64,12 @@ class LeanSender:
         return urlsplit(base_url).scheme in ("http", "https")
 
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
+        try:
+            return self._request(method, path, body, idempotency_key)
+        finally:
+            self.pause.done()
+
+    def _request(self, method: str, path: str, body: Any, idempotency_key: str | None) -> Any:
         payload = json.dumps(body).encode()
         self._local.replayed = False
         policy, pause = self.policy, self.pause
@@ -120,13 +125,17 @@ class LeanSender:
                 answer = self.api.send(method, path, json=body, idempotency_key=idempotency_key)
                 self._local.replayed = answer.headers.get("Idempotent-Replayed", "").lower() == "true"
                 return decode_body(answer)
+            outage = pause.note_outage() if status in OUTAGE_STATUSES else None
+            if outage is None:
+                pause.note_answer()
             if status >= 400:
                 if policy.retries_answer(method, status, keyed=bool(idempotency_key)):
                     delay = policy.delay(attempt, max(time.monotonic() - started, slept),
-                                         response.getheader("Retry-After"), date=response.getheader("Date"))
+                                         response.getheader("Retry-After"), date=response.getheader("Date"),
+                                         outage=outage)
                     if delay is not None:
                         slept += delay
-                        pause.hold(delay)
+                        pause.hold(delay, outage=outage is not None)
                         continue
                 raise self._error(method, path, status, response.getheaders(), data)
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"
@@ -176,13 +185,14 @@ class LeanSender:
         before the next one and return the wait, or raise the network error when it says to give up."""
         self._drop_connection()
         policy = self.policy
-        delay = (policy.delay(attempt, max(time.monotonic() - started, slept))
-                 if _transient(exc) and policy.retries_failure(method, never_sent=never_sent) else None)
+        outage = self.pause.note_outage() if transient(exc) else None
+        delay = (policy.delay(attempt, max(time.monotonic() - started, slept), outage=outage)
+                 if outage is not None and policy.retries_failure(method, never_sent=never_sent) else None)
         if delay is None:
             from wfctl.api.responses import network_error
 
             raise network_error(self.api.base_url, exc) from None
-        self.pause.hold(delay)
+        self.pause.hold(delay, outage=True)
         return delay
 
     def _drop_connection(self) -> None:
@@ -205,12 +215,6 @@ class LeanSender:
             date = next((value for name, value in headers if name.lower() == "date"), None)
             error.retry_after = parse_retry_after(retry_after, date=date)  # type: ignore[attr-defined]
         return error
-
-
-def _transient(exc: BaseException) -> bool:
-    """Whether a failure to connect or to be answered may end otherwise next time: not a certificate
-    that fails verification."""
-    return not isinstance(exc, ssl.SSLCertVerificationError)
 
 
 def _closed_by_server(conn: http.client.HTTPConnection) -> bool:

@@ -12,25 +12,49 @@ What is sent again (bounded in attempts and in total time):
 - a request that may be resent until a moment of its own (a token refresh, which G3 makes safe to send
   again within its grace window): on any failure to answer but an oversized answer, and those statuses;
 - never an attempt that ran out of its deadline or whose answer was too large.
+An outage (no answer at all, or 502/503/504: a service or its database restarting) is ridden out: while it
+lasts, a request's attempts are not counted, it is sent again every second or two (or after the answer's
+`Retry-After`), until the pool's outage has lasted `outage_time` (60 s, `WFCTL_OUTAGE_SECONDS`), counted from
+the first failure of any request of the pool since the last answer; then every request of the pool gives up.
 Delays are capped exponential backoff with full jitter; a `Retry-After` (seconds or an HTTP date) is
 honoured up to a cap (G18): one longer than the cap (the sandbox's login lock says 15 minutes) ends the
 retries at once, and the answer is reported. An HTTP date is judged against the answer's own `Date`
 header (the server's clock), so a server whose clock is off by hours neither stops nor hurries the retry.
 
-A wait holds every request of the same pool (`Pause`): one 429's Retry-After slows the workers down as one.
+A wait holds every request of the same pool (`Pause`): one 429's Retry-After slows the workers down as one,
+and an outage is one wait of every worker, which the CLI shows (`Pause.outage`).
 """
 
 from __future__ import annotations
 
 import email.utils
+import os
 import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+#: Answers that say the service (or what is behind it) is down for now: an outage, ridden out.
+OUTAGE_STATUSES = frozenset({502, 503, 504})
+#: How long a pool rides out an outage (seconds), unless WFCTL_OUTAGE_SECONDS says otherwise.
+OUTAGE_SECONDS = 60.0
+#: The longest wait between two tries during an outage (a restart of a few seconds is noticed at once).
+OUTAGE_PROBE = 2.0
+
+
+def outage_seconds() -> float:
+    """How long an outage is ridden out: WFCTL_OUTAGE_SECONDS (or its older name for bulk runs,
+    WFCTL_UNREACHABLE_SECONDS), else OUTAGE_SECONDS."""
+    text = os.environ.get("WFCTL_OUTAGE_SECONDS") or os.environ.get("WFCTL_UNREACHABLE_SECONDS")
+    try:
+        value = float(text or OUTAGE_SECONDS)
+    except ValueError:
+        return OUTAGE_SECONDS
+    return value if value >= 0 else OUTAGE_SECONDS
 
 
 @dataclass
@@ -42,6 +66,8 @@ class RetryPolicy:
     total_time: float = 60.0
     #: Attempts of a request that may be resent until a moment of its own (a refresh).
     resend_attempts: int = 8
+    #: Seconds of a pool's outage that its requests ride out, their attempts not counted meanwhile.
+    outage_time: float = field(default_factory=lambda: outage_seconds())
 
     def backoff(self, attempt: int) -> float:
         """Full jitter: uniform in [0, min(cap, base * 2**(attempt-1))]."""
@@ -66,21 +92,30 @@ class RetryPolicy:
         return not (bounded or too_large) and (never_sent or method.upper() in IDEMPOTENT_METHODS)
 
     def delay(self, attempt: int, spent: float, retry_after: str | None = None, *, date: str | None = None,
-              until: float | None = None) -> float | None:
+              until: float | None = None, outage: float | None = None) -> float | None:
         """Seconds to wait before attempt `attempt + 1`, or None when attempts or time are used up.
         `spent`: the seconds this request has taken so far; `retry_after`, `date`: the answer's headers;
-        `until`: the monotonic moment this request may be resent until, instead of the total time."""
-        if attempt >= (self.max_attempts if until is None else self.resend_attempts):
+        `until`: the monotonic moment this request may be resent until, instead of the total time;
+        `outage`: how long the pool's outage has lasted, when this attempt failed as one (no answer, or
+        502/503/504): then attempts and the total time do not count, the outage's budget does."""
+        riding = outage is not None and outage < self.outage_time
+        if outage is not None and not riding:
+            return None  # the outage outlasted its budget: every request of the pool stops now
+        if not riding and attempt >= (self.max_attempts if until is None else self.resend_attempts):
             return None
-        delay = self.backoff(attempt)
+        delay = self.backoff(min(attempt, 3) if riding else attempt)
         wanted = parse_retry_after(retry_after, date=date) if retry_after else None
         if wanted is not None:
             if wanted > self.retry_after_cap:
                 return None  # asked to come back later than we would ever wait (a login lock): say so now
             delay = wanted
+        if riding:
+            assert outage is not None
+            delay = min(delay if wanted is not None else min(delay, OUTAGE_PROBE),
+                        max(0.05, self.outage_time - outage))
         if until is not None:
             return delay if time.monotonic() + delay < until else None
-        if spent + delay > self.total_time:
+        if not riding and spent + delay > self.total_time:
             return None
         return delay
 
@@ -95,14 +130,25 @@ class Pause:
         self.sleep = sleep
         self.clock = clock
         self._until = 0.0
+        self._outage_since: float | None = None
+        self._outage_slept = 0.0  # what a test's sleep waited during the outage (its clock does not move)
+        self._riders: set[int] = set()  # threads whose request is riding out an outage
+        #: Told when the pool starts riding out an outage (`begin(pause)`) and when no request does any more
+        #: (`end(pause)`): the CLI says so on a terminal (wfctl.progress.OutageNote).
+        self.observer: Any = None
         self._lock = threading.Lock()
         self._interrupted = threading.Event()
 
-    def hold(self, delay: float) -> None:
+    def hold(self, delay: float, *, outage: bool = False) -> None:
         """Wait `delay` seconds, and hold the pool's other requests until then. Interrupted when
-        `interrupt` is called before or during the wait."""
+        `interrupt` is called before or during the wait. `outage`: the wait rides out an outage; the
+        pool's `observer` (the CLI's note on a terminal) hears of it until the request is `done`."""
+        if outage:
+            self._riding(True)
         with self._lock:
             self._until = max(self._until, self.clock() + delay)
+            if self._outage_since is not None and self.sleep is not time.sleep:
+                self._outage_slept += delay  # a test's clock, which does not move while it "sleeps"
         self._sleep(delay)
 
     def wait(self) -> None:
@@ -110,6 +156,42 @@ class Pause:
         delay = self._until - self.clock()
         if delay > 0:
             self._sleep(delay)
+
+    def outage(self) -> float | None:
+        """Seconds since the pool's outage began (the first failure since the last answer), or None."""
+        since = self._outage_since
+        return None if since is None else max(0.0, self.clock() - since, self._outage_slept)
+
+    def note_outage(self) -> float:
+        """A request of the pool failed as in an outage: the seconds the outage has lasted."""
+        with self._lock:
+            if self._outage_since is None:
+                self._outage_since, self._outage_slept = self.clock(), 0.0
+            return max(0.0, self.clock() - self._outage_since, self._outage_slept)
+
+    def note_answer(self) -> None:
+        """A request of the pool was answered (not 502/503/504): no outage."""
+        if self._outage_since is not None:
+            with self._lock:
+                self._outage_since = None
+
+    def done(self) -> None:
+        """The calling thread's request has ended (answered, or given up): it no longer rides out an outage."""
+        if threading.get_ident() in self._riders:
+            self._riding(False)
+
+    def _riding(self, riding: bool) -> None:
+        me = threading.get_ident()
+        with self._lock:
+            before = bool(self._riders)
+            if riding:
+                self._riders.add(me)
+            else:
+                self._riders.discard(me)
+            after = bool(self._riders)
+        observer = self.observer
+        if observer is not None and before != after:
+            (observer.begin if after else observer.end)(self)
 
     def interrupt(self) -> None:
         """End every wait of this pool, those under way and those to come, with Interrupted."""
@@ -124,6 +206,21 @@ class Pause:
             self.sleep(delay)  # a test's clock
         if self._interrupted.is_set():
             raise Interrupted("stopped while waiting for the service")
+
+
+def transient(exc: BaseException) -> bool:
+    """Whether a failure to connect or to be answered may end otherwise next time: not a certificate
+    that fails verification (anywhere in its chain of causes)."""
+    import ssl
+
+    seen: BaseException | None = exc
+    for _ in range(10):  # the ssl error sits a few causes down (httpx <- httpcore <- ssl)
+        if seen is None:
+            break
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return False
+        seen = seen.__cause__ or seen.__context__
+    return "CERTIFICATE_VERIFY_FAILED" not in str(exc)
 
 
 def parse_retry_after(value: str, now: float | None = None, *, date: str | None = None) -> float | None:

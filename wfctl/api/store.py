@@ -39,12 +39,14 @@ from wfctl.api.tokenvalues import LATEST_EXPIRY, number, sendable_token, stored_
 KEYRING_SERVICE = "wfctl"
 DEFAULT_ACCESS_TTL = 900.0  # the specification's 15 minutes, when the service tells us nothing (G2)
 KEYRING_TIMEOUT = 5.0
-#: G3: a refresh token presented again within this many seconds of the refresh that spent it is answered
-#: with the same new pair (the answer of a committed refresh that got lost can be asked for again).
-REFRESH_GRACE = 60.0
+#: G3: a refresh token presented again within this many seconds of the refresh that spent it, with the same
+#: access token and while the new pair is unused, is answered with that pair (the answer of a committed
+#: refresh that got lost can be asked for again). 15 minutes: it covers a command riding out an outage of
+#: the service (60 s, wfctl.api.retry) and the next command, minutes later (docs/auth.md, the trade-off).
+REFRESH_GRACE = 900.0
 #: wfctl sends a refresh again only this long after it first sent it: the grace window less a margin for
-#: the time a request takes to reach the service.
-REFRESH_RESEND_WINDOW = 50.0
+#: the time a request takes to reach the service (one request's timeout and more).
+REFRESH_RESEND_WINDOW = REFRESH_GRACE - 60.0
 
 T = TypeVar("T")
 

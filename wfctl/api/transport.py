@@ -27,7 +27,15 @@ from wfctl.api.limits import (
     passed,
 )
 from wfctl.api.redact import redact_body, redact_headers, redact_text
-from wfctl.api.retry import IDEMPOTENT_METHODS, RETRY_STATUSES, Pause, RetryPolicy, parse_retry_after
+from wfctl.api.retry import (
+    IDEMPOTENT_METHODS,
+    OUTAGE_STATUSES,
+    RETRY_STATUSES,
+    Pause,
+    RetryPolicy,
+    parse_retry_after,
+    transient,
+)
 
 __all__ = ["ATTEMPTS", "IDEMPOTENT_METHODS", "RESEND_UNTIL", "RETRY_STATUSES", "RetryPolicy", "RetryTransport",
            "make_transport", "parse_retry_after"]
@@ -61,6 +69,12 @@ class RetryTransport(httpx.BaseTransport):
         self.pause = pause or Pause(sleep, clock)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
+        try:
+            return self._handle(request)
+        finally:
+            self.pause.done()
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
         self.pause.wait()
         started = self.clock()
         method = request.method.upper()
@@ -81,35 +95,40 @@ class RetryTransport(httpx.BaseTransport):
                 # A create whose answer was lost is not resent here: the Client looks it up by its natural
                 # key first (G20), since a deployment may ignore Idempotency-Key. An attempt past its
                 # deadline is not sent again, nor one whose answer is too large.
+                bounded = isinstance(exc, AnswerDeadline | AnswerTooLarge)
                 retry = self.policy.retries_failure(
                     method, never_sent=isinstance(exc, _NEVER_SENT), bounded=isinstance(exc, AnswerDeadline),
                     too_large=isinstance(exc, AnswerTooLarge), resendable=until is not None)
-                delay = self._delay(attempt, started, slept, None, until=until) if retry else None
+                outage = None if bounded or not transient(exc) else self.pause.note_outage()
+                delay = self._delay(attempt, started, slept, None, until=until, outage=outage) if retry else None
                 if self.log:
                     self.log(f"! {type(exc).__name__}: {redact_text(str(exc))}"
                              + (f" (retrying in {delay:.1f} s)" if delay is not None else ""))
                 if delay is None:
                     raise
                 slept += delay
-                self.pause.hold(delay)
+                self.pause.hold(delay, outage=outage is not None)
                 continue
             if self.log:
                 response = self._log_response(response)
             status = response.status_code
             if outcomes is not None:
                 outcomes.append(status)
+            outage = self.pause.note_outage() if status in OUTAGE_STATUSES else None
+            if outage is None:
+                self.pause.note_answer()
             # A POST is resent only after a refusal (429; 503 when it carries a key); any other answer may
             # follow a create the service applied, and a deployment may ignore Idempotency-Key: the
             # Client looks the record up before sending it again (G20).
             if self.policy.retries_answer(method, status, keyed=keyed, resendable=until is not None):
                 delay = self._delay(attempt, started, slept, response.headers.get("retry-after"),
-                                    date=response.headers.get("date"), until=until)
+                                    date=response.headers.get("date"), until=until, outage=outage)
                 if delay is not None:
                     if self.log:
                         self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
                     response.close()
                     slept += delay
-                    self.pause.hold(delay)
+                    self.pause.hold(delay, outage=outage is not None)
                     continue
             return response
 
@@ -140,11 +159,11 @@ class RetryTransport(httpx.BaseTransport):
         self.inner.close()
 
     def _delay(self, attempt: int, started: float, slept: float, retry_after: str | None, *,
-               date: str | None = None, until: float | None = None) -> float | None:
+               date: str | None = None, until: float | None = None, outage: float | None = None) -> float | None:
         """The policy's wait before the next attempt, or None (what we waited counts even when `sleep`
         is a test's fake)."""
         return self.policy.delay(attempt, max(self.clock() - started, slept), retry_after, date=date,
-                                 until=until)
+                                 until=until, outage=outage)
 
     def _log_request(self, request: httpx.Request, attempt: int) -> None:
         assert self.log is not None

@@ -10,22 +10,21 @@ it reads."""
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
-from wfctl.api.retry import RetryPolicy
+from wfctl.api.retry import OUTAGE_SECONDS, RetryPolicy
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT, Stopped
 from wfctl.bulk.journal import JournalError, idempotency_key
 from wfctl.bulk.workers import Workers
 
-#: How long the service may stay unreachable before the run stops (rows are retried meanwhile);
-#: WFCTL_UNREACHABLE_SECONDS overrides it.
-UNREACHABLE_SECONDS = 30.0
+#: How long the service may stay down before the run stops (rows wait meanwhile): the SDK's outage
+#: budget, one for every request (wfctl.api.retry; WFCTL_OUTAGE_SECONDS, or WFCTL_UNREACHABLE_SECONDS).
+UNREACHABLE_SECONDS = OUTAGE_SECONDS
 
 
 class Sending(ImportState):
@@ -247,10 +246,11 @@ class Sending(ImportState):
     def _sent(self, send: Callable[[], Any]) -> Any:
         """Run one request, and say what to do when it fails: raise _Retry to send it again, or the
         error to record the row as failed. The request's own retries (429/503 pausing every worker
-        together) are the SDK's policy; the run's rule is for a network failure: said once ("service
-        unreachable, retrying"), the row is tried again; when no row has got through for
-        UNREACHABLE_SECONDS the run stops; a row whose own answers keep being lost that long while
-        others get through is recorded as failed."""
+        together, an outage ridden out by every worker on the one pause) are the SDK's policy; the run's
+        rule is for a network failure: said once ("service unreachable, retrying"), the row is tried
+        again; when the service has been down for the outage's budget (60 s, wfctl.api.retry), by the
+        pool's account or the run's (no row got through), the run stops; a row whose own answers keep
+        being lost that long while others get through is recorded as failed."""
         from wfctl.api.errors import ApiError, NetworkError
 
         local = self._local_attempts()
@@ -269,7 +269,8 @@ class Sending(ImportState):
                 since = self._unreachable_since or now
             if first:
                 self._note(f"service unreachable ({exc.one_line()}), retrying")
-            if now - since > patience:
+            outage = self._outage()
+            if now - since > patience or (outage is not None and outage >= patience):
                 self._halt(Stopped("unreachable", f"the service is unreachable ({exc.one_line()})"))
                 raise _Abandon(sent=True) from None
             row_since = getattr(local, "since", None) or now
@@ -279,13 +280,27 @@ class Sending(ImportState):
             local.n, local.since = attempt, row_since
             self._backoff.hold(self._policy().backoff(attempt))
             raise _Retry() from None
-        except ApiError:
+        except ApiError as exc:
             local.n, local.since = 0, None
+            down = self._outlasted(exc)
+            if down is not None:  # a 503 through the whole outage: the run stops as when unreachable
+                self._halt(Stopped("unreachable", f"the service is unreachable ({down.one_line()})"))
+                raise _Abandon(sent=True) from None
             raise
         with self._lock:
             self._unreachable_since = None
         local.n, local.since = 0, None
         return result
+
+    def _outage(self) -> float | None:
+        """How long the service has been down by the account of the Client's pool (its requests ride the
+        outage out on one pause), or None."""
+        outage = getattr(self.api, "outage", None)  # test doubles of the Client have none
+        return outage() if callable(outage) else None
+
+    def _outlasted(self, exc: Exception) -> Any:
+        outlasted = getattr(self.api, "outlasted_outage", None)
+        return outlasted(exc) if callable(outlasted) else None
 
     def _policy(self) -> RetryPolicy:
         """The retry policy of the run's writer (its backoff paces the tries while the service is away)."""
@@ -360,10 +375,9 @@ class _Abandon(Exception):
 
 
 def _unreachable_seconds() -> float:
-    try:
-        return float(os.environ.get("WFCTL_UNREACHABLE_SECONDS") or UNREACHABLE_SECONDS)
-    except ValueError:
-        return UNREACHABLE_SECONDS
+    from wfctl.api.retry import outage_seconds
+
+    return outage_seconds()
 
 
 

@@ -54,7 +54,7 @@ class Undoer:
         except NotFound:
             return Entry(row, UNDONE if ours else GONE, entry.id, "", entry.name)
         except ApiError as exc:
-            _stop_on_run_wide(exc)
+            _stop_on_run_wide(exc, self.api)
             return Entry(row, FAILED, entry.id, exc.one_line(), entry.name)
         name = entry.name or str(current.get("name") or "")
         if entry.status == "created":
@@ -90,7 +90,7 @@ class Undoer:
                          f"named {entry.name!r} exists that this deployment cannot say was the run's: "
                          "check it by hand", entry.name)
         except ApiError as exc:
-            _stop_on_run_wide(exc)
+            _stop_on_run_wide(exc, self.api)
             return Entry(row, FAILED, "", exc.one_line(), entry.name)
         record_id = str(record.get("id") or "")
         if replayed or not record_id:
@@ -98,7 +98,7 @@ class Undoer:
         try:  # the killed run's create never arrived: the one just made goes again at once
             getattr(self.api, f"delete_{self.kind}")(record_id)
         except ApiError as exc:
-            _stop_on_run_wide(exc)
+            _stop_on_run_wide(exc, self.api)
             return Entry(row, FAILED, record_id, exc.one_line(), entry.name)
         return Entry(row, GONE, record_id, "", entry.name)
 
@@ -154,7 +154,7 @@ class Undoer:
         except NotFound:
             return Entry(entry.row, GONE, entry.id, "", name)
         except ApiError as exc:
-            _stop_on_run_wide(exc)
+            _stop_on_run_wide(exc, self.api)
             return Entry(entry.row, FAILED, entry.id, exc.one_line(), name)
         return Entry(entry.row, UNDONE, entry.id, "", name, changes)
 
@@ -167,9 +167,14 @@ class Undoer:
 
 
 
-def _stop_on_run_wide(exc: Exception) -> None:
-    """Errors that every further row would meet too stop the undo (it resumes when run again)."""
+def _stop_on_run_wide(exc: Exception, api: Any) -> None:
+    """Errors that every further row would meet too stop the undo (it resumes when run again): no login,
+    no answer, or a 503 through the whole outage the SDK rides out."""
     from wfctl.api.errors import NetworkError, NotLoggedIn
 
     if isinstance(exc, NotLoggedIn | NetworkError):
         raise exc
+    outlasted = getattr(api, "outlasted_outage", None)
+    down = outlasted(exc) if callable(outlasted) else None
+    if down is not None:
+        raise down from exc

@@ -84,8 +84,10 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
                               "Default: 5."),
     ("WFCTL_BULK_HTTPX", "Set to 1 to send the rows of a bulk import through httpx instead of wfctl's "
                          "leaner http.client path (to rule that path out when troubleshooting)."),
-    ("WFCTL_UNREACHABLE_SECONDS", "How long a bulk import keeps retrying while nothing gets through to the "
-                                  "service before it stops, resumable (exit 7). Default: 30."),
+    ("WFCTL_OUTAGE_SECONDS", "How long wfctl waits out an outage of the service (no answer, or HTTP "
+                             "502/503/504) before it gives up: a command with its error, a bulk run "
+                             "resumable (exit 7). Default: 60."),
+    ("WFCTL_UNREACHABLE_SECONDS", "The older name of WFCTL_OUTAGE_SECONDS (read when that one is not set)."),
     ("WFCTL_FORCE_TTY", "Set to 1 to behave as on a terminal even through a pipe (tables, notes)."),
     ("NO_COLOR", "Set to anything to turn colour off (like --no-color)."),
     ("XDG_CONFIG_HOME", "Base of the config directory (absolute paths only). Default: ~/.config on Linux; "

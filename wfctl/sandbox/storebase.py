@@ -21,7 +21,9 @@ REUSE_DETECTED = "refresh_token_reuse"
 #: Seconds after a rotation during which the spent refresh token, with the same access token, gets the same
 #: new pair again instead of revoking the login (the contract's G3 grace window; auth.py, where it is used).
 #: The store drops the answers it keeps for that window once it has passed (`Store.purge_expired`).
-REFRESH_GRACE = 60
+#: 15 minutes: a client that lost the answer rides out an outage of up to 60 s and may come back with its
+#: next command minutes later (docs/auth.md says what this costs).
+REFRESH_GRACE = 900
 
 
 class StoreError(Exception):

@@ -116,6 +116,11 @@ class Runner:
         except (NetworkError, NotLoggedIn) as exc:
             self._halt(Stop("unreachable", exc.one_line()))
         except ApiError as exc:
+            outlasted = getattr(self.api, "outlasted_outage", None)
+            down = outlasted(exc) if callable(outlasted) else None
+            if down is not None:  # a 503 through the whole outage: stop, resumable, as when unreachable
+                self._halt(Stop("unreachable", down.one_line()))
+                return
             self._finish(site, row, "failed", exc.one_line())
         except Exception as exc:  # a worker records every site, whatever went wrong
             from wfctl.api.redact import redact_text
