@@ -18,6 +18,7 @@ from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
 from wfctl.api.retry import RetryPolicy
+from wfctl.api.writes import UNSURE
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT, Stopped
 from wfctl.bulk.journal import JournalError, idempotency_key
@@ -166,12 +167,14 @@ class Sending(ImportState):
             self._backoff.wait()
             try:
                 applied = resent or attempt > 1  # an earlier attempt with this key may have been applied
-                record, made = self._sent(lambda applied=applied: self.api.create_outcome(  # type: ignore[misc]
+                outcome = self._sent(lambda applied=applied: self.api.create_outcome(  # type: ignore[misc]
                     self.options.kind, parent_id, body, idempotency_key=key, sender=self._sender,
                     maybe_applied=applied, find=lambda: self._find_same(parent_id, body)))
-                if made:
-                    self._finish(row, "created", str(record.get("id", "")), name=name, changes=given, left=record)
-                else:  # it exists, and nothing says this run made it: undo leaves it
+                record = outcome.record
+                if outcome.made:  # this run's (undo deletes it); unsure: the row's note says why
+                    self._finish(row, "created", str(record.get("id", "")), "" if outcome.sure else UNSURE,
+                                 name=name, changes=given, left=record)
+                else:  # another writer made it while this row's answer was lost: undo leaves it
                     self._finish(row, "skipped", str(record.get("id", "")), name=name)
                 return
             except Conflict:

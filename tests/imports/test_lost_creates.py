@@ -1,0 +1,146 @@
+"""A record wfctl created is this run's, whatever happened to the answer (issue 30 §1): on a deployment
+that drops create answers and ignores Idempotency-Key, the rows an import creates are reported, counted and
+journalled `created` (with a note that the service could not confirm whose they are), and undo deletes them;
+`sites create` and the SDK decide the same. Two runs that both claim one record: one undo deletes it, the
+other finds it gone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.imports.helpers import runs, sites_of
+from wfctl.api.writes import UNSURE
+
+LOST_AND_UNKEYED = ["drop-create-answer", "ignore-idempotency-key"]
+
+
+@pytest.fixture
+def deployment(sandbox_factory: Any, tmp_path: Path) -> tuple[Any, Any]:
+    """(a sandbox that drops create answers and ignores keys, a default one on the same database)."""
+    db = str(tmp_path / "lost.db")
+    plain = sandbox_factory(db)
+    return sandbox_factory(db, quirks=LOST_AND_UNKEYED), plain
+
+
+def _client(cli: Any) -> str:
+    r = cli("branches", "list", "-o", "json")
+    branch = json.loads(r.stdout)[0]["id"]
+    r = cli("clients", "create", "--branch", branch, "--name", "Lost Answers Ltd", "-o", "json")
+    assert r.exit_code == 0, r
+    return str(json.loads(r.stdout)["id"])
+
+
+def test_an_import_counts_journals_and_undoes_what_it_created(cli: Any, deployment: tuple[Any, Any],
+                                                              tmp_path: Path) -> None:
+    quirky, _ = deployment
+    assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\n" + "".join(f"Depot {i},{i} Quay\n" for i in range(5)), encoding="utf-8")
+    report = tmp_path / "report.csv"
+    r = cli("sites", "import", str(path), "--client", client, "--report", str(report))
+    assert r.exit_code == 0, r
+    assert r.stderr.splitlines()[-1].endswith(": created 5"), r.stderr
+    lines = report.read_text(encoding="utf-8-sig").splitlines()
+    assert all(line.split(",")[2] == "created" for line in lines[1:]), lines
+    assert all(UNSURE.split(";")[0] in line for line in lines[1:]), lines
+    run = runs(cli)[0]
+    assert {k: v for k, v in run["counts"].items() if v} == {"created": 5}, run
+    assert len(sites_of(cli, client)) == 5
+
+    r = cli("imports", "undo", run["run"], "--yes")
+    assert r.exit_code == 0, r
+    assert r.stderr.splitlines()[-1].endswith("deleted 5 sites"), r.stderr
+    assert sites_of(cli, client) == {}
+
+
+def test_sites_create_and_the_sdk_decide_the_same(cli: Any, deployment: tuple[Any, Any]) -> None:
+    quirky, plain = deployment
+    assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    r = cli("sites", "create", "--client", client, "--name", "By Verb", "-o", "json")
+    assert r.exit_code == 0, r
+    made = json.loads(r.stdout)
+    assert list(sites_of(cli, client)) == ["By Verb"] and sites_of(cli, client)["By Verb"]["id"] == made["id"]
+
+    from tests.fixtures.sandbox import ADMIN, login_token
+    from wfctl.api import Client
+    from wfctl.api.auth import StaticTokenAuth
+
+    token = login_token(plain, *ADMIN)["accessToken"]
+    with Client(quirky.url, auth=StaticTokenAuth(token, quirky.url)) as sdk:
+        outcome = sdk.create_outcome("site", client, {"name": "By SDK", "address": "1 Quay"})
+    assert (outcome.made, outcome.sure) == (True, False)
+    assert sites_of(cli, client)["By SDK"]["id"] == outcome.record["id"]
+
+
+def test_a_killed_run_resumed_and_undone_claims_every_row(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
+    """SIGKILL while rows are in flight, then the same import again: the rows the killed run was sending
+    are found and claimed as the run's, so the run counts every row created and undo deletes them all."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.fixtures.cli import REPO_ROOT
+
+    rows = 40
+    quirky = sandbox_factory(str(tmp_path / "killed.db"), quirks=LOST_AND_UNKEYED, latency_ms=40)
+    assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\n" + "".join(f"Depot {i},{i} Quay\n" for i in range(rows)), encoding="utf-8")
+    args = ["sites", "import", str(path), "--client", client, "--concurrency", "4"]
+    proc = subprocess.Popen([str(REPO_ROOT / ".venv" / "bin" / "wfctl"), *args], env=cli.env, cwd=str(tmp_path),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    runs_dir = tmp_path / "state" / "wfctl" / "runs" / "default"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        journals = list(runs_dir.glob("*.journal"))
+        if journals and journals[0].read_text().count('"id": ') >= 8:  # rows done (created, or skipped)
+            break
+        time.sleep(0.02)
+    assert proc.poll() is None, "the import ended before it could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)
+    assert runs(cli)[0]["state"] == "interrupted"
+
+    r = cli(*args)
+    assert r.exit_code == 0, r
+    assert "skipped" not in r.stderr.splitlines()[-1], r.stderr
+    run = runs(cli)[0]
+    assert {k: v for k, v in run["counts"].items() if v} == {"created": rows}, run
+    assert len(sites_of(cli, client)) == rows
+    r = cli("imports", "undo", run["run"], "--yes")
+    assert r.exit_code == 0, r
+    assert r.stderr.splitlines()[-1].endswith(f"deleted {rows} sites"), r.stderr
+    assert sites_of(cli, client) == {}
+
+
+def test_undo_of_an_interrupted_run_takes_back_the_create_in_flight(cli: Any, deployment: tuple[Any, Any]) -> None:
+    """A run stopped while its create was in flight (journalled `sending`), on a deployment that ignores
+    keys: the record holding what was sent is the run's, and undo deletes it (it was 'failed: cannot say')."""
+    import os
+
+    from tests.imports.test_runs import header
+    from wfctl.bulk import journal
+
+    quirky, _ = deployment
+    assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    body = {"name": "In Flight", "address": "9 Quay"}
+    r = cli("sites", "create", "--client", client, "--name", body["name"], "--address", body["address"], "-o", "json")
+    assert r.exit_code == 0, r
+    directory = os.path.join(str(cli.tmp_path), "state", "wfctl", "runs", "default")
+    stopped = journal.Journal(journal.journal_path(directory, "261127-cccccc"),
+                              {**header("261127-cccccc", "2026-11-27T10:00:00Z", target=quirky.url), "parent": client})
+    stopped.intend(1, create=(body["name"], client, body))
+    stopped.finish(None)
+    r = cli("imports", "undo", "261127-cccccc", "--yes")
+    assert r.exit_code == 0, r
+    assert r.stderr.splitlines()[-1] == "undo run " + runs(cli)[0]["run"] + " of run 261127-cccccc: deleted 1 site"
+    assert sites_of(cli, client) == {}
