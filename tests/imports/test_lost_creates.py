@@ -144,3 +144,24 @@ def test_undo_of_an_interrupted_run_takes_back_the_create_in_flight(cli: Any, de
     assert r.exit_code == 0, r
     assert r.stderr.splitlines()[-1] == "undo run " + runs(cli)[0]["run"] + " of run 261127-cccccc: deleted 1 site"
     assert sites_of(cli, client) == {}
+
+
+def test_sixteen_workers_on_the_documented_quirk_set_create_and_undo_every_row(cli: Any, sandbox_factory: Any,
+                                                                              tmp_path: Path) -> None:
+    """docs/sandbox.md's quirk set and -j 16: each lost answer is looked up while the other workers' creates
+    move records between the list's pages (createdOn ties ordered by a random id). No row may fail with
+    'the list changed while it was read' (1-3 of 200 did), and undo deletes all 200."""
+    rows = 200
+    quirky = sandbox_factory(str(tmp_path / "sixteen.db"),
+                             quirks=["put-clears", "ignore-branch-filter", "drop-create-answer", "next-page=int"])
+    assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\n" + "".join(f"Depot {i:03d},{i} Quay\n" for i in range(rows)), encoding="utf-8")
+    r = cli("sites", "import", str(path), "--client", client, "-j", "16")
+    assert r.exit_code == 0, r.stderr[-2000:]
+    assert r.stderr.splitlines()[-1].endswith(f": created {rows}"), r.stderr[-2000:]
+    r = cli("imports", "undo", runs(cli)[0]["run"], "--yes")
+    assert r.exit_code == 0, r
+    assert r.stderr.splitlines()[-1].endswith(f"deleted {rows} sites"), r.stderr
+    assert sites_of(cli, client) == {}

@@ -7,7 +7,7 @@ read back and merged again while another writer replaces it. `Client.create_outc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wfctl.api.errors import Conflict, NetworkError, NotFound, ServerError
@@ -24,6 +24,8 @@ LOST_ANSWER_RESENDS = 2
 #: Answers to a create after which the record may exist all the same (a proxy's timeout, a crash after
 #: the commit): looked up by natural key before the create is sent again.
 MAYBE_APPLIED = frozenset({408, 425, 500, 502, 504})
+#: How often a look-up by natural key reads a list that changed while it was read (records_to_look_up).
+LOOKUP_READS = 4
 #: How often an update is merged into the record as it now is and sent again when the read-back shows
 #: another writer replaced it.
 UPDATE_ATTEMPTS = 4
@@ -170,13 +172,30 @@ def same_records(client: Any, kind: str, parent_id: str | None, body: dict[str, 
     from wfctl.api.records import natural_key, same_record
 
     wanted = natural_key(body.get("name"))
-    out = []
-    for record in client.iter_records(kind, parent_id):
-        if natural_key(record.get("name")) == wanted:
+    out: dict[str, dict[str, Any]] = {}
+    for record in records_to_look_up(client, kind, parent_id):
+        if natural_key(record.get("name")) == wanted and str(record.get("id")) not in out:
             full = record if kind == "branch" else client.get_record(kind, str(record["id"]))
             if same_record(body, full):
-                out.append(full)
-    return out
+                out[str(record.get("id"))] = full
+    return list(out.values())
+
+
+def records_to_look_up(client: Any, kind: str, parent_id: str | None) -> Iterator[dict[str, Any]]:
+    """Every record of `kind` under `parent_id`, for a look-up by natural key (G12, G20). A list that
+    changed while it was read (other writers' creates moving records between its pages, PaginationError)
+    is read again from the start, up to LOOKUP_READS times: a look-up after a lost answer must not fail
+    the row because the run's own creates kept the list moving. A record may be given twice."""
+    from wfctl.api.errors import PaginationError
+    from wfctl.api.pagereader import CHANGED
+
+    for attempt in range(LOOKUP_READS):
+        try:
+            yield from client.iter_records(kind, parent_id)
+            return
+        except PaginationError as exc:
+            if exc.title != CHANGED or attempt == LOOKUP_READS - 1:
+                raise
 
 
 def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
@@ -228,7 +247,7 @@ def find_by_name(client: Any, kind: str, parent_id: str | None, name: Any) -> di
     from wfctl.api.records import natural_key
 
     wanted = natural_key(name)
-    for record in client.iter_records(kind, parent_id):
+    for record in records_to_look_up(client, kind, parent_id):
         if natural_key(record.get("name")) == wanted:
             return record
     return None

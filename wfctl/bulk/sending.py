@@ -18,7 +18,7 @@ from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
 from wfctl.api.retry import RetryPolicy
-from wfctl.api.writes import UNSURE
+from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT, Stopped
 from wfctl.bulk.journal import JournalError, idempotency_key
@@ -202,7 +202,7 @@ class Sending(ImportState):
         with self._names_lock:
             if self._names_read.get(parent_id, -1.0) < asked:
                 started = time.monotonic()
-                for record in self.api.iter_records(self.options.kind, parent_id):
+                for record in records_to_look_up(self.api, self.options.kind, parent_id):
                     self._existing.setdefault((parent_id, natural_key(record.get("name"))), record)
                 self._names_read[parent_id] = started
         return self._existing.get(key)
