@@ -165,3 +165,35 @@ def test_sixteen_workers_on_the_documented_quirk_set_create_and_undo_every_row(c
     assert r.exit_code == 0, r
     assert r.stderr.splitlines()[-1].endswith(f"deleted {rows} sites"), r.stderr
     assert sites_of(cli, client) == {}
+
+
+def test_a_failed_create_whose_record_is_there_is_claimed_by_the_run_that_retries_it(
+        cli: Any, deployment: tuple[Any, Any], tmp_path: Path) -> None:
+    """A row recorded failed after its create was sent (its record made all the same), then the same
+    command again, as the failure line says: the retry claims the record for the run (it called it
+    'skipped (exist)', and undo left it)."""
+    quirky, _ = deployment
+    assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\n" + "".join(f"Depot {i},{i} Quay\n" for i in range(3)), encoding="utf-8")
+    args = ["sites", "import", str(path), "--client", client]
+    assert cli(*args).exit_code == 0
+    journal_path = next((Path(cli.tmp_path) / "state" / "wfctl" / "runs" / "default").glob("*.journal"))
+    lines = [json.loads(line) for line in journal_path.read_text(encoding="utf-8").splitlines()]
+    rewritten = []
+    for line in lines[:-1]:  # without the end line: the run is unfinished, as one with a failed row is
+        if line.get("r") == 2 and line.get("s") == "created":
+            line = {"r": 2, "s": "failed", "e": "no answer from the service (HTTP 502)", "n": "Depot 1",
+                    "b": {"name": "Depot 1", "address": "1 Quay"}, "p": client}
+        rewritten.append(json.dumps(line))
+    journal_path.write_text("\n".join(rewritten) + "\n", encoding="utf-8")
+
+    r = cli(*args)
+    assert r.exit_code == 0, r
+    assert r.stderr.splitlines()[-1].endswith(": created 3"), r.stderr  # the retried row and the 2 done before
+    run = runs(cli)[0]
+    assert {k: v for k, v in run["counts"].items() if v} == {"created": 3}, run
+    r = cli("imports", "undo", run["run"], "--yes")
+    assert r.stderr.splitlines()[-1].endswith("deleted 3 sites"), r.stderr
+    assert sites_of(cli, client) == {}

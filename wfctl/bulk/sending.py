@@ -61,9 +61,9 @@ class Sending(ImportState):
                 by_id = self._id_rows.get(number)
                 existing = (self._by_id[by_id][1] if by_id is not None
                             else self._existing.get((parent_id, natural_key(body.get("name")))))
-                if (existing is not None and by_id is None and journal.was_sending(number)
+                if (existing is not None and by_id is None and journal.create_in_doubt(number)
                         and not self._sent_update(number)):
-                    existing = None  # created by the run that was stopped: ours, or not made; the create says
+                    existing = None  # created by the run that was stopped, or failed: ours, or not made; the create says
                 if existing is not None and self.options.on_existing != "update":
                     self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                     continue
@@ -143,13 +143,17 @@ class Sending(ImportState):
         except JournalError as exc:
             self._halt(Stopped("journal", str(exc)))
         except ApiError as exc:
-            self._record_failure(row, body, exc.one_line())
+            self._record_failure(row, body, exc.one_line(), None if existing is not None else (parent_id, body))
         except Exception as exc:  # a worker must record every row, whatever went wrong
-            self._record_failure(row, body, redact_text(f"{exc.__class__.__name__}: {exc}"))
+            self._record_failure(row, body, redact_text(f"{exc.__class__.__name__}: {exc}"),
+                                 None if existing is not None else (parent_id, body))
 
-    def _record_failure(self, row: int, body: dict[str, Any], error: str) -> None:
+    def _record_failure(self, row: int, body: dict[str, Any], error: str,
+                        create: tuple[str | None, dict[str, Any]] | None = None) -> None:
+        """A failed row; a create's with what it sent (`create`: parent id, body), so that the run that
+        retries it decides, as for a row in flight, whether a record now there is this run's."""
         try:
-            self._finish(row, "failed", "", error, name=str(body.get("name", "")))
+            self._finish(row, "failed", "", error, name=str(body.get("name", "")), create=create)
         except JournalError as exc:
             self._halt(Stopped("journal", str(exc)))
 
@@ -158,7 +162,7 @@ class Sending(ImportState):
 
         name = str(body.get("name", ""))
         given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
-        resent = self.journal is not None and self.journal.was_sending(row)
+        resent = self.journal is not None and self.journal.create_in_doubt(row)
         self._intend(row, create=(name, parent_id, body))
         key = self._idempotency_key(row, parent_id)
         attempt = 0
@@ -340,9 +344,10 @@ class Sending(ImportState):
         return idempotency_key(self.journal.header, self.options.kind, parent_id, row)
 
     def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
-                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None) -> None:
+                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None,
+                create: tuple[str | None, dict[str, Any]] | None = None) -> None:
         assert self.journal is not None
-        self.journal.record(row, status, record_id, error, name, changes, left)
+        self.journal.record(row, status, record_id, error, name, changes, left, create=create)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)
