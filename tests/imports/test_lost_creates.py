@@ -197,3 +197,49 @@ def test_a_failed_create_whose_record_is_there_is_claimed_by_the_run_that_retrie
     r = cli("imports", "undo", run["run"], "--yes")
     assert r.stderr.splitlines()[-1].endswith("deleted 3 sites"), r.stderr
     assert sites_of(cli, client) == {}
+
+
+def test_two_runs_that_claim_the_same_records_undo_them_once(cli: Any, sandbox_factory: Any, postgres: Any,
+                                                             tmp_path: Path) -> None:
+    """Two machines' runs both claim the same 40 records (a deployment that ignores keys cannot tell them
+    apart), and both are undone at the same moment, each through its own server on one PostgreSQL database:
+    every record is deleted once; the other undo finds it gone (both undos counted deletes: 2,040 of 2,000)."""
+    import concurrent.futures
+    import shutil
+
+    from tests.fixtures.sandbox import ADMIN, login_token
+
+    rows = 40
+    db = postgres.new_database()
+    servers = [sandbox_factory(db, quirks=LOST_AND_UNKEYED), sandbox_factory(db, seed=False)]
+    token = login_token(servers[0], *ADMIN)["accessToken"]
+    machines = [{"WFCTL_CONFIG": str(tmp_path / name / "config.toml"), "XDG_STATE_HOME": str(tmp_path / name / "state"),
+                 "WFCTL_BASE_URL": server.url, "WFCTL_ACCESS_TOKEN": token}
+                for name, server in zip("ab", servers, strict=True)]
+    r = cli.subprocess("clients", "create", "--branch", json.loads(cli.subprocess(
+        "branches", "list", "-o", "json", env=machines[0]).stdout)[0]["id"], "--name", "Claimed Twice", "-o", "json",
+        env=machines[0])
+    client = json.loads(r.stdout)["id"]
+    path = tmp_path / "sites.csv"
+    path.write_text("name\n" + "".join(f"Depot {i}\n" for i in range(rows)), encoding="utf-8")
+    r = cli.subprocess("sites", "import", str(path), "--client", client, env=machines[0])
+    assert r.exit_code == 0, r
+    runs_a = tmp_path / "a" / "state" / "wfctl" / "runs" / "default"
+    runs_b = tmp_path / "b" / "state" / "wfctl" / "runs" / "default"
+    runs_b.mkdir(parents=True)
+    (journal_a,) = runs_a.glob("*.journal")
+    shutil.copy(journal_a, runs_b / journal_a.name)  # machine b's run claimed the same records
+    journal_b = runs_b / journal_a.name
+    lines = journal_b.read_text(encoding="utf-8").splitlines()
+    header = json.loads(lines[0])
+    journal_b.write_text("\n".join([json.dumps({**header, "target": servers[1].url}), *lines[1:]]) + "\n",
+                         encoding="utf-8")
+    run = header["run"]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        undos = list(pool.map(lambda env: cli.subprocess("imports", "undo", run, "--yes", "-o", "json", env=env),
+                              machines))
+    summaries = [json.loads(undo.stdout)["summary"] for undo in undos]
+    assert [undo.exit_code for undo in undos] == [0, 0], undos
+    assert sum(s["deleted"] for s in summaries) == rows, summaries
+    assert sum(s["gone"] for s in summaries) == rows, summaries
+    assert cli.subprocess("sites", "list", "--client", client, "-o", "json", env=machines[0]).stdout.strip() == "[]"
