@@ -66,6 +66,10 @@ def test_sites_create_and_the_sdk_decide_the_same(cli: Any, deployment: tuple[An
     assert r.exit_code == 0, r
     made = json.loads(r.stdout)
     assert list(sites_of(cli, client)) == ["By Verb"] and sites_of(cli, client)["By Verb"]["id"] == made["id"]
+    assert r.stderr == ""  # a pipe: no note
+    r = cli("--no-color", "sites", "create", "--client", client, "--name", "On A Terminal", tty=True)
+    assert r.exit_code == 0, r
+    assert r.stderr == f"note: the site was {UNSURE}\n"
 
     from tests.fixtures.sandbox import ADMIN, login_token
     from wfctl.api import Client
@@ -74,6 +78,7 @@ def test_sites_create_and_the_sdk_decide_the_same(cli: Any, deployment: tuple[An
     token = login_token(plain, *ADMIN)["accessToken"]
     with Client(quirky.url, auth=StaticTokenAuth(token, quirky.url)) as sdk:
         outcome = sdk.create_outcome("site", client, {"name": "By SDK", "address": "1 Quay"})
+        assert sdk.create_site(client, {"name": "By SDK 2"})["name"] == "By SDK 2"
     assert (outcome.made, outcome.sure) == (True, False)
     assert sites_of(cli, client)["By SDK"]["id"] == outcome.record["id"]
 
@@ -243,3 +248,38 @@ def test_two_runs_that_claim_the_same_records_undo_them_once(cli: Any, sandbox_f
     assert sum(s["deleted"] for s in summaries) == rows, summaries
     assert sum(s["gone"] for s in summaries) == rows, summaries
     assert cli.subprocess("sites", "list", "--client", client, "-o", "json", env=machines[0]).stdout.strip() == "[]"
+
+
+def test_sites_create_whose_record_another_writer_made_meanwhile_is_a_conflict(cli: Any, sandbox_factory: Any,
+                                                                               tmp_path: Path) -> None:
+    """The default sandbox (keys kept): the create never reaches the service, and another writer creates the
+    same site meanwhile. The look-up finds it; the service, asked with this create's key, says it never
+    applied that key: exit 5, and the other writer's site is left as it is."""
+    import httpx
+
+    from tests.bulk.fault_proxy import FaultProxy
+    from tests.fixtures.sandbox import auth_headers
+
+    server = sandbox_factory(str(tmp_path / "contested.db"))
+    headers = auth_headers(server, "admin@northwind.test", "sandbox-admin")
+    assert cli.login_as(server.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    client = _client(cli)
+    other: list[dict[str, Any]] = []
+
+    def lose_the_first(method: str, path: str) -> bool:
+        if method != "POST" or other:
+            return False
+        answer = httpx.post(f"{server.url}{path}", headers=headers, json={"name": "Contested"})  # another writer
+        other.append(answer.json())
+        return True
+
+    proxy = FaultProxy(server.url, drop=lose_the_first, share=1.0, unsent=True)
+    try:
+        token = headers["Authorization"].split(" ", 1)[1]
+        r = cli("sites", "create", "--client", client, "--name", "Contested",
+                env={"WFCTL_BASE_URL": proxy.url, "WFCTL_ACCESS_TOKEN": token})
+    finally:
+        proxy.stop()
+    assert r.exit_code == 5, r
+    assert "another writer made it while this create's answer was lost" in r.stderr, r.stderr
+    assert [site["id"] for site in sites_of(cli, client).values()] == [other[0]["id"]]

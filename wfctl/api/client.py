@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api import branchfilter, writes
 from wfctl.api.errors import (
     ApiError,
-    Conflict,
     ForeignOrigin,
     InsecureTransport,
     NetworkError,
@@ -431,13 +430,8 @@ class Client:
         """POST a new record (a site under `parent_id`) and return it, applied once and reported once
         (G20): see `create_outcome`. A record of that name that another writer made raises Conflict,
         also when it was found after this call's answer was lost."""
-        outcome = self.create_outcome(kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
-                                      maybe_applied=maybe_applied)
-        if not outcome.made:
-            raise Conflict(f"a {kind} named {body.get('name')!r} already exists: another writer made it while "
-                           "this create's answer was lost", status=409,
-                           detail="the service kept this create's Idempotency-Key and never applied it")
-        return outcome.record
+        return self.create_outcome(kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
+                                   maybe_applied=maybe_applied).created(kind, body)
 
     def create_outcome(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
                        idempotency_key: str | None = None, sender: LeanSender | None = None,

@@ -46,6 +46,14 @@ class CreateOutcome(NamedTuple):
     made: bool
     sure: bool = True
 
+    def created(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The record this call made; Conflict when another writer made it while the answer was lost."""
+        if not self.made:
+            raise Conflict(f"a {kind} named {body.get('name')!r} already exists: another writer made it while "
+                           "this create's answer was lost", status=409,
+                           detail="the service kept this create's Idempotency-Key and never applied it")
+        return self.record
+
 
 #: Said of a record taken as this call's that the service could not confirm was (`CreateOutcome.sure`).
 UNSURE = ("found after its answer was lost; the service ignores Idempotency-Key, so another writer's "
