@@ -4,6 +4,7 @@ only some columns changes only those."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -118,3 +119,8 @@ def test_import_creates_each_row_once(deployment: Deployment, run: Run, kind: st
     held = {name: len(deployment.named(path, name)) for name in names}
     assert held == dict.fromkeys(names, 1), imported
     assert imported.exit_code == 0, imported
+    # what it made is the run's (issue 30 §1): counted created, and undo takes back exactly that
+    assert imported.stderr.splitlines()[-1].endswith(": created 2"), imported
+    undone = run("imports", "undo", json.loads(run("imports", "list", "-o", "json").stdout)[0]["run"], "--yes")
+    assert undone.exit_code == 0, undone
+    assert {name: len(deployment.named(path, name)) for name in names} == dict.fromkeys(names, 0), undone

@@ -462,17 +462,18 @@ class Client:
                       idempotency_key: str | None = None, sender: LeanSender | None = None,
                       maybe_applied: bool = False) -> dict[str, Any]:
         """POST a new record (a site under `parent_id`) and return it, applied once and reported once
-        (G20): see `create_outcome`."""
+        (G20): see `create_outcome`. A record of that name that another writer made raises Conflict,
+        also when it was found after this call's answer was lost."""
         return self.create_outcome(kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
-                                   maybe_applied=maybe_applied, resend_first=False)[0]
+                                   maybe_applied=maybe_applied).created(kind, body)
 
     def create_outcome(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
                        idempotency_key: str | None = None, sender: LeanSender | None = None,
-                       maybe_applied: bool = False, find: Callable[[], dict[str, Any] | None] | None = None,
-                       resend_first: bool = True) -> tuple[dict[str, Any], bool]:
-        """POST a new record; return (the record, made): see `writes.create_outcome`."""
+                       maybe_applied: bool = False,
+                       find: Callable[[], dict[str, Any] | None] | None = None) -> writes.CreateOutcome:
+        """POST a new record; return (record, made, sure): see `writes.create_outcome`."""
         return writes.create_outcome(self, kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
-                                     maybe_applied=maybe_applied, find=find, resend_first=resend_first)
+                                     maybe_applied=maybe_applied, find=find)
 
     def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
                       idempotency_key: str) -> tuple[dict[str, Any], bool]:

@@ -8,8 +8,11 @@ class ApiError(Exception):
 
     `status` is the HTTP status when the service answered, else None. `title` is a short
     cause, `detail` a longer explanation, `errors` a field -> messages map (400/422).
-    The string form is one line, never contains a secret.
+    The string form is one line, never contains a secret. `replayed`: the service answered with the
+    stored answer of an earlier request with the same Idempotency-Key (G20), not afresh.
     """
+
+    replayed = False
 
     def __init__(
         self,

@@ -85,7 +85,9 @@ def error_from_response(response: httpx.Response) -> ApiError:
         cls = ValidationFailed
     else:
         cls = ServerError
-    return cls(title, status=status, detail=detail, errors=errors)
+    error = cls(title, status=status, detail=detail, errors=errors)
+    error.replayed = response.headers.get("idempotent-replayed", "").lower() == "true"
+    return error
 
 
 def _parse_error_body(response: httpx.Response) -> tuple[str | None, str | None, dict[str, list[str]]]:

@@ -5,8 +5,8 @@ the look-up by natural key, G12, when an answer is lost). `Client.create_outcome
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wfctl.api.errors import Conflict, NetworkError, NotFound, ServerError
 from wfctl.api.resources import RESOURCES
@@ -22,30 +22,55 @@ LOST_ANSWER_RESENDS = 2
 #: Answers to a create after which the record may exist all the same (a proxy's timeout, a crash after
 #: the commit): looked up by natural key before the create is sent again.
 MAYBE_APPLIED = frozenset({408, 425, 500, 502, 504})
+#: How often a look-up by natural key reads a list that changed while it was read (records_to_look_up).
+LOOKUP_READS = 4
+
+
+class CreateOutcome(NamedTuple):
+    """What a create did: `record` as the service holds it; `made`: this call (or the earlier call with
+    the same key: a retry, a resumed run) made it; `sure`: False when it was found after a lost answer on
+    a deployment that ignores Idempotency-Key, where nothing tells this call from another writer who made
+    the same record at the same moment (it is taken as this call's; see `create_outcome`)."""
+
+    record: dict[str, Any]
+    made: bool
+    sure: bool = True
+
+    def created(self, kind: str, body: dict[str, Any]) -> dict[str, Any]:
+        """The record this call made; Conflict when another writer made it while the answer was lost."""
+        if not self.made:
+            raise Conflict(f"a {kind} named {body.get('name')!r} already exists: another writer made it while "
+                           "this create's answer was lost", status=409,
+                           detail="the service kept this create's Idempotency-Key and never applied it")
+        return self.record
+
+
+#: Said of a record taken as this call's that the service could not confirm was (`CreateOutcome.sure`).
+UNSURE = ("found after its answer was lost; the service ignores Idempotency-Key, so another writer's "
+          "identical create at that moment cannot be told apart")
 
 
 def create_outcome(client: Any, kind: str, parent_id: str | None, body: dict[str, Any], *,
                    idempotency_key: str | None = None, sender: LeanSender | None = None,
-                   maybe_applied: bool = False, find: Callable[[], dict[str, Any] | None] | None = None,
-                   resend_first: bool = True) -> tuple[dict[str, Any], bool]:
-    """POST a new record; return (the record, made): `made` is False when the record was found rather
-    than made by this call (someone else made it, or a deployment that ignores keys cannot say).
+                   maybe_applied: bool = False, find: Callable[[], dict[str, Any] | None] | None = None
+                   ) -> CreateOutcome:
+    """POST a new record, applied once and reported once on every deployment (G20); see CreateOutcome.
 
-    When an answer is lost (or a 408/425/5xx says the create may have been applied), the same POST is
-    sent again under the same Idempotency-Key: the service replays the first answer if it applied it
-    (G20: that record is ours), or applies it now. A 409 to such a resend means the record exists
-    and nothing says it is ours (someone else made it, or the deployment ignores keys): it is looked
-    up by its natural key and returned as found. A fresh 201 to a resend on a deployment that ignores
-    keys and names alike may have made a second record: the one just made goes again, and the first
-    is returned as found. `maybe_applied` says an earlier call with this key may have been applied
-    (a retry, a resumed run); `find` looks the record up by its natural key (default: `find_same`),
-    e.g. through a bulk run's name map. An answer replayed for a record since deleted is not taken
-    for done: the create is sent again under a new key. `sender` is a lean writer of bulk runs.
+    The rule: a record that did not exist when the caller decided to create it (a single create, or
+    an import's plan) and exists after this call's own POST holding what was sent is this call's. When
+    the answer is lost (or a 408/425/5xx says the create may have been applied) the record is looked
+    up by its natural key (`find`, default `find_same`): not there, the POST is sent again under the
+    same key; there, the same key asks the service whose it is. A replay says it is this call's. A 409
+    says another writer's on a service that keeps keys (our key was never applied), and nothing on one
+    that ignores them: the same key once more tells the two apart (a service that keeps keys replays
+    its 409). A fresh 2xx to the question comes from a deployment that ignores keys and names alike: the
+    one it just made goes again. On a deployment that ignores keys the found record is taken as this
+    call's, `sure=False`.
 
-    `resend_first=False` (one create, `create_record`): after a lost answer the record is looked up
-    first and, found, taken as made by this call; right for a single create on every deployment
-    (one that ignores keys and names and drops answers included), where nobody asks who made it.
-    A bulk run, which records what it made so that undo takes back only that, resends first."""
+    A 409 to the first POST is raised (Conflict): the record existed. `maybe_applied` says an earlier
+    call with this key may have been applied (a retry, a resumed run). An answer replayed for a record
+    since deleted is not taken for done: the create is sent again under a new key. `sender` is a lean
+    writer of bulk runs."""
     if body.get("id") not in (None, ""):  # a body that carries an id is that record (as an import row)
         from wfctl.api.errors import InvalidId
 
@@ -54,65 +79,94 @@ def create_outcome(client: Any, kind: str, parent_id: str | None, body: dict[str
     key = idempotency_key or new_idempotency_key()
     path = collection_path(kind, parent_id)
     look_up = find or (lambda: client.find_same(kind, parent_id, body))
+
+    def post() -> tuple[dict[str, Any], bool]:
+        if sender is not None:
+            answer = sender.request("POST", path, body, key)
+            return record_of(answer), sender.replayed()
+        response = client.send("POST", path, json=body, idempotency_key=key)
+        return record_of(decode_body(response)), was_replayed(response)
+
     doubt = maybe_applied  # an earlier POST with this key may have been applied
-    asked = False  # the last POST asked who made a record found by name, and its answer was lost too
+    asked = False  # a POST asked whose a found record is, and its answer was lost
     for resend in range(LOST_ANSWER_RESENDS + 1):
         last = resend == LOST_ANSWER_RESENDS
+        found = None
         if doubt:
-            if asked and resend_first:
+            if asked:
                 same = same_records(client, kind, parent_id, body)
-                if len(same) > 1:  # each resend made one: the deployment ignores keys and names
+                if len(same) > 1:  # the question made one more: the deployment ignores keys and names
                     for extra in same[1:]:
                         client.request("DELETE", record_path(kind, str(extra["id"])))
-                    return same[0], False
+                    return CreateOutcome(same[0], True, sure=False)
             found = look_up()
-            if found is not None and not resend_first:
-                return found, True
-            asked = found is not None  # found: the same key again says whether it is this call's
         try:
-            if sender is not None:
-                answer = sender.request("POST", path, body, key)
-                replayed = sender.replayed()
-            else:
-                response = client.send("POST", path, json=body, idempotency_key=key)
-                answer, replayed = decode_body(response), was_replayed(response)
+            record, replayed = post()
         except NetworkError:
             if last:
                 raise
-            doubt = True
+            doubt, asked = True, found is not None
             continue  # the answer is lost: look it up, and ask with the same key
         except ServerError as exc:
             if exc.status is not None and 200 <= exc.status < 300:
-                answer, replayed = None, False  # applied, the answer not JSON: found below, as for an empty body
+                record, replayed = {}, False  # applied, the answer not JSON: found below, as for an empty body
             elif exc.status not in MAYBE_APPLIED or last:
                 raise
             else:
-                doubt = True
+                doubt, asked = True, found is not None
                 continue
-        except Conflict:
-            found = look_up() if doubt else None
+        except Conflict as exc:
+            if found is None and doubt:
+                found = look_up()  # made meanwhile (our lost POST, or another writer's)
             if found is None:
                 raise
-            return found, not resend_first
-        record = record_of(answer)
+            if exc.replayed:  # this key's own answer was the 409: the record is another writer's
+                return CreateOutcome(found, False)
+            return _whose(post, found)
         if record.get("id") is None:  # a 2xx without the record (G15): find what it made (G20)
-            found = look_up()
-            if found is None:
+            made = look_up()
+            if made is None:
                 raise ServerError(f"the service accepted the {kind} but did not answer with it, and no "
                                   f"{kind} named {body.get('name')!r} holds what was sent")
-            return found, True
+            return CreateOutcome(made, True)
         if replayed:
             try:
                 client.get_record(kind, str(record["id"]))
             except NotFound:
-                return create_outcome(client, kind, parent_id, body, sender=sender, find=find,
-                                           resend_first=resend_first)
-            return record, True
-        if asked and resend_first:
-            twin = _twin(client, kind, parent_id, body, str(record["id"]))
-            if twin is not None:
-                return twin, False
-        return record, True
+                return create_outcome(client, kind, parent_id, body, sender=sender, find=find)
+            return CreateOutcome(record, True)
+        if found is not None and str(found.get("id")) != str(record["id"]):
+            # a fresh create although the record was there: the deployment ignores keys and names, and
+            # the one found is the earlier POST's; the one just made goes again
+            client.request("DELETE", record_path(kind, str(record["id"])))
+            return CreateOutcome(found, True, sure=False)
+        return CreateOutcome(record, True)
+    raise AssertionError("unreachable")
+
+
+def _whose(post: Callable[[], tuple[dict[str, Any], bool]], found: dict[str, Any]) -> CreateOutcome:
+    """After a 409 to a POST that asked whose the `found` record is: the same key once more. A service
+    that keeps keys replays its 409 (this call's create was never applied: another writer's record); one
+    that ignores them answers afresh and cannot say (the record is taken as this call's, unsure). An
+    answer lost again is asked again; the last loss is raised."""
+    for attempt in range(LOST_ANSWER_RESENDS + 1):
+        try:
+            record, _ = post()
+        except Conflict as exc:
+            return CreateOutcome(found, False) if exc.replayed else CreateOutcome(found, True, sure=False)
+        except NetworkError:
+            if attempt == LOST_ANSWER_RESENDS:
+                raise
+            continue
+        except ServerError as exc:
+            if exc.status is not None and 200 <= exc.status < 300:
+                return CreateOutcome(found, True, sure=False)  # applied, the answer not JSON: cannot say
+            if exc.status not in MAYBE_APPLIED or attempt == LOST_ANSWER_RESENDS:
+                raise
+            continue
+        if record.get("id") is None:
+            return CreateOutcome(found, True, sure=False)
+        return CreateOutcome(record, True)  # the other record went meanwhile, and this POST made its own
     raise AssertionError("unreachable")
 
 
@@ -121,24 +175,30 @@ def same_records(client: Any, kind: str, parent_id: str | None, body: dict[str, 
     from wfctl.api.records import natural_key, same_record
 
     wanted = natural_key(body.get("name"))
-    out = []
-    for record in client.iter_records(kind, parent_id):
-        if natural_key(record.get("name")) == wanted:
+    out: dict[str, dict[str, Any]] = {}
+    for record in records_to_look_up(client, kind, parent_id):
+        if natural_key(record.get("name")) == wanted and str(record.get("id")) not in out:
             full = record if kind == "branch" else client.get_record(kind, str(record["id"]))
             if same_record(body, full):
-                out.append(full)
-    return out
+                out[str(record.get("id"))] = full
+    return list(out.values())
 
 
-def _twin(client: Any, kind: str, parent_id: str | None, body: dict[str, Any], made: str) -> dict[str, Any] | None:
-    """After a resend answered by a fresh create: another record of that name holding the same fields
-    (the first send was applied on a deployment that ignores keys and names) is kept, and the one
-    just made deleted again. None when there is no such record."""
-    for full in same_records(client, kind, parent_id, body):
-        if str(full.get("id")) != made:
-            client.request("DELETE", record_path(kind, made))
-            return full
-    return None
+def records_to_look_up(client: Any, kind: str, parent_id: str | None) -> Iterator[dict[str, Any]]:
+    """Every record of `kind` under `parent_id`, for a look-up by natural key (G12, G20). A list that
+    changed while it was read (other writers' creates moving records between its pages, PaginationError)
+    is read again from the start, up to LOOKUP_READS times: a look-up after a lost answer must not fail
+    the row because the run's own creates kept the list moving. A record may be given twice."""
+    from wfctl.api.errors import PaginationError
+    from wfctl.api.pagereader import CHANGED
+
+    for attempt in range(LOOKUP_READS):
+        try:
+            yield from client.iter_records(kind, parent_id)
+            return
+        except PaginationError as exc:
+            if exc.title != CHANGED or attempt == LOOKUP_READS - 1:
+                raise
 
 
 def find_by_name(client: Any, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
@@ -147,7 +207,7 @@ def find_by_name(client: Any, kind: str, parent_id: str | None, name: Any) -> di
     from wfctl.api.records import natural_key
 
     wanted = natural_key(name)
-    for record in client.iter_records(kind, parent_id):
+    for record in records_to_look_up(client, kind, parent_id):
         if natural_key(record.get("name")) == wanted:
             return record
     return None
@@ -184,8 +244,6 @@ def new_idempotency_key() -> str:
 def was_replayed(response: httpx.Response) -> bool:
     """Whether the service replayed an earlier answer for this Idempotency-Key (a sandbox extension)."""
     return response.headers.get("idempotent-replayed", "").lower() == "true"
-
-
 
 
 def record_of(body: Any) -> dict[str, Any]:

@@ -9,7 +9,8 @@ One JSON object per line:
   as below), so a run that resumes it knows it for an update and undo can still put the old values back;
   a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
   a killed run's create did;
-- its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes, "l": left}` where
+- its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes, "l": left}` (a
+  failed create's also with `"b"` and `"p"`, as its intent, so the run that retries it can tell) where
   `changes` is `{field: [old, new]}`: for an update the values before and after (what undo puts
   back), for a create the fields it was given (old null); `left` is a created record as the run
   left it (the service's answer, every field), which undo compares the record with before deleting it;
@@ -155,6 +156,17 @@ class Journal:
         """Whether a run sent this row and was stopped before its answer was recorded."""
         return self.status(row) == SENDING
 
+    def create_in_doubt(self, row: int) -> bool:
+        """Whether a run sent this row as a create and does not know what the service did with it: it
+        stopped while sending it, or recorded it failed (a failed create's line holds its body)."""
+        status = self.status(row)
+        if status == SENDING:
+            return True
+        if status != "failed":
+            return False
+        entry = self.entry(row)
+        return entry is not None and entry.body is not None
+
     def rows(self) -> Iterator[int]:
         """The rows that have an entry, in order."""
         return (row for row, code in enumerate(self._codes) if code)
@@ -213,11 +225,17 @@ class Journal:
         self._write(row, SENDING, line)
 
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
-               changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None) -> None:
+               changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None, *,
+               create: tuple[str | None, dict[str, Any]] | None = None) -> None:
+        """A row's outcome; `create` (parent id, body): what a failed create sent, as its intent said."""
         line: dict[str, Any] = {"r": row, "s": status}
         for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
             if value:
                 line[key] = value
+        if create is not None:
+            parent, line["b"] = create
+            if parent:
+                line["p"] = parent
         self._write(row, status, line)
 
     def finish(self, counts: dict[str, int] | None) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from json.encoder import encode_basestring as _json_string
 from typing import Any
 
-from wfctl.bulk.journal import Entry
+from wfctl.bulk.journal import DONE, Entry
 from wfctl.changes import as_json, lines, text
 
 # One encoder for the process (json.dumps with options builds one per call); entries are decoded JSON.
@@ -72,8 +72,8 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool) -> str:
         head += f"  {one_line(entry.name)}"
     if entry.id:
         head += f"  ({one_line(entry.id)})"
-    if entry.error:
-        head += f"  error: {one_line(entry.error)}"
+    if entry.error:  # a failed row's error, or what a done row's outcome rests on (writes.UNSURE)
+        head += f"  {'note' if entry.status in DONE else 'error'}: {one_line(entry.error)}"
     if entry.status == "created":  # every field is new: its value, without the name the heading gives
         said = [f"{name}: {text(new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
     else:

@@ -17,6 +17,7 @@ from typing import Any
 
 from wfctl.api.records import changed_fields, natural_key, same_record
 from wfctl.api.retry import OUTAGE_SECONDS, RetryPolicy
+from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT, Stopped
 from wfctl.bulk.journal import JournalError, idempotency_key
@@ -59,9 +60,9 @@ class Sending(ImportState):
                 by_id = self._id_rows.get(number)
                 existing = (self._by_id[by_id][1] if by_id is not None
                             else self._existing.get((parent_id, natural_key(body.get("name")))))
-                if (existing is not None and by_id is None and journal.was_sending(number)
+                if (existing is not None and by_id is None and journal.create_in_doubt(number)
                         and not self._sent_update(number)):
-                    existing = None  # created by the run that was stopped: ours, or not made; the create says
+                    existing = None  # created by the run that was stopped, or failed: ours, or not made; the create says
                 if existing is not None and self.options.on_existing != "update":
                     self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                     continue
@@ -141,13 +142,17 @@ class Sending(ImportState):
         except JournalError as exc:
             self._halt(Stopped("journal", str(exc)))
         except ApiError as exc:
-            self._record_failure(row, body, exc.one_line())
+            self._record_failure(row, body, exc.one_line(), None if existing is not None else (parent_id, body))
         except Exception as exc:  # a worker must record every row, whatever went wrong
-            self._record_failure(row, body, redact_text(f"{exc.__class__.__name__}: {exc}"))
+            self._record_failure(row, body, redact_text(f"{exc.__class__.__name__}: {exc}"),
+                                 None if existing is not None else (parent_id, body))
 
-    def _record_failure(self, row: int, body: dict[str, Any], error: str) -> None:
+    def _record_failure(self, row: int, body: dict[str, Any], error: str,
+                        create: tuple[str | None, dict[str, Any]] | None = None) -> None:
+        """A failed row; a create's with what it sent (`create`: parent id, body), so that the run that
+        retries it decides, as for a row in flight, whether a record now there is this run's."""
         try:
-            self._finish(row, "failed", "", error, name=str(body.get("name", "")))
+            self._finish(row, "failed", "", error, name=str(body.get("name", "")), create=create)
         except JournalError as exc:
             self._halt(Stopped("journal", str(exc)))
 
@@ -156,7 +161,7 @@ class Sending(ImportState):
 
         name = str(body.get("name", ""))
         given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
-        resent = self.journal is not None and self.journal.was_sending(row)
+        resent = self.journal is not None and self.journal.create_in_doubt(row)
         self._intend(row, create=(name, parent_id, body))
         key = self._idempotency_key(row, parent_id)
         attempt = 0
@@ -165,12 +170,14 @@ class Sending(ImportState):
             self._backoff.wait()
             try:
                 applied = resent or attempt > 1  # an earlier attempt with this key may have been applied
-                record, made = self._sent(lambda applied=applied: self.api.create_outcome(  # type: ignore[misc]
+                outcome = self._sent(lambda applied=applied: self.api.create_outcome(  # type: ignore[misc]
                     self.options.kind, parent_id, body, idempotency_key=key, sender=self._sender,
                     maybe_applied=applied, find=lambda: self._find_same(parent_id, body)))
-                if made:
-                    self._finish(row, "created", str(record.get("id", "")), name=name, changes=given, left=record)
-                else:  # it exists, and nothing says this run made it: undo leaves it
+                record = outcome.record
+                if outcome.made:  # this run's (undo deletes it); unsure: the row's note says why
+                    self._finish(row, "created", str(record.get("id", "")), "" if outcome.sure else UNSURE,
+                                 name=name, changes=given, left=record)
+                else:  # another writer made it while this row's answer was lost: undo leaves it
                     self._finish(row, "skipped", str(record.get("id", "")), name=name)
                 return
             except Conflict:
@@ -198,7 +205,7 @@ class Sending(ImportState):
         with self._names_lock:
             if self._names_read.get(parent_id, -1.0) < asked:
                 started = time.monotonic()
-                for record in self.api.iter_records(self.options.kind, parent_id):
+                for record in records_to_look_up(self.api, self.options.kind, parent_id):
                     self._existing.setdefault((parent_id, natural_key(record.get("name"))), record)
                 self._names_read[parent_id] = started
         return self._existing.get(key)
@@ -352,9 +359,10 @@ class Sending(ImportState):
         return idempotency_key(self.journal.header, self.options.kind, parent_id, row)
 
     def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
-                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None) -> None:
+                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None,
+                create: tuple[str | None, dict[str, Any]] | None = None) -> None:
         assert self.journal is not None
-        self.journal.record(row, status, record_id, error, name, changes, left)
+        self.journal.record(row, status, record_id, error, name, changes, left, create=create)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)

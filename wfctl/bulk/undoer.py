@@ -64,10 +64,12 @@ class Undoer:
     def _in_flight(self, entry: Entry, log: journal.Journal | None) -> Entry:
         """What a row that the run was sending when it stopped did. An update's intent carries its id
         and changes: it is taken back as an update (restored already when it was not applied). A create
-        is sent again with the run's Idempotency-Key: the service replays the answer of a create it
-        applied (that record is the run's), or applies it now (then this undo deletes it again). A
-        preview sends nothing: it looks the record up by its natural key."""
+        is decided as a resumed run decides it (`Client.create_outcome` under the run's Idempotency-Key):
+        a record of its name holding what was sent is the run's unless the service says another writer
+        made it; no record of that name, nothing to take back. A preview sends nothing: it looks the
+        record up by its natural key."""
         from wfctl.api.errors import ApiError, Conflict
+        from wfctl.api.writes import UNSURE
 
         row = entry.row
         if entry.changes and entry.id:
@@ -83,8 +85,10 @@ class Undoer:
                 if found is None:
                     return Entry(row, GONE, "", "", entry.name)
                 return Entry(row, "created", str(found.get("id", "")), "", entry.name, left=found)
+            if self.api.find_by_name(self.kind, parent, entry.body.get("name")) is None:
+                return Entry(row, GONE, "", "", entry.name)  # nothing of that name: nothing to take back
             log.intend(row)
-            record, replayed = self.api.resend_create(self.kind, parent, entry.body, key)
+            outcome = self.api.create_outcome(self.kind, parent, entry.body, idempotency_key=key, maybe_applied=True)
         except Conflict:
             return Entry(row, FAILED, "", f"the run stopped before this row's answer arrived, and a {self.kind} "
                          f"named {entry.name!r} exists that this deployment cannot say was the run's: "
@@ -92,15 +96,11 @@ class Undoer:
         except ApiError as exc:
             _stop_on_run_wide(exc, self.api)
             return Entry(row, FAILED, "", exc.one_line(), entry.name)
-        record_id = str(record.get("id") or "")
-        if replayed or not record_id:
-            return Entry(row, "created", record_id, "", entry.name, left=record)
-        try:  # the killed run's create never arrived: the one just made goes again at once
-            getattr(self.api, f"delete_{self.kind}")(record_id)
-        except ApiError as exc:
-            _stop_on_run_wide(exc, self.api)
-            return Entry(row, FAILED, record_id, exc.one_line(), entry.name)
-        return Entry(row, GONE, record_id, "", entry.name)
+        record_id = str(outcome.record.get("id") or "")
+        if not outcome.made:
+            return Entry(row, GONE, record_id, "another writer made this record; the run's create was never "
+                         "applied", entry.name)
+        return Entry(row, "created", record_id, "" if outcome.sure else UNSURE, entry.name, left=outcome.record)
 
     def _delete(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         from wfctl.api.records import changed_fields, changed_since

@@ -191,7 +191,12 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     if dry_run:
         _dry_run(out, "POST", path, body, kind)
         return
-    out.record(_client(app).create_record(kind, parent, body), kind)
+    outcome = _client(app).create_outcome(kind, parent, body)
+    if outcome.made and not outcome.sure:
+        from wfctl.api.writes import UNSURE
+
+        app.io.note(f"note: the {kind} was {UNSURE}")
+    out.record(outcome.created(kind, body), kind)
 
 
 def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[str, Any], *,

@@ -13,7 +13,6 @@ from wfctl.sandbox import validation as v
 from wfctl.sandbox.auth import Principal
 from wfctl.sandbox.handling import (
     Service,
-    deleted,
     json_answer,
     read_body,
     timestamp,
@@ -41,13 +40,17 @@ async def create_branch(api: Service, request: Request, who: Principal) -> Respo
         raise forbidden("staff may not create branches")
     fields = v.validate(await read_body(request), v.BRANCH, required=("name",))
     branch_id, now = str(uuid.uuid4()), timestamp()
-    with api.unique("branch", fields.get("name")), api.store.statement() as db:
+    def insert(db: Connection) -> None:
         db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                    (branch_id, who.agency_id, fields["name"], api.name_key(fields["name"]),
                     fields.get("address", ""), fields.get("phone", ""), fields.get("email", ""), now))
-    return json_answer({"id": branch_id, "name": fields["name"], "address": fields.get("address", ""),
-                  "phone": fields.get("phone", ""), "email": fields.get("email", ""), "createdOn": now}, api.created)
+
+    answer = json_answer({"id": branch_id, "name": fields["name"], "address": fields.get("address", ""),
+                          "phone": fields.get("phone", ""), "email": fields.get("email", ""), "createdOn": now},
+                         api.created)
+    with api.unique("branch", fields.get("name")):
+        return api.create(request, "branches", branch_id, insert, answer)
 
 
 async def update_branch(api: Service, request: Request, who: Principal) -> Response:
@@ -71,7 +74,7 @@ async def delete_branch(api: Service, request: Request, who: Principal) -> Respo
         raise forbidden("staff may not delete branches")
     branch_id = request.path_params["branchId"]
     branch_row(api, who, branch_id)
-    def delete(db: Connection) -> None:
+    def dependents(db: Connection) -> None:
         clients = db.execute("SELECT count(*) FROM clients WHERE branch_id = ?", (branch_id,)).fetchone()[0]
         if clients:
             raise ApiProblem(409, f"branch {branch_id} still has {clients} client(s); "
@@ -79,10 +82,8 @@ async def delete_branch(api: Service, request: Request, who: Principal) -> Respo
         users = db.execute("SELECT count(*) FROM users WHERE branch_id = ?", (branch_id,)).fetchone()[0]
         if users:
             raise ApiProblem(409, f"branch {branch_id} has {users} staff login(s) bound to it")
-        db.execute("DELETE FROM branches WHERE id = ?", (branch_id,))
 
-    api.store.atomic(delete)
-    return deleted("branch")
+    return api.delete("branch", "branches", branch_id, dependents)
 
 
 def branch_row(api: Service, who: Principal, branch_id: str) -> tuple[Any, ...]:

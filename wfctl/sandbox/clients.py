@@ -14,7 +14,6 @@ from wfctl.sandbox.auth import Principal
 from wfctl.sandbox.branches import branch_row
 from wfctl.sandbox.handling import (
     Service,
-    deleted,
     json_answer,
     read_body,
     timestamp,
@@ -55,14 +54,17 @@ async def create_client(api: Service, request: Request, who: Principal) -> Respo
     if who.role == "staff" and branch_id != who.branch_id:
         raise forbidden("staff may only create clients in their own branch")
     client_id, now = str(uuid.uuid4()), timestamp()
-    with api.unique("client", fields["name"], "in this branch"), api.store.statement() as db:
+    def insert(db: Connection) -> None:
         db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, "
                    "billing_address, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                    (client_id, who.agency_id, branch_id, fields["name"], api.name_key(fields["name"]),
                     fields.get("email", ""), fields.get("phone", ""), fields.get("billingAddress", ""), now))
-    return json_answer({"id": client_id, "name": fields["name"], "branchId": branch_id,
-                  "email": fields.get("email", ""), "phone": fields.get("phone", ""),
-                  "billingAddress": fields.get("billingAddress", ""), "createdOn": now}, api.created)
+
+    answer = json_answer({"id": client_id, "name": fields["name"], "branchId": branch_id,
+                          "email": fields.get("email", ""), "phone": fields.get("phone", ""),
+                          "billingAddress": fields.get("billingAddress", ""), "createdOn": now}, api.created)
+    with api.unique("client", fields["name"], "in this branch"):
+        return api.create(request, "clients", client_id, insert, answer)
 
 
 async def update_client(api: Service, request: Request, who: Principal) -> Response:
@@ -81,14 +83,12 @@ async def update_client(api: Service, request: Request, who: Principal) -> Respo
 async def delete_client(api: Service, request: Request, who: Principal) -> Response:
     client_id = request.path_params["clientId"]
     client_row(api, who, client_id)
-    def delete(db: Connection) -> None:
+    def dependents(db: Connection) -> None:
         sites = db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client_id,)).fetchone()[0]
         if sites:
             raise ApiProblem(409, f"client {client_id} still has {sites} site(s); delete them first")
-        db.execute("DELETE FROM clients WHERE id = ?", (client_id,))
 
-    api.store.atomic(delete)
-    return deleted("client")
+    return api.delete("client", "clients", client_id, dependents)
 
 
 def client_row(api: Service, who: Principal, client_id: str) -> tuple[Any, ...]:

@@ -16,11 +16,13 @@ from wfctl.sandbox import validation as v
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT, LoginThrottle
 from wfctl.sandbox.auth import Tokens
 from wfctl.sandbox.listquirks import Churn
-from wfctl.sandbox.problems import ApiProblem, invalid
+from wfctl.sandbox.problems import ApiProblem, invalid, not_found
 from wfctl.sandbox.quirks import Quirks
-from wfctl.sandbox.store import Connection, Store, name_key
+from wfctl.sandbox.store import CommitUnknown, Connection, Store, name_key
 
 JSON_TYPE = "application/json"
+#: (user id, Idempotency-Key) of a request that holds the key's reservation (idempotency.py).
+KeyRef = tuple[str, str]
 _CLEARED: dict[str, Any] = {"assessmentRequired": False, "departments": [], "rates": [], "bannedWorkers": []}
 
 
@@ -38,6 +40,8 @@ class Service:
         self.created = 200 if self.quirks.create_200 else 201
         self.throttle = LoginThrottle(store, limit=login_failure_limit)
         self.churn = Churn() if self.quirks.churn_pages else None  # quirk churn-pages (listquirks.py)
+        #: Creates whose COMMIT's outcome could not be learnt (see `create`): key -> (its check, its answer).
+        self.unknown: dict[KeyRef, tuple[Callable[[Connection], bool], Response]] = {}
 
     def name_key(self, name: str) -> str:
         """The key of the UNIQUE index (G12, store.name_key); with no-unique-names, never a duplicate."""
@@ -56,6 +60,71 @@ class Service:
     def unique(self, kind: str, name: str | None, scope: str = "in this agency") -> UniqueGuard:
         return UniqueGuard(self.store, kind, name, scope)
 
+    def create(self, request: Request, table: str, record_id: str, insert: Callable[[Connection], object],
+               answer: Response) -> Response:
+        """Store a new record (`insert(db)`) and, in the same transaction, `answer` under the request's
+        Idempotency-Key (G20): the record and its answer are committed together or not at all, so a
+        create sent again after a lost answer is replayed, never met with 409 by its own record. A COMMIT
+        lost on its way (PostgreSQL: the connection dropped) is resolved by looking for the record's id
+        on a new connection (Store.atomic); while the database cannot be asked, the answer is a 503 and
+        the next request with the key asks again (`resolve_unknown`)."""
+        key: KeyRef | None = getattr(request.state, "idempotency_key", None)
+        if key is None and not self.store.commit_may_be_lost:
+            with self.store.statement() as db:  # one statement, one implicit transaction (SQLite's fastest)
+                insert(db)
+            return answer
+
+        def work(db: Connection) -> None:
+            insert(db)
+            if key is not None:
+                store_answer(db, key, answer)
+
+        def committed(db: Connection) -> bool:
+            return db.execute(f"SELECT 1 FROM {table} WHERE id = ?", (record_id,)).fetchone() is not None
+
+        try:
+            self.store.atomic(work, committed)
+        except CommitUnknown:
+            if key is not None:
+                self.unknown[key] = (committed, answer)
+            raise
+        if key is not None:
+            request.state.idempotency_answered = True
+        return answer
+
+    def resolve_unknown(self, key: KeyRef) -> Response | None:
+        """A create with this key whose COMMIT's outcome this process could not learn: learn it now. Its
+        answer (stored under the key now) when it was committed; None when it was not or was never
+        unknown here (the reservation is then released for the request to run)."""
+        pending = self.unknown.get(key)
+        if pending is None:
+            return None
+        committed, answer = pending
+        with self.store.statement() as db:
+            stored = committed(db)
+            if stored:
+                store_answer(db, key, answer)
+            else:
+                db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND status = 0", key)
+        del self.unknown[key]
+        return answer if stored else None
+
+    def delete(self, kind: str, table: str, record_id: str,
+               dependents: Callable[[Connection], None] | None = None) -> Response:
+        """Delete one record: of two deletes of it at the same moment (in any server process), one is
+        answered 200 and the other 404. `dependents(db)` raises a 409 while records depend on it."""
+        def work(db: Connection) -> None:
+            if dependents is not None:
+                dependents(db)
+            if db.execute(f"DELETE FROM {table} WHERE id = ? RETURNING id", (record_id,)).fetchone() is None:
+                raise not_found(kind, record_id)
+
+        def committed(db: Connection) -> bool:
+            return db.execute(f"SELECT 1 FROM {table} WHERE id = ?", (record_id,)).fetchone() is None
+
+        self.store.atomic(work, committed)
+        return deleted(kind)
+
 
 class UniqueGuard:
     """Turns the integrity error of a UNIQUE index (G12) into a 409, whatever the concurrency."""
@@ -71,6 +140,12 @@ class UniqueGuard:
             if self.store.is_unique_violation(exc):
                 raise ApiProblem(409, f"a {self.kind} named {self.name!r} already exists {self.scope}") from None
             raise ApiProblem(409, f"the {self.kind} conflicts with another record: {exc}") from None
+
+
+def store_answer(db: Connection, key: KeyRef, answer: Response) -> None:
+    """Keep `answer` as the one a request with this Idempotency-Key is replayed (G20)."""
+    db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? WHERE user_id = ? AND key = ?",
+               (answer.status_code, answer.media_type or JSON_TYPE, bytes(answer.body), *key))
 
 
 def deleted(kind: str) -> Response:

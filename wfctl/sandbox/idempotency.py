@@ -13,8 +13,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from wfctl.sandbox.auth import Principal
-from wfctl.sandbox.handling import JSON_TYPE, Service
+from wfctl.sandbox.handling import Service, store_answer
 from wfctl.sandbox.problems import ApiProblem, from_exception
+from wfctl.sandbox.store import CommitUnknown
 
 IDEMPOTENCY_WINDOW = 24 * 3600
 IDEMPOTENCY_WAIT = 10.0  # seconds a request waits for the answer of another with the same key
@@ -28,8 +29,11 @@ async def idempotent(api: Service, request: Request, who: Principal, key: str, h
 
     The first request reserves the key (the table's primary key: of any number of concurrent requests,
     in any server process, one gets it), runs, and stores its answer there; a request that finds the
-    key reserved waits for that answer. A 5xx answer releases the key; a reservation left by a process
-    that died mid-request is taken over after IDEMPOTENCY_ABANDONED seconds."""
+    key reserved waits for that answer. A create stores its answer in the transaction that stores its
+    record (Service.create): both or neither. A 5xx answer releases the key, except when a create's
+    COMMIT was lost on its way (the record may be stored): the next request with the key asks the
+    database first (Service.resolve_unknown). A reservation left by a process that died mid-request is
+    taken over after IDEMPOTENCY_ABANDONED seconds."""
     if not key.strip() or len(key) > 255:
         raise ApiProblem(400, "Idempotency-Key must be 1-255 characters",
                          errors={"Idempotency-Key": ["must be 1-255 characters"]})
@@ -56,6 +60,12 @@ async def idempotent(api: Service, request: Request, who: Principal, key: str, h
         if row[1]:
             return Response(bytes(row[3]), status_code=row[1], media_type=row[2],
                             headers={"Idempotent-Replayed": "true"})
+        if (who.user_id, key) in api.unknown:  # a create of this process whose COMMIT's outcome was lost
+            answer = api.resolve_unknown((who.user_id, key))
+            if answer is not None:
+                return Response(bytes(answer.body), status_code=answer.status_code, media_type=answer.media_type,
+                                headers={"Idempotent-Replayed": "true"})
+            continue  # not stored: the key was released; reserve it again
         if time.monotonic() > waited_until:
             raise ApiProblem(503, "a request with this Idempotency-Key is still being answered; retry it",
                              headers={"Retry-After": "1"})
@@ -63,19 +73,22 @@ async def idempotent(api: Service, request: Request, who: Principal, key: str, h
 
 
 async def _answer_once(api: Service, request: Request, who: Principal, key: str, handler: Handler) -> Response:
-    """Run the request that reserved `key`, and keep its answer (or release the key after a 5xx)."""
+    """Run the request that reserved `key`, and keep its answer (or release the key after a 5xx). A
+    create keeps its answer itself, with its record (Service.create)."""
+    request.state.idempotency_key = (who.user_id, key)
     try:
         response = await handler(request, who)
     except ApiProblem as exc:
         response = from_exception(exc)
+    except CommitUnknown:
+        raise  # the record may be stored: the reservation stays for the next request to resolve
     except BaseException:
         api.db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", (who.user_id, key))
         raise
+    if getattr(request.state, "idempotency_answered", False):
+        return response
     if response.status_code < 500:
-        api.db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? "
-                        "WHERE user_id = ? AND key = ?",
-                        (response.status_code, response.media_type or JSON_TYPE, bytes(response.body),
-                         who.user_id, key))
+        store_answer(api.db, (who.user_id, key), response)
     else:
         api.db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", (who.user_id, key))
     return response

@@ -28,7 +28,14 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from wfctl.sandbox.schema import SCHEMA, SCHEMA_VERSION, check_schema_version, migrate
-from wfctl.sandbox.storebase import ConnectionLost, Store, StoreError, StoreUnavailable, describe
+from wfctl.sandbox.storebase import (
+    CommitUnknown,
+    ConnectionLost,
+    Store,
+    StoreError,
+    StoreUnavailable,
+    describe,
+)
 
 try:
     import psycopg
@@ -85,6 +92,7 @@ class _Connection:
 
 class PostgresStore(Store):
     for_update = " FOR UPDATE"
+    commit_may_be_lost = True
     integrity_errors = (psycopg.errors.IntegrityError,)
 
     def __init__(self, url: str, *, fast_commit: bool = False) -> None:
@@ -153,7 +161,7 @@ class PostgresStore(Store):
     def transaction(self) -> Iterator[Any]:
         """One transaction on a working connection: a connection found broken by BEGIN (it broke while idle)
         is replaced before anything is sent in it. A connection lost in the body raises ConnectionLost
-        (nothing committed); one lost during COMMIT raises StoreUnavailable (the outcome is unknown)."""
+        (nothing committed); one lost during COMMIT raises CommitUnknown (the outcome is unknown)."""
         conn = self.connection()
         try:
             conn.execute("BEGIN")
@@ -177,7 +185,7 @@ class PostgresStore(Store):
         except psycopg.OperationalError as exc:
             if not conn.closed and not conn.broken:
                 raise
-            raise StoreUnavailable(f"the database connection was lost while committing: {_first_line(exc)}") \
+            raise CommitUnknown(f"the database connection was lost while committing: {_first_line(exc)}") \
                 from None
 
     @contextmanager

@@ -15,7 +15,6 @@ from wfctl.sandbox.auth import Principal
 from wfctl.sandbox.clients import client_row
 from wfctl.sandbox.handling import (
     Service,
-    deleted,
     dumps,
     json_answer,
     read_body,
@@ -24,6 +23,7 @@ from wfctl.sandbox.handling import (
 )
 from wfctl.sandbox.paging import page, page_params
 from wfctl.sandbox.problems import not_found
+from wfctl.sandbox.store import Connection
 
 _SITE_COLUMNS = {"name": "name", "address": "address", "phone": "phone", "email": "email",
                  "assessmentRequired": "assessment_required", "departments": "departments", "rates": "rates",
@@ -54,7 +54,7 @@ async def create_site(api: Service, request: Request, who: Principal) -> Respons
             "email": fields.get("email", ""), "assessmentRequired": fields.get("assessmentRequired", False),
             "departments": fields.get("departments", []), "rates": fields.get("rates", []),
             "bannedWorkers": fields.get("bannedWorkers", []), "documents": [], "createdOn": now}
-    with api.unique("site", fields["name"], "for this client"), api.store.statement() as db:
+    def insert(db: Connection) -> None:
         db.execute(
             "INSERT INTO sites (id, agency_id, branch_id, client_id, name, name_key, address, phone, email, "
             "assessment_required, departments, rates, banned_workers, documents, created_on) "
@@ -62,7 +62,9 @@ async def create_site(api: Service, request: Request, who: Principal) -> Respons
             (site_id, who.agency_id, client[-1], client_id, site["name"], api.name_key(fields["name"]),
              site["address"], site["phone"], site["email"], int(site["assessmentRequired"]),
              dumps(site["departments"]), dumps(site["rates"]), dumps(site["bannedWorkers"]), now))
-    return json_answer(site, api.created)
+
+    with api.unique("site", fields["name"], "for this client"):
+        return api.create(request, "sites", site_id, insert, json_answer(site, api.created))
 
 
 async def update_site(api: Service, request: Request, who: Principal) -> Response:
@@ -81,9 +83,7 @@ async def update_site(api: Service, request: Request, who: Principal) -> Respons
 async def delete_site(api: Service, request: Request, who: Principal) -> Response:
     site_id = request.path_params["siteId"]
     site_row(api, who, site_id)
-    with api.store.statement() as db:
-        db.execute("DELETE FROM sites WHERE id = ?", (site_id,))
-    return deleted("site")
+    return api.delete("site", "sites", site_id)
 
 
 def site_row(api: Service, who: Principal, site_id: str) -> tuple[Any, ...]:

@@ -35,6 +35,7 @@ from wfctl.sandbox.schema import (
 )
 from wfctl.sandbox.storebase import (
     REUSE_DETECTED,
+    CommitUnknown,
     Connection,
     ConnectionLost,
     Cursor,
@@ -47,7 +48,7 @@ from wfctl.sandbox.storebase import (
 #: The store's interface (storebase.py) and schema (schema.py) are named here too: the handlers and the
 #: commands import them from store.py, whose docstring describes them.
 __all__ = [
-    "MIGRATIONS", "REUSE_DETECTED", "SCHEMA", "SCHEMA_VERSION", "Connection", "ConnectionLost", "Cursor",
+    "MIGRATIONS", "REUSE_DETECTED", "SCHEMA", "SCHEMA_VERSION", "CommitUnknown", "Connection", "ConnectionLost", "Cursor",
     "SqliteStore", "Store", "StoreError", "StoreUnavailable", "check_schema_version", "count_reuse_detections",
     "describe", "migrate", "name_key", "open_store", "rekey_names",
 ]

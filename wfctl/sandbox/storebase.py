@@ -41,6 +41,12 @@ class ConnectionLost(StoreUnavailable):
     `Store.atomic` runs it again on a new connection."""
 
 
+class CommitUnknown(StoreUnavailable):
+    """The connection broke while COMMIT was on its way: the transaction may or may not be stored.
+    `Store.atomic` with a `committed` check finds out on a new connection; without one (or while the
+    database stays unreachable) it is a 503 whose outcome the next request must find out."""
+
+
 class Cursor(Protocol):
     def fetchone(self) -> Any: ...
 
@@ -64,6 +70,8 @@ class Store:
     for_update: str = ""
     #: The exception types of a broken constraint (UNIQUE, foreign key): a 409, not a 500.
     integrity_errors: tuple[type[BaseException], ...] = (sqlite3.IntegrityError,)
+    #: Whether a COMMIT can be lost on its way (a database over a network: PostgreSQL); SQLite's cannot.
+    commit_may_be_lost = False
     _last_second = 0
     _count_generation: object = None
 
@@ -74,15 +82,29 @@ class Store:
     def transaction(self) -> Iterator[Any]:
         raise NotImplementedError
 
-    def atomic(self, work: Callable[[Any], T]) -> T:
+    def atomic(self, work: Callable[[Any], T], committed: Callable[[Any], bool] | None = None) -> T:
         """`work(db)` in one transaction, its result. A transaction that lost its connection before COMMIT
         (ConnectionLost: nothing stored) is run once more, on a new connection; `work` must therefore
-        only touch the database (and raise to roll back)."""
+        only touch the database (and raise to roll back). One that lost it while COMMIT was on its way
+        (CommitUnknown) is asked about: `committed(db)`, on a new connection, says whether it was stored
+        (then its result stands) or not (then it runs once more); without `committed`, or when the
+        database cannot be asked, CommitUnknown is raised."""
         try:
             with self.transaction() as db:
-                return work(db)
+                result = work(db)
+            return result
         except ConnectionLost:
             pass
+        except CommitUnknown as lost:
+            if committed is None:
+                raise
+            try:
+                with self.statement() as db:
+                    stored = committed(db)
+            except StoreUnavailable:
+                raise lost from None
+            if stored:
+                return result
         with self.transaction() as db:
             return work(db)
 
