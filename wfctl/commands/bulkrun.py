@@ -206,16 +206,18 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     kind = importer.options.kind
     if summary.dry_run:
         rows = plan.changing(importer.changes())
+        parents = importer.parent_names if importer.kind.parent else None  # each row's target
         if fmt == "json":
-            plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty)
+            plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty,
+                       parents=parents)
             return
         if fmt in ("json", "jsonl") or not app.io.stdout_is_tty:
-            plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty)
+            plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty, parents=parents)
         else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
             from wfctl.bulk.shortview import write_rows
 
             write_rows(app.io.write, kind, rows, terminal=True, shorten=True,
-                       hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`")
+                       hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
         plan.write(sys.stderr.write, "table", kind, plan.changing(importer.changes()), None,
                    terminal=app.io.stderr_is_tty)
