@@ -127,6 +127,10 @@ class Importer(RowValidation, Sending):
                 self._stopped = Stopped("interrupted", "interrupted")
             if self._stopped is not None:
                 raise self._stopped
+            if self.summary.counts["skipped"] and self.options.on_existing == "skip":
+                from wfctl.bulk import skipped
+
+                self.summary.skipped_differ, self.summary.skipped_unread = skipped.count(self)
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
             journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)

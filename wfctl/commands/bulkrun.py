@@ -228,6 +228,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     if summary.dry_run:
         width = max(len(label) for label, _ in labels)
         app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
+        _say_skipped_differ(summary)
         return
     total, plan_share = summary.seconds, summary.plan_seconds
     sent = summary.rows - summary.resumed  # this run's rows: a resumed run's earlier rows took no time here
@@ -239,6 +240,22 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
              if plan_share >= 0.5 and plan_share >= total / 5 else "")
     sys.stderr.write(f"run {summary.run_id}: {sent} rows{earlier} in {total:.1f}s{split} ({rate:.0f} rows/s): "
                      f"{counts or 'nothing to do'}\n")
+    _say_skipped_differ(summary)
+
+
+def _say_skipped_differ(summary: Summary) -> None:
+    """Rows skipped because their record exists, whose values differ from it: their edits are not sent
+    (an edited export imported without --on-existing update), said, never dropped in silence."""
+    differ, unread = summary.skipped_differ, summary.skipped_unread
+    if not differ and not unread:
+        return
+    skipped = summary.counts["skipped"]
+    unsent = "a run would not send their changes" if summary.dry_run else "their changes were not sent"
+    text = (f"{differ} of the {skipped} rows skipped (exist) differ from the service: {unsent}; "
+            "--on-existing update sends them")
+    if unread:
+        text += f" ({unread} more could not be read to compare)"
+    sys.stderr.write(text + "\n")
 
 
 def _labels(summary: Summary) -> list[tuple[str, int]]:
