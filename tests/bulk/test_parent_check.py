@@ -121,3 +121,21 @@ def test_clients_into_another_branch_stop_too(wf: Any, tmp_path: Path) -> None:
         f"invalid: row 1 (line 2), column branch: names branch {leeds['name']!r}, not --branch {other['name']!r} "
         f"(--ignore-ids copies the row to {other['name']!r})")
     assert "Parent check client" not in wf("clients", "list", "--all", "-o", "csv").stdout
+
+
+def test_a_stopped_imports_row_problems_are_in_the_one_json_error(wf: Any, tmp_path: Path) -> None:
+    for output in ("json", "jsonl"):
+        r = wf("sites", "import", str(EXAMPLE), "--client", "Bullring Events", "-o", output)
+        assert (r.exit_code, r.stdout, r.stderr.count("\n")) == (2, "", 1), r  # no plain line before it
+        error = json.loads(r.stderr)["error"]
+        assert error["title"].startswith("20 of 20 rows are invalid; nothing was sent")
+        assert len(error["errors"]) == 20
+        assert error["errors"][10] == {"row": 11, "line": 12, "column": "client", "message": (
+            "names client 'Irwell Logistics', not --client 'Bullring Events' (--ignore-ids copies the row to "
+            "'Bullring Events')")}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("nme,address\nx,y\n")
+    r = wf("sites", "import", str(bad), "--client", "Bullring Events", "-o", "json")
+    assert (r.exit_code, r.stdout, r.stderr.count("\n")) == (2, "", 1), r
+    assert json.loads(r.stderr)["error"]["errors"][1] == {"row": None, "line": 1, "column": "name",
+                                                        "message": "missing column: every row needs a name"}

@@ -69,15 +69,20 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     try:
         summary = importer.validate()
     except ValidationStopped as stop:
-        _list_problems(stop.summary)
+        app.output_format(output)  # the import's own -o counts as the command line's
+        json_errors = app.json_errors()  # -o json: the problems go in the one error object, not before it
+        if not json_errors:
+            _list_problems(stop.summary)
         if report:
             _write_report(report, importer, source)
         invalid = stop.summary.invalid
+        problems = [{"row": p.row or None, "line": p.line, "column": p.column or None, "message": p.message}
+                    for p in stop.summary.problems] if json_errors else None
         raise CliError(
             f"{invalid} of {stop.summary.rows} rows {'is' if invalid == 1 else 'are'} invalid; nothing was sent "
             f"(fix {'it' if invalid == 1 else 'them'} in the file and run again, or use --skip-invalid to import "
             "the others)" if invalid else
-            f"{source.display}: the columns are not right; nothing was sent") from None
+            f"{source.display}: the columns are not right; nothing was sent", errors=problems) from None
     if summary.problems:
         _list_problems(summary)
     if summary.resumed:
