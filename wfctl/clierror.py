@@ -7,6 +7,8 @@ exit code, and reads the profile and the config file to word them). `wfctl.error
 
 from __future__ import annotations
 
+from typing import Any
+
 from wfctl.exit_codes import ExitCode
 
 
@@ -14,6 +16,7 @@ class CliError(Exception):
     """A problem found on this side before (or instead of) asking the service.
 
     The message is one line a person can act on; the exit code defaults to 2 (bad usage or input).
+    `errors` is a field -> messages map, or a stopped import's row problems (row, line, column, message).
     """
 
     def __init__(
@@ -22,7 +25,7 @@ class CliError(Exception):
         exit_code: int = ExitCode.USAGE,
         *,
         title: str | None = None,
-        errors: dict[str, list[str]] | None = None,
+        errors: dict[str, list[str]] | list[dict[str, Any]] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message

@@ -102,7 +102,8 @@ class AppContext:
         except Exception:
             return False
 
-    def output(self, override: str | None = None, fields: str | None = None) -> Output:
+    def output(self, override: str | None = None, fields: str | None = None, kind: str | None = None) -> Output:
+        """How this command writes records; `fields` (`--fields`) of a `kind` record are checked here."""
         from wfctl.output import Output
 
-        return Output(self.io, self.output_format(override), fields=fields)
+        return Output(self.io, self.output_format(override), fields=fields, kind=kind)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -88,22 +89,30 @@ def canonical_column(name: str) -> str:
     """The format's spelling of a column written as people type headers: in any case, with spaces and
     underscores inside (`ClientId`, `Assessment Required`, `banned_workers`); a name the format does not
     know is returned unchanged."""
-    canonical = {_header_key(column): column for kind in RESOURCES for column in known_columns(kind)}
-    return canonical.get(_header_key(name), name)
+    canonical = {header_key(column): column for kind in RESOURCES for column in known_columns(kind)}
+    return canonical.get(header_key(name), name)
 
 
-def _header_key(name: str) -> str:
+def header_key(name: str) -> str:
+    """What makes two spellings of a field's name the same name: case, spaces and underscores aside
+    (an import's header, a `--fields` name)."""
     return name.lower().replace(" ", "").replace("_", "")
+
+
+def nearest_name(name: str, names: Iterable[str]) -> str | None:
+    """The one of `names` closest to a mistyped `name` (`nme` -> `name`), or None when none is close."""
+    import difflib
+
+    by_key = {header_key(known): known for known in names}
+    close = difflib.get_close_matches(header_key(name), list(by_key), n=1, cutoff=0.6)
+    return by_key[close[0]] if close else None
 
 
 def unknown_column_message(kind: str, column: str) -> str:
     """The problem text for a header column that `kind` does not have: the nearest known name, if one
     is close, then every column an input file may have."""
-    import difflib
-
-    by_lower = {name.lower(): name for name in known_columns(kind)}
-    close = difflib.get_close_matches(column.lower(), list(by_lower), n=1, cutoff=0.6)
-    hint = f"did you mean {by_lower[close[0]]}? " if close else ""
+    near = nearest_name(column, known_columns(kind))
+    hint = f"did you mean {near}? " if near else ""
     return f"unknown column; {hint}the columns are {accepted_columns(kind)}"
 
 

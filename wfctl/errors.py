@@ -112,9 +112,11 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
     `status` is the HTTP status of the service's answer, or null for an error found on this side (no
     answer, or none asked for); `code` names a local error (the name of its exit code: "usage", "auth",
     "network", ...; stable, see `wfctl help exit-codes`), null for the service's answer. `detail` is null
-    when it would only repeat `title`; `errors` is a field -> messages map ({} when none)."""
+    when it would only repeat `title`; `errors` is a field -> messages map ({} when none), or a stopped
+    import's row problems: a list of {row, line, column, message}."""
     status: int | None = None
     code: str | None = None
+    errors: dict[str, list[str]] | list[dict[str, Any]]
     exc = _as_cli_error(exc)
     if isinstance(exc, api_errors.ApiError):
         title, detail, errors = keep_profile(exc.title), exc.detail, exc.errors

@@ -38,14 +38,40 @@ def parse_fields(fields: str | None) -> list[str] | None:
     return names or None
 
 
+def field_names(kind: str, asked: list[str]) -> list[str]:
+    """The `--fields` names of a `kind` record in the service's spelling, matched as an import's headers
+    are (any case; spaces and underscores aside: `Name`, `client id`). A name the kind does not have is
+    an error naming the nearest (exit 2), before anything is asked of the service: a column of nulls
+    would read as "none"."""
+    from wfctl.api.resources import record_fields
+    from wfctl.clierror import CliError
+    from wfctl.csvformat import header_key, nearest_name
+
+    known = record_fields(kind)
+    by_key = {header_key(name): name for name in reversed(known)}
+    names = []
+    for name in asked:
+        spelled = name if name in known else by_key.get(header_key(name))
+        if spelled is None:
+            near = nearest_name(name, known)
+            hint = f"did you mean {near}? " if near else ""
+            whose = "the agency's" if kind == "agency" else f"a {kind}'s"
+            raise CliError(f"--fields {one_line(name)}: unknown field; {hint}{whose} fields are {', '.join(known)}")
+        names.append(spelled)
+    return names
+
+
 class Output:
     """Writes records to stdout in one format (`table`, `wide`, `json`, `jsonl` or `csv`). `wide` is a
-    table of every field, no column left out (kubectl's `-o wide`)."""
+    table of every field, no column left out (kubectl's `-o wide`). `fields` of a `kind` are checked
+    and spelled as the service spells them (`field_names`)."""
 
-    def __init__(self, io: IO, fmt: str, *, fields: str | None = None) -> None:
+    def __init__(self, io: IO, fmt: str, *, fields: str | None = None, kind: str | None = None) -> None:
         self.io = io
         self.format = fmt
         self.fields = parse_fields(fields)
+        if self.fields and kind is not None:
+            self.fields = field_names(kind, self.fields)
         self._pretty = io.stdout_is_tty
         self._tables = Tables(io, fmt, self.fields)
 

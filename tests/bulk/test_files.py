@@ -162,10 +162,12 @@ def test_export_file_has_a_bom_and_imports_back(logged_in: Any, sandbox: Any, tm
     path = tmp_path / "e.csv"
     assert export_to_file(sdk(sandbox), "site", str(path), parent_ids=[source]) == 2
     assert path.read_bytes().startswith(BOM + b"id,clientId,name,")
-    r = cli("sites", "import", str(path), "--client", target)  # the source's ids: row errors, nothing sent
-    assert r.exit_code == 2 and "(to copy records into another client, use --ignore-ids)" in r.stderr, r
+    r = cli("sites", "import", str(path), "--client", target)  # the source's client: row errors, nothing sent
+    assert r.exit_code == 2 and "(--ignore-ids copies the row to 'Bulk " in r.stderr, r
     path.write_text(without_ids(path.read_text(encoding="utf-8-sig")), encoding="utf-8")
-    r = cli("sites", "import", str(path), "--client", target)
+    r = cli("sites", "import", str(path), "--client", target)  # without ids, still the source's client
+    assert r.exit_code == 2 and "(--ignore-ids copies the row to 'Bulk " in r.stderr, r
+    r = cli("sites", "import", str(path), "--client", target, "--ignore-ids")
     assert r.exit_code == 0, r
     assert site_names(cli, target) == ["=Yard", "Straße 1"]
 

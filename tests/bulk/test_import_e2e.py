@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -95,13 +96,14 @@ def test_skip_invalid_imports_the_rest_exit_10(logged_in: Any, tmp_path: Path) -
 
 def test_dry_run_plans_and_rerun_creates_nothing(logged_in: Any, tmp_path: Path) -> None:
     cli = logged_in
-    cid = new_client(cli)
+    name = f"Plan {uuid.uuid4().hex[:10]}"
+    cid = new_client(cli, name)
     path = write(tmp_path / "s.csv", site_rows(30))
     r = cli("sites", "import", str(path), "--client", cid, "--dry-run")
     assert r.exit_code == 0, r
     assert r.stdout.endswith("to create        30\nto update        0\nunchanged        0\n"
                              "skipped (exist)  0\ninvalid          0\n"), r
-    assert r.stdout.startswith("row 1  create  =Site0\n  address: 0 Dock Road"), r
+    assert r.stdout.startswith(f"row 1  create  =Site0  in client {name}\n  address: 0 Dock Road"), r
     assert r.stdout.count("  create  ") == 30
     assert site_names(cli, cid) == []
     r = cli("sites", "import", str(path), "--client", cid, "--report", str(tmp_path / "r.csv"))
@@ -118,14 +120,15 @@ def test_dry_run_plans_and_rerun_creates_nothing(logged_in: Any, tmp_path: Path)
     write(path, changed)
     r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update")
     site3 = next(s for s in as_rows(cli, cid) if s["name"] == "Site 00003")
-    assert r.stdout == (f"row 4  update  Site 00003  ({site3['id']})\n"
+    assert r.stdout == (f"row 4  update  Site 00003  ({site3['id']})  in client {name}\n"
                         "  email: site3@example.com -> changed@example.com\n"
                         "to create        0\nto update        1\nunchanged        29\n"
                         "skipped (exist)  0\ninvalid          0\n"), r
     r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update", "-o", "jsonl")
     assert json.loads(r.stdout.splitlines()[0]) == {
         "row": 4, "action": "update", "status": "updated", "id": site3["id"], "name": "Site 00003",
-        "changes": {"email": {"old": "site3@example.com", "new": "changed@example.com"}}}
+        "changes": {"email": {"old": "site3@example.com", "new": "changed@example.com"}},
+        "parent": {"id": cid, "name": name}}
     planned = tmp_path / "planned.csv"
     r = cli("sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update",
             "--report", str(planned))
@@ -160,7 +163,7 @@ def test_roundtrip_1000_sites_field_for_field(logged_in: Any, tmp_path: Path) ->
     exported = cli("sites", "export", "--client", source, "--file", str(tmp_path / "e.csv"))
     assert exported.exit_code == 0
     (tmp_path / "e.csv").write_text(without_ids((tmp_path / "e.csv").read_text(encoding="utf-8-sig")), encoding="utf-8")
-    r = cli("sites", "import", str(tmp_path / "e.csv"), "--client", target)
+    r = cli("sites", "import", str(tmp_path / "e.csv"), "--client", target, "--ignore-ids")  # a copy
     assert r.exit_code == 0, r
     a, b = export_rows(cli, source), export_rows(cli, target)
     assert len(a) == 1000
@@ -179,7 +182,8 @@ def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any
     """A plan's creates (the fast check's and the model's), updates and invalid rows, in file order; each
     line is the JSON encoder's text of its row object, under -o json and -o jsonl alike."""
     cli = logged_in
-    cid = new_client(cli)
+    name = f"Plan {uuid.uuid4().hex[:10]}"
+    cid = new_client(cli, name)
     header = "Name;Address;Phone;AssessmentRequired;Rates;BannedWorkers\r\n"
     seed = tmp_path / "seed.csv"
     seed.write_text(header + "Old A;1 Road;;TRUE;A=1;W-1\r\nOld B;2 Road;;;;\r\n", encoding="utf-8-sig", newline="")
@@ -202,7 +206,7 @@ def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any
         "name": {"old": None, "new": 'New "C"'}, "address": {"old": None, "new": "3; Road"},
         "phone": {"old": None, "new": "+44 1"}, "assessmentRequired": {"old": None, "new": True},
         "rates": {"old": None, "new": [{"skill": "A", "hourlyRate": 1.5}, {"skill": "B", "hourlyRate": 12}]},
-        "bannedWorkers": {"old": None, "new": ["W-2", "W-3"]}}}
+        "bannedWorkers": {"old": None, "new": ["W-2", "W-3"]}}, "parent": {"id": cid, "name": name}}
     assert rows[2]["name"] == "Sep\x1c" and rows[2]["changes"]["rates"] == {"old": None, "new": []}
     encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
     assert r.stdout.startswith('{"rows": [' + ",".join(encoder.encode(row) for row in rows) + '], "summary": ')
@@ -212,7 +216,8 @@ def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any
     assert r.stdout.splitlines()[:3] == [encoder.encode(row) for row in rows], r
     r = cli(*args, "--report", str(tmp_path / "r.csv"))
     assert r.stdout.startswith("row 1  update  Old A  (")
-    assert "row 2  create  New \"C\"\n  address: 3; Road\n  phone: +44 1\n  assessmentRequired: true\n" \
+    assert r.stdout.splitlines()[0].endswith(f")  in client {name}"), r
+    assert f"row 2  create  New \"C\"  in client {name}\n  address: 3; Road\n  phone: +44 1\n  assessmentRequired: true\n" \
            "  rates: skill=A, hourlyRate=1.5|skill=B, hourlyRate=12\n  bannedWorkers: W-2|W-3\nrow 4  create  " in r.stdout
     with open(tmp_path / "r.csv", encoding="utf-8-sig", newline="") as f:  # as the input: `;`
         statuses = [row["status"] for row in csv.DictReader(f, delimiter=";")]

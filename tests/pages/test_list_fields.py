@@ -41,3 +41,52 @@ def test_fields_a_list_item_carries_still_work(sandbox: Any, cli: Any) -> None:
     assert r.exit_code == 0, r
     assert r.stdout.splitlines()[0] == "id,name,assessmentRequired"
     assert len(r.stdout.splitlines()) == 4
+
+
+# -- a field name the kind does not have (issue 30 §5) -----------------------------------------------
+BRANCH_FIELDS = "id, name, address, phone, email, createdOn, updatedOn, modifiedOn"
+
+
+@pytest.mark.parametrize("output", ["table", "json", "csv"])
+def test_an_unknown_field_names_the_nearest_before_anything_is_asked(sandbox: Any, cli: Any, output: str) -> None:
+    cli.login_as(sandbox.url, *ADMIN)
+    r = cli("-v", "branches", "list", "--fields", "id,nme", "-o", output)
+    assert r.exit_code == 2, r
+    assert r.stdout == ""
+    message = f"--fields nme: unknown field; did you mean name? a branch's fields are {BRANCH_FIELDS}"
+    if output == "json":
+        assert json.loads(r.stderr)["error"]["title"] == message
+    else:
+        assert r.stderr == f"error: {message}\n"  # -v: no request was made
+
+
+def test_an_unknown_field_of_a_create_stops_it_before_it_is_sent(sandbox: Any, cli: Any) -> None:
+    client_id, _ = add_client(sandbox, 0)
+    cli.login_as(sandbox.url, *ADMIN)
+    r = cli("sites", "create", "--client", client_id, "--name", "Fields check", "--fields", "id,adress")
+    assert (r.exit_code, r.stdout) == (2, ""), r
+    assert r.stderr.startswith("error: --fields adress: unknown field; did you mean address? a site's fields are "
+                               "id, clientId, name, address,"), r
+    r = cli("sites", "list", "--client", client_id, "-o", "json")
+    assert json.loads(r.stdout) == []  # nothing was created
+    r = cli("agency", "show", "--fields", "workweek")
+    assert r.exit_code == 2
+    assert r.stderr == ("error: --fields workweek: unknown field; did you mean workWeekStart? the agency's fields are "
+                        "name, email, phone, workWeekStart, calendarYearStart, holidayYearStart, holidayCapHours\n")
+
+
+def test_field_names_match_as_import_headers_and_keep_the_services_spelling(sandbox: Any, cli: Any) -> None:
+    client_id, sites = add_client(sandbox, 2)
+    cli.login_as(sandbox.url, *ADMIN)
+    r = cli("sites", "list", "--client", client_id, "--fields", "ID,Name,client id,Assessment_Required", "-o", "csv")
+    assert r.exit_code == 0, r
+    assert r.stdout.splitlines() == ["id,name,clientId,assessmentRequired",
+                                     f"{sites[0]},Site 000000,{client_id},false",
+                                     f"{sites[1]},Site 000001,{client_id},true"]
+    r = cli("sites", "get", sites[1], "-o", "json", "--fields", "NAME,Rates")
+    assert json.loads(r.stdout) == {"name": "Site 000001", "rates": [{"skill": "picker", "hourlyRate": 11.5}]}
+    r = cli("agency", "show", "-o", "json", "--fields", "Name,holidaycaphours")
+    assert list(json.loads(r.stdout)) == ["name", "holidayCapHours"]
+    r = cli("sites", "list", "--client", client_id, "--fields", "id,Rates")  # refused in the service's spelling
+    assert (r.exit_code, r.stderr) == (2, "error: --fields rates: a site list does not carry it; use `wfctl sites "
+                                          "export` (every field of every site) or `wfctl sites get <id>`\n"), r

@@ -185,3 +185,23 @@ def test_list_and_summary(deployment: Deployment, run: Run) -> None:
     r = run("rates", "list")
     assert (r.exit_code, r.stderr) == (2, "error: give the sites: --client <client>, --branch <branch>, "
                                           "--all-clients or --site <site>\n")
+
+
+def test_list_and_summary_answer_an_unknown_skill_as_set_does(deployment: Deployment, run: Run, tmp_path: Any) -> None:
+    """Issue 30 §5: `rates list|summary --skill 'Forklift Drivr'` printed an empty table, exit 0."""
+    client_id, _ = three_sites(deployment)
+    said = ("error: no site in scope has a rate for 'Forklift Drivr'; did you mean 'Forklift Driver'? (skills in "
+            "scope: Cleaner, Forklift Driver, Picker Packer)")
+    for command in (["list"], ["summary"], ["list", "-o", "json"]):
+        r = run("rates", *command, "--client", client_id, "--skill", "Forklift Drivr")
+        assert (r.exit_code, r.stdout) == (2, ""), r
+        if "json" in command:
+            assert json.loads(r.stderr)["error"]["title"] == said.removeprefix("error: ")
+        else:
+            assert r.stderr == said + "\n"
+    r = run("rates", "set", "--client", client_id, "--skill", "Forklift Drivr", "--to", "14")
+    assert r.stderr == said + "; nothing was sent\n"
+    r = run("rates", "list", "--client", client_id, "--skill", "Forklift Drivr", "--file", str(tmp_path / "r.csv"))
+    assert (r.exit_code, r.stderr, (tmp_path / "r.csv").exists()) == (2, said + "\n", False), r
+    r = run("rates", "summary", "--client", client_id, "--skill", "forklift driver ", "-o", "json")
+    assert [(row["skill"], row["sites"]) for row in json.loads(r.stdout)] == [("Forklift Driver", 2)], r

@@ -11,7 +11,7 @@ from typing import Any
 
 from wfctl.api.errors import NotFound
 from wfctl.api.ordered import ordered_map
-from wfctl.api.ratecalc import CENT, amount, json_number, skill_key, usual
+from wfctl.api.ratecalc import CENT, UnknownSkill, amount, json_number, nearest, skill_key, usual
 
 #: Sites whose full records are read at once (export's figure: issue 17).
 READ_CONCURRENCY = 16
@@ -90,15 +90,27 @@ def read_sites(api: Any, clients: Iterable[tuple[str, str]], *, site_ids: Iterab
 
 def rate_rows(sites: Iterable[tuple[dict[str, Any], str]], skills: Iterable[str] = ()) -> Iterator[dict[str, Any]]:
     """One row per site and skill (`clientId`, `client`, `siteId`, `site`, `skill`, `hourlyRate`),
-    only the skills named when any are (matched trimmed, case-insensitively)."""
-    keys = {skill_key(s) for s in skills if str(s).strip()}
+    only the skills named when any are (matched trimmed, case-insensitively). A skill named that no site
+    in scope has raises UnknownSkill after the last site, naming the nearest as `rates set` does: never
+    an empty answer for a misspelt skill."""
+    asked = {skill_key(s): str(s).strip() for s in skills if str(s).strip()}
+    spellings: dict[str, Counter[str]] = {}  # every skill in scope, when some are asked for
     for record, client_name in sites:
         for rate in record.get("rates") or []:
-            if not isinstance(rate, dict) or (keys and skill_key(rate.get("skill")) not in keys):
+            if not isinstance(rate, dict):
                 continue
+            key = skill_key(rate.get("skill"))
+            if asked:
+                spellings.setdefault(key, Counter())[str(rate.get("skill", "")).strip()] += 1
+                if key not in asked:
+                    continue
             yield {"clientId": str(record.get("clientId", "")), "client": client_name,
                    "siteId": str(record.get("id", "")), "site": str(record.get("name", "")),
                    "skill": str(rate.get("skill", "")).strip(), "hourlyRate": rate.get("hourlyRate")}
+    in_scope = sorted((usual(counter) for counter in spellings.values()), key=str.casefold)
+    for key, skill in asked.items():
+        if key not in spellings:
+            raise UnknownSkill(skill, nearest(skill, in_scope), in_scope)
 
 
 def summary(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -41,6 +41,7 @@ class Resource:
     bool_fields: frozenset[str] = frozenset()  # fields holding a boolean
     not_in_list_items: frozenset[str] = frozenset()  # fields only the full record has, not a list item
     list_is_full: bool = False  # list items carry every writable field (no get needed to compare)
+    read_only: tuple[str, ...] = ("id", "createdOn", "updatedOn", "modifiedOn")  # what the service adds
 
     def __post_init__(self) -> None:
         expected = {*self.writable, *([self.parent_field] if self.parent_field else [])}
@@ -62,6 +63,12 @@ class Resource:
     def body_fields(self) -> tuple[str, ...]:
         """The fields of a create body, in the write model's order (the parent last where it is one)."""
         return (*self.writable, self.parent_field) if self.parent_in_body and self.parent_field else self.writable
+
+    @property
+    def record_fields(self) -> tuple[str, ...]:
+        """Every field a record of this kind may carry, in the service's spelling: what `--fields` names."""
+        parent = (self.parent_field,) if self.parent_field else ()
+        return (*self.read_only[:1], *parent, *self.writable, *self.read_only[1:])
 
     def collection_path(self, parent_id: str | None = None) -> str:
         """Where records are created: a site under its client (G2), the others at the top."""
@@ -95,6 +102,7 @@ SITE = Resource(
     list_fields=frozenset({"rates", "departments", "bannedWorkers"}),
     bool_fields=frozenset({"assessmentRequired"}),
     not_in_list_items=frozenset({"rates", "departments", "bannedWorkers", "documents"}),
+    read_only=("id", "createdOn", "updatedOn", "modifiedOn", "documents"),
 )
 
 #: Each kind's definition, by name.
@@ -107,6 +115,16 @@ def resource(kind: str) -> Resource:
         return RESOURCES[kind]
     except KeyError:
         raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(RESOURCES)}") from None
+
+
+#: The fields of the agency (the tenant: one record, no collection), in the service's spelling.
+AGENCY_FIELDS: tuple[str, ...] = ("name", "email", "phone", "workWeekStart", "calendarYearStart", "holidayYearStart",
+                                  "holidayCapHours")
+
+
+def record_fields(kind: str) -> tuple[str, ...]:
+    """Every field a record of `kind` (a resource, or "agency") may carry: what `--fields` may name."""
+    return AGENCY_FIELDS if kind == "agency" else resource(kind).record_fields
 
 
 def list_fields() -> frozenset[str]:

@@ -22,6 +22,7 @@ importstate.py, and the options, summary and problems importtypes.py.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import marshal
 import os
@@ -127,6 +128,10 @@ class Importer(RowValidation, Sending):
                 self._stopped = Stopped("interrupted", "interrupted")
             if self._stopped is not None:
                 raise self._stopped
+            if self.summary.counts["skipped"] and self.options.on_existing == "skip":
+                from wfctl.bulk import skipped
+
+                self.summary.skipped_differ, self.summary.skipped_unread = skipped.count(self)
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
             journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
@@ -159,22 +164,32 @@ class Importer(RowValidation, Sending):
 
     def _planned_entries(self) -> Iterator[Entry | Created]:
         """A plan's entries in row order: its creates from the spool (they are not journaled: most of the
-        cost of planning a large file), the rows that exist from the journal."""
+        cost of planning a large file), the rows that exist from the journal; each with the parent it is
+        under (`parent_names` names it)."""
         assert self.journal is not None and self._spool is not None
         spool = self._spool
         logged = self.journal.iter_entries()
         following = next(logged, None)
         creates, invalid = self._creates, self._invalid_rows
-        for (number, _, name, fields_json), body in spool.planned_rows():
-            if not creates[number] or number in invalid:  # not a create (see _planned)
-                continue
+        for (number, parent, name, fields_json), body in spool.planned_rows():
             while following is not None and following.row < number:
                 yield following
                 following = next(logged, None)
-            yield Created(number, name, fields_json, functools.partial(self._given, body))
+            if following is not None and following.row == number:  # an update, or a row left as it is
+                yield dataclasses.replace(following, parent=following.parent or parent or "")
+                following = next(logged, None)
+                continue
+            if not creates[number] or number in invalid:  # not a create (see _planned)
+                continue
+            yield Created(number, name, fields_json, functools.partial(self._given, body), parent or "")
         while following is not None:
             yield following
             following = next(logged, None)
+
+    @property
+    def parent_names(self) -> dict[str, str]:
+        """The name of each parent the run looked up, by id (a plan names each row's)."""
+        return self._parent_names
 
     def _given(self, body: bytes) -> dict[str, list[Any]]:
         """A create's changes: each field of its body but the parent, as [old, new]."""

@@ -31,6 +31,8 @@ class ImportState:
         self._note = note or (lambda text: None)
         self._parents: dict[str, str | None] = {}  # reference -> id (None: unresolved, message below)
         self._parent_errors: dict[str, str] = {}
+        self._parent_names: dict[str, str] = {}  # parent id -> its name, of every parent looked up
+        self._foreign: set[str] = set()  # references in the file to another parent than --client/--branch
         self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
         # A row that carries an id is that record (matched by id, never by name): the records of the
         # parents read, by id, and each such row's id (only rows that have one).

@@ -55,6 +55,8 @@ class Summary:
     run_id: str = ""
     blank: int = 0
     plan_seconds: float = 0.0  # reading the file and what exists, before the send pass
+    skipped_differ: int = 0  # rows skipped (exist) whose record holds other values: their edits unsent
+    skipped_unread: int = 0  # rows skipped whose record could not be read to tell
     started: float = field(default_factory=time.monotonic, repr=False)  # when the import began
 
     def timed(self) -> Summary:
@@ -74,9 +76,11 @@ class Summary:
         return sum(self.counts[s] for s in ("created", "updated", "unchanged", "skipped"))
 
     def as_json(self) -> dict[str, Any]:
-        """The summary's JSON shape, the same keys for a plan and a run."""
+        """The summary's JSON shape, the same keys for a plan and a run (`skippedDiffer`: of the rows
+        skipped because their record exists, those whose values differ from it, left unsent)."""
         return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
-                "blank": self.blank, "seconds": round(self.seconds, 3), "dryRun": self.dry_run}
+                "skippedDiffer": self.skipped_differ, "blank": self.blank, "seconds": round(self.seconds, 3),
+                "dryRun": self.dry_run}
 
 
 class ValidationStopped(Exception):

@@ -7,14 +7,18 @@ Text (a terminal or a pipe), one block per changing row, values shortened on a t
       address: 1 High St -> 2 High St
       rate Forklift: 13.25 -> 14.00
 
+A plan of a kind with a parent names each row's (the parent its record is or would be under):
+
+    row 3  create  Ancoats Bakehouse  in client Bullring Events
+
 `-o jsonl`: one object per row, `{"row", "action", "status", "id", "name", "changes": {field: {"old", "new"}}}`
-(`error` too when the row failed); `-o json`: `{"rows": [...], "summary": {...}}`.
+(`error` too when the row failed; a plan's `parent`: `{"id", "name"}`); `-o json`: `{"rows": [...], "summary": {...}}`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _json_string
 from typing import Any
 
@@ -38,11 +42,13 @@ class Created:
     id = ""
     error = ""
 
-    def __init__(self, row: int, name: str, fields_json: str, changes: Callable[[], dict[str, list[Any]]]) -> None:
+    def __init__(self, row: int, name: str, fields_json: str, changes: Callable[[], dict[str, list[Any]]],
+                 parent: str = "") -> None:
         self.row = row
         self.name = name
         self.fields_json = fields_json
         self._changes = changes
+        self.parent = parent  # the id of the parent it would be created under
 
     @property
     def changes(self) -> dict[str, list[Any]]:
@@ -54,17 +60,22 @@ def fields_template(names: Iterable[str]) -> str:
     return ", ".join(f'{_json_string(name).replace("%", "%%")}: {{"old": null, "new": %s}}' for name in names)
 
 
-def row_object(entry: Entry | Created) -> dict[str, Any]:
+def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The row as JSON; with `parents` (a plan's: parent id -> name), the parent it is under."""
     obj: dict[str, Any] = {"row": entry.row, "action": ACTIONS.get(entry.status, entry.status),
                            "status": entry.status, "id": entry.id or None, "name": entry.name,
                            "changes": as_json(_pairs(entry))}
+    if parents is not None and entry.parent:
+        obj["parent"] = {"id": entry.parent, "name": parents.get(entry.parent)}
     if entry.error:
         obj["error"] = entry.error
     return obj
 
 
-def text_block(kind: str, entry: Entry | Created, *, shorten: bool) -> str:
-    """The row's heading line and one indented line per change."""
+def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Mapping[str, str] | None = None) -> str:
+    """The row's heading line and one indented line per change; with `parents` (a plan's: parent id ->
+    name), the heading names the parent the row is under (`in client Bullring Events`)."""
+    from wfctl.api.resources import RESOURCES
     from wfctl.safetext import one_line
 
     head = f"row {entry.row}  {ACTIONS.get(entry.status, entry.status)}"
@@ -72,6 +83,8 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool) -> str:
         head += f"  {one_line(entry.name)}"
     if entry.id:
         head += f"  ({one_line(entry.id)})"
+    if parents is not None and entry.parent:
+        head += f"  in {RESOURCES[kind].parent} {one_line(parents.get(entry.parent) or entry.parent)}"
     if entry.error:  # a failed row's error, or what a done row's outcome rests on (writes.UNSURE)
         head += f"  {'note' if entry.status in DONE else 'error'}: {one_line(entry.error)}"
     if entry.status == "created":  # every field is new: its value, without the name the heading gives
@@ -112,16 +125,17 @@ def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
 
 
 def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry | Created], summary: dict[str, Any] | None,
-          *, terminal: bool) -> int:
-    """Write each entry in `fmt` (json: with `summary`); returns how many rows were written."""
+          *, terminal: bool, parents: Mapping[str, str] | None = None) -> int:
+    """Write each entry in `fmt` (json: with `summary`; `parents`: see `text_block`); returns how many rows
+    were written."""
     count = 0
     if fmt == "json":  # one document, written a row at a time (memory stays flat in the run's size)
         indent = 2 if terminal else None
         sep = ",\n" if terminal else ","
         write_out('{"rows": [')
         for entry in entries:
-            text = row_json(entry) if indent is None else json.dumps(row_object(entry), indent=indent,
-                                                                        ensure_ascii=False)
+            text = row_json(entry, parents) if indent is None else json.dumps(row_object(entry, parents),
+                                                                                 indent=indent, ensure_ascii=False)
             write_out((sep if count else ("\n" if terminal else "")) + text)
             count += 1
         write_out(("\n" if terminal and count else "") + '], "summary": '
@@ -129,9 +143,9 @@ def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry | Created
         return count
     for entry in entries:
         if fmt == "jsonl":
-            write_out(row_json(entry) + "\n")
+            write_out(row_json(entry, parents) + "\n")
         else:
-            write_out(text_block(kind, entry, shorten=terminal))
+            write_out(text_block(kind, entry, shorten=terminal, parents=parents))
         count += 1
     return count
 
@@ -141,12 +155,15 @@ def changing(entries: Iterable[Entry | Created]) -> Iterator[Entry | Created]:
     return (e for e in entries if e.status in ACTIONS or e.error)
 
 
-def row_json(entry: Entry | Created) -> str:
-    """`row_object(entry)` as JSON text, the same characters `_encode` gives."""
+def row_json(entry: Entry | Created, parents: Mapping[str, str] | None = None) -> str:
+    """`row_object(entry, parents)` as JSON text, the same characters `_encode` gives."""
     if type(entry) is Created and entry.fields_json:
+        parent = ""
+        if parents is not None and entry.parent:
+            parent = f', "parent": {_encode({"id": entry.parent, "name": parents.get(entry.parent)})}'
         return (f'{{"row": {entry.row}, "action": "create", "status": "created", "id": null, '
-                f'"name": {_json_string(entry.name)}, "changes": {{{entry.fields_json}}}}}')
-    return _encode(row_object(entry))
+                f'"name": {_json_string(entry.name)}, "changes": {{{entry.fields_json}}}{parent}}}')
+    return _encode(row_object(entry, parents))
 
 
 def _pairs(entry: Entry | Created) -> dict[str, tuple[Any, Any]]:

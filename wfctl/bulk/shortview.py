@@ -5,7 +5,7 @@ person reads the counts and the first rows; a pipe (or `--all`, or `-o jsonl`) s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 #: Rows shown on a terminal before the "... and N more" line.
@@ -13,15 +13,16 @@ FIRST_ROWS = 10
 
 
 def write_rows(write_out: Callable[[str], Any], kind: str, entries: Iterable[Any], *, terminal: bool,
-               shorten: bool, hint: str) -> int:
-    """Each entry as its text block (`wfctl.bulk.plan.text_block`); with `shorten`, only the first
+               shorten: bool, hint: str, parents: Mapping[str, str] | None = None) -> int:
+    """Each entry as its text block (`wfctl.bulk.plan.text_block`, naming its parent with `parents`); with
+    `shorten`, only the first
     FIRST_ROWS, then `... and N more rows (HINT)`. Returns how many rows there were."""
     from wfctl.bulk.plan import text_block
 
     count = 0
     for entry in entries:
         if not shorten or count < FIRST_ROWS:
-            write_out(text_block(kind, entry, shorten=terminal))
+            write_out(text_block(kind, entry, shorten=terminal, parents=parents))
         count += 1
     if shorten and count > FIRST_ROWS:
         more = count - FIRST_ROWS

@@ -85,29 +85,32 @@ class RowValidation(ImportState):
             self._read_existing([None], 1)
             return
         refs: set[str] = set()
-        if self.options.parent_id:
-            refs.add("id:" + self.options.parent_id)
-        else:
-            for row in self.source.rows():
-                ref = self._parent_ref(row)
+        given = self.options.parent_id
+        if given:
+            refs.add("id:" + given)
+        if not given or self._checks_file_parents:  # --client: the file's own clients are only checked
+            id_column, name_column = self.kind.parent_id_column, self.kind.parent_name_column
+            for _, _, cells, _ in self.source.records():
+                ref = self._parent_ref_of(self._cell(cells, id_column), self._cell(cells, name_column))
                 if ref:
                     refs.add(ref)
         from wfctl.api.errors import NotFound
 
         ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
         names = sorted(ref for ref in refs if ref.startswith("name:"))
-        parents = len(ids) + (1 if names else 0)
+        parents = 1 if given else len(ids) + (1 if names else 0)
         pool = self._plan_pool
         lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
-        self._read_existing(ids, parents)
+        self._read_existing([given] if given else ids, parents)
         by_name: dict[str, list[str]] = {}
         if names:
             for parent in self.api.iter_records(self.kind.parent, None, concurrency=self._share(parents)):
                 by_name.setdefault(natural_key(parent.get("name")), []).append(str(parent["id"]))
+                self._parent_names[str(parent["id"])] = str(parent.get("name", ""))
         for value in ids:
             ref = "id:" + value
             try:
-                lookups[value].result()
+                self._parent_names[value] = str(lookups[value].result().get("name", ""))
                 self._parents[ref] = value
             except NotFound:
                 self._parents[ref] = None
@@ -122,7 +125,40 @@ class RowValidation(ImportState):
                 self._parent_errors[ref] = (
                     f"no {self.kind.parent} is named {value!r}" if not found else
                     f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
-        self._read_existing(sorted({p for p in self._parents.values() if p}), parents)
+        if given:
+            self._foreign = {ref for ref in refs if self._parents.get(ref) != given}
+        else:
+            self._read_existing(sorted({p for p in self._parents.values() if p}), parents)
+
+    @property
+    def _checks_file_parents(self) -> bool:
+        """Whether rows' own parent cells are checked against --client/--branch: a row naming another
+        parent stops the run, unless --ignore-ids says the file is a copy from elsewhere."""
+        kind = self.kind
+        header = self.source.header
+        return (bool(self.options.parent_id) and not self.options.ignore_ids
+                and (kind.parent_id_column in header or kind.parent_name_column in header))
+
+    def _foreign_parent(self, row: Row) -> Problem | None:
+        """The problem of a row whose parent cell names another parent than --client/--branch (both
+        names), or None."""
+        kind = self.kind
+        id_column, name_column = kind.parent_id_column or "", kind.parent_name_column or ""
+        ref = self._parent_ref_of(row.cells.get(id_column, ""), row.cells.get(name_column, ""))
+        if ref is None or ref not in self._foreign:
+            return None
+        found = self._parents.get(ref)
+        if ref.startswith("id:"):
+            column, named = id_column, repr(self._parent_names[found]) if found else repr(ref[3:])
+        else:
+            column, named = name_column, repr(csvformat.strip_neutraliser(row.cells.get(name_column, "")).strip())
+        if not found:
+            named += f" ({self._parent_errors[ref]})"
+        flag = "--client" if kind.parent == "client" else "--branch"
+        given = self.options.parent_id or ""
+        target = repr(self._parent_names.get(given, given))
+        return Problem(row.number, row.line, column,
+                       f"names {kind.parent} {named}, not {flag} {target} (--ignore-ids copies the row to {target})")
 
     def _read_existing(self, parent_ids: list[str] | list[None], parents: int) -> None:
         """Start reading each parent's records (not read yet) in the plan's pool; a parent's pages go
@@ -143,7 +179,8 @@ class RowValidation(ImportState):
         """Pass 2: the records of every resolved parent, read in pass 1 (natural key -> summary)."""
         parents: list[str | None] = [None]
         if self.kind.parent:
-            parents = [*sorted({p for p in self._parents.values() if p})]
+            given = self.options.parent_id
+            parents = [*sorted({p for p in self._parents.values() if p and (p == given or not given)})]
         try:  # a parent that is not there has no read to wait for: its rows say so
             for parent_id in parents:
                 for record in self._reads[parent_id].result():
@@ -175,7 +212,10 @@ class RowValidation(ImportState):
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
-            if fast is not None and not extra and (parent is not None or not has_parent):
+            foreign = bool(self._foreign) and self._parent_ref_of(  # `_check` says which parent it names
+                self._cell(cells, self.kind.parent_id_column), self._cell(cells, self.kind.parent_name_column)
+            ) in self._foreign
+            if fast is not None and not extra and not foreign and (parent is not None or not has_parent):
                 body = fast.check(cells, parent)
             fields_json = ""  # a plan's create: the JSON text of its changes
             if body is None:
@@ -331,6 +371,8 @@ class RowValidation(ImportState):
                                         self._parent_errors.get(ref, f"unknown {self.kind.parent}")))
             else:
                 parent_id = self._parents[ref]
+            if self._foreign and (foreign := self._foreign_parent(row)) is not None:
+                problems.append(foreign)
             if self.kind.parent_in_body:
                 data[self.kind.parent_id_column or ""] = parent_id or "?"
         body = create_body(self.options.kind, data)  # the common row, without pydantic (same answer)

@@ -36,8 +36,9 @@ Sheet = Annotated[str | None, typer.Option("--sheet", help="The workbook's sheet
                                              "from 1 (default: the first).", rich_help_panel=INPUT_PANEL,
                                              metavar="NAME|N")]
 IgnoreIds = Annotated[bool, typer.Option(
-    "--ignore-ids", help="Match rows by name only, ignoring an id column: to copy records exported from "
-    "another parent (a row that carries an id is otherwise that record).", rich_help_panel=RUN_PANEL)]
+    "--ignore-ids", help="Match rows by name only, ignoring an id column, and put them under --client/--branch "
+    "whatever their parent columns say: to copy records exported from another parent (a row that carries an "
+    "id is otherwise that record).", rich_help_panel=RUN_PANEL)]
 AcceptSpreadsheetChanges = Annotated[bool, typer.Option(
     "--accept-spreadsheet-changes", help="Send changes that look like a spreadsheet's doing (leading zeros "
     "dropped, digits past the 15th zeroed, UTF-8 read as Windows-1252); without it they stop the run.",

@@ -69,15 +69,20 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     try:
         summary = importer.validate()
     except ValidationStopped as stop:
-        _list_problems(stop.summary)
+        app.output_format(output)  # the import's own -o counts as the command line's
+        json_errors = app.json_errors()  # -o json: the problems go in the one error object, not before it
+        if not json_errors:
+            _list_problems(stop.summary)
         if report:
             _write_report(report, importer, source)
         invalid = stop.summary.invalid
+        problems = [{"row": p.row or None, "line": p.line, "column": p.column or None, "message": p.message}
+                    for p in stop.summary.problems] if json_errors else None
         raise CliError(
             f"{invalid} of {stop.summary.rows} rows {'is' if invalid == 1 else 'are'} invalid; nothing was sent "
             f"(fix {'it' if invalid == 1 else 'them'} in the file and run again, or use --skip-invalid to import "
             "the others)" if invalid else
-            f"{source.display}: the columns are not right; nothing was sent") from None
+            f"{source.display}: the columns are not right; nothing was sent", errors=problems) from None
     if summary.problems:
         _list_problems(summary)
     if summary.resumed:
@@ -206,16 +211,18 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     kind = importer.options.kind
     if summary.dry_run:
         rows = plan.changing(importer.changes())
+        parents = importer.parent_names if importer.kind.parent else None  # each row's target
         if fmt == "json":
-            plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty)
+            plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty,
+                       parents=parents)
             return
         if fmt in ("json", "jsonl") or not app.io.stdout_is_tty:
-            plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty)
+            plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty, parents=parents)
         else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
             from wfctl.bulk.shortview import write_rows
 
             write_rows(app.io.write, kind, rows, terminal=True, shorten=True,
-                       hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`")
+                       hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
         plan.write(sys.stderr.write, "table", kind, plan.changing(importer.changes()), None,
                    terminal=app.io.stderr_is_tty)
@@ -226,6 +233,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     if summary.dry_run:
         width = max(len(label) for label, _ in labels)
         app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
+        _say_skipped_differ(summary)
         return
     total, plan_share = summary.seconds, summary.plan_seconds
     sent = summary.rows - summary.resumed  # this run's rows: a resumed run's earlier rows took no time here
@@ -237,6 +245,22 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
              if plan_share >= 0.5 and plan_share >= total / 5 else "")
     sys.stderr.write(f"run {summary.run_id}: {sent} rows{earlier} in {total:.1f}s{split} ({rate:.0f} rows/s): "
                      f"{counts or 'nothing to do'}\n")
+    _say_skipped_differ(summary)
+
+
+def _say_skipped_differ(summary: Summary) -> None:
+    """Rows skipped because their record exists, whose values differ from it: their edits are not sent
+    (an edited export imported without --on-existing update), said, never dropped in silence."""
+    differ, unread = summary.skipped_differ, summary.skipped_unread
+    if not differ and not unread:
+        return
+    skipped = summary.counts["skipped"]
+    unsent = "a run would not send their changes" if summary.dry_run else "their changes were not sent"
+    text = (f"{differ} of the {skipped} rows skipped (exist) differ from the service: {unsent}; "
+            "--on-existing update sends them")
+    if unread:
+        text += f" ({unread} more could not be read to compare)"
+    sys.stderr.write(text + "\n")
 
 
 def _labels(summary: Summary) -> list[tuple[str, int]]:

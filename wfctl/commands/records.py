@@ -100,8 +100,8 @@ OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "ema
 def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, page: int | None, page_size: int | None,
                  all_pages: bool, limit: int | None, output: OutputFormat | None, fields: str | None) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output), fields)
-    _refuse_fields_not_listed(kind, fields)
+    out = app.output(fmt(output), fields, kind)
+    _refuse_fields_not_listed(kind, out.fields)
     if limit is not None and page_size is None and not all_pages:
         page_size = min(limit, 100)
     more = all_pages or limit is not None
@@ -144,12 +144,10 @@ def _existing_parent(client: Any, pages: Iterable[Page], kind: str, parent: str,
     yield from iterator
 
 
-def _refuse_fields_not_listed(kind: str, fields: str | None) -> None:
+def _refuse_fields_not_listed(kind: str, fields: list[str] | None) -> None:
     """A list item lacks some fields (the full record has them): an empty column for them would read as
     "none", and an import of the file would clear them. Exit 2, pointing at what has them."""
-    from wfctl.output import parse_fields
-
-    missing = [name for name in parse_fields(fields) or [] if name in RESOURCES[kind].not_in_list_items]
+    missing = [name for name in fields or [] if name in RESOURCES[kind].not_in_list_items]
     if missing:
         plural = RESOURCES[kind].plural
         raise CliError(f"--fields {','.join(missing)}: a {kind} list does not carry "
@@ -160,7 +158,7 @@ def _refuse_fields_not_listed(kind: str, fields: str | None) -> None:
 def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputFormat | None,
                fields: str | None, scope: str | None = None) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output), fields)
+    out = app.output(fmt(output), fields, kind)
     record_id = _resolved(ctx, kind, record_id, scope)
     out.record(getattr(_client(app), f"get_{kind}")(record_id), kind)
 
@@ -168,7 +166,7 @@ def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputF
 def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,
                   from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output), fields)
+    out = app.output(fmt(output), fields, kind)
     spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
@@ -208,7 +206,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     from wfctl.changes import as_json, lines
 
     app = app_context(ctx)
-    out = app.output(fmt(output), fields)
+    out = app.output(fmt(output), fields, kind)
     spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)

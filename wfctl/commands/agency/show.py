@@ -20,5 +20,5 @@ def show(ctx: typer.Context, output: Output = None, fields: Fields = None) -> No
       $ wfctl agency show --fields workWeekStart,holidayYearStart
     """
     app_ctx = app_context(ctx)
-    out = app_ctx.output(fmt(output), fields)
+    out = app_ctx.output(fmt(output), fields, "agency")
     out.record(app_ctx.client.get_agency(), kind="agency")

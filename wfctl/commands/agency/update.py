@@ -51,7 +51,7 @@ def update(
     from wfctl.errors import CliError
 
     app_ctx = app_context(ctx)
-    out = app_ctx.output(fmt(output), fields)
+    out = app_ctx.output(fmt(output), fields, "agency")
     values: dict[str, Any] = read_record_file(from_file)[0] if from_file else {}
     changes = {"name": name, "email": email, "phone": phone, "workWeekStart": work_week_start,
                "calendarYearStart": calendar_year_start, "holidayYearStart": holiday_year_start,

@@ -17,8 +17,8 @@ def import_clients(
     ctx: typer.Context,
     file: bulk.File,
     branch: Annotated[str | None, typer.Option(
-        "--branch", help="Put every row in this branch (overrides the branchId and branch columns): its id, "
-        "the beginning of the id, or its name.", rich_help_panel=bulk.INPUT_PANEL, metavar="<branch-id>",
+        "--branch", help="Put every row in this branch: its id, the beginning of the id, or its name. A "
+        "row whose branchId or branch column names another branch stops the run (--ignore-ids: a copy).", rich_help_panel=bulk.INPUT_PANEL, metavar="<branch-id>",
         autocompletion=complete_branch_ids)] = None,
     dry_run: bulk.DryRun = False,
     on_existing: bulk.OnExisting = "skip",

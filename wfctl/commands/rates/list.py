@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import typer
@@ -40,12 +42,15 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
     if file and file != "-":
-        _to_file(app_, file, output, rates.rate_rows(
-            read_scope(app_, client, branch, all_clients, site, concurrency, output_to_terminal=False), skill or []))
+        with _unknown_skill():  # the file is not written
+            _to_file(app_, file, output, rates.rate_rows(
+                read_scope(app_, client, branch, all_clients, site, concurrency, output_to_terminal=False),
+                skill or []))
         return
     out = app_.output(fmt(output))
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
-    rows = list(rates.rate_rows(sites, skill or []))
+    with _unknown_skill():
+        rows = list(rates.rate_rows(sites, skill or []))
     terminal = out.format == "table" and app_.io.stdout_is_tty
     out.records(shown_amounts(rows, out.format, ("hourlyRate",)), columns=TERMINAL_COLUMNS if terminal else LIST_COLUMNS)
     if terminal and rows:
@@ -73,8 +78,21 @@ def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = 
     app_ = app_context(ctx)
     out = app_.output(fmt(output))
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
-    rows = rates.summary(rates.rate_rows(sites, skill or []))
+    with _unknown_skill():
+        rows = rates.summary(rates.rate_rows(sites, skill or []))
     out.records(shown_amounts(rows, out.format, ("minimum", "median", "maximum")), columns=SUMMARY_COLUMNS)
+
+
+@contextlib.contextmanager
+def _unknown_skill() -> Iterator[None]:
+    """A --skill no site in scope has: the one line `rates set` gives (did you mean ...?), exit 2."""
+    from wfctl.api.rates import UnknownSkill
+    from wfctl.commands.rates.common import rate_error
+
+    try:
+        yield
+    except UnknownSkill as exc:
+        raise rate_error(exc) from None
 
 
 def _to_file(app: Any, path: str, output: str | None, rows: Any) -> None:

@@ -17,8 +17,8 @@ def import_sites(
     ctx: typer.Context,
     file: bulk.File,
     client: Annotated[str | None, typer.Option(
-        "--client", help="Put every row in this client (overrides the clientId and client columns): its id, "
-        "the beginning of the id, or its name.", rich_help_panel=bulk.INPUT_PANEL, metavar="<client-id>",
+        "--client", help="Put every row in this client: its id, the beginning of the id, or its name. A "
+        "row whose clientId or client column names another client stops the run (--ignore-ids: a copy).", rich_help_panel=bulk.INPUT_PANEL, metavar="<client-id>",
         autocompletion=complete_client_ids)] = None,
     dry_run: bulk.DryRun = False,
     on_existing: bulk.OnExisting = "skip",

@@ -1,0 +1,57 @@
+"""What an import's skipped rows leave unsent (issue 30 §5): of the rows skipped because their record
+exists (`--on-existing skip`, the default), how many hold values the service does not, so that an edited
+export imported without `--on-existing update` says its edits were not sent instead of dropping them in
+silence.
+
+A row is compared with the record it was matched to (by id or by name), field by field, as an update
+would be: first with the list item already read; a kind whose list items lack fields the row carries (a
+site's rates, departments, banned workers) reads the full record, only for rows whose listed fields are
+all equal, at most `concurrency` at a time.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from wfctl.api.records import changed_fields, natural_key, writable_changes
+from wfctl.api.resources import RESOURCES
+
+
+def count(importer: Any) -> tuple[int, int]:
+    """(rows skipped that differ from their record, rows whose record could not be read to tell)."""
+    from wfctl.api.errors import ApiError
+
+    journal, kind = importer.journal, importer.options.kind
+    lacking = RESOURCES[kind].not_in_list_items
+    differ = 0
+    to_read: list[tuple[str, dict[str, Any]]] = []
+    for number, parent, body in importer._checked_rows():
+        if journal.status(number) != "skipped":
+            continue
+        by_id = importer._id_rows.get(number)
+        record = (importer._by_id[by_id][1] if by_id is not None
+                  else importer._existing.get((parent, natural_key(body.get("name")))))
+        if record is None:
+            continue
+        change = writable_changes(kind, body)
+        if by_id is None and natural_key(change.get("name")) == natural_key(record.get("name")):
+            change.pop("name", None)  # found by its name, which is not a rename
+        listed = {k: v for k, v in change.items() if k not in lacking}
+        if changed_fields(record, listed):
+            differ += 1
+        elif len(listed) < len(change):
+            to_read.append((str(record.get("id", "")), change))
+    if not to_read:
+        return differ, 0
+
+    def read(item: tuple[str, dict[str, Any]]) -> bool | None:
+        try:
+            return bool(changed_fields(importer.api.get_record(kind, item[0]), item[1]))
+        except ApiError:
+            return None
+
+    with ThreadPoolExecutor(max_workers=max(1, importer.options.concurrency),
+                            thread_name_prefix="wfctl-skipped") as pool:
+        answers = list(pool.map(read, to_read))
+    return differ + answers.count(True), answers.count(None)
