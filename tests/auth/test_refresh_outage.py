@@ -18,7 +18,7 @@ import pytest
 
 from tests.bulk.fault_proxy import FaultProxy
 from tests.fixtures.cli import Cli
-from tests.fixtures.pgcut import PgCommitCut
+from tests.fixtures.commit_proxy import CommitCutProxy
 from tests.fixtures.sandbox import ADMIN, SandboxServer
 from wfctl.sandbox.store import open_store
 
@@ -26,9 +26,9 @@ LATER = 120.0  # "the next command", two minutes later: past the 60 s window of 
 
 
 @pytest.fixture
-def pg_sandbox(postgres: Any) -> Iterator[tuple[SandboxServer, PgCommitCut]]:
-    proxy = PgCommitCut(postgres.port)
-    server = SandboxServer(proxy.route(postgres.new_database()), access_ttl=2)
+def pg_sandbox(postgres: Any) -> Iterator[tuple[SandboxServer, CommitCutProxy]]:
+    proxy = CommitCutProxy(postgres.new_database())
+    server = SandboxServer(proxy.url, access_ttl=2)
     try:
         yield server, proxy
     finally:
@@ -61,13 +61,13 @@ def _later(cli: Cli, server: SandboxServer, seconds: float) -> None:
         store.close()
 
 
-def test_postgresql_cut_at_the_commit_then_down_12_s(cli: Cli, pg_sandbox: tuple[SandboxServer, PgCommitCut]) -> None:
+def test_postgresql_cut_at_the_commit_then_down_12_s(cli: Cli, pg_sandbox: tuple[SandboxServer, CommitCutProxy]) -> None:
     """Was: 8 tries in about 8 s, '503 every time' taken for 'nothing rotated', exit 1, and the next command
     a logout. Now the command rides out the 12 s and is answered the pair the sandbox committed."""
     server, proxy = pg_sandbox
     assert cli.login_as(server.url, *ADMIN).exit_code == 0
     _expire(cli)
-    proxy.cut_next_commit(down=12)
+    proxy.cut_after(b"COMMIT", refuse=12)  # the refresh's rotation, then 12 s down
     started = time.monotonic()
     r = cli("agency", "show", "-o", "json")
     assert r.exit_code == 0, r
@@ -81,14 +81,14 @@ def test_postgresql_cut_at_the_commit_then_down_12_s(cli: Cli, pg_sandbox: tuple
     assert server.reuse_detections() == 0
 
 
-def test_postgresql_down_longer_than_the_command_waits(cli: Cli, pg_sandbox: tuple[SandboxServer, PgCommitCut]) -> None:
+def test_postgresql_down_longer_than_the_command_waits(cli: Cli, pg_sandbox: tuple[SandboxServer, CommitCutProxy]) -> None:
     """The command gives up first (exit 1, the login kept, in doubt); the next command, two minutes later,
     sends the same pair again and is answered the pair the sandbox committed: no logout, no reuse event."""
     server, proxy = pg_sandbox
     assert cli.login_as(server.url, *ADMIN).exit_code == 0
     _expire(cli)
     spent = _stored(cli)["refresh_token"]
-    proxy.cut_next_commit(down=5)
+    proxy.cut_after(b"COMMIT", refuse=5)
     r = cli("agency", "show", env={"WFCTL_OUTAGE_SECONDS": "2"})
     assert r.exit_code == 1, r
     assert "the login is kept, and the next command sends the refresh again" in r.stderr, r.stderr
@@ -105,7 +105,7 @@ def test_postgresql_down_longer_than_the_command_waits(cli: Cli, pg_sandbox: tup
 
 
 def test_a_spent_token_with_another_access_token_is_still_a_reuse(
-        cli: Cli, pg_sandbox: tuple[SandboxServer, PgCommitCut]) -> None:
+        cli: Cli, pg_sandbox: tuple[SandboxServer, CommitCutProxy]) -> None:
     """Within the window, only the request that was sent (the same access token) is answered again."""
     import httpx
 

@@ -82,3 +82,23 @@ def test_export_in_a_pipe_shows_no_progress(logged_in: Any, tmp_path: Path) -> N
     assert r.exit_code == 0, r
     assert r.stderr == ""
     assert r.stdout.count("Progress site") == 3
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_a_real_import_over_existing_records_shows_its_planning(logged_in: Any, tmp_path: Path,
+                                                                size: tuple[int, int]) -> None:
+    """Issue 36: an import over existing sites plans first (for spreadsheet damage) and showed nothing while it
+    did (12-16 s for 3,000 sites: it looked like a hang); now a `planning` line, then the import's own."""
+    client_id, _, _ = new_client(logged_in)
+    csv = _sites_csv(tmp_path / "existing.csv", 120)
+    assert logged_in("sites", "import", str(csv), "--client", client_id, "-o", "json").exit_code == 0
+    edited = tmp_path / "edited.csv"
+    edited.write_text("name,address\n" + "".join(f"Progress site {i:04d},{i} Dock Road\n" for i in range(120)),
+                      encoding="utf-8")
+    status, text = finish(spawn(logged_in, "sites", "import", str(edited), "--client", client_id,
+                                "--on-existing", "update", size=size))
+    assert status == 0, text
+    lines = screen_lines(text)
+    planning = [i for i, line in enumerate(lines) if line.startswith("planning edited.csv  ") and "120/120" in line]
+    importing = [i for i, line in enumerate(lines) if line.startswith("importing edited.csv  ") and "120/120" in line]
+    assert planning and importing and planning[-1] < importing[0], text

@@ -13,8 +13,8 @@ import pytest
 
 from tests.bulk.fault_proxy import FaultProxy
 from tests.fixtures.cli import Cli
+from tests.fixtures.commit_proxy import CommitCutProxy
 from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
-from tests.sandbox.commit_cut import CommitCut
 
 
 class Setup:
@@ -88,16 +88,16 @@ def test_an_update_cut_at_its_commit_is_sent_again_and_keeps_a_change_made_meanw
     import psycopg
 
     database = postgres.new_database()
-    cut = CommitCut(database)
+    cut = CommitCutProxy(database)
     server = SandboxServer(cut.url)
     try:
         def on_put(n: int) -> None:
             if n == 1:
                 # this PUT's UPDATE (an autocommit statement) is made, and its answer never reaches the sandbox,
                 # nor that of the sandbox's one replay on a new connection: it answers 503 (Retry-After)
-                cut.arm(b"UPDATE sites", times=2)
+                cut.cut_after(b"UPDATE sites", times=2)
             elif n == 2:  # wfctl sends it again (503, Retry-After): a colleague's change came first
-                assert cut.cut.is_set()
+                assert cut.cuts == 2
                 with psycopg.connect(database, autocommit=True) as conn:
                     conn.execute("UPDATE sites SET email = 'ops@example.com' WHERE id = %s", (setup.site["id"],))
 

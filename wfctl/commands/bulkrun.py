@@ -89,7 +89,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         sys.stderr.write(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
     if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer._existing:
-        _stop_on_spreadsheet_damage(_plan_of(importer), dry_run=False)
+        _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False)
     try:
         summary = importer.run()
     finally:
@@ -119,19 +119,31 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     return 0
 
 
-def _plan_of(importer: Any) -> list[Any]:
-    """The spreadsheet findings of a plan of the same file and options (nothing is sent)."""
+def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
+    """The spreadsheet findings of a plan of the same file and options (nothing is sent), with a progress line
+    of its own on a terminal (`planning sites.csv 496/3000`: 3,000 existing sites took 12-16 s, which looked
+    like a hang); a Ctrl-C meanwhile says that nothing was sent."""
     import dataclasses
 
     from wfctl.bulk import damage
-    from wfctl.bulk.importer import Importer
+    from wfctl.bulk.importer import Importer, Stopped
+    from wfctl.progress import Progress
 
     options = dataclasses.replace(importer.options, dry_run=True, journal_path=None)
-    planner = Importer(importer.api, importer.source, options)
+    progress = Progress(f"planning {os.path.basename(importer.source.display)}", terminal=terminal)
+    planner = Importer(importer.api, importer.source, options, progress=progress.advance,
+                       on_total=lambda total, done: progress.start(total, done))
     try:
         planner.open_journal()
         planner.validate()
-        planner.run()
+        try:
+            planner.run()
+        except Stopped as stop:
+            if stop.cause == "interrupted":
+                raise CliError("interrupted while planning: nothing was sent", ExitCode.INTERRUPTED) from None
+            raise
+        finally:
+            progress.stop()
         return damage.review(planner)
     finally:
         planner.release()
