@@ -130,13 +130,13 @@ def accepted_columns(kind: str) -> str:
 
 # -- encoding ----------------------------------------------------------------------------------
 
-def encode_record(kind: str, record: dict[str, Any], columns: list[str]) -> list[str]:
-    """The cells of `record` for `columns` (missing fields are empty cells)."""
+def encode_record(kind: str, record: dict[str, Any], columns: list[str], *, protect: bool = True) -> list[str]:
+    """The cells of `record` for `columns` (missing fields are empty cells); `protect`: neutralised."""
     del kind  # the column name decides the encoding; kept for symmetry with decode_record
-    return [encode_cell(column, record.get(column)) for column in columns]
+    return [encode_cell(column, record.get(column), protect=protect) for column in columns]
 
 
-def encode_cell(column: str, value: Any) -> str:
+def encode_cell(column: str, value: Any, *, protect: bool = True) -> str:
     if column == "rates" and isinstance(value, list):
         text = _encode_list(value, _encode_rate)
     elif column == "departments" and isinstance(value, list):
@@ -145,7 +145,7 @@ def encode_cell(column: str, value: Any) -> str:
         text = _encode_list(value, lambda item: escape(_scalar(item)))
     else:
         text = _scalar(value)
-    return neutralise(text)
+    return neutralise(text) if protect or text.startswith("'") else text  # `'=x` keeps its own `'` in any case
 
 
 def neutralise(text: str) -> str:

@@ -7,7 +7,8 @@ service sends them. Rows are written as they arrive for json, jsonl and csv (con
 A table (on a terminal drawn with Rich, in a pipe plain aligned text) is `wfctl.tables`' part; this
 module chooses the format and writes json, jsonl and csv. What the service sent is data, never markup
 or terminal control: json escapes DEL and C1 controls too; csv cells that a spreadsheet would run as a
-formula get a `'` in front.
+formula get a `'` in front where a spreadsheet may open them (a file, a terminal's copy and paste), not when
+stdout is a pipe to another program, which gets the values (`+44 ...`, never `'+44 ...`).
 """
 
 from __future__ import annotations
@@ -199,12 +200,14 @@ class Output:
 
         buffer = stdio.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
+        protect = not self.io.stdout_is_pipe  # a program reading a pipe gets the values (issue 36)
         encode = None
         count = 0
         for chunk in chunks:
             for row in chunk:
                 if encode is None:
-                    encode, header = _csv_encoder(kind, self.fields or columns, dict.fromkeys(keys_of(chunk)))
+                    encode, header = _csv_encoder(kind, self.fields or columns, dict.fromkeys(keys_of(chunk)),
+                                                  protect=protect)
                     writer.writerow(header)
                 writer.writerow(encode(row))
                 count += 1
@@ -212,7 +215,7 @@ class Output:
             buffer.seek(0)
             buffer.truncate()
         if encode is None:
-            writer.writerow(_csv_encoder(kind, self.fields or columns, {})[1])
+            writer.writerow(_csv_encoder(kind, self.fields or columns, {}, protect=protect)[1])
         self.io.write(buffer.getvalue())
         return count
 
@@ -273,14 +276,22 @@ def _import_columns(kind: str, columns: list[str], present: dict[str, Any]) -> l
     return ["id", *(name for name in columns if name not in RESOURCES[kind].not_in_list_items)]
 
 
-def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any]) -> tuple[Any, list[str]]:
-    """(row -> cells, header) in the import format of `kind` (wfctl.csvformat)."""
+def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, Any], *,
+                 protect: bool = True) -> tuple[Any, list[str]]:
+    """(row -> cells, header) in the import format of `kind` (wfctl.csvformat); `protect`: a cell a spreadsheet
+    would run as a formula gets its `'` (import takes it off again)."""
     if kind in ("branch", "client", "site"):
         from wfctl import csvformat
 
         names = columns or _import_columns(kind, csvformat.columns_for(kind), first)
-        return (lambda row: csvformat.encode_record(kind, row, names)), names
+        return (lambda row: csvformat.encode_record(kind, row, names, protect=protect)), names
     from wfctl.csvformat import neutralise
+
+    if not protect:
+        from wfctl.csvformat import neutralise as protected
+
+        def neutralise(text: str) -> str:  # a value's own leading `'` is kept, as import reads the cell back
+            return protected(text) if text.startswith("'") else text
 
     names = columns or list(first)
     return (lambda row: [_csv_cell(row.get(name), neutralise) for name in names]), [neutralise(n) for n in names]

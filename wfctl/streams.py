@@ -33,6 +33,17 @@ class IO:
         self.can_prompt = self.stdin_is_tty and self.stderr_is_tty
         self.color = self.stdout_is_tty and not no_color and "NO_COLOR" not in os.environ
 
+    @cached_property
+    def stdout_is_pipe(self) -> bool:
+        """Whether stdout goes to another program (a pipe or a socket), not to a file or a terminal."""
+        import stat
+
+        try:
+            mode = os.fstat(sys.stdout.fileno()).st_mode
+        except (AttributeError, OSError, ValueError):  # not a real stream (io.UnsupportedOperation is one)
+            return False
+        return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
     def write(self, text: str) -> None:
         """Raw data to stdout."""
         sys.stdout.write(text)
