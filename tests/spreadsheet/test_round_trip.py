@@ -111,7 +111,7 @@ def test_workbook_round_trip_changes_nothing_and_an_edit_changes_that_field(
     tokyo = before["東京 Warehouse"]["id"]
     assert r.stdout.startswith("row ") and r.stdout.count("row ") == 1, r.stdout
     client = json.loads(cli("clients", "get", cid, "-o", "json").stdout)["name"]
-    assert f"  update  東京 Warehouse  ({tokyo})  in client {client}\n  email: t@x.test -> tokyo@x.test\nto create" \
+    assert f"  update  東京 Warehouse  ({tokyo})\n  in client {client}\n  email: t@x.test -> tokyo@x.test\nto create" \
         in r.stdout
     r = cli("sites", "import", str(saved_edited), "--client", cid, "--on-existing", "update")
     assert r.exit_code == 0, r
@@ -154,7 +154,7 @@ def test_csv_opened_as_utf8_is_stopped_before_sending(deployment: Any, calc: Cal
     r = cli("sites", "import", str(saved), "--on-existing", "update", "--dry-run")
     assert r.exit_code == 2, r
     client = json.loads(cli("clients", "get", cid, "-o", "json").stdout)["name"]
-    assert f"  update  Müller Lagerhaus  ({muller})  in client {client}\n  phone: 01614960000 -> 1614960000: looks like a " \
+    assert f"  update  Müller Lagerhaus  ({muller})\n  in client {client}\n  phone: 01614960000 -> 1614960000: looks like a " \
            "spreadsheet turned this text into a number\n" in r.stdout
     assert "a run would send nothing" in r.stderr
 

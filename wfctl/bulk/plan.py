@@ -9,7 +9,9 @@ Text (a terminal or a pipe), one block per changing row, values shortened on a t
 
 A plan of a kind with a parent names each row's (the parent its record is or would be under):
 
-    row 3  create  Ancoats Bakehouse  in client Bullring Events
+    row 3  create  Ancoats Bakehouse
+      in client Bullring Events
+      address: 12 Blossom Street, Manchester M4 6AJ
 
 `-o jsonl`: one object per row, `{"row", "action", "status", "id", "name", "changes": {field: {"old", "new"}}}`
 (`error` too when the row failed; a plan's `parent`: `{"id", "name"}`); `-o json`: `{"rows": [...], "summary": {...}}`.
@@ -74,7 +76,7 @@ def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None)
 
 def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Mapping[str, str] | None = None) -> str:
     """The row's heading line and one indented line per change; with `parents` (a plan's: parent id ->
-    name), the heading names the parent the row is under (`in client Bullring Events`)."""
+    name), first a line naming the parent the row is under (`in client Bullring Events`)."""
     from wfctl.api.resources import RESOURCES
     from wfctl.safetext import one_line
 
@@ -83,14 +85,14 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
         head += f"  {one_line(entry.name)}"
     if entry.id:
         head += f"  ({one_line(entry.id)})"
-    if parents is not None and entry.parent:
-        head += f"  in {RESOURCES[kind].parent} {one_line(parents.get(entry.parent) or entry.parent)}"
     if entry.error:  # a failed row's error, or what a done row's outcome rests on (writes.UNSURE)
         head += f"  {'note' if entry.status in DONE else 'error'}: {one_line(entry.error)}"
     if entry.status == "created":  # every field is new: its value, without the name the heading gives
         said = [f"{name}: {text(new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
     else:
         said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry))
+    if parents is not None and entry.parent:  # the target, on a line of its own: the heading fits 80 columns
+        said.insert(0, f"in {RESOURCES[kind].parent} {parents.get(entry.parent) or entry.parent}")
     body = [one_line(_short(line) if shorten else line) for line in said]
     return head + "\n" + "".join(f"  {line}\n" for line in body)
 
