@@ -144,17 +144,22 @@ def test_a_create_answered_502_after_it_was_applied_is_found_not_sent_again():
     deployment that ignores Idempotency-Key a resend would make it twice or meet 409 (exit 5)."""
     found = {"data": [{"id": "7", "name": "x", "address": "", "phone": "", "email": ""}], "pageNumber": 1,
              "pageSize": 100, "pageCount": 1, "totalRecordCount": 1, "nextPage": None, "previousPage": None}
-    rec = Recorder(httpx.Response(502), ok(found))
+    # issue 30 §1: found by its natural key, the same key then asks whose it is; a deployment that keeps names
+    # but ignores keys answers 409 twice (no replay): the record is this create's, never made twice
+    taken = httpx.Response(409, json={"title": "Conflict", "detail": "name already used"})
+    rec = Recorder(httpx.Response(502), ok(found), taken, taken)
     assert client(rec).create_branch({"name": "x"})["id"] == "7"
-    assert [r.method for r in rec.requests] == ["POST", "GET"]
+    assert [r.method for r in rec.requests] == ["POST", "GET", "POST", "POST"]
 
 
 def test_a_create_whose_answer_was_lost_is_found_not_sent_twice():
     found = {"data": [{"id": "7", "name": "x", "address": "", "phone": "", "email": ""}], "pageNumber": 1,
              "pageSize": 100, "pageCount": 1, "totalRecordCount": 1, "nextPage": None, "previousPage": None}
-    rec = Recorder(httpx.RemoteProtocolError("Server disconnected"), ok(found))
+    taken = httpx.Response(409, json={"title": "Conflict", "detail": "name already used"})
+    rec = Recorder(httpx.RemoteProtocolError("Server disconnected"), ok(found), taken, taken)
     assert client(rec).create_branch({"name": "x"})["id"] == "7"
-    assert [r.method for r in rec.requests] == ["POST", "GET"]
+    assert [r.method for r in rec.requests] == ["POST", "GET", "POST", "POST"]
+    assert len({r.headers["idempotency-key"] for r in rec.requests if r.method == "POST"}) == 1  # one create
 
 
 @pytest.mark.parametrize("status", [500, 502, 504, 408, 425])

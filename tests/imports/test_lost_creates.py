@@ -196,7 +196,8 @@ def test_a_failed_create_whose_record_is_there_is_claimed_by_the_run_that_retrie
 
     r = cli(*args)
     assert r.exit_code == 0, r
-    assert r.stderr.splitlines()[-1].endswith(": created 3"), r.stderr  # the retried row and the 2 done before
+    last = r.stderr.splitlines()[-1]  # this run's row; the 2 done before are the whole run's (-o json, imports list)
+    assert ": 1 row (of 3; 2 done before) in " in last and last.endswith(": created 1"), r.stderr
     run = runs(cli)[0]
     assert {k: v for k, v in run["counts"].items() if v} == {"created": 3}, run
     r = cli("imports", "undo", run["run"], "--yes")

@@ -154,6 +154,11 @@ def skip_reason(line: str, cwd: Path, home: Path, url: str) -> str | None:
     for index, word in enumerate(words):
         if word.startswith("./"):
             return f"a script of the reader's ({word})"
+        if word.startswith("WFCTL_CA_BUNDLE="):  # a file named in the environment, read as --ca-bundle's is
+            value = word.partition("=")[2]
+            path = Path(value.replace("~", str(home), 1) if value.startswith("~") else cwd / value)
+            if not path.exists():
+                return f"needs the file {value}, which the repository does not have"
         if word in _READS and index + 1 < len(words):
             value = words[index + 1]
             if value in ("-", "--dry-run") or value.startswith("-") or "=" in value:

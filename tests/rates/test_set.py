@@ -96,15 +96,16 @@ def test_a_rate_moved_between_plan_and_run_is_not_overwritten(deployment: Deploy
     moved = before[0]["id"]
     from wfctl.commands.rates import run as runner
 
-    checked = runner._check_limit
+    checked = runner._over_limit
 
-    def someone_else_changes_it(plan: Any) -> None:  # after the plan was read and checked, before sending
-        checked(plan)
+    def someone_else_changes_it(plan: Any, **how: Any) -> Any:  # after the plan was read and checked, before sending
+        over = checked(plan, **how)
         answer = deployment.plain.put(f"/api/sites/{moved}", json={"rates": [
             {"skill": "Picker Packer", "hourlyRate": 11.85}, {"skill": "Forklift Driver", "hourlyRate": 14.0}]})
         assert answer.status_code == 200, answer.text
+        return over
 
-    monkeypatch.setattr(runner, "_check_limit", someone_else_changes_it)
+    monkeypatch.setattr(runner, "_over_limit", someone_else_changes_it)
     r = run("rates", "set", "--client", client_id, "--skill", "forklift driver", "--to", "13.50")
     assert r.exit_code == 0, r
     assert (f"site {before[0]['name']} ({moved}): changed since the plan: skipped (Forklift Driver: 13.25 -> 14.00)\n"
@@ -120,15 +121,16 @@ def test_a_floor_still_applies_to_a_rate_moved_below_it(deployment: Deployment, 
     moved = before[0]["id"]
     from wfctl.commands.rates import run as runner
 
-    checked = runner._check_limit
+    checked = runner._over_limit
 
-    def someone_else_lowers_it(plan: Any) -> None:
-        checked(plan)
+    def someone_else_lowers_it(plan: Any, **how: Any) -> Any:
+        over = checked(plan, **how)
         answer = deployment.plain.put(f"/api/sites/{moved}", json={"rates": [
             {"skill": "Picker Packer", "hourlyRate": 11.0}, {"skill": "Forklift Driver", "hourlyRate": 13.3}]})
         assert answer.status_code == 200, answer.text
+        return over
 
-    monkeypatch.setattr(runner, "_check_limit", someone_else_lowers_it)
+    monkeypatch.setattr(runner, "_over_limit", someone_else_lowers_it)
     r = run("rates", "set", "--client", client_id, "--skill", "Picker Packer", "--floor", "12.21")
     assert r.exit_code == 0, r
     assert r.stderr.endswith("updated 1, unchanged 1, skipped 1\n"), r.stderr

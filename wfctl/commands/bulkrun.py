@@ -255,7 +255,8 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     # the plan (reading what exists) is shown apart when it is a good part of the time
     split = (f" (plan {plan_share:.1f}s, send {total - plan_share:.1f}s)"
              if plan_share >= 0.5 and plan_share >= total / 5 else "")
-    sys.stderr.write(f"run {summary.run_id}: {sent} rows{earlier} in {total:.1f}s{split} ({rate:.0f} rows/s): "
+    sys.stderr.write(f"run {summary.run_id}: {sent} row{'' if sent == 1 else 's'}{earlier} in {total:.1f}s{split} "
+                     f"({rate:.0f} rows/s): "
                      f"{counts or 'nothing to do'}\n")
     _say_skipped_differ(summary)
 
