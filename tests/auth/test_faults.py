@@ -393,3 +393,22 @@ def test_plain_http_to_remote_host_refused_before_sending(tmp_path):
     for loopback in ("http://127.0.0.1:9", "http://localhost:9", "http://[::1]:9"):
         client(rec, base_url=loopback).get_agency()
     client(rec, base_url="http://wams.example.com", allow_insecure_http=True).get_agency()
+
+
+def test_only_an_outage_is_ridden_out_not_an_answer_that_will_be_the_same():
+    """A TLS mismatch (https to a plain-http server) or a malformed answer is the same in 60 s: said at once (a
+    `plain http answer to https` took 3 minutes once every failure counted as an outage); a cut is ridden out."""
+    import ssl
+
+    from wfctl.api.retry import transient
+
+    def caused(outer: Exception, inner: BaseException) -> Exception:
+        outer.__cause__ = inner
+        return outer
+
+    wrong = ssl.SSLError(1, "[SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1000)")
+    assert not transient(caused(httpx.ConnectError("handshake"), wrong))
+    assert not transient(httpx.RemoteProtocolError("illegal header line: bytearray(b'Content-Length: \\xc2\\xb2')"))
+    assert transient(caused(httpx.ConnectError("handshake"), ssl.SSLEOFError(8, "EOF occurred in violation")))
+    assert transient(httpx.RemoteProtocolError("Server disconnected without sending a response."))
+    assert transient(httpx.ConnectError("[Errno 111] Connection refused"))

@@ -209,18 +209,28 @@ class Pause:
 
 
 def transient(exc: BaseException) -> bool:
-    """Whether a failure to connect or to be answered may end otherwise next time: not a certificate
-    that fails verification (anywhere in its chain of causes)."""
+    """Whether a failure to connect or to be answered may end otherwise next time (and so an outage is worth
+    riding out): not a TLS failure other than a connection cut in the middle (a certificate that fails
+    verification, https spoken to a plain-http server), nor an answer that is malformed rather than cut
+    short (a `Content-Length: ²`): those answer the same in 60 s. Looked for anywhere in the chain of causes."""
     import ssl
 
+    cut = (ssl.SSLEOFError, ssl.SSLZeroReturnError, ssl.SSLSyscallError)  # a connection cut mid-handshake
     seen: BaseException | None = exc
     for _ in range(10):  # the ssl error sits a few causes down (httpx <- httpcore <- ssl)
         if seen is None:
             break
-        if isinstance(seen, ssl.SSLCertVerificationError):
+        if isinstance(seen, ssl.SSLError) and not isinstance(seen, cut):
             return False
         seen = seen.__cause__ or seen.__context__
-    return "CERTIFICATE_VERIFY_FAILED" not in str(exc)
+    text = str(exc)
+    if type(exc).__name__ == "RemoteProtocolError" and not any(word in text.lower() for word in _CUT_SHORT):
+        return False  # the server answered, wrongly (h11: a malformed head): the same next time
+    return "CERTIFICATE_VERIFY_FAILED" not in text and "WRONG_VERSION_NUMBER" not in text
+
+
+#: Words of a protocol error that is an answer cut short (a server restarting), not a malformed one.
+_CUT_SHORT = ("disconnect", "closed", "dropped", "reset", "incomplete", "eof", "without sending")
 
 
 def parse_retry_after(value: str, now: float | None = None, *, date: str | None = None) -> float | None:
