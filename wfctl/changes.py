@@ -57,6 +57,17 @@ def text(value: Any) -> str:
     return str(value)
 
 
+def field_text(name: str, value: Any) -> str:
+    """A field's value as the file writes it: rates `Forklift Driver=12.99|Picker=11.60`, departments
+    `Goods In:Ann Lee:ann@example.com`, anything else as `text` (a created row's plan: it showed
+    `skill=Forklift Driver, hourlyRate=12.99` and `11.6`)."""
+    if name == "rates" and isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return "|".join(_rate_text(rate) for rate in value)
+    if name == "departments" and isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return "|".join(_department_text(department) for department in value)
+    return text(value)
+
+
 def _list_lines(label: str, old: Any, new: Any, key: Any, whole: Any, rest: Any) -> list[str]:
     before = {key(item): item for item in (old or [])}
     after = {key(item): item for item in (new or [])}

@@ -253,6 +253,9 @@ def _footer(first: tuple[int, int, int], last: tuple[int, int, int], count: int,
     if count == 0 and first_number > page_count:
         return (f"page {first_number} is past the end: {total} on {plural('page', page_count)}; "
                 f"the last is --page {page_count}")
+    if limit is not None and count < total_records and first_number == 1:
+        # --limit chose the page size: "page 1 of 2" spoke of pages of that size, not of the list's
+        return f"{total} (showing the first {count}; --all shows every one)"
     if first_number == last_number:
         text = f"page {last_number} of {page_count}, {total}"
     else:

@@ -51,6 +51,9 @@ def test_no_usable_keyring_names_both_ways_out(cli, sandbox, tmp_path, backend):
     assert r.stderr.count("\n") == 1
     assert "no usable keyring" in r.stderr
     assert "--credential-store file" in r.stderr and "gnome-keyring" in r.stderr
+    # issue 36: the command it suggests can be run as it is, the password still from stdin
+    assert f"`wfctl login --base-url {sandbox.url} -u {ADMIN[0]} --password-stdin --credential-store file`" \
+        in r.stderr, r.stderr
     if "null" in backend:
         assert "silently drops writes" in r.stderr
     # The explicit way out works.

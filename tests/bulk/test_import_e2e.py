@@ -198,7 +198,8 @@ def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any
                     encoding="utf-8-sig", newline="")
     args = ["sites", "import", str(path), "--client", cid, "--dry-run", "--on-existing", "update", "--skip-invalid"]
     r = cli(*args, "-o", "json")
-    assert r.exit_code == 0, r
+    assert r.exit_code == 10, r  # issue 36: as the run it plans (it exited 0)
+    assert r.stderr.endswith("2 invalid rows would not be sent (the run exits 10 for them)\n"), r.stderr
     document = json.loads(r.stdout.splitlines()[0])
     rows = document["rows"]
     assert [(row["row"], row["action"]) for row in rows] == [(1, "update"), (2, "create"), (4, "create")]
@@ -218,7 +219,7 @@ def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any
     assert r.stdout.startswith("row 1  update  Old A  (")
     assert r.stdout.splitlines()[1] == f"  in client {name}", r
     assert f"row 2  create  New \"C\"\n  in client {name}\n  address: 3; Road\n  phone: +44 1\n  assessmentRequired: true\n" \
-           "  rates: skill=A, hourlyRate=1.5|skill=B, hourlyRate=12\n  bannedWorkers: W-2|W-3\nrow 4  create  " in r.stdout
+           "  rates: A=1.50|B=12.00\n  bannedWorkers: W-2|W-3\nrow 4  create  " in r.stdout  # issue 36: as the file
     with open(tmp_path / "r.csv", encoding="utf-8-sig", newline="") as f:  # as the input: `;`
         statuses = [row["status"] for row in csv.DictReader(f, delimiter=";")]
     assert statuses == ["update", "create", "unchanged", "create", "invalid", "invalid"]

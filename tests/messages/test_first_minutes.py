@@ -216,3 +216,17 @@ def test_a_commands_help_keeps_its_own_options_in_view(cli: Any, size: tuple[int
         if args == ["sites", "--help"] and columns == 80:
             assert ('  $ wfctl sites create --client <client-id> --name "Salford Docks" --rate \\' in lines
                     and '      "Forklift Driver=13.25"' in lines), lines
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_rate_plan_of_one_client_keeps_each_site_on_one_line(logged_in: Any, size: tuple[int, int]) -> None:
+    """Issue 36: at 80 columns `rates set --dry-run` wrapped client and site names onto a second line; the one
+    client is said once above the plan instead of on every row."""
+    code, shown = finish(spawn(logged_in, "rates", "set", "--client", "Pennine Foods Ltd", "--skill",
+                               "Forklift Driver", "--by", "3%", "--dry-run", size=size))
+    assert code == 0, shown
+    lines = screen_lines(shown)
+    assert "client Pennine Foods Ltd" in lines, lines
+    heading = next(i for i, line in enumerate(lines) if line.split()[:3] == ["site", "skill", "old"])
+    rows = lines[heading + 2:heading + 4]
+    assert all(len(line) <= size[1] and line.split()[-4:-3] == ["Driver"] for line in rows), lines

@@ -61,6 +61,30 @@ def test_the_paging_footer_says_how_to_get_more(logged_in: Any, size: tuple[int,
     lines = _shown(logged_in, "branches", "list", "--page-size", "1", "--page", "99", size=size)
     assert [line for line in lines if line] == [  # was: an empty table and "page 99 of 3"
         f"page 99 is past the end: {total} branches on {total} pages; the last is --page {total}"]
+    # issue 36: --limit 2 of 3 said "page 1 of 2" (the pages of its own size); --page-size 1000 became 100 unsaid
+    lines = _shown(logged_in, "branches", "list", "--limit", "2", size=size)
+    assert lines[-2] == f"{total} branches (showing the first 2; --all shows every one)", lines
+
+
+def test_a_page_size_the_service_does_not_serve_is_said(cli: Any, sandbox_factory: Any) -> None:
+    import httpx
+
+    from tests.fixtures.sandbox import ADMIN, auth_headers
+
+    own = sandbox_factory()  # a sandbox of its own: 100 clients more would change other tests' lists
+    logged_in = cli
+    assert cli.login_as(own.url, *ADMIN).exit_code == 0
+    headers = auth_headers(own, *ADMIN)
+    branch = json.loads(logged_in("branches", "list", "-o", "json").stdout)[0]["id"]
+    with httpx.Client(base_url=own.url, headers=headers, timeout=10) as http:
+        for i in range(101 - len(json.loads(logged_in("clients", "list", "--all", "-o", "json").stdout))):
+            assert http.post("/api/clients", json={"branchId": branch, "name": f"Paged {i}"}).status_code == 201
+    r = logged_in("clients", "list", "--page-size", "1000", tty=True)
+    assert r.exit_code == 0, r
+    assert "--page-size 1000: the service serves at most 100 records a page\n" in r.stderr, r.stderr
+    assert r.stdout.splitlines()[-1].startswith("page 1 of 2, "), r.stdout[-200:]
+    r = logged_in("clients", "list", "--page-size", "1000", "-o", "json")  # a pipe: no note
+    assert (r.exit_code, r.stderr) == (0, ""), r
 
 
 @pytest.mark.parametrize("group", ["sites", "clients", "branches", "imports", "config", "sandbox", "auth"])

@@ -158,13 +158,16 @@ def test_get_shows_ids_and_the_name_whole_and_free_text_on_one_line(
         assert width(line) <= columns, f"wider than the terminal ({columns}): {line!r}"
     labels = {"branch": "branchId", "client": "clientId"}  # a person reads words (issue 24 §5)
     fields = {labels.get(line.split()[0], line.split()[0]): line.split(None, 1)[1] for line in lines
-              if line and not line.startswith(" ") and len(line.split(None, 1)) == 2
+              if line and not line.startswith((" ", "branch name ", "client name ")) and len(line.split(None, 1)) == 2
               and labels.get(line.split()[0], line.split()[0]) in record}
     assert fields["id"] == record_id
     assert fields["name"] == {"branch": LONG_NAME, "client": record["name"], "site": LONG_SITE}[kind]
     for name in ("branchId", "clientId"):
         if name in record:
             assert fields[name] == record[name]
+    parent = {"client": "branch", "site": "client"}.get(kind)  # issue 36: the parent by name too
+    if parent:
+        assert any(line.startswith(f"{parent} name ") for line in lines), lines
     address = fields.get("address") or fields.get("billingAddress")
     if kind != "client":
         assert address is not None

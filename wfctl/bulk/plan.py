@@ -25,7 +25,7 @@ from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 from wfctl.bulk.journal import DONE, Entry
-from wfctl.changes import as_json, lines, text
+from wfctl.changes import as_json, field_text, lines
 
 # One encoder for the process (json.dumps with options builds one per call); entries are decoded JSON.
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
@@ -88,7 +88,7 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
     if entry.error:  # a failed row's error, or what a done row's outcome rests on (writes.UNSURE)
         head += f"  {'note' if entry.status in DONE else 'error'}: {one_line(entry.error)}"
     if entry.status == "created":  # every field is new: its value, without the name the heading gives
-        said = [f"{name}: {text(new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
+        said = [f"{name}: {field_text(name, new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
     else:
         said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry))
     if parents is not None and entry.parent:  # the target, on a line of its own: the heading fits 80 columns
@@ -173,4 +173,9 @@ def _pairs(entry: Entry | Created) -> dict[str, tuple[Any, Any]]:
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= SHORTEN else text[: SHORTEN - 1] + "…"
+    """A change line within the terminal's width (at least SHORTEN), after its two-space indent: at 120
+    columns a value was cut at 60 with half the line free."""
+    import shutil
+
+    width = max(SHORTEN, shutil.get_terminal_size((SHORTEN + 2, 24)).columns - 3)
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -105,6 +105,10 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     dry_run = summary.dry_run
     _show_result(app, importer, output)
     failed = summary.counts["failed"]
+    if dry_run and summary.invalid:  # --skip-invalid: as the run it plans, which sends the others and exits 10
+        rows = "invalid row" if summary.invalid == 1 else "invalid rows"
+        sys.stderr.write(f"{summary.invalid} {rows} would not be sent (the run exits 10 for them)\n")
+        return int(ExitCode.PARTIAL)
     if summary.failed and not dry_run:
         if failed:
             sys.stderr.write(f"{failed} of {summary.rows} rows failed"
@@ -253,12 +257,25 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     earlier = f" (of {summary.rows}; {summary.resumed} done before)" if summary.resumed else ""
     counts = ", ".join(f"{label} {count}" for label, count in labels if count)
     # the plan (reading what exists) is shown apart when it is a good part of the time
-    split = (f" (plan {plan_share:.1f}s, send {total - plan_share:.1f}s)"
+    split = (f"plan {plan_share:.1f}s, send {total - plan_share:.1f}s; "
              if plan_share >= 0.5 and plan_share >= total / 5 else "")
-    sys.stderr.write(f"run {summary.run_id}: {sent} row{'' if sent == 1 else 's'}{earlier} in {total:.1f}s{split} "
-                     f"({rate:.0f} rows/s): "
-                     f"{counts or 'nothing to do'}\n")
+    line = (f"run {summary.run_id}: {sent} row{'' if sent == 1 else 's'}{earlier} in {total:.1f}s "
+            f"({split}{rate:.0f} rows/s): {counts or 'nothing to do'}")
+    sys.stderr.write(_folded(line, app.io.stderr_is_tty) + "\n")
     _say_skipped_differ(summary)
+
+
+def _folded(line: str, terminal: bool) -> str:
+    """`line` broken between words at the terminal's width, the next lines indented (the terminal broke it
+    mid-word: `upda` / `ted 3000`); a pipe gets one line."""
+    import shutil
+    import textwrap
+
+    width = shutil.get_terminal_size((80, 24)).columns - 1
+    if not terminal or len(line) <= width:
+        return line
+    return "\n".join(textwrap.wrap(line, width=width, subsequent_indent="  ", break_long_words=False,
+                                    break_on_hyphens=False))
 
 
 def _say_skipped_differ(summary: Summary) -> None:

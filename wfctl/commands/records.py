@@ -102,6 +102,7 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
     app = app_context(ctx)
     out = app.output(fmt(output), fields, kind)
     _refuse_fields_not_listed(kind, out.fields)
+    asked = page_size  # the user's --page-size: a service that serves fewer a page (G7: 100) is said
     if limit is not None and page_size is None and not all_pages:
         page_size = min(limit, 100)
     more = all_pages or limit is not None
@@ -121,7 +122,16 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
         parent = resolve_ref(ctx, "client", given)
         pages = _existing_parent(client, client.list_sites(parent, page=page, page_size=page_size, all_pages=more,
                                                            limit=limit), "client", parent, given)
-    out.pages(pages, kind, limit=limit)
+    out.pages(_capped_said(app.io, pages, asked), kind, limit=limit)
+
+
+def _capped_said(io: Any, pages: Iterable[Page], asked: int | None) -> Iterator[Page]:
+    """`pages`; a note on a terminal when the first holds fewer records a page than --page-size asked for and
+    more records than it holds (`--page-size 1000` became 100 in silence)."""
+    for index, page in enumerate(pages):
+        if index == 0 and asked and page.page_size < asked and page.total_record_count > page.page_size:
+            io.note(f"--page-size {asked}: the service serves at most {page.page_size} records a page")
+        yield page
 
 
 def _existing_parent(client: Any, pages: Iterable[Page], kind: str, parent: str, given: str) -> Iterator[Page]:
@@ -160,7 +170,30 @@ def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputF
     app = app_context(ctx)
     out = app.output(fmt(output), fields, kind)
     record_id = _resolved(ctx, kind, record_id, scope)
-    out.record(getattr(_client(app), f"get_{kind}")(record_id), kind)
+    client = _client(app)
+    record = getattr(client, f"get_{kind}")(record_id)
+    parent_field = RESOURCES[kind].parent_field
+    if out.format in ("table", "wide") and app.io.stdout_is_tty and parent_field and record.get(parent_field):
+        record = _with_parent_name(client, kind, record, parent_field)
+    out.record(record, kind)
+
+
+def _with_parent_name(client: Any, kind: str, record: dict[str, Any], parent_field: str) -> dict[str, Any]:
+    """`record` with its parent's name after the parent's id (`client name  Pennine Foods Ltd`), as a person
+    reads it on a terminal (one GET more; as it was when the parent cannot be read)."""
+    from wfctl.api.errors import ApiError
+
+    parent = str(RESOURCES[kind].parent)
+    try:
+        name = client.get_record(parent, str(record[parent_field])).get("name")
+    except ApiError:
+        return record
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        out[key] = value
+        if key == parent_field and name:
+            out[f"{parent}Name"] = name
+    return out
 
 
 def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,

@@ -73,7 +73,7 @@ def login(
         # before asking for anything (a prompt, or stdin): a host with no usable keyring hears so, and
         # both ways out, first. Without either, login can only end in a usage error, said as such.
         _check_keyring(settings, explicit_store, url=base_url or settings.base_url,
-                       user=username or settings.username)
+                       user=username or settings.username, password_stdin=password_stdin)
     url = base_url or settings.base_url
     if not url:
         if not io.can_prompt:
@@ -175,7 +175,8 @@ def _read_password_stdin() -> str:
     return text[:-1] if text.endswith("\n") else text
 
 
-def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user: str | None) -> None:
+def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user: str | None,
+                   password_stdin: bool = False) -> None:
     """Fail before sending the password when the keyring cannot keep the tokens; the login command it
     suggests carries the URL and user name already given, so it can be run as it is."""
     from wfctl.api.errors import CredentialStoreError
@@ -194,5 +195,7 @@ def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user:
             command += f" --base-url {shlex.quote(url)}"
         if user:
             command += f" -u {shlex.quote(user)}"
+        if password_stdin:  # the way the password comes stays the script's (it was dropped)
+            command += " --password-stdin"
         message = no_keyring_message(exc.title, settings.config_dir)
         raise CredentialStoreError(message.replace("`wfctl login --", f"`{command} --")) from None

@@ -206,7 +206,12 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
     if rows:
         if over:  # a change over --max-change: marked where a person reads the plan
             rows = [{**row, "limit": f"over {plan.change.max_change:g}%" if row.get("overLimit") else ""} for row in rows]
-        out.records(rows, columns=PLAN_COLUMNS + (["limit"] if over else []))
+        columns = PLAN_COLUMNS + (["limit"] if over else [])
+        clients = {row["client"] for row in rows}
+        if app.io.stdout_is_tty and len(clients) == 1:  # one client: said once, its column left for the names
+            app.io.write(f"client {one_line(clients.pop())}\n")  # (at 80 columns they wrapped onto a 2nd line)
+            columns = [name for name in columns if name != "client"]
+        out.records(rows, columns=columns)
     else:
         app.io.note("no rate would change")
     app.io.write(_count_lines(summary))
