@@ -37,7 +37,7 @@ def clock(seconds: float | None) -> str:
 
 
 def layout(width: int, *, label: str, done: int, total: int | None, ok: int, failed: int, rate: float,
-           elapsed: float, unit: str = "rows", failed_word: str = "failed",
+           elapsed: float, unit: str = "rows", failed_word: str = "failed", skipped: int = 0,
            totals_only: bool = False) -> list[tuple[str, str]]:
     """The parts of the terminal line that fit in `width` columns, in order, as (kind, text); the kind
     "bar" has as text the bar's width in characters. Pure: tested at any width without a terminal."""
@@ -50,13 +50,17 @@ def layout(width: int, *, label: str, done: int, total: int | None, ok: int, fai
     kept: dict[str, str] = {
         "label": label, "count": count, "rate": f"{rate:.0f} {unit}/s", "ok": f"ok {ok}",
         "failed": f"{failed_word} {failed}", "elapsed": clock(elapsed), "eta": eta_text,
+        "skipped": f"skipped {skipped}",
     }
+    if not skipped:  # said apart: `ok 3000` of 3,000 rows skipped read as 3,000 rows sent
+        del kept["skipped"]
     if not eta_text:
         del kept["eta"]
     if total is None or totals_only:
         del kept["ok"]  # an export has no failed rows to tell apart
         del kept["failed"]
-    order = ["label", "bar", "count", "rate", "ok", "failed", "elapsed", "eta"]
+        kept.pop("skipped", None)
+    order = ["label", "bar", "count", "rate", "ok", "skipped", "failed", "elapsed", "eta"]
 
     def used() -> int:
         texts = [t for k, t in kept.items()]
@@ -101,6 +105,7 @@ class Progress:
         self.total: int | None = 0
         self.done = 0
         self.ok = 0
+        self.skipped = 0  # rows left as they were because their record exists (--on-existing skip)
         self.failed = 0
         self._base = 0  # rows done before this run started (a resumed run)
         self._lock = threading.Lock()
@@ -126,7 +131,9 @@ class Progress:
     def advance(self, status: str = "created") -> None:
         with self._lock:
             self.done += 1
-            if status in OK:
+            if status == "skipped":
+                self.skipped += 1
+            elif status in OK:
                 self.ok += 1
             else:
                 self.failed += 1
@@ -147,7 +154,8 @@ class Progress:
             return f"{self.label}: {self.done} {self.unit}, {rate:.0f} {self.unit}/s"
         left = max(0, self.total - self.done)
         eta = f"{left / rate:.0f}s" if rate > 0 else "?"
-        counts = "" if self.totals_only else f", ok {self.ok}, {self.failed_word} {self.failed}"
+        skipped = f", skipped {self.skipped}" if self.skipped else ""
+        counts = "" if self.totals_only else f", ok {self.ok}{skipped}, {self.failed_word} {self.failed}"
         return f"{self.label}: {self.done}/{self.total} {self.unit}{counts}, {rate:.0f} {self.unit}/s, ETA {eta}"
 
     def parts(self, width: int) -> list[tuple[str, str]]:
@@ -156,11 +164,11 @@ class Progress:
         if waiting is not None:  # the rate and the ETA mean nothing while the service is down
             kept = layout(max(1, width - len(waiting) - 2), label=self.label, done=self.done, total=self.total,
                           ok=self.ok, failed=self.failed, rate=0.0, elapsed=now - self._started, unit=self.unit,
-                          failed_word=self.failed_word, totals_only=self.totals_only)
+                          failed_word=self.failed_word, totals_only=self.totals_only, skipped=self.skipped)
             return [*(part for part in kept if part[0] not in ("rate", "eta")), ("waiting", waiting)]
         return layout(width, label=self.label, done=self.done, total=self.total, ok=self.ok, failed=self.failed,
                       rate=self.rate(now), elapsed=now - self._started, unit=self.unit,
-                      failed_word=self.failed_word, totals_only=self.totals_only)
+                      failed_word=self.failed_word, totals_only=self.totals_only, skipped=self.skipped)
 
     def grow(self, more: int) -> None:
         """`more` rows are known to come (an export learns its total a parent at a time)."""

@@ -32,6 +32,20 @@ def test_at_120_columns_everything_shows_with_a_bar() -> None:
     assert len(line) <= 119
 
 
+def test_skipped_rows_are_counted_apart_from_ok() -> None:
+    """Issue 36: 3,000 rows all skipped (their records exist) showed `ok 3000  failed 0`, as if all were sent."""
+    from wfctl.progress import Progress
+
+    assert _shown(79, ok=0, skipped=1192, failed=0) == ("importing sites-3025.csv  1192/3025  ok 0  skipped 1192  "
+                                                         "failed 0  ETA 0:00:14")  # the rate gives way first
+    progress = Progress("importing x.csv", terminal=False)
+    progress.start(3)
+    for status in ("skipped", "skipped", "created"):
+        progress.advance(status)
+    assert (progress.ok, progress.skipped, progress.failed) == (1, 2, 0)
+    assert ", ok 1, skipped 2, failed 0, " in progress.line()
+
+
 def test_a_narrow_terminal_shortens_the_label_last() -> None:
     assert _shown(50) == "importing sites…  1192/3025  failed 2  ETA 0:00:14"
     assert _shown(35) == "1192/3025  failed 2  ETA 0:00:14"
