@@ -3,6 +3,7 @@ way first); export shows its progress on a terminal, and nothing in a pipe. Seen
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,27 @@ def test_a_real_import_over_existing_records_shows_its_planning(logged_in: Any, 
     planning = [i for i, line in enumerate(lines) if line.startswith("planning edited.csv  ") and "120/120" in line]
     importing = [i for i, line in enumerate(lines) if line.startswith("importing edited.csv  ") and "120/120" in line]
     assert planning and importing and planning[-1] < importing[0], text
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_ctrl_c_leaves_no_stale_progress_line(logged_in: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    """Issue 36: after Ctrl-C a stale `ETA 0:00:18` line stayed above the final one; the error says how far."""
+    import time
+
+    client_id, _, _ = new_client(logged_in)
+    csv = _sites_csv(tmp_path / "stopped.csv", 3000)
+    child = spawn(logged_in, "sites", "import", str(csv), "--client", client_id, "-j", "1", size=size)
+    child.expect("importing stopped.csv")
+    time.sleep(1.0)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130, child.before
+    screen: list[str] = []  # the lines a terminal keeps: a line the cursor went up to and erased is gone
+    for line in child.before.replace("\r\n", "\n").split("\n"):
+        if "\x1b[1A" in line and screen:
+            screen.pop()
+        screen.append(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", line).split("\r")[-1])
+    lines = [line for line in screen if line.strip()]
+    assert lines[-1].startswith("error: interrupted: ") and " of 3000 rows done; " in lines[-1], lines
+    assert not any("ETA" in line for line in lines), lines

@@ -90,10 +90,12 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
     if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer._existing:
         _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False)
+    finished = False
     try:
         summary = importer.run()
-    finally:
-        progress.stop()
+        finished = True
+    finally:  # a run stopped (Ctrl-C, an outage) leaves no stale rate and ETA: its error says how far it got
+        progress.stop(clear=not finished)
     if summary.dry_run and not accept_spreadsheet_changes:
         from wfctl.bulk import damage
 
@@ -140,14 +142,16 @@ def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
     try:
         planner.open_journal()
         planner.validate()
+        planned = False
         try:
             planner.run()
+            planned = True
         except Stopped as stop:
             if stop.cause == "interrupted":
                 raise CliError("interrupted while planning: nothing was sent", ExitCode.INTERRUPTED) from None
             raise
         finally:
-            progress.stop()
+            progress.stop(clear=not planned)  # kept when done, as a dry run's; erased when interrupted
         return damage.review(planner)
     finally:
         planner.release()

@@ -282,8 +282,8 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
         runner.run(work, rows, concurrency)
     except Stop as stop:
         stopped = stop
-    finally:
-        progress.stop()
+    finally:  # a run stopped leaves no stale rate and ETA: its error says how far it got
+        progress.stop(clear=stopped is not None or sys.exc_info()[0] is not None)
     for status, n in runner.counts.items():
         counts[status] += n
     _list_outcomes(runner.outcomes, {site.site_id: site.site_name for site in work})
