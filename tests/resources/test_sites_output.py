@@ -66,6 +66,7 @@ def test_get_on_a_terminal_draws_sections(wf: Any, site: dict[str, Any]) -> None
     assert r.stdout == f"""\
 id                   {site["id"]}
 client               {site["clientId"]}
+client name          Output client
 name                 Hull depot
 address              1 Quay St
 phone                +44 1482 000000
