@@ -236,16 +236,18 @@ def _read_skills(client: Any, skills: dict[str, int]) -> None:
 
 
 def _records(client: Any, kind: str, ctx: Any) -> Any:
-    if kind == "branch":
-        yield from client.iter_branches()
+    """Every record of `kind`: a nested kind's under the parent the command line gives (`<parent>_id`),
+    else under each parent in turn (every client's sites). UnknownKind for a kind no definition names."""
+    from wfctl.api.resources import resource
+
+    spec = resource(kind)
+    if not spec.nested:
+        yield from client.iter_records(kind)
         return
-    if kind == "client":
-        yield from client.iter_clients()
-        return
-    client_id = (getattr(ctx, "params", None) or {}).get("client_id")
-    client_ids = [client_id] if client_id else [c.get("id") for c in client.iter_clients()]
-    for cid in client_ids:
-        yield from client.iter_sites(cid)
+    parent_id = (getattr(ctx, "params", None) or {}).get(f"{spec.parent}_id")
+    parent_ids = [parent_id] if parent_id else [p.get("id") for p in _records(client, str(spec.parent), None)]
+    for pid in parent_ids:
+        yield from client.iter_records(kind, pid)
 
 
 def _read(path: Path) -> dict[str, Any]:

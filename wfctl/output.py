@@ -283,7 +283,9 @@ def _csv_encoder(kind: str | None, columns: list[str] | None, first: dict[str, A
                  protect: bool = True) -> tuple[Any, list[str]]:
     """(row -> cells, header) in the import format of `kind` (wfctl.csvformat); `protect`: a cell a spreadsheet
     would run as a formula gets its `'` (import takes it off again)."""
-    if kind in ("branch", "client", "site"):
+    from wfctl.api.resources import RESOURCES
+
+    if kind in RESOURCES:  # a resource's records in its import format; anything else as it comes
         from wfctl import csvformat
 
         names = columns or _import_columns(kind, csvformat.columns_for(kind), first)

@@ -323,14 +323,8 @@ class EnvelopeTotals:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._api, name)
 
-    def iter_sites(self, client_id: str, **_: Any) -> Any:
-        return self._rows(self._api.list_sites(client_id, page_size=100, all_pages=True))
-
-    def iter_clients(self, *, branch_id: str | None = None, **_: Any) -> Any:
-        return self._rows(self._api.list_clients(branch_id=branch_id, page_size=100, all_pages=True))
-
-    def iter_branches(self, **_: Any) -> Any:
-        return self._rows(self._api.list_branches(page_size=100, all_pages=True))
+    def iter_records(self, kind: str, parent_id: str | None = None, **_: Any) -> Any:
+        return self._rows(self._api.list_records(kind, parent_id, page_size=100, all_pages=True))
 
     def _rows(self, pages: Any) -> Any:
         first = True

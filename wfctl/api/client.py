@@ -3,8 +3,10 @@
 Records are plain dicts exactly as the service sends them (camelCase keys): cheap to stream, and
 what `-o json` prints.
 
-One piece, though over 500 lines: the SDK's facade, a method per endpoint on one session. What those
-methods do beyond one request lives apart: the create and update protocols in writes.py, the G9 branch
+The session, its transport and the agency are here; the record methods of every kind (generic ones,
+`list_records(kind, parent_id)`, `get_record`, `create_record`, `update_record`, `delete_record`, and
+each kind's own, `list_sites`, `get_branch`, ...) are its base class, wfctl.api.recordmethods. What those
+methods do beyond one request lives apart: the create and update protocols in writes.py, the G9 parent
 filter in branchfilter.py, paging in pagereader.py and pagination.py, error mapping in responses.py.
 
     from wfctl.factory import client_from_profile  # the CLI's config and login (or Client(base_url, auth=...))
@@ -17,10 +19,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
-from wfctl.api import branchfilter, updates, writes
 from wfctl.api.errors import (
     ApiError,
     ForeignOrigin,
@@ -31,15 +32,9 @@ from wfctl.api.errors import (
     ServerError,
 )
 from wfctl.api.page import Page
-from wfctl.api.resources import RESOURCES
-from wfctl.api.responses import decode_body, error_from_response, network_error, snippet, user_agent
-from wfctl.api.updates import Edit
-from wfctl.api.writes import (
-    collection_path,
-    record_path,
-)
+from wfctl.api.recordmethods import RecordMethods, fetched
+from wfctl.api.responses import decode_body, error_from_response, network_error, user_agent
 from wfctl.api.writes import record_of as _record
-from wfctl.api.writes import was_replayed as _replayed
 
 if TYPE_CHECKING:
     import ssl
@@ -59,7 +54,7 @@ class NotSupported(NotFound):
     """The deployment does not offer this endpoint (404/405 on an extension such as agency update)."""
 
 
-class Client:
+class Client(RecordMethods):
     """Talks to one service origin.
 
     Construction does no I/O. `auth` is an `httpx.Auth` (see wfctl.api.auth) or None for
@@ -348,7 +343,7 @@ class Client:
 
     # -- agency ------------------------------------------------------------------
     def get_agency(self) -> dict[str, Any]:
-        return _fetched(self.request("GET", "/api/agency/"), "the agency")
+        return fetched(self.request("GET", "/api/agency/"), "the agency")
 
     def update_agency(self, body: dict[str, Any]) -> dict[str, Any]:
         """PUT /api/agency/ (a sandbox extension, G6): NotSupported when the deployment lacks it."""
@@ -359,147 +354,6 @@ class Client:
                 raise NotSupported("this deployment does not offer agency updates", status=exc.status,
                                    detail="this deployment does not offer agency updates") from None
             raise
-
-    # -- branches ----------------------------------------------------------------
-    def list_branches(self, *, page: int | None = None, page_size: int | None = None,
-                      all_pages: bool = False, concurrency: int | None = None,
-                      limit: int | None = None) -> Iterator[Page]:
-        return self.pages(RESOURCES["branch"].collection_path(), page=page, page_size=page_size, all_pages=all_pages,
-                          concurrency=concurrency, limit=limit)
-
-    def iter_branches(self, *, page_size: int | None = 100,
-                      concurrency: int | None = None) -> Iterator[dict[str, Any]]:
-        for p in self.list_branches(page_size=page_size, all_pages=True, concurrency=concurrency):
-            yield from p.data
-
-    def get_branch(self, branch_id: str) -> dict[str, Any]:
-        return self.get_record("branch", branch_id)
-
-    def create_branch(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
-        return self.create_record("branch", None, body, idempotency_key=idempotency_key)
-
-    def update_branch(self, branch_id: str, changes: dict[str, Any], *,
-                      current: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Change the fields in `changes`, and only those (see `update_record`)."""
-        return self.update_record("branch", branch_id, changes, current=current)
-
-    def delete_branch(self, branch_id: str) -> dict[str, Any]:
-        return _record(self.request("DELETE", RESOURCES["branch"].record_path(branch_id)))
-
-    # -- clients -----------------------------------------------------------------
-    def list_clients(self, *, branch_id: str | None = None, page: int | None = None,
-                     page_size: int | None = None, all_pages: bool = False, concurrency: int | None = None,
-                     limit: int | None = None) -> Iterator[Page]:
-        """Pages of clients; with branch_id, pages of that branch's clients on every deployment (G9)."""
-        if not branch_id:
-            return self.pages(RESOURCES["client"].collection_path(), page=page, page_size=page_size, all_pages=all_pages,
-                              concurrency=concurrency, limit=limit)
-        return branchfilter.branch_clients(self, branch_id, page, page_size, all_pages, concurrency=concurrency, limit=limit)
-
-    def iter_clients(self, *, branch_id: str | None = None, page_size: int | None = 100,
-                     concurrency: int | None = None) -> Iterator[dict[str, Any]]:
-        for p in self.list_clients(branch_id=branch_id, page_size=page_size, all_pages=True,
-                                   concurrency=concurrency):
-            yield from p.data
-
-    def get_client(self, client_id: str) -> dict[str, Any]:
-        return self.get_record("client", client_id)
-
-    def create_client(self, body: dict[str, Any], *, idempotency_key: str | None = None) -> dict[str, Any]:
-        return self.create_record("client", None, body, idempotency_key=idempotency_key)
-
-    def update_client(self, client_id: str, changes: dict[str, Any], *,
-                      current: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Change the fields in `changes`, and only those (see `update_record`)."""
-        return self.update_record("client", client_id, changes, current=current)
-
-    def delete_client(self, client_id: str) -> dict[str, Any]:
-        return _record(self.request("DELETE", RESOURCES["client"].record_path(client_id)))
-
-    # -- sites -------------------------------------------------------------------
-    def list_sites(self, client_id: str, *, page: int | None = None, page_size: int | None = None,
-                   all_pages: bool = False, concurrency: int | None = None,
-                   limit: int | None = None) -> Iterator[Page]:
-        return self.pages(RESOURCES["site"].collection_path(client_id), page=page, page_size=page_size,
-                          all_pages=all_pages, concurrency=concurrency, limit=limit)
-
-    def iter_sites(self, client_id: str, *, page_size: int | None = 100,
-                   concurrency: int | None = None) -> Iterator[dict[str, Any]]:
-        for p in self.list_sites(client_id, page_size=page_size, all_pages=True, concurrency=concurrency):
-            yield from p.data
-
-    def get_site(self, site_id: str) -> dict[str, Any]:
-        return self.get_record("site", site_id)
-
-    def create_site(self, client_id: str, body: dict[str, Any], *,
-                    idempotency_key: str | None = None) -> dict[str, Any]:
-        return self.create_record("site", client_id, body, idempotency_key=idempotency_key)
-
-    def update_site(self, site_id: str, changes: dict[str, Any], *,
-                    current: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Change the fields in `changes`, and only those (see `update_record`)."""
-        return self.update_record("site", site_id, changes, current=current)
-
-    def delete_site(self, site_id: str) -> dict[str, Any]:
-        return _record(self.request("DELETE", RESOURCES["site"].record_path(site_id)))
-
-    # -- any kind ("branch", "client", "site") -------------------------------------------------
-    def get_record(self, kind: str, record_id: str) -> dict[str, Any]:
-        """The whole record. An answer that is not a record (an empty body, `{}`, a list) is a
-        ServerError: nothing is ever read as an empty record, so no update starts from one."""
-        return _fetched(self.request("GET", record_path(kind, record_id)), f"{kind} {record_id}", need_id=True)
-
-    def iter_records(self, kind: str, parent_id: str | None = None, *,
-                     concurrency: int | None = None) -> Iterator[dict[str, Any]]:
-        """Every record of `kind` (under `parent_id`: a client's sites, a branch's clients)."""
-        if kind == "site":
-            return self.iter_sites(str(parent_id), concurrency=concurrency)
-        if kind == "client":
-            return self.iter_clients(branch_id=parent_id, concurrency=concurrency)
-        return self.iter_branches(concurrency=concurrency)
-
-    def create_record(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
-                      idempotency_key: str | None = None, sender: LeanSender | None = None,
-                      maybe_applied: bool = False) -> dict[str, Any]:
-        """POST a new record (a site under `parent_id`) and return it, applied once and reported once
-        (G20): see `create_outcome`. A record of that name that another writer made raises Conflict,
-        also when it was found after this call's answer was lost."""
-        return self.create_outcome(kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
-                                   maybe_applied=maybe_applied).created(kind, body)
-
-    def create_outcome(self, kind: str, parent_id: str | None, body: dict[str, Any], *,
-                       idempotency_key: str | None = None, sender: LeanSender | None = None,
-                       maybe_applied: bool = False,
-                       find: Callable[[], dict[str, Any] | None] | None = None) -> writes.CreateOutcome:
-        """POST a new record; return (record, made, sure): see `writes.create_outcome`."""
-        return writes.create_outcome(self, kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
-                                     maybe_applied=maybe_applied, find=find)
-
-    def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
-                      idempotency_key: str) -> tuple[dict[str, Any], bool]:
-        """Send a create again under the key it was first sent with: (the record, whether the service
-        replayed the first answer, G20). Replayed: the first create was applied and this is its record;
-        not replayed: it is applied now (or the deployment ignores keys)."""
-        response = self.send("POST", collection_path(kind, parent_id), json=body, idempotency_key=idempotency_key)
-        return _record(decode_body(response)), _replayed(response)
-
-    def update_record(self, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
-                      current: dict[str, Any] | None = None, sender: LeanSender | None = None,
-                      settle: bool = True, seen: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Change exactly the fields in `changes`, on every deployment, and return the whole record: see
-        `updates.update_record`."""
-        return updates.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle,
-                                     seen=seen)
-
-    def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
-        """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
-        list shows it; None when there is none."""
-        return writes.find_by_name(self, kind, parent_id, name)
-
-    def find_same(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
-        """The full record named as `body` that holds every field of `body` (a create of ours whose
-        answer was lost), or None."""
-        return writes.find_same(self, kind, parent_id, body)
 
     # -- internals ---------------------------------------------------------------
     def _session(self) -> httpx.Client:
@@ -534,17 +388,6 @@ class Client:
                 trust_env=True,
             )
         return self._http
-
-
-def _fetched(body: Any, what: str, *, need_id: bool = False) -> dict[str, Any]:
-    """A GET's answer as a record: anything else (an empty body, `{}`, a list) is a ServerError."""
-    if isinstance(body, dict) and body and (not need_id or body.get("id") is not None):
-        return body
-    shown = "an empty body" if body in (None, "", {}) else snippet(str(body))
-    raise ServerError(f"the service's answer for {what} is not a record", detail=f"it answered {shown}")
-
-
-
 
 
 def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wfctl.api.errors import InvalidId, NotFound
+from wfctl.api.resources import resource
 
 #: A whole id as the service makes them (G16: UUID strings): used as it is, no request.
 WHOLE_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
@@ -41,9 +42,6 @@ WHOLE_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 MIN_PREFIX = 4
 #: How many candidates an ambiguity error lists.
 SHOWN_CANDIDATES = 10
-
-_PARENT_KIND = {"site": "client", "client": "branch"}
-_PARENT_FIELD = {"site": "clientId", "client": "branchId"}
 
 
 @dataclass(frozen=True)
@@ -79,11 +77,9 @@ class AmbiguousReference(InvalidId):
         self.candidates = candidates
         shown = "; ".join(c.shown() for c in candidates[:SHOWN_CANDIDATES])
         more = f"; and {len(candidates) - SHOWN_CANDIDATES} more" if len(candidates) > SHOWN_CANDIDATES else ""
-        super().__init__(f"{_quoted(ref)} {how} {len(candidates)} {_PLURAL[kind]}: {shown}{more}; "
+        super().__init__(f"{_quoted(ref)} {how} {len(candidates)} {resource(kind).plural}: {shown}{more}; "
                          "give the id (or more of it)")
 
-
-_PLURAL = {"branch": "branches", "client": "clients", "site": "sites"}
 
 
 def is_whole_id(ref: str) -> bool:
@@ -95,7 +91,9 @@ def resolve(api: Any, kind: str, ref: str, *, parent: str | None = None) -> str:
     """The id of the `kind` record ("branch", "client", "site") that `ref` names (see the module's
     rules). `parent`: the id of the client a site belongs to, or of the branch a client belongs to, to
     look for the name there only. A whole id is returned as it is, unchecked: `require` checks it.
-    Raises NoSuchRecord, AmbiguousReference (and the ApiErrors of the listing)."""
+    Raises NoSuchRecord, AmbiguousReference (and the ApiErrors of the listing); UnknownKind for a kind
+    no definition names (wfctl.api.resources)."""
+    parent_field = resource(kind).parent_field
     text = str(ref)
     if not text.strip():
         raise InvalidId(f"an empty {kind} reference: give the {kind}'s id or name")
@@ -107,7 +105,7 @@ def resolve(api: Any, kind: str, ref: str, *, parent: str | None = None) -> str:
         record = api.get_record(kind, text)
     except NotFound:
         return _search(api, kind, text, parent).id
-    if parent is not None and kind in _PARENT_FIELD and str(record.get(_PARENT_FIELD[kind])) != parent:
+    if parent is not None and parent_field and str(record.get(parent_field)) != parent:
         return _search(api, kind, text, parent).id  # another parent's record: the name within this one
     return text
 
@@ -144,7 +142,7 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
                     too_short += 1
     except NotFound:
         if parent is not None:  # the parent itself is not there
-            raise NoSuchRecord(_PARENT_KIND[kind], parent) from None
+            raise NoSuchRecord(str(resource(kind).parent), parent) from None
         raise
     for found, how in ((exact, "names"), (folded, "names"), (prefixed, "begins the ids of")):
         if len(found) == 1:
@@ -155,38 +153,38 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
     if too_short:
         ids = "an id begins" if too_short == 1 else f"{too_short} ids begin"
         hint = f"{ids} with it, but the beginning of an id needs at least {MIN_PREFIX} characters"
-    raise NoSuchRecord(kind, ref, parent=parent, parent_kind=_PARENT_KIND.get(kind), hint=hint)
+    raise NoSuchRecord(kind, ref, parent=parent, parent_kind=resource(kind).parent, hint=hint)
 
 
 def _candidates(api: Any, kind: str, parent: str | None) -> Iterator[Candidate]:
-    """Every record `ref` could name, from the list of `kind` (read in pages of 100, the first page first)."""
-    if kind == "branch":
-        yield from _listed(api.list_branches(page_size=100, all_pages=True))
-    elif kind == "client":
-        for candidate in _listed(api.list_clients(branch_id=parent, page_size=100, all_pages=True), "branch"):
-            yield candidate if parent is None else Candidate(candidate.id, candidate.name)
-    elif kind == "site":
-        if parent is not None:
-            yield from _listed(api.list_sites(parent, page_size=100, all_pages=True))
-            return
-        for client in [*_listed(api.list_clients(page_size=100, all_pages=True))]:
+    """Every record `ref` could name, from the list of `kind` (read in pages of 100, the first page first):
+    within `parent` when given; else across the agency, each with its parent (a nested kind's records
+    parent by parent: every client's sites)."""
+    spec = resource(kind)
+    if spec.nested and parent is None:
+        for owner in [*_candidates(api, str(spec.parent), None)]:
             try:
-                yield from _listed(api.list_sites(client.id, page_size=100, all_pages=True),
-                                   f"client {_quoted(client.name)}")
+                yield from _listed(api.list_records(kind, owner.id, page_size=100, all_pages=True),
+                                   f"{spec.parent} {_quoted(owner.name)}")
             except NotFound:  # deleted while we looked
                 continue
-    else:
-        raise ValueError(f"unknown kind {kind!r}")
+        return
+    pages = api.list_records(kind, parent, page_size=100, all_pages=True)
+    if parent is None and spec.parent_field:  # a branch's clients: each with its branch's id
+        yield from _listed(pages, of=(str(spec.parent), spec.parent_field))
+        return
+    yield from _listed(pages)
 
 
-def _listed(pages: Any, parent: str = "") -> Iterator[Candidate]:
-    """The records of `pages` as candidates; `parent` "branch": each client's branch id as its parent."""
+def _listed(pages: Any, parent: str = "", of: tuple[str, str] | None = None) -> Iterator[Candidate]:
+    """The records of `pages` as candidates; `parent`: theirs, as shown; `of` (kind, field): each record's
+    parent read from its field (`branch <id>`)."""
     for page in pages:
         for row in page.data:
             if row.get("id") is not None:
                 where = parent
-                if parent == "branch":
-                    where = f"branch {row['branchId']}" if row.get("branchId") else ""
+                if of is not None:
+                    where = f"{of[0]} {row[of[1]]}" if row.get(of[1]) else ""
                 yield Candidate(str(row["id"]), str(row.get("name") or ""), where)
 
 

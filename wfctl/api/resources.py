@@ -1,9 +1,15 @@
 """One definition of each resource the service holds: branches, clients and sites.
 
-Every layer reads its facts from here: the client's paths, the update rules (wfctl.api.records), the
+Every layer reads its facts from here: the client's paths, the update rules (wfctl.api.recordrules), the
 CSV format and the bulk runs (wfctl.bulk), the commands and the output. Adding a writable field to a
 kind means its write model (wfctl.api.models) and its definition below, nothing else; presentation
 (table columns, which columns give way, option names) stays with the commands and the output.
+
+A kind is wired completely or not at all: every layer finds a kind here (`resource(kind)`), and a kind
+that is not here is `UnknownKind` (naming the known ones) wherever it is given, never another kind's
+default. The relations between kinds are facts of the definition too: a kind's parent, whether its
+collection is nested under the parent's record (`nested`: a client's sites) or filtered by the parent's
+id (a branch's clients), whether list items are whole records (`list_is_full`).
 
 Standard library only: the CLI's fast paths (completion, help) import it.
 """
@@ -28,6 +34,17 @@ def _seg(value: str) -> str:
     return quote(text, safe="")
 
 
+class UnknownKind(KeyError, ValueError):
+    """A kind no definition names: a KeyError (as a look-up in RESOURCES) and a ValueError (as an argument)."""
+
+    def __init__(self, kind: object) -> None:
+        self.kind = kind
+        super().__init__(f"unknown kind {kind!r}; expected one of {', '.join(RESOURCES)}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 @dataclass(frozen=True)
 class Resource:
     name: str  # "branch" | "client" | "site"
@@ -37,6 +54,8 @@ class Resource:
     parent: str | None = None  # the parent's kind: "branch" for clients, "client" for sites
     parent_field: str | None = None  # the field naming the parent: branchId, clientId
     parent_in_body: bool = False  # a client's branchId is part of its create body; a site's clientId the path
+    nested: bool = False  # the collection lives under its parent's record (/api/clients/<id>/sites), else at
+    #                       the top, listed by the parent with a filter on `parent_field` (?branchId=, G9)
     list_fields: frozenset[str] = frozenset()  # fields holding a list (rates, departments, bannedWorkers)
     bool_fields: frozenset[str] = frozenset()  # fields holding a boolean
     not_in_list_items: frozenset[str] = frozenset()  # fields only the full record has, not a list item
@@ -44,6 +63,10 @@ class Resource:
     read_only: tuple[str, ...] = ("id", "createdOn", "updatedOn", "modifiedOn")  # what the service adds
 
     def __post_init__(self) -> None:
+        if (self.parent is None) != (self.parent_field is None):
+            raise ValueError(f"{self.name}: a parent and its field are given together")
+        if (self.nested or self.parent_in_body) and not self.parent:
+            raise ValueError(f"{self.name}: nested and parent_in_body need a parent")
         expected = {*self.writable, *([self.parent_field] if self.parent_field else [])}
         if set(self.columns) != expected or len(self.columns) != len(expected):
             raise ValueError(f"{self.name}: the CSV columns must be the parent's id column and every writable "
@@ -71,9 +94,10 @@ class Resource:
         return (*self.read_only[:1], *parent, *self.writable, *self.read_only[1:])
 
     def collection_path(self, parent_id: str | None = None) -> str:
-        """Where records are created: a site under its client (G2), the others at the top."""
-        if self.name == "site":
-            return f"/api/clients/{_seg(str(parent_id or ''))}/sites"
+        """Where records are created and listed: a nested kind's under its parent's record (a site under
+        its client, G2), the others at the top."""
+        if self.nested:
+            return f"{resource(str(self.parent)).record_path(str(parent_id or ''))}/{self.plural}"
         return f"/api/{self.plural}"
 
     def record_path(self, record_id: str) -> str:
@@ -98,23 +122,29 @@ SITE = Resource(
     writable=("name", "address", "phone", "email", "assessmentRequired", "departments", "rates", "bannedWorkers"),
     columns=("clientId", "name", "address", "phone", "email", "assessmentRequired", "rates", "departments",
              "bannedWorkers"),
-    parent="client", parent_field="clientId",
+    parent="client", parent_field="clientId", nested=True,
     list_fields=frozenset({"rates", "departments", "bannedWorkers"}),
     bool_fields=frozenset({"assessmentRequired"}),
     not_in_list_items=frozenset({"rates", "departments", "bannedWorkers", "documents"}),
     read_only=("id", "createdOn", "updatedOn", "modifiedOn", "documents"),
 )
 
-#: Each kind's definition, by name.
-RESOURCES: dict[str, Resource] = {r.name: r for r in (BRANCH, CLIENT, SITE)}
+class _Definitions(dict[str, Resource]):
+    """A dict whose look-up of a kind it does not hold raises UnknownKind (naming the known ones)."""
+
+    def __missing__(self, kind: str) -> Resource:
+        raise UnknownKind(kind)
+
+
+#: Each kind's definition, by name. `RESOURCES[kind]` of any other kind raises UnknownKind.
+RESOURCES: dict[str, Resource] = _Definitions({r.name: r for r in (BRANCH, CLIENT, SITE)})
 
 
 def resource(kind: str) -> Resource:
-    """The definition of `kind`; ValueError names the kinds for any other."""
-    try:
-        return RESOURCES[kind]
-    except KeyError:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(RESOURCES)}") from None
+    """The definition of `kind`; UnknownKind (a KeyError and a ValueError) names the known kinds for any other."""
+    if kind not in RESOURCES:
+        raise UnknownKind(kind)
+    return RESOURCES[kind]
 
 
 #: The fields of the agency (the tenant: one record, no collection), in the service's spelling.

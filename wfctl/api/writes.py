@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wfctl.api.errors import Conflict, NetworkError, NotFound, ServerError
-from wfctl.api.resources import RESOURCES
+from wfctl.api.resources import resource
 from wfctl.api.responses import decode_body, snippet
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ def same_records(client: Any, kind: str, parent_id: str | None, body: dict[str, 
     out: dict[str, dict[str, Any]] = {}
     for record in records_to_look_up(client, kind, parent_id):
         if natural_key(record.get("name")) == wanted and str(record.get("id")) not in out:
-            full = record if kind == "branch" else client.get_record(kind, str(record["id"]))
+            full = record if resource(kind).list_is_full else client.get_record(kind, str(record["id"]))
             if same_record(body, full):
                 out[str(record.get("id"))] = full
     return list(out.values())
@@ -221,18 +221,18 @@ def find_same(client: Any, kind: str, parent_id: str | None, body: dict[str, Any
     found = client.find_by_name(kind, parent_id, body.get("name"))
     if found is None:
         return None
-    if kind != "branch":  # list items of clients and sites lack fields a create may carry
+    if not resource(kind).list_is_full:  # list items of clients and sites lack fields a create may carry
         found = client.get_record(kind, str(found["id"]))
     return found if same_record(body, found) else None
 
 
 def collection_path(kind: str, parent_id: str | None = None) -> str:
     """Where records of `kind` are created: a site under its client, the others at the top."""
-    return RESOURCES[kind].collection_path(parent_id)
+    return resource(kind).collection_path(parent_id)
 
 
 def record_path(kind: str, record_id: str) -> str:
-    return RESOURCES[kind].record_path(record_id)
+    return resource(kind).record_path(record_id)
 
 
 def new_idempotency_key() -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from wfctl.api.resources import RESOURCES, Resource
+from wfctl.api.resources import RESOURCES, Resource, resource
 
 
 @dataclass(frozen=True)
@@ -40,36 +40,37 @@ class Kind:
         return self.resource.parent_in_body
 
     @property
+    def parent_option(self) -> str | None:  # the command-line option giving the parent: --client, --branch
+        return f"--{self.parent}" if self.parent else None
+
+    @property
     def list_is_full(self) -> bool:  # list items carry every writable field (no get needed to compare)
         return self.resource.list_is_full
 
     # -- client calls ----------------------------------------------------------------------------
     def iter_existing(self, api: Any, parent_id: str | None) -> Iterator[dict[str, Any]]:
-        if self.name == "site":
-            return api.iter_sites(parent_id)
-        if self.name == "client":
-            return api.iter_clients(branch_id=parent_id)
-        return api.iter_branches()
+        return api.iter_records(self.name, parent_id)
 
     def iter_parents(self, api: Any) -> Iterator[dict[str, Any]]:
-        if self.parent == "client":
-            return api.iter_clients()
-        return api.iter_branches()
+        """Every record of the parent's kind (a kind without a parent has none to give: ValueError)."""
+        if self.parent is None:
+            raise ValueError(f"{self.plural} have no parent")
+        return api.iter_records(self.parent)
 
     def get(self, api: Any, record_id: str) -> dict[str, Any]:
         return dict(api.get_record(self.name, record_id))
 
     def get_parent(self, api: Any, parent_id: str) -> dict[str, Any]:
-        if self.parent == "client":
-            return api.get_client(parent_id)
-        return api.get_branch(parent_id)
+        if self.parent is None:
+            raise ValueError(f"{self.plural} have no parent")
+        return dict(api.get_record(self.parent, parent_id))
 
 
 class _Kinds(Mapping[str, Kind]):
-    """Each kind by name, read from its definition when asked."""
+    """Each kind by name, read from its definition when asked; UnknownKind for any other."""
 
     def __getitem__(self, name: str) -> Kind:
-        return Kind(RESOURCES[name])
+        return Kind(resource(name))
 
     def __iter__(self) -> Iterator[str]:
         return iter(RESOURCES)

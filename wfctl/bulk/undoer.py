@@ -116,7 +116,7 @@ class Undoer:
             return self._changed(entry, differs, left, current, name, "deletes")
         removed = {key: [current.get(key), None] for key in (given or left) if key != "id"}
         return self._apply(entry, name, removed, "deleted", log,
-                           lambda: getattr(self.api, f"delete_{self.kind}")(entry.id))
+                           lambda: self.api.delete_record(self.kind, entry.id))
 
     def _restore(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         """Put back what the run's update replaced: each scalar field the run changed, and of each list the

@@ -40,7 +40,7 @@ class RowValidation(ImportState):
         kind = self.kind
         if kind.parent and not self.options.parent_id and not (
                 kind.parent_id_column in self.source.header or kind.parent_name_column in self.source.header):
-            flag = "--client" if kind.parent == "client" else "--branch"
+            flag = kind.parent_option
             self._problem(0, 1, kind.parent_id_column or "",
                           f"no {kind.parent_id_column} or {kind.parent_name_column} column: add one, or give {flag}")
         if self.summary.problems:
@@ -154,7 +154,7 @@ class RowValidation(ImportState):
             column, named = name_column, repr(csvformat.strip_neutraliser(row.cells.get(name_column, "")).strip())
         if not found:
             named += f" ({self._parent_errors[ref]})"
-        flag = "--client" if kind.parent == "client" else "--branch"
+        flag = kind.parent_option
         given = self.options.parent_id or ""
         target = repr(self._parent_names.get(given, given))
         return Problem(row.number, row.line, column,

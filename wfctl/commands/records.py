@@ -107,21 +107,15 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
         page_size = min(limit, 100)
     more = all_pages or limit is not None
     client = _client(app)
-    pages: Iterable[Page]
-    if kind == "branch":
-        pages = client.list_branches(page=page, page_size=page_size, all_pages=more, limit=limit)
-    elif kind == "client":
-        given = parent
-        parent = resolve_ref(ctx, "branch", parent) if parent else None
-        pages = client.list_clients(branch_id=parent, page=page, page_size=page_size, all_pages=more, limit=limit)
-        if parent and given:
-            pages = _existing_parent(client, _only(pages, "branchId", parent), "branch", parent, given)
-            # G9: true even where the service ignores branchId
-    else:
-        given = _required(parent, "--client")
-        parent = resolve_ref(ctx, "client", given)
-        pages = _existing_parent(client, client.list_sites(parent, page=page, page_size=page_size, all_pages=more,
-                                                           limit=limit), "client", parent, given)
+    spec = RESOURCES[kind]
+    given = _required(parent, f"--{spec.parent}") if spec.nested else parent  # a site is listed within its client
+    parent = resolve_ref(ctx, spec.parent, given) if given and spec.parent else None
+    pages: Iterable[Page] = client.list_records(kind, parent, page=page, page_size=page_size, all_pages=more,
+                                                limit=limit)
+    if parent and given and spec.parent and spec.parent_field:
+        if not spec.nested:  # G9: a branch's clients only, even where the service ignores branchId
+            pages = _only(pages, spec.parent_field, parent)
+        pages = _existing_parent(client, pages, spec.parent, parent, given)
     out.pages(_capped_said(app.io, pages, asked), kind, limit=limit)
 
 
@@ -171,7 +165,7 @@ def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputF
     out = app.output(fmt(output), fields, kind)
     record_id = _resolved(ctx, kind, record_id, scope)
     client = _client(app)
-    record = getattr(client, f"get_{kind}")(record_id)
+    record = client.get_record(kind, record_id)
     parent_field = RESOURCES[kind].parent_field
     if out.format in ("table", "wide") and app.io.stdout_is_tty and parent_field and record.get(parent_field):
         record = _with_parent_name(client, kind, record, parent_field)
@@ -210,14 +204,14 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
     if spec.parent_field:
         parent = parent or values.get(spec.parent_field)
         values.pop(spec.parent_field, None)
-        if kind == "client" and parent:
-            parent = resolve_ref(ctx, "branch", str(parent))
-            values["branchId"] = parent
-            given.add("branchId")
+        if spec.parent_in_body and spec.parent and parent:
+            parent = resolve_ref(ctx, spec.parent, str(parent))
+            values[spec.parent_field] = parent
+            given.add(spec.parent_field)
     values.update({k: v for k, v in changes.items() if v is not None})
     body = validate_body(kind, "create", values, given)
-    if kind == "site":
-        parent = resolve_ref(ctx, "client", _required(parent, "--client"))
+    if spec.nested and spec.parent:  # a site is created under its client
+        parent = resolve_ref(ctx, spec.parent, _required(parent, f"--{spec.parent}"))
     path = spec.collection_path(parent)
     if dry_run:
         _dry_run(out, "POST", path, body, kind)
@@ -268,7 +262,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
         return {**fixed, **validated(kind, record, apply(record, fixed, edits, again=record is not current), edits)}
 
     body = edit(current)
-    if kind == "site":  # what a replacing option drops is said, as a list edit's surprises are (issue 36)
+    if spec.list_fields:  # what a replacing option drops is said, as a list edit's surprises are (issue 36)
         from wfctl.commands.list_edits import dropped, say
 
         for text in dropped(current, fixed):
@@ -311,7 +305,7 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
         # the user's answer, not a failure: no "error:", exit 2 (issue 11, as gh)
         sys.stderr.write("Not deleted.\n")
         raise typer.Exit(int(ExitCode.USAGE))
-    answer = getattr(client, f"delete_{kind}")(record_id) or {"status": "success", "message": f"{kind} deleted"}
+    answer = client.delete_record(kind, record_id) or {"status": "success", "message": f"{kind} deleted"}
     if said:
         app.io.write(f"Deleted {_named(kind, record_id, record)}\n")
     else:
@@ -330,16 +324,16 @@ def _named(kind: str, record_id: str, record: dict[str, Any] | None) -> str:
 def _of_parent(client: Any, kind: str, record: dict[str, Any] | None) -> str:
     """ of client Pennine Foods (a site), of branch Leeds (a client), nothing for a branch; nothing
     either when the parent cannot be read (the prompt still names the record)."""
-    parent = {"site": ("client", "clientId"), "client": ("branch", "branchId")}.get(kind)
-    if parent is None or not record or not record.get(parent[1]):
+    parent, field = RESOURCES[kind].parent, RESOURCES[kind].parent_field
+    if parent is None or field is None or not record or not record.get(field):
         return ""
     from wfctl.api.errors import ApiError
 
     try:
-        name = client.get_record(parent[0], str(record[parent[1]])).get("name")
+        name = client.get_record(parent, str(record[field])).get("name")
     except ApiError:
         return ""
-    return f" of {parent[0]} {one_line(str(name))}" if name else ""
+    return f" of {parent} {one_line(str(name))}" if name else ""
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -349,7 +343,8 @@ def _client(app: AppContext) -> Any:
 
 def _resolved(ctx: typer.Context, kind: str, ref: str, scope: str | None) -> str:
     """The id `ref` names (wfctl.api.refs); `scope` (a site's --client) narrows a name to that client's."""
-    parent = resolve_ref(ctx, "client", scope) if scope and kind == "site" else None
+    owner = RESOURCES[kind].parent
+    parent = resolve_ref(ctx, owner, scope) if scope and owner else None
     return resolve_ref(ctx, kind, ref, parent=parent)
 
 
