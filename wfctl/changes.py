@@ -4,7 +4,7 @@ import report show.
     >>> lines("site", {"bannedWorkers": (["W-1"], ["W-2"]), "email": ("a@x.test", "")})
     ['- banned worker W-1', '+ banned worker W-2', 'email: a@x.test -> (empty)']
 
-`changes` is {field: (old, new)} as `wfctl.api.records.changed_fields` gives it. Lists are compared
+`changes` is {field: (old, new)} as `wfctl.api.recordrules.changed_fields` gives it. Lists are compared
 item by item (a rate by its skill, a department by its name, a banned worker by its id), so a diff
 names what is added, removed or changed, never the whole list again.
 """

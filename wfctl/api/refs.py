@@ -189,7 +189,7 @@ def _listed(pages: Any, parent: str = "", of: tuple[str, str] | None = None) -> 
 
 
 def _natural_key(name: str) -> str:
-    from wfctl.api.records import natural_key
+    from wfctl.api.recordrules import natural_key
 
     return natural_key(name)
 

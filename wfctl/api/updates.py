@@ -57,7 +57,7 @@ def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any
     waits one round trip (at least SETTLE_MIN, at most SETTLE_MAX seconds) before the read-back, so
     that a writer who read the record just before this PUT has written too and is seen; bulk runs
     (a `sender`, or `settle=False`) skip the wait: their throughput is round trips."""
-    from wfctl.api.records import same_record, writable_changes
+    from wfctl.api.recordrules import same_record, writable_changes
 
     edit: Edit = changes if callable(changes) else _fixed(changes)
     seen = seen if seen is not None else current  # the first look: a field moved since is said (clearing)
@@ -97,7 +97,7 @@ def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any
 def put_body(put_clears: bool, kind: str, current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     """The PUT body of `changes` to `current`: the named fields whose value differs from `current`'s, or
     on a deployment that clears what a PUT leaves out, every writable field of `current` merged with them."""
-    from wfctl.api.records import update_body, writable_changes
+    from wfctl.api.recordrules import update_body, writable_changes
 
     if put_clears:
         return update_body(kind, current, changes)
@@ -110,7 +110,7 @@ def stored_refusal(kind: str, record_id: str, current: dict[str, Any], changes: 
     one: a field the change did not name (sent because the PUT must carry the whole record), or a list
     entry the record holds (sent because a list edit sends the whole list). None when every field it
     names is the change's own."""
-    from wfctl.api.records import comparable
+    from wfctl.api.recordrules import comparable
 
     stored: dict[str, list[str]] = {}
     own: dict[str, list[str]] = {}
@@ -203,7 +203,7 @@ def _learn(client: Any, kind: str, record_id: str, current: dict[str, Any], want
 
 def _cleared(kind: str, before: dict[str, Any], wanted: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """The writable fields `wanted` does not name that held a value in `before` and are empty in `after`."""
-    from wfctl.api.records import WRITABLE, comparable
+    from wfctl.api.recordrules import WRITABLE, comparable
 
     empty = {name: comparable(name, None) for name in WRITABLE[kind]}
     return [name for name in WRITABLE[kind] if name not in wanted and name in after
@@ -214,7 +214,7 @@ def _tell_moved(client: Any, kind: str, record_id: str, seen: dict[str, Any], wa
                 back: dict[str, Any]) -> None:
     """Say which fields the update did not name hold another value than at the first look (another
     writer's change while the whole record was sent), and the value each kept."""
-    from wfctl.api.records import WRITABLE, comparable
+    from wfctl.api.recordrules import WRITABLE, comparable
 
     moved = [name for name in WRITABLE[kind] if name not in wanted
              and comparable(name, seen.get(name)) != comparable(name, back.get(name))]
@@ -232,7 +232,7 @@ def _fixed(changes: dict[str, Any]) -> Edit:
 def _differing(kind: str, current: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
     """The fields of `changes` whose value differs from `current`'s (a field sent with the value it holds
     could only undo another writer's change made since `current` was read)."""
-    from wfctl.api.records import comparable
+    from wfctl.api.recordrules import comparable
 
     return {k: v for k, v in changes.items() if comparable(k, v) != comparable(k, current.get(k))}
 

@@ -172,7 +172,7 @@ def _whose(post: Callable[[], tuple[dict[str, Any], bool]], found: dict[str, Any
 
 def same_records(client: Any, kind: str, parent_id: str | None, body: dict[str, Any]) -> list[dict[str, Any]]:
     """Every record named as `body` that holds every field of it, in the service's order (oldest first)."""
-    from wfctl.api.records import natural_key, same_record
+    from wfctl.api.recordrules import natural_key, same_record
 
     wanted = natural_key(body.get("name"))
     out: dict[str, dict[str, Any]] = {}
@@ -204,7 +204,7 @@ def records_to_look_up(client: Any, kind: str, parent_id: str | None) -> Iterato
 def find_by_name(client: Any, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
     """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
     list shows it; None when there is none."""
-    from wfctl.api.records import natural_key
+    from wfctl.api.recordrules import natural_key
 
     wanted = natural_key(name)
     for record in records_to_look_up(client, kind, parent_id):
@@ -216,7 +216,7 @@ def find_by_name(client: Any, kind: str, parent_id: str | None, name: Any) -> di
 def find_same(client: Any, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
     """The full record named as `body` that holds every field of `body` (a create of ours whose
     answer was lost), or None."""
-    from wfctl.api.records import same_record
+    from wfctl.api.recordrules import same_record
 
     found = client.find_by_name(kind, parent_id, body.get("name"))
     if found is None:

@@ -197,7 +197,7 @@ def review(importer: Any) -> list[Finding]:
     """The rows of a plan (an Importer with dry_run, after run()) whose changes look like what a
     spreadsheet does to text: an update whose every changed value of a field is such a variant, and a
     create whose name is such a variant of an existing record's name in the same parent."""
-    from wfctl.api.records import natural_key
+    from wfctl.api.recordrules import natural_key
 
     findings: list[Finding] = []
     created: dict[int, str] = {}

@@ -23,7 +23,7 @@ from json.encoder import encode_basestring as _json_string
 from typing import Any
 
 from wfctl import csvformat
-from wfctl.api.records import EMAIL as _EMAIL
+from wfctl.api.recordrules import EMAIL as _EMAIL
 from wfctl.api.resources import RESOURCES, Resource
 
 _TEXT = 200

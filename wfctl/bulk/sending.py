@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from wfctl.api.records import changed_fields, natural_key, same_record
+from wfctl.api.recordrules import changed_fields, natural_key, same_record
 from wfctl.api.retry import OUTAGE_SECONDS, RetryPolicy
 from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.importstate import ImportState
@@ -225,7 +225,7 @@ class Sending(ImportState):
         if "name" in body and row not in self._id_rows and natural_key(body["name"]) == natural_key(name):
             # found by its name (G12), which is not a rename: the service's spelling stays
             body = {k: v for k, v in body.items() if k != "name"}
-        from wfctl.api.records import update_body
+        from wfctl.api.recordrules import update_body
 
         changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
             self.options.kind, current, body)).items()}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from wfctl.api.records import changed_fields, natural_key, writable_changes
+from wfctl.api.recordrules import changed_fields, natural_key, writable_changes
 from wfctl.api.resources import RESOURCES
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from wfctl.api.records import LIST_FIELDS, restorable
+from wfctl.api.recordrules import LIST_FIELDS, restorable
 from wfctl.bulk import journal
 from wfctl.bulk.journal import SENDING, Entry
 from wfctl.bulk.runs import ACTION_FOR, CHANGED, FAILED, GONE, UNDONE
@@ -103,7 +103,7 @@ class Undoer:
         return Entry(row, "created", record_id, "" if outcome.sure else UNSURE, entry.name, left=outcome.record)
 
     def _delete(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
-        from wfctl.api.records import changed_fields, changed_since
+        from wfctl.api.recordrules import changed_fields, changed_since
 
         given = {key: pair[1] for key, pair in entry.changes.items()}
         if entry.left is not None:  # the whole record as the run left it: any later change counts
@@ -121,7 +121,7 @@ class Undoer:
     def _restore(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         """Put back what the run's update replaced: each scalar field the run changed, and of each list the
         entries it added, removed or changed (everyone else's later entries stay)."""
-        from wfctl.api.records import left_as_run_left, restore_list
+        from wfctl.api.recordrules import left_as_run_left, restore_list
 
         pairs = {key: (restorable(key, pair[0]), pair[1]) for key, pair in entry.changes.items()}
         if all(left_as_run_left(key, new, old, current.get(key)) for key, (old, new) in pairs.items()):

@@ -11,7 +11,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from wfctl import csvformat
-from wfctl.api.records import natural_key
+from wfctl.api.recordrules import natural_key
 from wfctl.bulk import plan
 from wfctl.bulk.fastcheck import RowCheck, create_body
 from wfctl.bulk.importstate import ImportState

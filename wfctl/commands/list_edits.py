@@ -100,7 +100,7 @@ def dropped(current: dict[str, Any], body: dict[str, Any]) -> list[str]:
     """What a replacing option (`--rate`, `--department`, `--banned-worker`) drops from the site's list, one
     line a field: `--rate sets the whole list: Forklift Driver 13.25 and Picker Packer 11.00 are dropped
     (--set-rate changes one rate and keeps the others)`. Nothing for a field no entry of which goes."""
-    from wfctl.api.records import list_diff
+    from wfctl.api.recordrules import list_diff
 
     twins = {"rates": "--set-rate changes one rate", "departments": "--add-department changes one department",
              "bannedWorkers": "--add-banned-worker and --remove-banned-worker change one ban"}
@@ -223,7 +223,7 @@ def _entry_text(field: str, item: Any) -> str:
 
 def _key(field: str, item: Any) -> str:
     """What names a list item, trimmed: a worker's id, a rate's skill, a department's name."""
-    from wfctl.api.records import entry_key
+    from wfctl.api.recordrules import entry_key
 
     return entry_key(field, item)
 

@@ -47,7 +47,7 @@ def update(
       $ wfctl agency update --work-week-start Sunday --holiday-cap-hours 200
       $ wfctl agency update --from-file agency.json --dry-run
     """
-    from wfctl.commands.records import read_record_file, validate_body
+    from wfctl.commands.recordverbs import read_record_file, validate_body
     from wfctl.errors import CliError
 
     app_ctx = app_context(ctx)

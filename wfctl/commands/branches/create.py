@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("create")
-def create(ctx: typer.Context, name: records.Name = None, address: records.Address = None,
-           phone: records.Phone = None, email: records.Email = None, from_file: records.FromFile = None,
+def create(ctx: typer.Context, name: recordverbs.Name = None, address: recordverbs.Address = None,
+           phone: recordverbs.Phone = None, email: recordverbs.Email = None, from_file: recordverbs.FromFile = None,
            dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
     """Create a branch.
 
@@ -22,5 +22,5 @@ def create(ctx: typer.Context, name: records.Name = None, address: records.Addre
       $ wfctl branches create --from-file branch.json --dry-run
     """
     changes = {"name": name, "address": address, "phone": phone, "email": email}
-    records.create_record(ctx, "branch", changes, from_file=from_file, dry_run=dry_run, output=output,
+    recordverbs.create_record(ctx, "branch", changes, from_file=from_file, dry_run=dry_run, output=output,
                           fields=fields)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("list")
-def list_(ctx: typer.Context, page: records.PageNumber = None, page_size: records.PageSize = None,
-          all_pages: records.AllPages = False, limit: records.Limit = None,
+def list_(ctx: typer.Context, page: recordverbs.PageNumber = None, page_size: recordverbs.PageSize = None,
+          all_pages: recordverbs.AllPages = False, limit: recordverbs.Limit = None,
           output: Output = None, fields: Fields = None) -> None:
     """List the branches of your agency.
 
@@ -22,5 +22,5 @@ def list_(ctx: typer.Context, page: records.PageNumber = None, page_size: record
       $ wfctl branches list --all -o jsonl
       $ wfctl branches list --page 2 --page-size 50 --fields id,name,email
     """
-    records.list_records(ctx, "branch", page=page, page_size=page_size, all_pages=all_pages, limit=limit,
+    recordverbs.list_records(ctx, "branch", page=page, page_size=page_size, all_pages=all_pages, limit=limit,
                          output=output, fields=fields)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("update")
-def update(ctx: typer.Context, branch_id: records.BranchId, name: records.Name = None,
-           address: records.Address = None, phone: records.Phone = None, email: records.Email = None,
-           from_file: records.FromFile = None, dry_run: DryRun = False, output: Output = None,
+def update(ctx: typer.Context, branch_id: recordverbs.BranchId, name: recordverbs.Name = None,
+           address: recordverbs.Address = None, phone: recordverbs.Phone = None, email: recordverbs.Email = None,
+           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: Output = None,
            fields: Fields = None) -> None:
     """Change fields of a branch.
 
@@ -25,5 +25,5 @@ def update(ctx: typer.Context, branch_id: records.BranchId, name: records.Name =
       $ wfctl branches update <branch-id> --email "" --dry-run
     """
     changes = {"name": name, "address": address, "phone": phone, "email": email}
-    records.update_record(ctx, "branch", branch_id, changes, from_file=from_file, dry_run=dry_run, output=output,
+    recordverbs.update_record(ctx, "branch", branch_id, changes, from_file=from_file, dry_run=dry_run, output=output,
                           fields=fields)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("create")
-def create(ctx: typer.Context, branch: records.BranchOption = None, name: records.Name = None,
-           email: records.Email = None, phone: records.Phone = None,
-           billing_address: records.BillingAddress = None, from_file: records.FromFile = None,
+def create(ctx: typer.Context, branch: recordverbs.BranchOption = None, name: recordverbs.Name = None,
+           email: recordverbs.Email = None, phone: recordverbs.Phone = None,
+           billing_address: recordverbs.BillingAddress = None, from_file: recordverbs.FromFile = None,
            dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
     """Create a client under a branch.
 
@@ -23,5 +23,5 @@ def create(ctx: typer.Context, branch: records.BranchOption = None, name: record
       $ wfctl clients create --from-file client.json
     """
     changes = {"name": name, "email": email, "phone": phone, "billingAddress": billing_address}
-    records.create_record(ctx, "client", changes, parent=branch, from_file=from_file, dry_run=dry_run,
+    recordverbs.create_record(ctx, "client", changes, parent=branch, from_file=from_file, dry_run=dry_run,
                           output=output, fields=fields)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Output, Yes
 from wfctl.commands.verbs import verb
 
 
 @verb("delete")
-def delete(ctx: typer.Context, client_id: records.ClientId, yes: Yes = False, dry_run: DryRun = False,
+def delete(ctx: typer.Context, client_id: recordverbs.ClientId, yes: Yes = False, dry_run: DryRun = False,
            output: Output = None) -> None:
     """Delete a client.
 
@@ -20,4 +20,4 @@ def delete(ctx: typer.Context, client_id: records.ClientId, yes: Yes = False, dr
       $ wfctl clients delete <client-id>
       $ wfctl clients delete <client-id> --yes
     """
-    records.delete_record(ctx, "client", client_id, yes=yes, dry_run=dry_run, output=output)
+    recordverbs.delete_record(ctx, "client", client_id, yes=yes, dry_run=dry_run, output=output)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("get")
-def get(ctx: typer.Context, client_id: records.ClientId, output: Output = None, fields: Fields = None) -> None:
+def get(ctx: typer.Context, client_id: recordverbs.ClientId, output: Output = None, fields: Fields = None) -> None:
     """Show one client.
 
     Prints the whole client (with its billing address).
@@ -19,4 +19,4 @@ def get(ctx: typer.Context, client_id: records.ClientId, output: Output = None, 
       $ wfctl clients get <client-id>
       $ wfctl clients get <client-id> -o json
     """
-    records.get_record(ctx, "client", client_id, output=output, fields=fields)
+    recordverbs.get_record(ctx, "client", client_id, output=output, fields=fields)

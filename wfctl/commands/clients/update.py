@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("update")
-def update(ctx: typer.Context, client_id: records.ClientId, name: records.Name = None,
-           email: records.Email = None, phone: records.Phone = None,
-           billing_address: records.BillingAddress = None, from_file: records.FromFile = None,
+def update(ctx: typer.Context, client_id: recordverbs.ClientId, name: recordverbs.Name = None,
+           email: recordverbs.Email = None, phone: recordverbs.Phone = None,
+           billing_address: recordverbs.BillingAddress = None, from_file: recordverbs.FromFile = None,
            dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
     """Change fields of a client.
 
@@ -25,5 +25,5 @@ def update(ctx: typer.Context, client_id: records.ClientId, name: records.Name =
       $ wfctl clients update <client-id> --from-file client.json --dry-run
     """
     changes = {"name": name, "email": email, "phone": phone, "billingAddress": billing_address}
-    records.update_record(ctx, "client", client_id, changes, from_file=from_file, dry_run=dry_run, output=output,
+    recordverbs.update_record(ctx, "client", client_id, changes, from_file=from_file, dry_run=dry_run, output=output,
                           fields=fields)

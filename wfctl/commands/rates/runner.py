@@ -130,7 +130,7 @@ class Runner:
     def _applied_before(self, site: SitePlan, row: int) -> bool:
         """A site the stopped run was sending: when the site holds what that update set, it was applied
         (journalled now as updated, never sent twice); else it is sent as planned."""
-        from wfctl.api.records import left_as_run_left
+        from wfctl.api.recordrules import left_as_run_left
 
         entry = self.log.entry(row)
         pair = (entry.changes if entry is not None else {}).get("rates")

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("create")
-def create(ctx: typer.Context, client: records.ClientOption = None, name: records.Name = None, address: records.Address = None,
-           phone: records.Phone = None, email: records.Email = None,
-           assessment_required: records.AssessmentRequired = None, rate: records.Rates = None,
-           department: records.Departments = None, banned_worker: records.BannedWorkers = None,
-           from_file: records.FromFile = None, dry_run: DryRun = False, output: Output = None,
+def create(ctx: typer.Context, client: recordverbs.ClientOption = None, name: recordverbs.Name = None, address: recordverbs.Address = None,
+           phone: recordverbs.Phone = None, email: recordverbs.Email = None,
+           assessment_required: recordverbs.AssessmentRequired = None, rate: recordverbs.Rates = None,
+           department: recordverbs.Departments = None, banned_worker: recordverbs.BannedWorkers = None,
+           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: Output = None,
            fields: Fields = None) -> None:
     """Create a site for a client.
 
@@ -28,5 +28,5 @@ def create(ctx: typer.Context, client: records.ClientOption = None, name: record
     changes = {"name": name, "address": address, "phone": phone, "email": email,
                "assessmentRequired": assessment_required, "rates": rate, "departments": department,
                "bannedWorkers": banned_worker}
-    records.create_record(ctx, "site", changes, parent=client, from_file=from_file, dry_run=dry_run,
+    recordverbs.create_record(ctx, "site", changes, parent=client, from_file=from_file, dry_run=dry_run,
                           output=output, fields=fields)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Output, Yes
 from wfctl.commands.verbs import verb
 
 
 @verb("delete")
-def delete(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None, yes: Yes = False,
+def delete(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.SiteClientOption = None, yes: Yes = False,
            dry_run: DryRun = False, output: Output = None) -> None:
     """Delete a site.
 
@@ -20,4 +20,4 @@ def delete(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClie
       $ wfctl sites delete <site-id>
       $ wfctl sites delete <site-id> --yes
     """
-    records.delete_record(ctx, "site", site_id, yes=yes, dry_run=dry_run, output=output, scope=client)
+    recordverbs.delete_record(ctx, "site", site_id, yes=yes, dry_run=dry_run, output=output, scope=client)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("get")
-def get(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None, output: Output = None,
+def get(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.SiteClientOption = None, output: Output = None,
         fields: Fields = None) -> None:
     """Show one site.
 
@@ -21,4 +21,4 @@ def get(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientO
       $ wfctl sites get <site-id> -o json
       $ wfctl sites get "Rochdale Yard" --client "Irwell Logistics"
     """
-    records.get_record(ctx, "site", site_id, output=output, fields=fields, scope=client)
+    recordverbs.get_record(ctx, "site", site_id, output=output, fields=fields, scope=client)

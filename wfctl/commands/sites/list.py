@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import Fields, Output
 from wfctl.commands.verbs import verb
 
 
 @verb("list")
-def list_(ctx: typer.Context, client: records.ClientOption = None, page: records.PageNumber = None,
-          page_size: records.PageSize = None, all_pages: records.AllPages = False, limit: records.Limit = None,
+def list_(ctx: typer.Context, client: recordverbs.ClientOption = None, page: recordverbs.PageNumber = None,
+          page_size: recordverbs.PageSize = None, all_pages: recordverbs.AllPages = False, limit: recordverbs.Limit = None,
           output: Output = None, fields: Fields = None) -> None:
     """List the sites of a client.
 
@@ -23,5 +23,5 @@ def list_(ctx: typer.Context, client: records.ClientOption = None, page: records
       $ wfctl sites list --client <client-id> --all -o jsonl
       $ wfctl sites list --client <client-id> -o csv > sites.csv
     """
-    records.list_records(ctx, "site", parent=client, page=page, page_size=page_size, all_pages=all_pages,
+    recordverbs.list_records(ctx, "site", parent=client, page=page, page_size=page_size, all_pages=all_pages,
                          limit=limit, output=output, fields=fields)

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands import records
+from wfctl.commands import recordverbs
 from wfctl.commands.options import DryRun, Fields, Output
 from wfctl.commands.verbs import verb
 
@@ -34,15 +34,15 @@ RemoveDepartment = Annotated[list[str] | None, _edit(
 
 
 @verb("update")
-def update(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClientOption = None,
-           name: records.Name = None, address: records.Address = None,
-           phone: records.Phone = None, email: records.Email = None,
-           assessment_required: records.AssessmentRequired = None, rate: records.Rates = None,
-           department: records.Departments = None, banned_worker: records.BannedWorkers = None,
+def update(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.SiteClientOption = None,
+           name: recordverbs.Name = None, address: recordverbs.Address = None,
+           phone: recordverbs.Phone = None, email: recordverbs.Email = None,
+           assessment_required: recordverbs.AssessmentRequired = None, rate: recordverbs.Rates = None,
+           department: recordverbs.Departments = None, banned_worker: recordverbs.BannedWorkers = None,
            add_banned_worker: AddBannedWorker = None, remove_banned_worker: RemoveBannedWorker = None,
            set_rate: SetRate = None, remove_rate: RemoveRate = None, add_department: AddDepartment = None,
            remove_department: RemoveDepartment = None,
-           from_file: records.FromFile = None, dry_run: DryRun = False, output: Output = None,
+           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: Output = None,
            fields: Fields = None) -> None:
     """Change fields of a site.
 
@@ -63,5 +63,5 @@ def update(ctx: typer.Context, site_id: records.SiteId, client: records.SiteClie
     edits = {"--add-banned-worker": add_banned_worker, "--remove-banned-worker": remove_banned_worker,
              "--set-rate": set_rate, "--remove-rate": remove_rate, "--add-department": add_department,
              "--remove-department": remove_department}
-    records.update_record(ctx, "site", site_id, changes, from_file=from_file, dry_run=dry_run, output=output,
+    recordverbs.update_record(ctx, "site", site_id, changes, from_file=from_file, dry_run=dry_run, output=output,
                           fields=fields, edits={k: v for k, v in edits.items() if v}, scope=client)

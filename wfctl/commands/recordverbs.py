@@ -229,7 +229,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
                   edits: dict[str, list[str]] | None = None, scope: str | None = None) -> None:
     """Update a record. `edits` are the site's list edits (--add-banned-worker, --set-rate, ...),
     applied to the current lists; everything else replaces the field it names."""
-    from wfctl.api.records import changed_fields, update_body
+    from wfctl.api.recordrules import changed_fields, update_body
     from wfctl.changes import as_json, lines
 
     app = app_context(ctx)
@@ -390,7 +390,7 @@ def read_record_file(path: str) -> tuple[dict[str, Any], str]:
     values = read_json_input(path, "--from-file")
     if not isinstance(values, dict):
         raise CliError(f"--from-file {path}: expected a JSON object with the record's fields")
-    from wfctl.api.records import READ_ONLY
+    from wfctl.api.recordrules import READ_ONLY
 
     record_id = values.get("id")
     return {k: v for k, v in values.items() if k not in READ_ONLY}, "" if record_id in (None, "") else str(record_id)
