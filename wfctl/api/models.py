@@ -30,7 +30,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-from wfctl.api.records import EMAIL as _EMAIL
+from wfctl.api.recordrules import EMAIL as _EMAIL
 
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -201,8 +201,29 @@ class AgencyUpdate(WriteModel):
         raise ValueError(f"{value!r} is not a weekday (Monday ... Sunday)")
 
 
-#: The write model of each (kind, action).
-WRITE_MODELS: dict[tuple[str, str], type[WriteModel]] = {
+class MissingWriteModel(KeyError):
+    """No write model for a (kind, action): a kind its definition names but whose models were not added."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class _WriteModels(dict[tuple[str, str], type[WriteModel]]):
+    """A dict whose look-up of a pair it lacks says which, and of a kind no definition names, UnknownKind."""
+
+    def __missing__(self, key: tuple[str, str]) -> type[WriteModel]:
+        from wfctl.api.resources import resource
+
+        kind, action = key
+        if kind != "agency":
+            resource(kind)  # UnknownKind for a kind no definition names
+        raise MissingWriteModel(f"no write model for a {kind} {action}: a kind's write models belong in "
+                                "wfctl.api.models.WRITE_MODELS beside its definition")
+
+
+#: The write model of each (kind, action); a pair it lacks raises MissingWriteModel (UnknownKind for a kind
+#: no definition names).
+WRITE_MODELS: dict[tuple[str, str], type[WriteModel]] = _WriteModels({
     ("branch", "create"): BranchCreate,
     ("branch", "update"): BranchWrite,
     ("client", "create"): ClientCreate,
@@ -210,7 +231,7 @@ WRITE_MODELS: dict[tuple[str, str], type[WriteModel]] = {
     ("site", "create"): SiteCreate,
     ("site", "update"): SiteUpdate,
     ("agency", "update"): AgencyUpdate,
-}
+})
 
 
 def field_errors(exc: ValidationError) -> dict[str, list[str]]:
