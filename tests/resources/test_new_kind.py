@@ -226,7 +226,7 @@ def test_a_kind_defined_without_its_write_models_says_so(shift_kind: None) -> No
 
 
 def test_a_definition_states_its_relations_whole() -> None:
-    with pytest.raises(ValueError, match="a parent and its field"):
+    with pytest.raises(ValueError, match="both the parent and its field"):
         dataclasses.replace(SHIFT, parent_field=None, columns=("name", "start"))
     with pytest.raises(ValueError, match="nested and parent_in_body need a parent"):
         Resource("worker", "workers", writable=("name",), columns=("name",), nested=True)

@@ -64,7 +64,7 @@ class Resource:
 
     def __post_init__(self) -> None:
         if (self.parent is None) != (self.parent_field is None):
-            raise ValueError(f"{self.name}: a parent and its field are given together")
+            raise ValueError(f"{self.name}: give both the parent and its field, or neither")
         if (self.nested or self.parent_in_body) and not self.parent:
             raise ValueError(f"{self.name}: nested and parent_in_body need a parent")
         expected = {*self.writable, *([self.parent_field] if self.parent_field else [])}
