@@ -1,7 +1,9 @@
 """Running the sandbox under uvicorn: one process, uvloop + httptools when they are installed.
 
-One process on purpose: uvicorn's `--workers N` was measured at a fraction of one worker's rate on
-small requests (and the SQLite writer is one anyway); uvloop and httptools are worth about 40%.
+One process on SQLite on purpose: several uvicorn workers served small requests slower than one (and the
+SQLite writer is one anyway), and uvloop and httptools are faster than uvicorn's defaults; the figures
+are bench/sandbox.py's (docs/sandbox.md, "Throughput"). On PostgreSQL, `workers` > 1 runs that many
+processes (workers.py).
 """
 
 from __future__ import annotations
