@@ -27,6 +27,14 @@ Pages at any depth (issue 10 section 3), per backend, as ratios of the same run 
   `pageNumber=200`, is shown alongside: OFFSET, not a target);
 - `sites list --all -o jsonl` (this checkout's wfctl) of 100,000 sites against 10,000: target <= 12x.
 Exit status 1 also when one of these is missed.
+
+`--compare-workers` (PostgreSQL, 16 connections, `--rounds` rounds, default 5) measures how the 2 workers
+are run: `wfctl sandbox serve --workers 2` (its own supervisor, wfctl/sandbox/supervisor.py: the baseline)
+against uvicorn's own multi-process mode (`uvicorn.supervisors.Multiprocess`, what `uvicorn --workers 2`
+runs: spawned workers loading the app from an import string, its settings in the environment) with the
+same uvicorn settings, each on a fresh database, alternating which goes first from round to round. It
+prints every round, the medians, and uvicorn's figures as ratios to the supervisor's of the same round.
+Exit status 1 if any answer was not 2xx.
 """
 
 from __future__ import annotations
@@ -47,6 +55,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -60,6 +69,8 @@ DEPTH_SITES, DEPTH_PAGE, DEPTH_SAMPLES = 20_000, 200, 41
 TARGET_DEPTH = 1.5
 ALL_SMALL, ALL_LARGE = 10_000, 100_000
 TARGET_ALL = 12.0
+#: `--compare-workers`: how the workers are run; the first is the baseline.
+MODES = ("supervisor", "uvicorn")
 
 
 @dataclass
@@ -83,7 +94,16 @@ def main() -> int:
     parser.add_argument("--backend", choices=["sqlite", "postgresql", "both"], default="both")
     parser.add_argument("--checkout", action="store_true",
                         help="run this checkout's wfctl instead of the installed wheel (quicker, not what users run)")
+    parser.add_argument("--compare-workers", action="store_true",
+                        help="PostgreSQL, 2 workers: wfctl's supervisor against uvicorn's multi-process mode")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --compare-workers (default 5)")
+    parser.add_argument("--serve-uvicorn-workers", nargs=3, metavar=("PORT", "WORKERS", "DATABASE"),
+                        help=argparse.SUPPRESS)  # the uvicorn side of --compare-workers, in its own process
     args = parser.parse_args()
+    if args.serve_uvicorn_workers:
+        port, workers, database = args.serve_uvicorn_workers
+        serve_uvicorn_workers(int(port), int(workers), database)
+        return 0
     global WFCTL
     if not args.checkout:
         WFCTL = wheel_bin()
@@ -94,6 +114,8 @@ def main() -> int:
     if tool == "wrk" and not shutil.which("wrk"):
         print("wrk is not installed (apt-get install wrk); use --tool python", file=sys.stderr)
         return 2
+    if args.compare_workers:
+        return compare_workers(args.rounds, args.duration, tool)
     connections = [int(c) for c in args.connections.split(",")]
     missed = False
     results: list[Result] = []
@@ -105,16 +127,10 @@ def main() -> int:
                 continue
             with tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp, \
                     Sandbox(Path(tmp), database(), WORKERS[backend]) as server:
-                token, list_path, create_path = server.prepare()
+                server.prepare()
                 for scenario in ("list", "create"):
                     for conns in connections:
-                        prefix = f"Bench {uuid.uuid4().hex[:8]}"
-                        if tool == "wrk":
-                            result = run_wrk(server.url, scenario, conns, args.duration, token, list_path,
-                                             create_path, prefix, Path(tmp))
-                        else:
-                            result = asyncio.run(run_python(server.port, scenario, conns, args.duration, token,
-                                                            list_path, create_path, prefix))
+                        result = measure(tool, server, scenario, conns, args.duration, Path(tmp))
                         result.backend = backend
                         results.append(result)
                         print(f"  {backend} {scenario:<6} {conns:>2} connection(s): {result.rps:,.0f} req/s",
@@ -122,6 +138,15 @@ def main() -> int:
     if results:
         missed |= not report(results, tool, args.duration)
     return 1 if missed or any(r.errors for r in results) else 0
+
+
+def measure(tool: str, server: Sandbox, scenario: str, conns: int, duration: float, tmp: Path) -> Result:
+    token, list_path, create_path = server.prepared
+    prefix = f"Bench {uuid.uuid4().hex[:8]}"
+    if tool == "wrk":
+        return run_wrk(server.url, scenario, conns, duration, token, list_path, create_path, prefix, tmp)
+    return asyncio.run(run_python(server.port, scenario, conns, duration, token, list_path, create_path,
+                                  prefix))
 
 
 def wheel_bin() -> Path:
@@ -229,10 +254,13 @@ def report(results: list[Result], tool: str, duration: float) -> bool:
 class Sandbox:
     """`wfctl sandbox serve` in a subprocess, on a free port, with a fresh database."""
 
-    def __init__(self, tmp: Path, database: str | None = None, workers: int = 1) -> None:
+    def __init__(self, tmp: Path, database: str | None = None, workers: int = 1,
+                 mode: str = "supervisor") -> None:
         self.tmp = tmp
         self.database = database or str(tmp / "bench.db")
         self.workers = workers
+        self.mode = mode
+        self.prepared: tuple[str, str, str] = ("", "", "")
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = int(sock.getsockname()[1])
@@ -240,10 +268,14 @@ class Sandbox:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Sandbox:
-        self.proc = subprocess.Popen(
-            [*_wfctl(), "sandbox", "serve", "--port", str(self.port),
-             "--database", self.database, "--workers", str(self.workers), "--access-ttl", "86400"],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.mode == "uvicorn":
+            python = str(WFCTL / "python") if WFCTL else sys.executable
+            command = [python, __file__, "--serve-uvicorn-workers", str(self.port), str(self.workers),
+                       self.database]
+        else:
+            command = [*_wfctl(), "sandbox", "serve", "--port", str(self.port),
+                       "--database", self.database, "--workers", str(self.workers), "--access-ttl", "86400"]
+        self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -272,8 +304,81 @@ class Sandbox:
         created = httpx.post(f"{self.url}/api/clients", headers=headers, timeout=10,
                              json={"name": f"Bench client {uuid.uuid4().hex[:8]}", "branchId": clients[0]["branchId"]})
         created.raise_for_status()
-        return (token, f"/api/clients/{clients[0]['id']}/sites?pageSize=10",
-                f"/api/clients/{created.json()['id']}/sites")
+        self.prepared = (token, f"/api/clients/{clients[0]['id']}/sites?pageSize=10",
+                         f"/api/clients/{created.json()['id']}/sites")
+        return self.prepared
+
+
+# ---- --compare-workers: wfctl's supervisor against uvicorn's own multi-process mode ---------------------
+
+
+def compare_workers(rounds: int, duration: float, tool: str, conns: int = 16) -> int:
+    """Both modes on PostgreSQL with WORKERS["postgresql"] workers, each on a database of its own and both
+    running throughout; each round measures list, then create, on one mode and then the other (which goes
+    first alternates), so the two figures of a pair are seconds apart. 0 when every answer was 2xx."""
+    workers = WORKERS["postgresql"]
+    rps: dict[tuple[str, str], list[float]] = {(m, s): [] for m in MODES for s in ("list", "create")}
+    errors = 0
+    with _database("postgresql") as database, tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp, \
+            contextlib.ExitStack() as stack:
+        servers = {mode: stack.enter_context(Sandbox(Path(tmp), database(), workers, mode=mode))
+                   for mode in MODES}
+        for server in servers.values():
+            server.prepare()
+        time.sleep(2)  # every worker up: the wait above ends when the first one answers
+        for number in range(rounds):
+            for scenario in ("list", "create"):
+                for mode in MODES if number % 2 == 0 else MODES[::-1]:
+                    result = measure(tool, servers[mode], scenario, conns, duration, Path(tmp))
+                    errors += result.errors
+                    rps[mode, scenario].append(result.rps)
+                    failed = f" ({result.errors} not 2xx)" if result.errors else ""
+                    print(f"  round {number + 1} {scenario:<6} {mode:<10}: {result.rps:,.0f} req/s{failed}",
+                          file=sys.stderr, flush=True)
+    base, other = MODES
+    print(f"sandbox workers: {other} against {base} (PostgreSQL, {workers} workers, {tool}, {conns} "
+          f"connections, {duration:g} s each, {rounds} rounds, {os.cpu_count()} cores)")
+    print(f"{'scenario':<8} {'mode':<10} {'median':>8} {'range':>13}  "
+          f"ratio to {base}: median of the rounds' (range)")
+    for scenario in ("list", "create"):
+        for mode in MODES:
+            values = rps[mode, scenario]
+            ratios = [v / b for v, b in zip(values, rps[base, scenario], strict=True)]
+            ratio = "-" if mode == base else f"{_median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
+            spread = f"{min(values):>6,.0f}-{max(values):<6,.0f}"
+            print(f"{scenario:<8} {mode:<10} {_median(values):>8,.0f} {spread}  {ratio}")
+    return 1 if errors else 0
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def uvicorn_app() -> Any:
+    """The app factory uvicorn's workers load by import string (`bench.sandbox:uvicorn_app`)."""
+    from wfctl.sandbox.app import create_app
+
+    return create_app(os.environ["WFCTL_BENCH_DATABASE"], access_ttl=86400)
+
+
+def serve_uvicorn_workers(port: int, workers: int, database: str) -> None:
+    """What `uvicorn.run("bench.sandbox:uvicorn_app", factory=True, workers=N, ...)` does, with the sandbox's
+    own uvicorn settings (server.uvicorn_config): bind, then uvicorn's Multiprocess spawns the workers. The
+    database is prepared (schema, seed) first, once, as `wfctl sandbox serve` does."""
+    from uvicorn.supervisors import Multiprocess
+
+    from wfctl.sandbox.app import create_app
+    from wfctl.sandbox.server import uvicorn_config
+
+    create_app(database, access_ttl=86400).state.store.close()
+    os.environ["WFCTL_BENCH_DATABASE"] = database
+    sys.path.append(str(ROOT))  # after site-packages: the workers import bench.sandbox, and the wheel's wfctl
+    config = uvicorn_config("bench.sandbox:uvicorn_app", port=port)
+    config.factory = True
+    config.workers = workers
+    Multiprocess(config, sockets=[config.bind_socket()]).run()
 
 
 # ---- wrk ---------------------------------------------------------------------------------------

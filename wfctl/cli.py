@@ -148,8 +148,8 @@ _root_command: Command | None = None
 
 
 def root_command() -> Command:
-    """The click command of the app, built once per process: typer builds it anew on every call of the app
-    (about 100 ms), which a process running wfctl many times (the tests) would pay each time. wfctl.main
+    """The click command of the app, built once per process: typer builds it anew on every call of the app,
+    which a process running wfctl many times (the tests) would pay each time. wfctl.main
     runs it; wfctl.indexbuilder builds the help index from it."""
     global _root_command
     if _root_command is None:

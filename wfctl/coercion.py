@@ -5,7 +5,7 @@ parameters' `type_descriptor`), reached through wfctl.typercompat; each use fall
 behaviour when the attribute is missing.
 
 Typer coerces every option value through a pydantic TypeAdapter (built even for an option left unset), so
-any command imported pydantic (60-100 ms, ~10 MB). `lighten()` gives options typed `str`, a str Enum, `int`
+any command imported pydantic (a start-up cost). `lighten()` gives options typed `str`, a str Enum, `int`
 (with its min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not sure
 of (`--page x`, `--page 1_000`) goes to typer's own, so the accepted spellings do not change; a value
 refused is one plain line in wfctl's words (`error: --page-size: 'abc' is not a whole number`, exit 2).

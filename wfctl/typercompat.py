@@ -92,9 +92,9 @@ def current_click_context() -> Any:
 def init_completion() -> None:
     """Make typer's completion protocol answer, keeping help texts as they are.
 
-    typer strips rich markup from help texts in zsh/fish candidates by importing rich (~150 ms per TAB,
-    twice per TAB in fish); wfctl's help has no markup (rich_markup_mode=None), so the stripping is
-    replaced by the identity."""
+    typer strips rich markup from help texts in zsh/fish candidates by importing rich (a delay on every TAB,
+    twice per TAB in fish; bench/startup.py times a Tab press); wfctl's help has no markup
+    (rich_markup_mode=None), so the stripping is replaced by the identity."""
     classes = resolve("completion_classes")
     classes.completion_init()
     classes._sanitize_help_text = lambda text: text

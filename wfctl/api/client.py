@@ -283,8 +283,8 @@ class Client(RecordMethods):
     def lean_writer(self) -> LeanSender | None:
         """A sender for many JSON writes from worker threads (bulk import), or None.
 
-        It keeps one plain `http.client` connection per thread: measured with 8 threads creating sites,
-        about 1,970 requests/s against about 790 through the shared httpx session. Tokens, refresh,
+        It keeps one plain `http.client` connection per thread: with 8 threads creating sites, far more
+        requests a second than through the shared httpx session (README, Performance). Tokens, refresh,
         error mapping and the G19 check stay with this Client, and its retry policy and pause decide
         for the lean writer too. None where the lean path would change behaviour: a proxy, a verbose
         log, a custom transport, or WFCTL_BULK_HTTPX=1."""

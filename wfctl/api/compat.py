@@ -2,8 +2,8 @@
 feature check with a plain way on when the name is not there; `tests/layers/test_typer_compat.py`
 checks each on the installed versions. (The CLI's typer/click names: `wfctl.typercompat`.)
 
-- `quiet_httpx_cli()`: httpx's package imports its own command-line tool (click, rich, pygments:
-  ~40 ms) when they are installed; a None entry for `httpx._main` makes that optional import fail, as it
+- `quiet_httpx_cli()`: httpx's package imports its own command-line tool (click, rich,
+  pygments) when they are installed; a None entry for `httpx._main` makes that optional import fail, as it
   does when they are absent. Without it, start-up is only slower.
 - `keyring_backend_loaded()`: keyring's chosen backend if keyring has chosen one already (a private
   attribute of `keyring.core`), without making it choose (which may talk to D-Bus); None otherwise.

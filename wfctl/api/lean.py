@@ -1,8 +1,8 @@
 """Lean writes for bulk runs: one persistent `http.client` connection per worker thread.
 
-Why not the Client's httpx session for the row writes: measured on the 2-core sandbox host (8 threads,
-create requests, same server, same run): httpx.Client ~790 req/s, the SDK Client ~550 req/s,
-`http.client` connections ~1,970 req/s, wrk ~2,580 req/s. The per-request cost of httpx's pool and
+Why not the Client's httpx session for the row writes: with several threads creating records on one
+server, `http.client` connections serve far more requests a second than a shared httpx.Client (README,
+Performance, notes). The per-request cost of httpx's pool and
 h11 is what the import's throughput is made of, so the rows take the lean path; everything else
 (listing, lookups, the token and its refresh, error mapping) stays with the Client.
 

@@ -10,7 +10,7 @@ bulk writer's `http.client` connections (see wfctl.api.lean).
 The OS store: on macOS and Windows through the `truststore` package (as pip does: the platform verifies
 the chain). On Linux and the BSDs the OS store is OpenSSL's default locations, which is all truststore
 reads there too; they are loaded once, into a plain context, because truststore loads them again for
-every connection (measured: 50 ms a new connection, growing with each on OpenSSL 3.0-3.3, truststore
+every connection (a cost on each new connection, growing with each on OpenSSL 3.0-3.3, truststore
 issue #212), which the bulk writer's threads would pay one after another under truststore's lock.
 
 Imported only when a Client talks to an https origin: ssl contexts, truststore and certifi cost

@@ -202,7 +202,7 @@ def make_transport(*, inner: httpx.BaseTransport | None = None, policy: RetryPol
     """The retrying transport. With `tls`, https connections use `verify`, or else the default trust of
     wfctl.api.tls (the OS store and certifi). `tls=False` for a Client whose origin is http://: it never
     leaves that origin (every URL, redirect and nextPage is checked), so its pool never starts TLS and
-    loading CAs (20-40 ms) is skipped; the context given instead has no CA at all, so a TLS connection
+    loading CAs (a start-up cost) is skipped; the context given instead has no CA at all, so a TLS connection
     through it would fail verification rather than go unchecked."""
     if inner is None and tls:
         if verify is None:

@@ -236,7 +236,7 @@ def record_path(kind: str, record_id: str) -> str:
 
 
 def new_idempotency_key() -> str:
-    import uuid  # only writes need one; uuid imports platform (~4 ms)
+    import uuid  # only writes need one; uuid imports platform, a start-up cost
 
     return str(uuid.uuid4())
 

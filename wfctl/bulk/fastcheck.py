@@ -1,8 +1,8 @@
 """A fast path for the common row: the body the write model would give, without pydantic.
 
-Validating a CSV row with the pydantic write models costs some 60 us; an import checks every row
-before it sends anything, so a 20,000-row file waited over a second for that alone. `create_body`
-accepts only rows it can judge with certainty to be valid under exactly the models' rules
+Validating a CSV row with the pydantic write models is costly per row; an import checks every row
+before it sends anything, so a large file waited long for that alone (bench/import.py validation).
+`create_body` accepts only rows it can judge with certainty to be valid under exactly the models' rules
 (wfctl.api.models: the same trimming, lengths, e-mail pattern and uniqueness; rates that are plainly
 within the rate rule) and returns
 the same body `model_validate(data).body()` returns, keys in the same order; anything else

@@ -5,8 +5,8 @@ or a worker number into a number; booleans as booleans; amounts (`money_columns`
 two decimals; the header row frozen, bold and filterable; columns as wide as their text (up to a limit). Cells keep the CSV's formula protection (a leading `'`
 that import removes), so the sheet saved as CSV is as safe as our CSV.
 
-XlsxWriter writes (constant-memory mode: 6.5 s for 100,000 rows of 9 columns, openpyxl's write-only mode
-8.7 s), imported only here, and only when a workbook is written.
+XlsxWriter writes (constant-memory mode, faster than openpyxl's write-only mode; bench/workbook.py export has
+its figures), imported only here, and only when a workbook is written.
 """
 
 from __future__ import annotations

@@ -13,10 +13,11 @@ as a person sees them, which the CSV path then reads: the same columns, checks, 
 Writing (`export -f FILE.xlsx`) is `wfctl.bulk.sheetwriter`'s `SheetWriter` (re-exported here).
 
 Reading streams the sheet's XML, by regular expressions while it is plain (as spreadsheet programs write
-it: 1.5 s of CPU for 100,000 rows of 8 columns, against 3.6 s by the parser's elements), else by the
-standard library's C parser, and keeps shared strings as one UTF-8 buffer: measured on 100,000 rows of 9 columns, python-calamine reads in 0.75 s of CPU but holds the
-whole sheet (a 100,000-row plan peaked at 109 MiB against 35 MiB for the same rows as CSV), openpyxl's
-read-only mode takes 10.7 s. This module is imported only when a workbook is read or written.
+it: faster than by the parser's elements), else by the standard library's C parser, and keeps shared
+strings as one UTF-8 buffer: python-calamine reads faster but holds the whole sheet, so a large plan's
+memory would grow with the sheet (a CSV's does not), and openpyxl's read-only mode is far slower
+(bench/workbook.py and README, Performance, have this module's figures). This module is imported only
+when a workbook is read or written.
 """
 
 from __future__ import annotations
@@ -269,7 +270,7 @@ def _parsed_rows(archive: zipfile.ZipFile, part: str, strings: _SharedStrings, d
 
 # The fast path: a sheet's XML as spreadsheet programs write it (unprefixed elements, attributes in
 # double quotes, cells of a value, a formula and its value, or an inline string of one text), read by
-# regular expressions a row at a time, some 4x faster than the parser's elements. Anything else (a
+# regular expressions a row at a time, several times faster than the parser's elements. Anything else (a
 # prefix, a DOCTYPE, a comment, CDATA, rich text, single quotes, a carriage return, an unknown entity,
 # an unusual attribute order) raises _NotPlain.
 _CHUNK = 1 << 20

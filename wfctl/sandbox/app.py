@@ -94,7 +94,7 @@ def create_app(
 
     options: dict[str, Any] = {}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters:
-        # Newer FastAPI asks OpenTelemetry on every request whether it is configured: about 10% of a create.
+        # Newer FastAPI asks OpenTelemetry on every request whether it is configured, at a cost.
         options["telemetry"] = {"tracing": False, "metrics": False, "logs": False}
     app = FastAPI(title="Workforce Agency Management Service (sandbox)", openapi_url=None, docs_url=None,
                   redoc_url=None,

@@ -1,8 +1,8 @@
 """Bounds on what one connection may make the server hold or wait for, before any login (issue 26 §4).
 
 uvicorn's httptools protocol accumulates a request's head (request line and headers) for as long as it
-keeps coming, and waits for it and for the body without a deadline: four 200 MB headers took a sandbox to
-1.1 GB, and a head dripped a byte at a time holds a connection for ever. `GuardedHttpToolsProtocol` is that
+keeps coming, and waits for it and for the body without a deadline: a few very large headers were all held in
+memory, and a head dripped a byte at a time holds a connection for ever. `GuardedHttpToolsProtocol` is that
 protocol with limits (h11, uvicorn's fallback without httptools, bounds the head size by its own
 `h11_max_incomplete_event_size`; the deadlines are httptools-only):
 

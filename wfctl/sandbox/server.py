@@ -1,7 +1,9 @@
 """Running the sandbox under uvicorn: one process, uvloop + httptools when they are installed.
 
-One process on purpose: uvicorn's `--workers N` was measured at a fraction of one worker's rate on
-small requests (and the SQLite writer is one anyway); uvloop and httptools are worth about 40%.
+One process on SQLite on purpose: several uvicorn workers served small requests slower than one (and the
+SQLite writer is one anyway), and uvloop and httptools are faster than uvicorn's defaults; the figures
+are bench/sandbox.py's (docs/sandbox.md, "Throughput"). On PostgreSQL, `workers` > 1 runs that many
+processes (supervisor.py).
 """
 
 from __future__ import annotations
@@ -75,14 +77,17 @@ def serve(
     uvicorn shuts down gracefully on SIGINT and SIGTERM and then re-raises the signal; SIGTERM is made a
     KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too).
     `log_requests` is given one line per answered request (`GET /api/branches 200 3 ms`).
-    `workers` > 1 forks that many server processes on the socket (workers.py; PostgreSQL only)."""
+    `workers` > 1 forks that many server processes on the socket (supervisor.py; PostgreSQL only)."""
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
     app = None
 
-    def make_server(app: Any) -> uvicorn.Server:
+    def make_server(app: Any, started: Callable[[], None] | None) -> uvicorn.Server:
         served = RequestLog(app, log_requests) if log_requests is not None else app
-        return uvicorn.Server(uvicorn_config(served, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
+        server = uvicorn.Server(uvicorn_config(served, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
+        if started is not None:
+            _notify_when_started(server, started)
+        return server
 
     try:
         sock = sock or bind(host, port)
@@ -91,18 +96,16 @@ def serve(
         new_passwords: dict[str, str] = app.state.new_passwords
         notify = None if ready is None else (lambda: ready(new_passwords))
         if workers > 1:
-            from wfctl.sandbox.workers import run_workers
+            from wfctl.sandbox.supervisor import run_workers
 
             app.state.store.close()
             app = None
             if in_main:
                 signal.signal(signal.SIGTERM, previous)
-            run_workers(workers, sock, lambda: make_server(create_app(database, **app_options)), notify)
+            run_workers(workers, sock, lambda started: make_server(create_app(database, **app_options), started),
+                        notify)
             return
-        server = make_server(app)
-        if notify is not None:
-            _notify_when_started(server, notify)
-        server.run(sockets=[sock])
+        make_server(app, notify).run(sockets=[sock])
     finally:
         if in_main:
             signal.signal(signal.SIGTERM, previous)

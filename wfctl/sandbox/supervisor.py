@@ -9,6 +9,16 @@ finish their requests.
 
 Only with PostgreSQL: the workers share nothing but the database, so everything that must hold across
 them (uniqueness, refresh-token rotation, Idempotency-Key, the throttles' counters) is the database's job.
+
+Why not uvicorn's own `--workers` (`uvicorn.supervisors.Multiprocess`): it serves no faster
+(`bench/sandbox.py --compare-workers`; the figures: README, Performance, and docs/sandbox.md), and it
+lacks what `serve` promises and tests/sandbox/test_staging.py holds: it takes the app as an import
+string, configured from the environment, and spawns workers that import everything again; it has no hook
+to say when every worker is ready (the banner is printed then, once); a worker that fails at start ends
+it without an error; a dead worker is replaced without a word at the sandbox's log level; its workers
+keep serving, unsupervised and holding the port, when its process is killed with SIGKILL; and
+multiprocessing's resource tracker is one more child process. This module needs of uvicorn only
+`Server.run(sockets=...)`, `should_exit` and the started callback that server.py gives every server.
 """
 
 from __future__ import annotations
@@ -29,9 +39,10 @@ START_TIMEOUT = 60.0
 PARENT_CHECK = 0.5
 
 
-def run_workers(count: int, sock: socket.socket, make_server: Callable[[], Any],
+def run_workers(count: int, sock: socket.socket, make_server: Callable[[Callable[[], None]], Any],
                 ready: Callable[[], None] | None = None) -> None:
-    """Fork `count` workers that each run `make_server().run(sockets=[sock])`; return when all have stopped.
+    """Fork `count` workers that each run `make_server(started).run(sockets=[sock])`, where the server calls
+    `started()` once it listens; return when all have stopped.
 
     Raises RuntimeError if a worker fails before all are ready."""
     readiness_r, readiness_w = os.pipe()
@@ -83,22 +94,19 @@ def run_workers(count: int, sock: socket.socket, make_server: Callable[[], Any],
             os.close(readiness_r)
 
 
-def _worker(sock: socket.socket, make_server: Callable[[], Any], readiness: int | None) -> None:
+def _worker(sock: socket.socket, make_server: Callable[[Callable[[], None]], Any], readiness: int | None) -> None:
     """The body of a forked worker: never returns."""
     code = 0
+
+    def started() -> None:
+        if readiness is not None:
+            os.write(readiness, b".")
+
     try:
         os.setpgid(0, 0)  # a terminal's Ctrl-C reaches the parent alone, which passes one SIGTERM on
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        server = make_server()
+        server = make_server(started)
         _stop_with_parent(server)
-        startup = server.startup
-
-        async def startup_then_notify(sockets: list[socket.socket] | None = None) -> None:
-            await startup(sockets=sockets)
-            if server.started and readiness is not None:
-                os.write(readiness, b".")
-
-        server.startup = startup_then_notify
         server.run(sockets=[sock])
     except KeyboardInterrupt:
         pass
