@@ -5,14 +5,16 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.options import DryRun
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("create")
+@takes_output(fields=True)
 def create(ctx: typer.Context, name: records.Name = None, address: records.Address = None,
            phone: records.Phone = None, email: records.Email = None, from_file: records.FromFile = None,
-           dry_run: DryRun = False, output: Output = None, fields: Fields = None) -> None:
+           dry_run: DryRun = False, output: OutputOptions = AS_CONFIGURED) -> None:
     """Create a branch.
 
     The name is required and unique within the agency. Fields are checked here before anything is sent.
@@ -22,5 +24,4 @@ def create(ctx: typer.Context, name: records.Name = None, address: records.Addre
       $ wfctl branches create --from-file branch.json --dry-run
     """
     changes = {"name": name, "address": address, "phone": phone, "email": email}
-    records.create_record(ctx, "branch", changes, from_file=from_file, dry_run=dry_run, output=output,
-                          fields=fields)
+    records.create_record(ctx, "branch", changes, from_file=from_file, dry_run=dry_run, output=output)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import records
-from wfctl.commands.options import Fields, Output
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("get")
-def get(ctx: typer.Context, client_id: records.ClientId, output: Output = None, fields: Fields = None) -> None:
+@takes_output(fields=True)
+def get(ctx: typer.Context, client_id: records.ClientId, output: OutputOptions = AS_CONFIGURED) -> None:
     """Show one client.
 
     Prints the whole client (with its billing address).
@@ -19,4 +20,4 @@ def get(ctx: typer.Context, client_id: records.ClientId, output: Output = None, 
       $ wfctl clients get <client-id>
       $ wfctl clients get <client-id> -o json
     """
-    records.get_record(ctx, "client", client_id, output=output, fields=fields)
+    records.get_record(ctx, "client", client_id, output=output)
