@@ -1,11 +1,12 @@
 """Every way a record leaves the program: table, wide, json, jsonl and csv.
 
-`FORMATS` is the one list of formats: -o's choices, its help and completion
-(`wfctl.commands.output_options`) and the config's check of the `output` setting read it; `is_machine` (and
-`Output.machine`) is the one answer to "is this output for a program?". A new format is its name there and
-its writer here. One `Output` per command, built by `AppContext.output()`. Records are plain dicts exactly as the
-service sends them. Rows are written as they arrive for json, jsonl and csv (constant memory for
-`list --all`); a table needs every row to size its columns, so it collects them.
+`FORMATS` is the one list of formats: -o's choices, its help and completion (wfctl.commands.output_options)
+and the config's check of the `output` setting read it; `is_machine` (and `Output.machine`) is the one
+answer to "is this output for a program?". A new format is its name there and its writer here.
+
+One `Output` per command, built by `AppContext.output()`. Records are plain dicts exactly as the service
+sends them. Rows are written as they arrive for json, jsonl and csv (constant memory for `list --all`); a
+table needs every row to size its columns, so it collects them.
 
 A table (on a terminal drawn with Rich, in a pipe plain aligned text) is `wfctl.tables`' part; this
 module chooses the format and writes json, jsonl and csv. What the service sent is data, never markup

@@ -96,6 +96,22 @@ def test_the_checks_find_what_they_forbid():
     assert format_lists(tree) == ["8: ('json', 'jsonl')", "9: ['table', 'wide']", "10: ('json', 'csv', 'yaml')"]
 
 
-def test_the_format_check_reads_the_one_list():
-    assert set(FORMATS) >= {"table", "wide", "json", "jsonl", "csv"}
-    assert PACKAGE.name == "wfctl"
+def test_every_output_option_and_the_config_offer_the_one_list():
+    """-o's choices on every command as the help index records them (its completion is answered from
+    them), its help, and the `output` setting's check all come from wfctl.output.FORMATS."""
+    from wfctl.config import KEYS
+    from wfctl.indexbuilder import build_index
+
+    def options(node, path):
+        for param in node["params"]:
+            if param["name"] == "output":
+                yield path, param
+        for name, sub in (node["commands"] or {}).items():
+            yield from options(sub, f"{path} {name}")
+
+    found = list(options(build_index()["tree"], "wfctl"))
+    assert len(found) > 30
+    for path, param in found:
+        assert param["completes"] == ["choices", {"values": list(FORMATS), "case_sensitive": True}], path
+        assert all(name in param["help"] for name in FORMATS), path
+    assert KEYS["output"].choices == tuple(FORMATS)

@@ -85,26 +85,26 @@ AS_CONFIGURED = OutputOptions()
 def takes_output(*, fields: bool = False) -> Callable[[F], F]:
     """Give a command the output options (-o/--output; `fields`: --fields too) in place of its parameter
     `output: OutputOptions = AS_CONFIGURED`, which then receives what they asked for."""
+    group = {"output": Format, **({"fields": Fields} if fields else {})}  # parameter: its option, as listed
 
     def attach(function: F) -> F:
         signature = inspect.signature(function, eval_str=True)
+        if "output" not in signature.parameters:
+            raise TypeError(f"{function.__qualname__} has no `output` parameter for the output options")
         params: list[inspect.Parameter] = []
         for param in signature.parameters.values():
             if param.name != "output":
                 params.append(param)
                 continue
-            params.append(param.replace(annotation=Format, default=None))
-            if fields:
-                params.append(inspect.Parameter("fields", param.kind, annotation=Fields, default=None))
-        if "output" not in signature.parameters:
-            raise TypeError(f"{function.__qualname__} has no `output` parameter for the output options")
+            params += [inspect.Parameter(name, param.kind, annotation=option, default=None)
+                       for name, option in group.items()]
 
         @functools.wraps(function)
         def command(*args: Any, **kwargs: Any) -> Any:
-            asked = kwargs.pop("output", None)
-            given = OutputOptions(format=str(asked) if asked is not None else None,  # a StrEnum's str is its value
-                                  fields=kwargs.pop("fields", None) if fields else None)
-            return function(*args, output=given, **kwargs)
+            given = {name: kwargs.pop(name, None) for name in group}
+            if given["output"] is not None:
+                given["output"] = str(given["output"])  # the format's name (a StrEnum's str is its value)
+            return function(*args, output=OutputOptions(format=given.pop("output"), **given), **kwargs)
 
         command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
         command.__annotations__ = {param.name: param.annotation for param in params}
