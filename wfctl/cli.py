@@ -23,7 +23,7 @@ from wfctl.commands import (
     sites,
 )
 from wfctl.commands.auth import login, logout
-from wfctl.commands.options import OutputFormat
+from wfctl.commands.output_options import OutputFormat, global_output_option
 from wfctl.completion_cache import complete_profiles
 from wfctl.context import AppContext, GlobalOptions, option_source
 from wfctl.help_format import WfctlGroup
@@ -108,9 +108,7 @@ def root(
                          help="PEM file of the CAs to trust for https (a private CA), instead of the "
                          "operating system's store and certifi.", rich_help_panel=GLOBAL_PANEL,
                          metavar="<file>")] = None,
-    output: Annotated[OutputFormat | None, typer.Option("--output", "-o", envvar="WFCTL_OUTPUT",
-                      help="Output format: table, wide (a table of every field), json, jsonl or csv.", rich_help_panel=GLOBAL_PANEL,
-                      show_default=False)] = None,
+    output: Annotated[OutputFormat | None, global_output_option(GLOBAL_PANEL)] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show requests and responses on stderr "
                        "(tokens and passwords redacted).", rich_help_panel=GLOBAL_PANEL)] = False,
     no_color: Annotated[bool, typer.Option("--no-color", help="No colour (also NO_COLOR).",

@@ -23,10 +23,10 @@ from typing import Any
 
 from wfctl.clierror import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.output import FORMATS
 
 DEFAULT_PROFILE = "default"
 CREDENTIAL_STORES = ("keyring", "file")
-OUTPUT_FORMATS = ("table", "wide", "json", "jsonl", "csv")
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ KEYS: dict[str, Key] = {
     k.name: k
     for k in (
         Key("base_url", "str", None, "WFCTL_BASE_URL", "Service URL, e.g. https://wams.example.com"),
-        Key("output", "str", None, "WFCTL_OUTPUT", "Default output format", OUTPUT_FORMATS),
+        Key("output", "str", None, "WFCTL_OUTPUT", "Default output format", tuple(FORMATS)),
         Key("credential_store", "str", "keyring", "WFCTL_CREDENTIAL_STORE",
             "Where the token pair is kept: keyring or file", CREDENTIAL_STORES),
         Key("login_username_field", "str", "username", None,

@@ -13,6 +13,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from wfctl.config import GlobalOptions as GlobalOptions
+from wfctl.output import is_machine
 from wfctl.streams import IO as IO
 
 if TYPE_CHECKING:
@@ -94,11 +95,11 @@ class AppContext:
         json/jsonl format from the environment or the config when stderr is not a terminal; otherwise
         one human line (a person at a terminal reads a sentence, whatever the config says)."""
         if self.output_flag:
-            return self.output_flag in ("json", "jsonl")
+            return is_machine(self.output_flag)
         if self.io.stderr_is_tty:
             return False
         try:
-            return self.output_format() in ("json", "jsonl")
+            return is_machine(self.output_format())
         except Exception:
             return False
 

@@ -131,15 +131,16 @@ def _json_errors_requested(args: list[str]) -> bool:
             given = word.partition("=")[2]
         elif word.startswith("-o") and len(word) > 2 and not word.startswith("--"):
             given = word[2:]
+    from wfctl.output import is_machine
+
     if given is not None:
-        return given in ("json", "jsonl")
+        return is_machine(given)
     from wfctl import context
 
     ctx = context.current()
     if ctx is not None:
         return ctx.json_errors()
-    output = os.environ.get("WFCTL_OUTPUT", "")
-    return output in ("json", "jsonl") and not context.IO().stderr_is_tty
+    return is_machine(os.environ.get("WFCTL_OUTPUT", "")) and not context.IO().stderr_is_tty
 
 
 def _command():  # no annotation: it would need typing, and `wfctl --version` imports nothing

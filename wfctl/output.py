@@ -1,8 +1,12 @@
-"""Every way a record leaves the program: table, json, jsonl and csv.
+"""Every way a record leaves the program: table, wide, json, jsonl and csv.
 
-One `Output` per command, built by `AppContext.output()`. Records are plain dicts exactly as the
-service sends them. Rows are written as they arrive for json, jsonl and csv (constant memory for
-`list --all`); a table needs every row to size its columns, so it collects them.
+`FORMATS` is the one list of formats: -o's choices, its help and completion (wfctl.commands.output_options)
+and the config's check of the `output` setting read it; `is_machine` (and `Output.machine`) is the one
+answer to "is this output for a program?". A new format is its name there and its writer here.
+
+One `Output` per command, built by `AppContext.output()`. Records are plain dicts exactly as the service
+sends them. Rows are written as they arrive for json, jsonl and csv (constant memory for `list --all`); a
+table needs every row to size its columns, so it collects them.
 
 A table (on a terminal drawn with Rich, in a pipe plain aligned text) is `wfctl.tables`' part; this
 module chooses the format and writes json, jsonl and csv. What the service sent is data, never markup
@@ -23,6 +27,25 @@ from wfctl.tables import Tables, cell, compact, keys_of
 if TYPE_CHECKING:
     from wfctl.api.client import Page
     from wfctl.streams import IO
+
+
+#: Every output format, in the order --help names them, with what its name alone does not say.
+FORMATS: dict[str, str] = {
+    "table": "",
+    "wide": "a table of every column",
+    "json": "",
+    "jsonl": "",
+    "csv": "",
+}
+#: The formats written for a program, not a person: under them errors are JSON too.
+MACHINE_FORMATS = frozenset({"json", "jsonl"})
+#: The formats drawn as a table, for a person to read.
+TABLE_FORMATS = frozenset({"table", "wide"})
+
+
+def is_machine(fmt: str | None) -> bool:
+    """Whether `fmt` (a name of FORMATS, or what a user typed) is output for a program: json or jsonl."""
+    return fmt in MACHINE_FORMATS
 
 
 def plural(kind: str | None, count: int) -> str:
@@ -76,6 +99,16 @@ class Output:
         self._pretty = io.stdout_is_tty
         self._tables = Tables(io, fmt, self.fields)
 
+    @property
+    def machine(self) -> bool:
+        """Whether this output is for a program (json, jsonl; `is_machine`): errors are JSON too."""
+        return is_machine(self.format)
+
+    @property
+    def tabular(self) -> bool:
+        """Whether this output is a table for a person (table, wide), where words may replace values."""
+        return self.format in TABLE_FORMATS
+
     # -- one object ----------------------------------------------------------------
     def record(self, record: dict[str, Any], kind: str | None = None) -> None:
         """One record (get, create, update, agency show)."""
@@ -120,7 +153,7 @@ class Output:
                 yield rows
 
         count = self._rows_out(chunks(), kind, columns, limit=limit, empty_table=not self.io.stdout_is_tty)
-        if self.format in ("table", "wide") and footer and self.io.stdout_is_tty:
+        if self.tabular and footer and self.io.stdout_is_tty:
             self.io.write(_footer(footer[0], footer[-1], count, kind, limit, all_pages=len(footer) > 1) + "\n")
         if refused:
             raise refused[0]

@@ -1,5 +1,5 @@
 """IO: the program's streams (stdout for data; stderr for notes, warnings and errors), and whether each
-is a terminal. Below `wfctl.output`, which writes through it, and `wfctl.context`, which makes one per
+is a terminal. Commands write through it only (tests/layers/test_command_output.py). Below `wfctl.output`, which writes through it, and `wfctl.context`, which makes one per
 command; no rich until a table asks for its console."""
 
 from __future__ import annotations
@@ -44,9 +44,17 @@ class IO:
             return False
         return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
-    def write(self, text: str) -> None:
+    @staticmethod
+    def write(text: str) -> None:
         """Raw data to stdout."""
         sys.stdout.write(text)
+
+    @staticmethod
+    def write_err(text: str) -> None:
+        """Text to stderr as the caller wrote it (a question, a run's outcome, a line a command words itself;
+        the caller escapes what it quotes). Needs no instance: a helper with no IO at hand calls
+        `IO.write_err(...)`."""
+        sys.stderr.write(text)
 
     def note(self, text: str) -> None:
         """A hint for a person: shown on a terminal only, never in a pipeline's stderr.

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt, read_json_input
+from wfctl.commands.options import app_context, read_json_input
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 
 if TYPE_CHECKING:
     from wfctl.api.client import Page
@@ -22,6 +23,7 @@ _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")  # a header name (RFC 9110 
 _HEADER_VALUE = re.compile(r"[\t\x20-\x7e]*")  # visible ASCII, spaces and tabs
 
 
+@takes_output()
 def api(
     ctx: typer.Context,
     method: Annotated[str, typer.Argument(help="HTTP method: GET, POST, PUT or DELETE.", metavar="<method>",
@@ -41,7 +43,7 @@ def api(
     paginate: Annotated[bool, typer.Option(
         "--paginate", help="Follow nextPage and print the records of every page.",
         rich_help_panel=REQUEST_PANEL)] = False,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """Call any endpoint of the service with your login.
 
@@ -83,7 +85,7 @@ def api(
             body.update(dict(pairs))
     # JSON unless -o (before or after `api`) asks otherwise, as gh api: a configured default output
     # (WFCTL_OUTPUT, the profile's) is for the record commands, not for a raw answer
-    asked = fmt(output) or _output_flag(ctx)
+    asked = output.format or _output_flag(ctx)
     if asked:
         out = app_ctx.output(asked)
     else:  # JSON on stdout; errors stay as the context decides (one human line on a terminal)

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.commands.output_options import OUTPUT_PANEL
 from wfctl.completion_cache import complete_on_existing
 
 INPUT_PANEL = "Input"
 RUN_PANEL = "Run"
-OUTPUT_PANEL = "Output"
 
 File = Annotated[str, typer.Argument(help="Workbook (.xlsx) or CSV file to import ('-' reads stdin). Its format: "
                                       "wfctl help csv.", metavar="FILE|-")]

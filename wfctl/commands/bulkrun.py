@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.output import is_machine
 from wfctl.safetext import one_line
+from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.bulk.importer import Summary
@@ -86,7 +88,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     if summary.problems:
         _list_problems(summary)
     if summary.resumed:
-        sys.stderr.write(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
+        app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
     if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer._existing:
         _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False)
@@ -109,16 +111,16 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     failed = summary.counts["failed"]
     if dry_run and summary.invalid:  # --skip-invalid: as the run it plans, which sends the others and exits 10
         rows = "invalid row" if summary.invalid == 1 else "invalid rows"
-        sys.stderr.write(f"{summary.invalid} {rows} would not be sent (the run exits 10 for them)\n")
+        app.io.write_err(f"{summary.invalid} {rows} would not be sent (the run exits 10 for them)\n")
         return int(ExitCode.PARTIAL)
     if summary.failed and not dry_run:
         if failed:
-            sys.stderr.write(f"{failed} of {summary.rows} rows failed"
+            app.io.write_err(f"{failed} of {summary.rows} rows failed"
                              + (f"; see {report}" if report else "; use --report FILE for each row's error")
                              + "; run the same command again to retry them\n")
         if summary.invalid:
             rows = "invalid row was" if summary.invalid == 1 else "invalid rows were"
-            sys.stderr.write(f"{summary.invalid} {rows} not sent: fix {'it' if summary.invalid == 1 else 'them'} "
+            app.io.write_err(f"{summary.invalid} {rows} not sent: fix {'it' if summary.invalid == 1 else 'them'} "
                              f"in {source.display} "
                              "and run again\n")
         return int(ExitCode.PARTIAL)
@@ -162,9 +164,9 @@ def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool) -> None:
     if not findings:
         return
     for finding in findings[:50]:
-        sys.stderr.write(f"spreadsheet: {finding}\n")
+        IO.write_err(f"spreadsheet: {finding}\n")
     if len(findings) > 50:
-        sys.stderr.write(f"... and {len(findings) - 50} more\n")
+        IO.write_err(f"... and {len(findings) - 50} more\n")
     rows = len({f.row for f in findings})
     raise CliError(f"{rows} row{'s' if rows != 1 else ''} would change records only the way a spreadsheet changes "
                    f"text; {'a run would send nothing' if dry_run else 'nothing was sent'} (export the records "
@@ -193,7 +195,7 @@ def stopped_error(cause: str, message: str, done: str) -> CliError:
 
 
 def _say(text: str) -> None:
-    sys.stderr.write(f"{one_line(text)}\n")
+    IO.write_err(f"{one_line(text)}\n")
 
 
 def _write_report(report: str, importer: Any, source: Any) -> None:
@@ -236,7 +238,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
             plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty,
                        parents=parents)
             return
-        if fmt in ("json", "jsonl") or not app.io.stdout_is_tty:
+        if is_machine(fmt) or not app.io.stdout_is_tty:
             plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty, parents=parents)
         else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
             from wfctl.bulk.shortview import write_rows
@@ -244,9 +246,9 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
             write_rows(app.io.write, kind, rows, terminal=True, shorten=True,
                        hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
-        plan.write(sys.stderr.write, "table", kind, plan.changing(importer.changes()), None,
+        plan.write(app.io.write_err, "table", kind, plan.changing(importer.changes()), None,
                    terminal=app.io.stderr_is_tty)
-    if fmt in ("json", "jsonl"):
+    if is_machine(fmt):
         app.io.write(json.dumps(summary.as_json()) + "\n")
         return
     labels = _labels(summary)
@@ -265,7 +267,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
              if plan_share >= 0.5 and plan_share >= total / 5 else "")
     line = (f"run {summary.run_id}: {sent} row{'' if sent == 1 else 's'}{earlier} in {total:.1f}s "
             f"({split}{rate:.0f} rows/s): {counts or 'nothing to do'}")
-    sys.stderr.write(_folded(line, app.io.stderr_is_tty) + "\n")
+    app.io.write_err(_folded(line, app.io.stderr_is_tty) + "\n")
     _say_skipped_differ(summary)
 
 
@@ -294,7 +296,7 @@ def _say_skipped_differ(summary: Summary) -> None:
             "--on-existing update sends them")
     if unread:
         text += f" ({unread} more could not be read to compare)"
-    sys.stderr.write(text + "\n")
+    IO.write_err(text + "\n")
 
 
 def _labels(summary: Summary) -> list[tuple[str, int]]:
@@ -355,7 +357,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
 
 def _list_problems(summary: Summary) -> None:
     for problem in summary.problems:
-        sys.stderr.write(f"invalid: {one_line(str(problem))}\n")
+        IO.write_err(f"invalid: {one_line(str(problem))}\n")
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
-        sys.stderr.write(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")
+        IO.write_err(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")

@@ -18,6 +18,7 @@ from typing import Annotated
 import typer
 
 from wfctl.commands.options import app_context
+from wfctl.streams import IO
 
 PROG_NAME = "wfctl"
 COMPLETE_VAR = "_WFCTL_COMPLETE"
@@ -104,8 +105,8 @@ def write_files(directory: Path) -> list[Path]:
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] != "--write":
-        sys.stderr.write("usage: python -m wfctl.commands.completion --write DIR [DIR ...]\n")
+        IO.write_err("usage: python -m wfctl.commands.completion --write DIR [DIR ...]\n")
         sys.exit(2)
     for target in sys.argv[2:]:
         for path in write_files(Path(target)):
-            sys.stderr.write(f"wrote {path}\n")
+            IO.write_err(f"wrote {path}\n")

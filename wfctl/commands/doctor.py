@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.errors import keep_profile
 
 if TYPE_CHECKING:
@@ -31,9 +32,10 @@ class Check:
     fix: str = ""
 
 
+@takes_output()
 def doctor(
     ctx: typer.Context,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds to wait for the service.",
                                            metavar="<seconds>")] = 5.0,
 ) -> None:
@@ -54,11 +56,11 @@ def doctor(
     app = app_context(ctx)
     # A fix that says `wfctl login` names the profile this run checked (-p or WFCTL_PROFILE).
     checks = [replace(c, fix=keep_profile(c.fix)) for c in run_checks(app.options, timeout=timeout)]
-    if app.output_format(fmt(output)) in ("json", "jsonl"):
+    out = output.writer(app)
+    if out.machine:
         # a passing check has nothing to fix: no "fix" key; indented on a terminal, compact in a pipe, as
         # every command's JSON (it was indented in a pipe too)
-        app.output(fmt(output)).records([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS}
-                                         for c in checks])
+        out.records([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS} for c in checks])
     else:
         app.io.write(render(checks))
     if any(c.status == FAIL for c in checks):

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wfctl.errors import CliError
+from wfctl.streams import IO
 
 #: option -> (field, operation)
 EDITS = {
@@ -123,7 +124,7 @@ def say(text: str) -> None:
     """`note: TEXT` on stderr: what a list edit or a replacing option does that the user may not expect."""
     from wfctl.safetext import plain
 
-    sys.stderr.write(f"note: {plain(text)}\n")
+    IO.write_err(f"note: {plain(text)}\n")
     sys.stderr.flush()
 
 

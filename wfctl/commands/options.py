@@ -1,36 +1,13 @@
-"""Options shared by many commands, declared once (like gh's cmdutil.AddJSONFlags)."""
+"""Options shared by many commands, declared once (the output options: wfctl.commands.output_options)."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Annotated, Any
 
 import typer
 
 from wfctl.context import AppContext
 
-
-class OutputFormat(StrEnum):
-    table = "table"
-    wide = "wide"
-    json = "json"
-    jsonl = "jsonl"
-    csv = "csv"
-
-
-OUTPUT_PANEL = "Output"
-
-Output = Annotated[
-    OutputFormat | None,
-    typer.Option("--output", "-o", help="Output format: table, wide (a table of every "
-                 "column), json, jsonl or csv.",
-                 rich_help_panel=OUTPUT_PANEL, show_default=False),
-]
-Fields = Annotated[
-    str | None,
-    typer.Option("--fields", help="Comma-separated fields to show, e.g. id,name,email.",
-                 rich_help_panel=OUTPUT_PANEL, metavar="<a,b,c>"),
-]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")]
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Validate and print what would be sent; send nothing.")]
 
@@ -67,10 +44,6 @@ def resolve_refs(ctx: typer.Context, kind: str, refs: list[str] | None, *, check
             require(app_context(ctx).client, kind, record_id, ref)
         ids.append(record_id)
     return ids
-
-
-def fmt(output: OutputFormat | None) -> str | None:
-    return output.value if output is not None else None
 
 
 def read_json_input(path: str, option: str) -> Any:

@@ -9,26 +9,28 @@ from __future__ import annotations
 
 import sys
 
+from wfctl.streams import IO
+
 
 def confirm(question: str) -> bool:
     """Ask `question` on stderr, read the answer from stdin: True for y/yes. Ctrl-D counts as no;
     after either, the prompt's line is ended, so what follows starts on a line of its own."""
-    sys.stderr.write(question)
+    IO.write_err(question)
     sys.stderr.flush()
     line = sys.stdin.readline()  # Ctrl-C: KeyboardInterrupt, which wfctl.main ends with "\ninterrupted"
     if not line.endswith("\n"):  # Ctrl-D: the terminal echoed nothing, the cursor is still on the prompt
-        sys.stderr.write("\n")
+        IO.write_err("\n")
     return line.strip().lower() in ("y", "yes")
 
 
 def ask(question: str) -> str:
     """`question: ` on stderr; the answer, stripped. An empty answer asks again; Ctrl-D gives ""."""
     while True:
-        sys.stderr.write(f"{question}: ")
+        IO.write_err(f"{question}: ")
         sys.stderr.flush()
         line = sys.stdin.readline()
         if not line.endswith("\n"):
-            sys.stderr.write("\n")
+            IO.write_err("\n")
             return line.strip()
         if line.strip():
             return line.strip()
@@ -50,7 +52,7 @@ def ask_secret(question: str, *, repeat: str | None = None) -> str:
             return ""
         if again == secret:
             return secret
-        sys.stderr.write("the two passwords differ; again\n")
+        IO.write_err("the two passwords differ; again\n")
         sys.stderr.flush()
 
 
@@ -60,5 +62,5 @@ def _hidden(question: str) -> str | None:
     try:
         return getpass.getpass(f"{question}: ", stream=sys.stderr)
     except EOFError:
-        sys.stderr.write("\n")
+        IO.write_err("\n")
         return None

@@ -7,13 +7,12 @@ pydantic (the write models), httpx (the client) and the output module load when 
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wfctl.api.resources import RESOURCES
-from wfctl.commands.options import app_context, fmt, read_json_input, resolve_ref
+from wfctl.commands.options import app_context, read_json_input, resolve_ref
 from wfctl.commands.prompts import confirm
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 from wfctl.errors import CliError
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from wfctl.api.client import Page
-    from wfctl.commands.options import OutputFormat
+    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
 
 FIELDS_PANEL = "Fields"
@@ -98,9 +97,9 @@ OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "ema
 
 # -- the verbs ---------------------------------------------------------------------------------
 def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, page: int | None, page_size: int | None,
-                 all_pages: bool, limit: int | None, output: OutputFormat | None, fields: str | None) -> None:
+                 all_pages: bool, limit: int | None, output: OutputOptions) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output), fields, kind)
+    out = output.writer(app, kind)
     _refuse_fields_not_listed(kind, out.fields)
     asked = page_size  # the user's --page-size: a service that serves fewer a page (G7: 100) is said
     if limit is not None and page_size is None and not all_pages:
@@ -159,15 +158,15 @@ def _refuse_fields_not_listed(kind: str, fields: list[str] | None) -> None:
                        f"every {kind}) or `wfctl {plural} get <id>`")
 
 
-def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputFormat | None,
-               fields: str | None, scope: str | None = None) -> None:
+def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputOptions,
+               scope: str | None = None) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output), fields, kind)
+    out = output.writer(app, kind)
     record_id = _resolved(ctx, kind, record_id, scope)
     client = _client(app)
     record = client.get_record(kind, record_id)
     parent_field = RESOURCES[kind].parent_field
-    if out.format in ("table", "wide") and app.io.stdout_is_tty and parent_field and record.get(parent_field):
+    if out.tabular and app.io.stdout_is_tty and parent_field and record.get(parent_field):
         record = _with_parent_name(client, kind, record, parent_field)
     out.record(record, kind)
 
@@ -191,9 +190,9 @@ def _with_parent_name(client: Any, kind: str, record: dict[str, Any], parent_fie
 
 
 def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,
-                  from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None) -> None:
+                  from_file: str | None, dry_run: bool, output: OutputOptions) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output), fields, kind)
+    out = output.writer(app, kind)
     spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
@@ -225,7 +224,7 @@ def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, par
 
 
 def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[str, Any], *,
-                  from_file: str | None, dry_run: bool, output: OutputFormat | None, fields: str | None,
+                  from_file: str | None, dry_run: bool, output: OutputOptions,
                   edits: dict[str, list[str]] | None = None, scope: str | None = None) -> None:
     """Update a record. `edits` are the site's list edits (--add-banned-worker, --set-rate, ...),
     applied to the current lists; everything else replaces the field it names."""
@@ -233,7 +232,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
     from wfctl.changes import as_json, lines
 
     app = app_context(ctx)
-    out = app.output(fmt(output), fields, kind)
+    out = output.writer(app, kind)
     spec = RESOURCES[kind]
     changes = _decode_lists(changes)
     given = _given(changes)
@@ -272,7 +271,7 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
 
         path = spec.record_path(record_id)
         diff = changed_fields(current, update_body(kind, current, body))
-        if out.format in ("json", "jsonl"):
+        if out.machine:
             out.value({"dryRun": True, "method": "PUT", "path": path,
                        "body": put_body(client.put_clears, kind, current, body), "changes": as_json(diff)})
             return
@@ -286,9 +285,9 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
 
 
 def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, dry_run: bool,
-                  output: OutputFormat | None, scope: str | None = None) -> None:
+                  output: OutputOptions, scope: str | None = None) -> None:
     app = app_context(ctx)
-    out = app.output(fmt(output))
+    out = output.writer(app)
     record_id = _resolved(ctx, kind, record_id, scope)
     path = RESOURCES[kind].record_path(record_id)
     if dry_run:
@@ -303,7 +302,7 @@ def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, d
     if not yes and not confirm(f"Delete {_named(kind, record_id, record)}{_of_parent(client, kind, record)}"
                                "? [y/N]: "):
         # the user's answer, not a failure: no "error:", exit 2 (issue 11, as gh)
-        sys.stderr.write("Not deleted.\n")
+        app.io.write_err("Not deleted.\n")
         raise typer.Exit(int(ExitCode.USAGE))
     answer = client.delete_record(kind, record_id) or {"status": "success", "message": f"{kind} deleted"}
     if said:
@@ -421,7 +420,7 @@ def validate_body(kind: str, action: str, values: dict[str, Any], given: set[str
 
 
 def _dry_run(out: Any, method: str, path: str, body: dict[str, Any] | None, kind: str) -> None:
-    if out.format in ("json", "jsonl"):
+    if out.machine:
         out.value({"dryRun": True, "method": method, "path": path, "body": body})
         return
     out.result({"dryRun": True, "message": f"dry run: would send {method} {path} (nothing sent)"})

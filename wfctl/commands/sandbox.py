@@ -17,6 +17,7 @@ import typer
 from wfctl.commands.sandbox_accounts import INSTALL_HINT, agencies, users
 from wfctl.errors import CliError
 from wfctl.sandbox.quirks import QUIRKS, parse_quirks
+from wfctl.streams import IO
 
 HELP = """Run the local reference service (the sandbox).
 
@@ -132,9 +133,8 @@ def serve(
     from wfctl.sandbox.store import StoreError, describe
 
     if exposed and tls_cert is None:
-        typer.echo(f"warning: serving plain http on {host}, which is not a loopback address: anyone on the "
-                   "network can read the tokens and passwords sent to it (--tls-cert/--tls-key serve https)",
-                   err=True)
+        IO.write_err(f"warning: serving plain http on {host}, which is not a loopback address: anyone on the "
+                     "network can read the tokens and passwords sent to it (--tls-cert/--tls-key serve https)\n")
     try:
         sock = bind(host, port)
     except OSError as exc:
@@ -143,29 +143,28 @@ def serve(
     url = f"{'https' if tls_cert else 'http'}://{host}:{port}"
 
     def banner(new_passwords: dict[str, str]) -> None:
-        typer.echo(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)", err=True)
+        IO.write_err(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)\n")
         where = describe(database) if database else "in memory (lost at exit; --database keeps it)"
-        typer.echo(f"data: {where}" + (f", {workers} workers" if workers > 1 else "")
-                   + (", fast commits (a database server crash can lose the last second of writes)"
-                      if fast_commit else ""), err=True)
+        IO.write_err(f"data: {where}" + (f", {workers} workers" if workers > 1 else "")
+                     + (", fast commits (a database server crash can lose the last second of writes)"
+                        if fast_commit else "") + "\n")
         if quirks.names():
-            typer.echo(f"quirks: {', '.join(quirks.names())} (not the contract's decisions: see docs/sandbox.md)",
-                       err=True)
+            IO.write_err(f"quirks: {', '.join(quirks.names())} (not the contract's decisions: see docs/sandbox.md)\n")
         if new_passwords:
-            typer.echo("logins created with random passwords (shown this once; change them with "
-                       "wfctl sandbox users passwd):", err=True)
+            IO.write_err("logins created with random passwords (shown this once; change them with "
+                         "wfctl sandbox users passwd):\n")
             for username, _, role, agency in LOGINS:
-                typer.echo(f"  {username:<24} {new_passwords[username]:<18} {role:<8} {agency}", err=True)
+                IO.write_err(f"  {username:<24} {new_passwords[username]:<18} {role:<8} {agency}\n")
         elif exposed:
-            typer.echo("logins: the sample logins' published passwords are refused off loopback; manage accounts "
-                       "with wfctl sandbox users", err=True)
+            IO.write_err("logins: the sample logins' published passwords are refused off loopback; manage accounts "
+                         "with wfctl sandbox users\n")
         else:
-            typer.echo("logins (username / password):", err=True)
+            IO.write_err("logins (username / password):\n")
             for username, password, role, agency in LOGINS:
-                typer.echo(f"  {username:<24} {password:<16} {role:<8} {agency}", err=True)
+                IO.write_err(f"  {username:<24} {password:<16} {role:<8} {agency}\n")
         ca = "--ca-bundle <its CA file> " if tls_cert else ""
-        typer.echo(f"log in with: wfctl {ca}login --base-url {url} --username admin@northwind.test", err=True)
-        typer.echo("press Ctrl-C to stop", err=True)
+        IO.write_err(f"log in with: wfctl {ca}login --base-url {url} --username admin@northwind.test\n")
+        IO.write_err("press Ctrl-C to stop\n")
 
     # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
     try:
@@ -178,7 +177,7 @@ def serve(
         raise CliError(f"{option} {exc}") from None
     except RuntimeError as exc:
         raise CliError(str(exc)) from None
-    typer.echo("sandbox stopped", err=True)
+    IO.write_err("sandbox stopped\n")
 
 
 def _check_tls(cert: str, key: str) -> None:
@@ -203,7 +202,7 @@ def _check_tls(cert: str, key: str) -> None:
 def _log_line(line: str) -> None:
     import sys
 
-    sys.stderr.write(line + "\n")
+    IO.write_err(line + "\n")
     sys.stderr.flush()
 
 

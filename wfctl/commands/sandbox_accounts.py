@@ -7,7 +7,6 @@ asked twice, or from --password-stdin; never from the command line, never printe
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
@@ -15,7 +14,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from wfctl.commands.options import Output, Yes, app_context, fmt
+from wfctl.commands.options import Yes, app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 
@@ -79,6 +79,7 @@ AGENCY_COLUMNS = ["id", "name", "email", "phone", "users"]
 
 
 @users.command("add")
+@takes_output()
 def users_add(
     ctx: typer.Context,
     username: Username,
@@ -91,7 +92,7 @@ def users_add(
     password_stdin: PasswordStdin = False,
     db: Db = None,
     database: Database = None,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """Add a login to an agency of the sandbox.
 
@@ -112,17 +113,18 @@ def users_add(
             raise accounts.AccountError(f"a user named {username.strip().lower()!r} already exists", "conflict")
         password = _new_password(app, username, password_stdin)
         user = accounts.add_user(store, username, password, agency=agency, role=role.value, branch=branch)
-    app.output(fmt(output)).record(user)
+    output.writer(app).record(user)
 
 
 @users.command("list")
+@takes_output()
 def users_list(
     ctx: typer.Context,
     agency: Annotated[str | None, typer.Option("--agency", help="Only the logins of this agency (name or id).",
                                                metavar="<agency>")] = None,
     db: Db = None,
     database: Database = None,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """List the logins of the sandbox (never their passwords).
 
@@ -137,17 +139,18 @@ def users_list(
     app = app_context(ctx)
     with _store(_location(db, database)) as store:
         rows = accounts.list_users(store, agency)
-    app.output(fmt(output)).records(rows, "user", columns=USER_COLUMNS)
+    output.writer(app).records(rows, "user", columns=USER_COLUMNS)
 
 
 @users.command("passwd")
+@takes_output()
 def users_passwd(
     ctx: typer.Context,
     username: Username,
     password_stdin: PasswordStdin = False,
     db: Db = None,
     database: Database = None,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """Set a login's password; its current logins end at once.
 
@@ -170,13 +173,14 @@ def users_passwd(
 
 
 @users.command("remove")
+@takes_output()
 def users_remove(
     ctx: typer.Context,
     username: Username,
     yes: Yes = False,
     db: Db = None,
     database: Database = None,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """Remove a login; its current logins end at once.
 
@@ -199,13 +203,14 @@ def users_remove(
         user = _require_user(store, username)
         if not yes and not confirm(f"Remove user {name} ({user['role']} of {user['agency']})? "
                                    "Their logins end at once. [y/N]: "):
-            sys.stderr.write("Not removed.\n")
+            app.io.write_err("Not removed.\n")
             raise typer.Exit(int(ExitCode.USAGE))
         revoked = accounts.remove_user(store, username)
     _done(app, output, f"user {name} removed; {_logins(revoked)} revoked")
 
 
 @agencies.command("add")
+@takes_output()
 def agencies_add(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="The agency's name.", metavar="<name>", show_default=False)],
@@ -213,7 +218,7 @@ def agencies_add(
     phone: Annotated[str, typer.Option("--phone", help="The agency's phone number.", metavar="<phone>")] = "",
     db: Db = None,
     database: Database = None,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """Add an agency (a tenant with its own branches, clients, sites and logins).
 
@@ -229,11 +234,13 @@ def agencies_add(
     app = app_context(ctx)
     with _store(_location(db, database)) as store:
         agency = accounts.add_agency(store, name, email=email, phone=phone)
-    app.output(fmt(output)).record(agency)
+    output.writer(app).record(agency)
 
 
 @agencies.command("list")
-def agencies_list(ctx: typer.Context, db: Db = None, database: Database = None, output: Output = None) -> None:
+@takes_output()
+def agencies_list(ctx: typer.Context, db: Db = None, database: Database = None,
+                  output: OutputOptions = AS_CONFIGURED) -> None:
     """List the agencies of the sandbox, with how many logins each has.
 
     Shows each agency's id, name, e-mail address and phone number; an id or a name is what
@@ -248,7 +255,7 @@ def agencies_list(ctx: typer.Context, db: Db = None, database: Database = None, 
     app = app_context(ctx)
     with _store(_location(db, database)) as store:
         rows = accounts.list_agencies(store)
-    app.output(fmt(output)).records(rows, "agency", columns=AGENCY_COLUMNS)
+    output.writer(app).records(rows, "agency", columns=AGENCY_COLUMNS)
 
 
 # ---- private helpers --------------------------------------------------------------------------
@@ -323,8 +330,8 @@ def _new_password(app: AppContext, username: str, password_stdin: bool) -> str:
     return password
 
 
-def _done(app: AppContext, output: Output, message: str) -> None:
-    app.output(fmt(output)).result({"status": "success", "message": message})
+def _done(app: AppContext, output: OutputOptions, message: str) -> None:
+    output.writer(app).result({"status": "success", "message": message})
 
 
 def _logins(count: int) -> str:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands.options import Fields, Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("show")
-def show(ctx: typer.Context, output: Output = None, fields: Fields = None) -> None:
+@takes_output(fields=True)
+def show(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     """Show your agency: name, contact details, work week and holiday year.
 
     The agency is the tenant of the account you logged in with.
@@ -20,5 +22,5 @@ def show(ctx: typer.Context, output: Output = None, fields: Fields = None) -> No
       $ wfctl agency show --fields workWeekStart,holidayYearStart
     """
     app_ctx = app_context(ctx)
-    out = app_ctx.output(fmt(output), fields, "agency")
+    out = output.writer(app_ctx, "agency")
     out.record(app_ctx.client.get_agency(), kind="agency")

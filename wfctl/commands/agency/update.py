@@ -6,7 +6,8 @@ from typing import Annotated, Any
 
 import typer
 
-from wfctl.commands.options import DryRun, Fields, Output, app_context, fmt
+from wfctl.commands.options import DryRun, app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 FIELDS_PANEL = "Fields"
@@ -17,6 +18,7 @@ def _opt(name: str, help: str, metavar: str) -> Any:
 
 
 @verb("update")
+@takes_output(fields=True)
 def update(
     ctx: typer.Context,
     name: Annotated[str | None, _opt("--name", "Agency name (1-200 characters).", "<text>")] = None,
@@ -34,8 +36,7 @@ def update(
         "--from-file", help="Read the fields from a JSON file (- for stdin); options override it.",
         metavar="<path>", rich_help_panel=FIELDS_PANEL)] = None,
     dry_run: DryRun = False,
-    output: Output = None,
-    fields: Fields = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> None:
     """Change your agency's settings (administrators only).
 
@@ -51,7 +52,7 @@ def update(
     from wfctl.errors import CliError
 
     app_ctx = app_context(ctx)
-    out = app_ctx.output(fmt(output), fields, "agency")
+    out = output.writer(app_ctx, "agency")
     values: dict[str, Any] = read_record_file(from_file)[0] if from_file else {}
     changes = {"name": name, "email": email, "phone": phone, "workWeekStart": work_week_start,
                "calendarYearStart": calendar_year_start, "holidayYearStart": holiday_year_start,
@@ -62,7 +63,7 @@ def update(
                        "--calendar-year-start, --holiday-year-start, --holiday-cap-hours) or --from-file")
     body = validate_body("agency", "update", values, {k for k, v in changes.items() if v is not None})
     if dry_run:
-        if out.format in ("json", "jsonl"):
+        if out.machine:
             out.value({"dryRun": True, "method": "PUT", "path": "/api/agency/", "body": body})
         else:
             out.result({"dryRun": True, "message": "dry run: would send PUT /api/agency/ (nothing sent)"})

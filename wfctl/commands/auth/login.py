@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from wfctl.commands.options import app_context
+from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.config import Settings
@@ -84,7 +85,7 @@ def login(
     field = username_field or settings.login_username_field
 
     if password_stdin and io.stdin_is_tty and io.stderr_is_tty:  # not piped: say what the silence waits for
-        sys.stderr.write("Reading the password from standard input (shown as typed; end with Enter, then Ctrl-D)...\n")
+        app.io.write_err("Reading the password from standard input (shown as typed; end with Enter, then Ctrl-D)...\n")
         sys.stderr.flush()
     password = _read_password_stdin() if password_stdin else None
     user = username or settings.username
@@ -113,7 +114,7 @@ def login(
                 raise _not_the_root(exc, url) from None
             except NotLoggedIn as exc:  # one sentence, not the service's title and detail saying it twice
                 if attempt < tries:  # as ssh and sudo: the next attempt typed by habit is not the shell's
-                    sys.stderr.write("Wrong user name or password; try again.\n")
+                    app.io.write_err("Wrong user name or password; try again.\n")
                     sys.stderr.flush()
                     continue
                 notes = [f"HTTP {exc.status}"] if exc.status else []
@@ -147,7 +148,7 @@ def _ask_url() -> str:
         try:
             return normalize_base_url(answer)
         except ConfigError as exc:
-            sys.stderr.write(f"{exc}; try again.\n")
+            IO.write_err(f"{exc}; try again.\n")
             sys.stderr.flush()
 
 

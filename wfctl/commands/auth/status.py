@@ -7,7 +7,8 @@ from typing import Any
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.errors import keep_profile
 
@@ -34,7 +35,8 @@ _WHY = {
 
 
 @verb("status")
-def status(ctx: typer.Context, output: Output = None) -> None:
+@takes_output()
+def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     """Show who you are logged in as, and where the tokens are kept.
 
     Shows the profile, service URL, user, agency, when the access token expires, and which
@@ -53,7 +55,7 @@ def status(ctx: typer.Context, output: Output = None) -> None:
     from wfctl.factory import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings
 
     app_ctx = app_context(ctx)
-    out = app_ctx.output(fmt(output))
+    out = output.writer(app_ctx)
     settings = app_ctx.settings
     info: dict[str, Any] = {"profile": settings.profile, "baseUrl": settings.base_url}
     warnings: list[str] = []
@@ -98,10 +100,9 @@ def status(ctx: typer.Context, output: Output = None) -> None:
     warnings = [keep_profile(warning) for warning in warnings]  # `wfctl login` for this run's profile
     for warning in warnings:
         app_ctx.io.warn(warning)
-    shape = app_ctx.output_format(fmt(output))
-    if warnings and shape in ("json", "jsonl"):
+    if warnings and out.machine:
         info["warnings"] = warnings  # a table has them on stderr only
-    if shape in ("table", "wide"):
+    if out.tabular:
         if "accessTokenExpiresIn" in info:
             info["accessTokenExpiresIn"] = f"{info['accessTokenExpiresIn']} s"
         if "credentialStoreLocation" in info:

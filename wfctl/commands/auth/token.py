@@ -6,14 +6,16 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("token")
+@takes_output()
 def token(
     ctx: typer.Context,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
     header: Annotated[bool, typer.Option(
         "--header", help="Print the HTTP header line `Authorization: Bearer <token>` instead (for "
         "`curl -H @-`), whatever the output format.")] = False,
@@ -33,13 +35,13 @@ def token(
     import time
 
     app_ctx = app_context(ctx)
-    fmt_name = app_ctx.output_format(fmt(output))
+    out = output.writer(app_ctx)
     with app_ctx.client as client:
         pair = client.token_pair()
     if header:
         app_ctx.io.write(f"Authorization: Bearer {pair.access_token}\n")
-    elif fmt_name in ("json", "jsonl"):
+    elif out.machine:
         expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(pair.expires_at)) if pair.expires_at else None
-        app_ctx.output(fmt(output)).value({"accessToken": pair.access_token, "expiresAt": expires})
+        out.value({"accessToken": pair.access_token, "expiresAt": expires})
     else:
         app_ctx.io.write(pair.access_token + "\n")

@@ -5,11 +5,13 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import bulkoptions as bulk
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("import")
+@takes_output()
 def import_branches(
     ctx: typer.Context,
     file: bulk.File,
@@ -23,7 +25,7 @@ def import_branches(
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     ignore_ids: bulk.IgnoreIds = False,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Create or update branches from a workbook (.xlsx) or CSV file.
 
@@ -40,5 +42,5 @@ def import_branches(
 
     return run_import(app_context(ctx), "branch", file, parent_id=None, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
-                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=output.format,
                       sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import recordverbs
-from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.options import DryRun
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("update")
+@takes_output(fields=True)
 def update(ctx: typer.Context, branch_id: recordverbs.BranchId, name: recordverbs.Name = None,
            address: recordverbs.Address = None, phone: recordverbs.Phone = None, email: recordverbs.Email = None,
-           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: Output = None,
-           fields: Fields = None) -> None:
+           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: OutputOptions = AS_CONFIGURED) -> None:
     """Change fields of a branch.
 
     Sends only the fields you give; the others keep their value, whatever anyone changes meanwhile.
@@ -25,5 +26,4 @@ def update(ctx: typer.Context, branch_id: recordverbs.BranchId, name: recordverb
       $ wfctl branches update <branch-id> --email "" --dry-run
     """
     changes = {"name": name, "address": address, "phone": phone, "email": email}
-    recordverbs.update_record(ctx, "branch", branch_id, changes, from_file=from_file, dry_run=dry_run, output=output,
-                          fields=fields)
+    recordverbs.update_record(ctx, "branch", branch_id, changes, from_file=from_file, dry_run=dry_run, output=output)

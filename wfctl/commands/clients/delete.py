@@ -5,13 +5,15 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import recordverbs
-from wfctl.commands.options import DryRun, Output, Yes
+from wfctl.commands.options import DryRun, Yes
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("delete")
+@takes_output()
 def delete(ctx: typer.Context, client_id: recordverbs.ClientId, yes: Yes = False, dry_run: DryRun = False,
-           output: Output = None) -> None:
+           output: OutputOptions = AS_CONFIGURED) -> None:
     """Delete a client.
 
     Asks for confirmation on a terminal; elsewhere --yes is required. A client that still has sites is not deleted (exit 5).

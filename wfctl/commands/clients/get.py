@@ -5,12 +5,13 @@ from __future__ import annotations
 import typer
 
 from wfctl.commands import recordverbs
-from wfctl.commands.options import Fields, Output
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("get")
-def get(ctx: typer.Context, client_id: recordverbs.ClientId, output: Output = None, fields: Fields = None) -> None:
+@takes_output(fields=True)
+def get(ctx: typer.Context, client_id: recordverbs.ClientId, output: OutputOptions = AS_CONFIGURED) -> None:
     """Show one client.
 
     Prints the whole client (with its billing address).
@@ -19,4 +20,4 @@ def get(ctx: typer.Context, client_id: recordverbs.ClientId, output: Output = No
       $ wfctl clients get <client-id>
       $ wfctl clients get <client-id> -o json
     """
-    recordverbs.get_record(ctx, "client", client_id, output=output, fields=fields)
+    recordverbs.get_record(ctx, "client", client_id, output=output)

@@ -7,12 +7,14 @@ from typing import Annotated
 import typer
 
 from wfctl.commands import bulkoptions as bulk
-from wfctl.commands.options import Output, app_context, fmt, resolve_ref
+from wfctl.commands.options import app_context, resolve_ref
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_branch_ids
 
 
 @verb("import")
+@takes_output()
 def import_clients(
     ctx: typer.Context,
     file: bulk.File,
@@ -30,7 +32,7 @@ def import_clients(
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     ignore_ids: bulk.IgnoreIds = False,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Create or update clients from a workbook (.xlsx) or CSV file.
 
@@ -51,5 +53,5 @@ def import_clients(
         branch = resolve_ref(ctx, "branch", branch)
     return run_import(app_context(ctx), "client", file, parent_id=branch, dry_run=dry_run,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
-                      delimiter=delimiter, skip_invalid=skip_invalid, output=fmt(output),
+                      delimiter=delimiter, skip_invalid=skip_invalid, output=output.format,
                       sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)

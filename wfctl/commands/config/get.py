@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_config_keys
 
@@ -15,7 +16,8 @@ Key = Annotated[str, typer.Argument(help="Setting name, e.g. base_url (see `wfct
 
 
 @verb("get")
-def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
+@takes_output()
+def get(ctx: typer.Context, key: Key, output: OutputOptions = AS_CONFIGURED) -> None:
     """Print the value of one setting of the profile.
 
     Prints the effective value (flag > environment > profile > default) as plain text, whatever
@@ -26,6 +28,7 @@ def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
       $ wfctl --profile staging config get credential_store
     """
     from wfctl.commands.config.keys import check_key, require_profile
+    from wfctl.output import is_machine
 
     app_ctx = app_context(ctx)
     check_key(key)
@@ -33,8 +36,8 @@ def get(ctx: typer.Context, key: Key, output: Output = None) -> None:
     value = getattr(app_ctx.settings, key)
     # Only an explicit -o json changes the shape: `$(wfctl config get base_url)` must keep working
     # whatever the profile's default output is.
-    if (fmt(output) or app_ctx.options.output) in ("json", "jsonl"):
-        app_ctx.output(fmt(output)).value({"key": key, "value": value,
+    if is_machine(output.format or app_ctx.options.output):
+        output.writer(app_ctx).value({"key": key, "value": value,
                                            "source": app_ctx.settings.source(key)})
         return
     text = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))

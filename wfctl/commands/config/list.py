@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("list")
-def list_(ctx: typer.Context, output: Output = None) -> None:
+@takes_output()
+def list_(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     """List the settings of the profile and where each value comes from.
 
     Shows every setting of the active profile (--profile) with its value and its source: flag,
@@ -25,11 +27,11 @@ def list_(ctx: typer.Context, output: Output = None) -> None:
     app_ctx = app_context(ctx)
     require_profile(app_ctx)
     settings = app_ctx.settings
-    out = app_ctx.output(fmt(output))
+    out = output.writer(app_ctx)
     rows = [{"key": key, "value": getattr(settings, key), "source": settings.source(key)} for key in KEYS]
     rows.insert(0, {"key": "profile", "value": settings.profile, "source": "-"})
     rows.append({"key": "config_path", "value": str(settings.config_path), "source": "-"})
-    if app_ctx.output_format(fmt(output)) in ("table", "wide"):
+    if out.tabular:
         # a person reads words: the setting's name as `config set` takes it, where its value comes from
         rows = [{"setting": _LABELS.get(row["key"], row["key"]), "value": row["value"],
                  "from": _SOURCES.get(row["source"], row["source"])} for row in rows]

@@ -6,7 +6,8 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
@@ -15,9 +16,10 @@ COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
 
 
 @verb("list")
+@takes_output()
 def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
         "--limit", min=1, help="Show only the newest N runs.", metavar="<n>")] = None,
-        output: Output = None) -> None:
+        output: OutputOptions = AS_CONFIGURED) -> None:
     """List the recent runs of the profile, newest first.
 
     Each run: its id, kind, file, start time, row counts and state: complete, interrupted (stopped
@@ -32,9 +34,9 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
     from wfctl.bulk.undo import profile_runs
 
     app_ = app_context(ctx)
-    out = app_.output(fmt(output))
+    out = output.writer(app_)
     runs = profile_runs(app_.settings.profile)[:limit]
-    if out.format in ("json", "jsonl"):
+    if out.machine:
         out.records([run.summary() for run in runs])
         return
     profile = app_.settings.profile

@@ -6,17 +6,19 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.errors import CliError
 
 
 @verb("prune")
+@takes_output()
 def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
         "--older-than", help="Remove the runs that started longer ago than this: 30d, 12h, 90m, 2w.",
         metavar="<age>")],
         dry_run: Annotated[bool, typer.Option("--dry-run", help="List the runs it would remove; remove nothing.")]
-        = False, output: Output = None) -> None:
+        = False, output: OutputOptions = AS_CONFIGURED) -> None:
     """Remove the journals of old runs.
 
     A run's age is its start time (the journal's mtime when that is missing). A running run is never
@@ -36,7 +38,7 @@ def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
     except ValueError as exc:
         raise CliError(f"--older-than: {exc}") from None
     app_ = app_context(ctx)
-    out = app_.output(fmt(output))
+    out = output.writer(app_)
     old = prunable(profile_runs(app_.settings.profile), age, time.time())
     removed = []
     for run in old:
@@ -46,7 +48,7 @@ def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
             except FileNotFoundError:
                 continue
         removed.append({"run": run.id, "kind": run.kind, "started": run.started or None, "file": run.path})
-    if removed or out.format in ("json", "jsonl"):
+    if removed or out.machine:
         out.records(removed, columns=["run", "kind", "started", "file"])
     verb = "would remove" if dry_run else "removed"
     app_.io.note(f"{verb} {len(removed)} run{'s' if len(removed) != 1 else ''} older than {older_than}")

@@ -7,15 +7,17 @@ from typing import Annotated
 import typer
 
 from wfctl.commands.imports.runid import RunId
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("show")
+@takes_output()
 def show(ctx: typer.Context, run_id: Annotated[str, RunId],
          all_rows: Annotated[bool, typer.Option("--all", help="Every row on a terminal too (a terminal shows "
                                                 "the first 10 and the counts).")] = False,
-         output: Output = None) -> None:
+         output: OutputOptions = AS_CONFIGURED) -> None:
     """Show what each row of a run did.
 
     One block per row that changed something (or failed): its row number in the file, the action,
@@ -34,12 +36,12 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     from wfctl.bulk.undo import count_lines, find_profile_run, heading
 
     app_ = app_context(ctx)
-    out_format = app_.output_format(fmt(output))
+    out = output.writer(app_)
     run = find_profile_run(app_.settings.profile, run_id)
     io = app_.io
     rows = plan.changing(iter_entries(run.entries()))
-    if out_format in ("json", "jsonl"):
-        plan.write(io.write, out_format, run.kind, rows, run.summary(), terminal=io.stdout_is_tty)
+    if out.machine:
+        plan.write(io.write, out.format, run.kind, rows, run.summary(), terminal=io.stdout_is_tty)
         return
     from wfctl.bulk.shortview import write_rows
 

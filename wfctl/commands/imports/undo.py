@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wfctl.commands.imports.runid import RunId
-from wfctl.commands.options import Output, Yes, app_context, fmt
+from wfctl.commands.options import Yes, app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.output import is_machine
 
 if TYPE_CHECKING:
     from wfctl.bulk.journal import Entry
@@ -27,8 +28,9 @@ Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Records t
 
 
 @verb("undo")
+@takes_output()
 def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = False, yes: Yes = False,
-         force: Force = False, concurrency: Concurrency = 16, output: Output = None) -> int:
+         force: Force = False, concurrency: Concurrency = 16, output: OutputOptions = AS_CONFIGURED) -> int:
     """Take back a run: delete what it created, put back what it updated.
 
     Rows are taken back newest first. A record changed since the run is reported (`changed since the
@@ -44,7 +46,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
     from wfctl.bulk import undo as runs
 
     app_ = app_context(ctx)
-    out_format = app_.output_format(fmt(output))
+    out_format = app_.output_format(output.format)
     profile = app_.settings.profile
     every = runs.profile_runs(profile)
     run = runs.find_run(every, run_id)
@@ -58,7 +60,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         outcomes = _preview(app_, plan, undoer, concurrency)
         counts = runs.count_outcomes(outcomes, run.entries())
         _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=True))
-        if out_format not in ("json", "jsonl"):
+        if not is_machine(out_format):
             app_.io.write(runs.count_lines(counts, True, planned=True, aligned=app_.io.stdout_is_tty))
         return 0
     if not yes:
@@ -68,7 +70,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         from wfctl.commands.prompts import confirm
 
         if not confirm(runs.question(plan, run.kind)):
-            sys.stderr.write("Not undone.\n")
+            app_.io.write_err("Not undone.\n")
             return int(ExitCode.USAGE)
     if plan.resumed:
         app_.io.note(f"resuming undo run {plan.run_id}: {len(plan.resumed)} rows were done before it stopped")
@@ -76,7 +78,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
     if out_format == "json":
         _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=False))
     else:
-        sys.stderr.write(runs.summary_line(plan, counts, run.kind) + "\n")
+        app_.io.write_err(runs.summary_line(plan, counts, run.kind) + "\n")
     return int(ExitCode.PARTIAL) if runs.unsettled(counts) else 0
 
 
@@ -148,7 +150,7 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
         finished = True
         order = {entry.row: i for i, entry in enumerate(plan.pending)}  # rows end in any order: shown newest first
         ordered = sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
-        if out_format not in ("json", "jsonl") and not app.io.stderr_is_tty:  # a log: the same order every time
+        if not is_machine(out_format) and not app.io.stderr_is_tty:  # a log: the same order every time
             for outcome in ordered:
                 if outcome.status in (CHANGED, FAILED):
                     progress.write(shapes.text_block(undoer.kind, outcome, shorten=False))
@@ -171,7 +173,7 @@ def _nothing_to_do(app: AppContext, plan: UndoPlan, out_format: str) -> None:
         _write(app, out_format, plan.run.kind, [], {**_summary(plan, {}, dry_run=False), "run": None,
                                                     "message": message})
     else:
-        sys.stderr.write(message + "\n")
+        app.io.write_err(message + "\n")
 
 
 def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[str, Any]:
@@ -184,8 +186,8 @@ def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[s
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
     from wfctl.bulk import plan as shapes
 
-    if out_format in ("json", "jsonl") or not app.io.stdout_is_tty:
-        shapes.write(app.io.write, out_format if out_format in ("json", "jsonl") else "text", kind,
+    if is_machine(out_format) or not app.io.stdout_is_tty:
+        shapes.write(app.io.write, out_format if is_machine(out_format) else "text", kind,
                      shapes.changing(rows), summary, terminal=app.io.stdout_is_tty)
     else:  # a terminal: the first rows, then the counts (as an import's plan); a pipe or -o jsonl gets every row
         from wfctl.bulk.shortview import write_rows

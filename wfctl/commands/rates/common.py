@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
+from wfctl.output import is_machine
 from wfctl.safetext import one_line
+from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.context import AppContext
@@ -42,8 +43,8 @@ def read_scope(app: AppContext, client: list[str] | None, branch: list[str] | No
         progress.start(None)
 
     def gone(summary: dict[str, Any]) -> None:
-        sys.stderr.write(f"site {one_line(str(summary.get('name')))} ({one_line(str(summary['id']))}) was deleted "
-                         "while it was read: skipped\n")
+        IO.write_err(f"site {one_line(str(summary.get('name')))} ({one_line(str(summary['id']))}) was deleted "
+                     "while it was read: skipped\n")
 
     try:
         yield from rates.read_sites(api, clients, site_ids=site or [], concurrency=concurrency,
@@ -61,7 +62,7 @@ def rate_error(exc: Exception) -> CliError:
 def shown_amounts(rows: list[dict[str, Any]], fmt: str, names: tuple[str, ...], signed: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Rows for `fmt`: JSON keeps the numbers; a table and CSV show money with two decimals (13.50),
     a change with its sign (+0.36)."""
-    if fmt in ("json", "jsonl"):
+    if is_machine(fmt):
         return rows
     out = []
     for row in rows:

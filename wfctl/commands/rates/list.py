@@ -9,7 +9,8 @@ from typing import Any
 import typer
 
 from wfctl.commands import bulkoptions as bulk
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb
 
@@ -20,9 +21,11 @@ SUMMARY_COLUMNS = ["skill", "sites", "minimum", "median", "maximum"]
 
 
 @verb("list")
+@takes_output()
 def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = None,
                all_clients: opt.AllClients = False, site: opt.Site = None, skill: opt.SkillFilter = None,
-               concurrency: opt.ReadConcurrency = 16, file: bulk.ExportFile = None, output: Output = None) -> None:
+               concurrency: opt.ReadConcurrency = 16, file: bulk.ExportFile = None,
+               output: OutputOptions = AS_CONFIGURED) -> None:
     """List the hourly rates of sites: one row per site and skill.
 
     Columns: clientId, client, siteId, site, skill, hourlyRate. Each site's full record is read (site
@@ -43,11 +46,11 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
     app_ = app_context(ctx)
     if file and file != "-":
         with _unknown_skill():  # the file is not written
-            _to_file(app_, file, output, rates.rate_rows(
+            _to_file(app_, file, output.format, rates.rate_rows(
                 read_scope(app_, client, branch, all_clients, site, concurrency, output_to_terminal=False),
                 skill or []))
         return
-    out = app_.output(fmt(output))
+    out = output.writer(app_)
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
     with _unknown_skill():
         rows = list(rates.rate_rows(sites, skill or []))
@@ -58,9 +61,10 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
 
 
 @verb("summary")
+@takes_output()
 def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = None,
             all_clients: opt.AllClients = False, site: opt.Site = None, skill: opt.SkillFilter = None,
-            concurrency: opt.ReadConcurrency = 16, output: Output = None) -> None:
+            concurrency: opt.ReadConcurrency = 16, output: OutputOptions = AS_CONFIGURED) -> None:
     """Per skill: how many sites have a rate for it, and the minimum, median and maximum rate.
 
     Skills are grouped trimmed and case-insensitively, as the service compares them, and shown as most
@@ -76,7 +80,7 @@ def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = 
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
-    out = app_.output(fmt(output))
+    out = output.writer(app_)
     sites = read_scope(app_, client, branch, all_clients, site, concurrency)
     with _unknown_skill():
         rows = rates.summary(rates.rate_rows(sites, skill or []))

@@ -11,7 +11,6 @@ from wfctl.completion_cache import complete_skills
 SCOPE_PANEL = "Scope (one is required)"
 CHANGE_PANEL = "Change (exactly one of --to, --by, --floor, --ceiling)"
 RUN_PANEL = "Run"
-OUTPUT_PANEL = "Output"
 
 Client = Annotated[list[str] | None, typer.Option(
     "--client", help="Sites of this client: its id, the beginning of the id, or its name (repeatable).",

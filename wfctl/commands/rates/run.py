@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 from wfctl.commands.rates.runner import Runner, Stop, journal_rows
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
+from wfctl.output import is_machine
 from wfctl.safetext import one_line
+from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.api.rates import Change, Plan, SitePlan
@@ -167,10 +169,10 @@ def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
     limit = plan.change.max_change
     for site, c, share in over[:SHOWN] if listed else ():
         shown = "from 0" if share.is_infinite() else f"{share:.1f}%"
-        sys.stderr.write(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
-                         f"{one_line(c.skill)} {c.old:.2f} -> {c.new:.2f} ({shown})\n")
+        IO.write_err(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
+                     f"{one_line(c.skill)} {c.old:.2f} -> {c.new:.2f} ({shown})\n")
     if listed and len(over) > SHOWN:
-        sys.stderr.write(f"... and {len(over) - SHOWN} more\n")
+        IO.write_err(f"... and {len(over) - SHOWN} more\n")
     import math
 
     finite = [share for _, _, share in over if share.is_finite()]
@@ -298,7 +300,7 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
         raise stopped_error(stopped.cause, stopped.message, done)
     _summary_line(app, log.run_id, counts, started, plan_seconds, output)
     if counts["failed"]:
-        sys.stderr.write(f"{counts['failed']} of {len(work)} sites failed"
+        app.io.write_err(f"{counts['failed']} of {len(work)} sites failed"
                          + (f"; see {report}" if report else "; use --report FILE for each site's error")
                          + "; run the same command again to retry them\n")
         return int(ExitCode.PARTIAL)
@@ -310,9 +312,9 @@ def _list_outcomes(outcomes: dict[str, tuple[str, str, Any]], names: dict[str, s
     shown = [(sid, status, error) for sid, (status, error, _) in outcomes.items() if error]
     for site_id, status, error in shown[:SHOWN]:
         where = f"site {one_line(names.get(site_id, ''))} ({one_line(site_id)})"
-        sys.stderr.write(f"{where}: {one_line(error)}\n" if status != "failed" else f"failed: {where}: {one_line(error)}\n")
+        IO.write_err(f"{where}: {one_line(error)}\n" if status != "failed" else f"failed: {where}: {one_line(error)}\n")
     if len(shown) > SHOWN:
-        sys.stderr.write(f"... and {len(shown) - SHOWN} more (--report FILE lists every one)\n")
+        IO.write_err(f"... and {len(shown) - SHOWN} more (--report FILE lists every one)\n")
 
 
 def _summary_line(app: AppContext, run_id: str, counts: Counter[str], started: float, plan_seconds: float,
@@ -321,14 +323,14 @@ def _summary_line(app: AppContext, run_id: str, counts: Counter[str], started: f
 
     total = time.monotonic() - started
     sites = sum(counts[k] for k in COUNTS)
-    if app.output_format(output) in ("json", "jsonl"):
+    if is_machine(app.output_format(output)):
         app.io.write(json.dumps({"run": run_id or None, "sites": sites, **{k: counts[k] for k in COUNTS},
                                  "seconds": round(total, 3), "dryRun": False}) + "\n")
     parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k]) or "nothing to do"
     split = f" (plan {plan_seconds:.1f}s, send {total - plan_seconds:.1f}s)" if plan_seconds >= 0.5 else ""
     rate = sites / total if total > 0 else 0.0
     head = f"run {run_id}: " if run_id else "no run: "
-    sys.stderr.write(f"{head}{sites} sites in {total:.1f}s{split} ({rate:.0f} sites/s): {parts}\n")
+    app.io.write_err(f"{head}{sites} sites in {total:.1f}s{split} ({rate:.0f} sites/s): {parts}\n")
 
 
 def _write_report(path: str, work: list[SitePlan], outcomes: dict[str, tuple[str, str, Any]]) -> None:

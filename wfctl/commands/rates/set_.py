@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from wfctl.commands import bulkoptions as bulk
-from wfctl.commands.options import Output, app_context, fmt
+from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OUTPUT_PANEL, OutputOptions, takes_output
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_skills
@@ -43,10 +44,11 @@ Concurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites cha
                                           rich_help_panel=opt.RUN_PANEL, min=1, max=128)]
 Report = Annotated[str | None, typer.Option(
     "--report", help="Write each site and skill with its old and new rate, status and error to this CSV file.",
-    rich_help_panel=opt.OUTPUT_PANEL, metavar="FILE")]
+    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
 
 
 @verb("set")
+@takes_output()
 def set_rates(
     ctx: typer.Context,
     skill: Skill,
@@ -65,7 +67,7 @@ def set_rates(
     concurrency: Concurrency = 64,
     report: Report = None,
     journal: bulk.Journal = None,
-    output: Output = None,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Change the hourly rate of skills across many sites at once.
 
@@ -98,4 +100,4 @@ def set_rates(
         raise CliError(str(exc)) from None
     scope = Scope(list(client or []), list(branch or []), all_clients, list(site or []))
     return run_set(app_context(ctx), change, scope, dry_run=dry_run, concurrency=concurrency, report=report,
-                   journal_path=journal, output=fmt(output))
+                   journal_path=journal, output=output.format)

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from wfctl.commands import recordverbs
-from wfctl.commands.options import DryRun, Fields, Output
+from wfctl.commands.options import DryRun
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 LISTS_PANEL = "Lists (keep the other entries)"
@@ -34,6 +35,7 @@ RemoveDepartment = Annotated[list[str] | None, _edit(
 
 
 @verb("update")
+@takes_output(fields=True)
 def update(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.SiteClientOption = None,
            name: recordverbs.Name = None, address: recordverbs.Address = None,
            phone: recordverbs.Phone = None, email: recordverbs.Email = None,
@@ -42,8 +44,7 @@ def update(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.
            add_banned_worker: AddBannedWorker = None, remove_banned_worker: RemoveBannedWorker = None,
            set_rate: SetRate = None, remove_rate: RemoveRate = None, add_department: AddDepartment = None,
            remove_department: RemoveDepartment = None,
-           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: Output = None,
-           fields: Fields = None) -> None:
+           from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: OutputOptions = AS_CONFIGURED) -> None:
     """Change fields of a site.
 
     Changes only the fields you give; every other field keeps its value. --add-banned-worker,
@@ -64,4 +65,4 @@ def update(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.
              "--set-rate": set_rate, "--remove-rate": remove_rate, "--add-department": add_department,
              "--remove-department": remove_department}
     recordverbs.update_record(ctx, "site", site_id, changes, from_file=from_file, dry_run=dry_run, output=output,
-                          fields=fields, edits={k: v for k, v in edits.items() if v}, scope=client)
+                          edits={k: v for k, v in edits.items() if v}, scope=client)

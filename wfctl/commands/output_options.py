@@ -1,0 +1,113 @@
+"""The output option group, declared once: -o/--output, and --fields where a command shows a record's fields.
+
+A command takes the group with one decorator, as gh's `cmdutil.AddJSONFlags` and kubectl's
+`PrintFlags.AddFlags` attach theirs in one call:
+
+    @verb("get")
+    @takes_output(fields=True)
+    def get(ctx: typer.Context, branch_id: ..., output: OutputOptions = AS_CONFIGURED) -> None:
+        out = output.writer(app_context(ctx), "branch")   # a wfctl.output.Output; out.machine, out.format
+
+The decorator puts the group's options where the command's `output` parameter stands (so `--help` lists
+them there) and hands the command one `OutputOptions`. The formats are `wfctl.output.FORMATS`: -o's
+choices, its help and its completion come from there. A new format is a name there and its writer in
+`wfctl.output`; a new query option (--jq, --sort-by) is declared here, carried by `OutputOptions` and
+applied by `wfctl.output.Output`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+
+import typer
+
+from wfctl.output import FORMATS
+
+if TYPE_CHECKING:
+    from wfctl.context import AppContext
+    from wfctl.output import Output
+
+    OutputFormat = StrEnum
+else:  # -o's choices, a str Enum (wfctl.coercion checks it without pydantic), in the order of FORMATS
+    OutputFormat = StrEnum("OutputFormat", [(name, name) for name in FORMATS])
+
+F = TypeVar("F", bound=Callable[..., Any])
+OUTPUT_PANEL = "Output"
+
+
+def formats_help(**notes: str) -> str:
+    """`Output format: table, wide (a table of every column), json, jsonl or csv.`: FORMATS, each with its
+    note (`notes` replace some)."""
+    named = [f"{name} ({note})" if note else name for name, note in {**FORMATS, **notes}.items()]
+    return f"Output format: {', '.join(named[:-1])} or {named[-1]}."
+
+
+def global_output_option(panel: str) -> Any:
+    """The root command's -o/--output (also WFCTL_OUTPUT): before the command, for every command."""
+    return typer.Option("--output", "-o", envvar="WFCTL_OUTPUT", help=formats_help(wide="a table of every field"),
+                        rich_help_panel=panel, show_default=False)
+
+
+Format = Annotated[
+    OutputFormat | None,
+    typer.Option("--output", "-o", help=formats_help(), rich_help_panel=OUTPUT_PANEL, show_default=False),
+]
+Fields = Annotated[
+    str | None,
+    typer.Option("--fields", help="Comma-separated fields to show, e.g. id,name,email.",
+                 rich_help_panel=OUTPUT_PANEL, metavar="<a,b,c>"),
+]
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """What a command's output options asked for."""
+
+    format: str | None = None  # -o after the command; None: the global -o, WFCTL_OUTPUT, the profile, table
+    fields: str | None = None  # --fields as given (checked against a kind's fields by `writer`)
+
+    def writer(self, app: AppContext, kind: str | None = None) -> Output:
+        """The command's Output: this -o, else the global one, WFCTL_OUTPUT, the profile's, table; --fields of
+        a `kind` record checked (a name it does not have is exit 2). An -o given here becomes the run's, so
+        its errors are in the same format."""
+        return app.output(self.format, self.fields, kind)
+
+
+#: Nothing asked on the command itself (the default of a command's `output` parameter).
+AS_CONFIGURED = OutputOptions()
+
+
+def takes_output(*, fields: bool = False) -> Callable[[F], F]:
+    """Give a command the output options (-o/--output; `fields`: --fields too) in place of its parameter
+    `output: OutputOptions = AS_CONFIGURED`, which then receives what they asked for."""
+    group = {"output": Format, **({"fields": Fields} if fields else {})}  # parameter: its option, as listed
+
+    def attach(function: F) -> F:
+        signature = inspect.signature(function, eval_str=True)
+        if "output" not in signature.parameters:
+            raise TypeError(f"{function.__qualname__} has no `output` parameter for the output options")
+        params: list[inspect.Parameter] = []
+        for param in signature.parameters.values():
+            if param.name != "output":
+                params.append(param)
+                continue
+            params += [inspect.Parameter(name, param.kind, annotation=option, default=None)
+                       for name, option in group.items()]
+
+        @functools.wraps(function)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            given = {name: kwargs.pop(name, None) for name in group}
+            if given["output"] is not None:
+                given["output"] = str(given["output"])  # the format's name (a StrEnum's str is its value)
+            return function(*args, output=OutputOptions(format=given.pop("output"), **given), **kwargs)
+
+        command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
+        command.__annotations__ = {param.name: param.annotation for param in params}
+        return command  # type: ignore[return-value]
+
+    return attach
