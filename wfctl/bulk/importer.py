@@ -122,12 +122,7 @@ class Importer(RowValidation, Sending):
         self._on_total(self.summary.rows, self.summary.resumed)
         complete = False
         try:
-            try:
-                self._send_all()
-            except KeyboardInterrupt:
-                self._stopped = Stopped("interrupted", "interrupted")
-            if self._stopped is not None:
-                raise self._stopped
+            self._send_all()  # raises Stopped (Ctrl-C, the journal, an outage)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 

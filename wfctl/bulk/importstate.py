@@ -46,13 +46,9 @@ class ImportState:
         self._creates = bytearray()  # row -> 1: valid, and its parent has no record of its name
         self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
-        self._backoff = Pause()  # the run's wait while the service is unreachable, every worker's
+        self._backoff = Pause()  # the run's one pause (wfctl.bulk.engine.Run), every worker's
         self._lock = threading.Lock()
-        self._stop = threading.Event()
         self._stopped: Stopped | None = None
-        self._unreachable_since: float | None = None
         self.journal: Journal | None = None
         self._lock_held: Any = None
         self._spool: Spool | None = None
-        lean_writer = getattr(api, "lean_writer", None)  # test doubles of the Client have none
-        self._sender = lean_writer() if lean_writer is not None else None
