@@ -61,15 +61,13 @@ class Sending(ImportState):
         creates = self._creates
         if dry_run:
             self._plan_creates()
-        for number, parent_id, body in self._checked_rows() if self._others() else ():
+        for planned in self.plan().rows() if self._others() else ():
             if run.stopping():
                 return
-            if number in self._invalid_rows or journal.done(number) or (dry_run and creates[number]):
+            number, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
+            if journal.done(number) or (dry_run and creates[number]):
                 continue
-            by_id = self._id_rows.get(number)
-            existing = (self._by_id[by_id][1] if by_id is not None
-                        else self._existing.get((parent_id, natural_key(body.get("name")))))
-            if (existing is not None and by_id is None and journal.create_in_doubt(number)
+            if (existing is not None and not planned.by_id and journal.create_in_doubt(number)
                     and not self._sent_update(number)):
                 existing = None  # created by the run that was stopped, or failed: ours, or not made; the create says
             if existing is not None and self.options.on_existing != "update":
@@ -99,11 +97,6 @@ class Sending(ImportState):
             return True
         creates, invalid = self._creates, self._invalid_rows
         return any(not creates[number] and number not in invalid for number in range(1, len(creates)))
-
-    def _checked_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any]]]:
-        spool = self._spool
-        assert spool is not None
-        return spool.checked_rows()
 
     def _send_row(self, run: RunContext, row: int, parent_id: str | None, body: dict[str, Any],
                   existing: dict[str, Any] | None) -> None:
@@ -173,7 +166,7 @@ class Sending(ImportState):
         unless a read that started after this question was asked is done already: conflicts that come
         together share one read, instead of a full list each."""
         key = (parent_id, natural_key(name))
-        found = self._existing.get(key)
+        found = self.inventory.existing.get(key)
         if found is not None:
             return found
         asked = time.monotonic()
@@ -181,9 +174,9 @@ class Sending(ImportState):
             if self._names_read.get(parent_id, -1.0) < asked:
                 started = time.monotonic()
                 for record in records_to_look_up(self.api, self.options.kind, parent_id):
-                    self._existing.setdefault((parent_id, natural_key(record.get("name"))), record)
+                    self.inventory.existing.setdefault((parent_id, natural_key(record.get("name"))), record)
                 self._names_read[parent_id] = started
-        return self._existing.get(key)
+        return self.inventory.existing.get(key)
 
     def _find_same(self, run: RunContext, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
         """The whole record named as `body` that holds every field of it, or None (G20 look-up)."""
