@@ -9,7 +9,7 @@ from typing import Any
 
 from wfctl import csvformat
 from wfctl.api.retry import Pause
-from wfctl.bulk.importtypes import Options, Stopped, Summary
+from wfctl.bulk.importtypes import Options, Summary
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.planning import ImportPlan, Inventory
@@ -43,7 +43,6 @@ class ImportState:
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
         self._backoff = Pause()  # the run's one pause (wfctl.bulk.engine.RunContext), every worker's
         self._lock = threading.Lock()
-        self._stopped: Stopped | None = None
         self.journal: Journal | None = None
         self._lock_held: Any = None
         self._spool: Spool | None = None

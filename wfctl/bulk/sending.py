@@ -48,10 +48,7 @@ class Sending(ImportState):
         journal = self.journal
         assert journal is not None
         run = RunContext(self.api, journal, pause=self._backoff, note=self._note, lean=True)
-        try:
-            Executor(run, self.options.concurrency, name="wfctl-import").run(self._actions(run))
-        finally:
-            self._stopped = run.stopped
+        Executor(run, self.options.concurrency, name="wfctl-import").run(self._actions(run))  # raises Stopped
 
     def _actions(self, run: RunContext) -> Iterator[RowAction]:
         """The action of each row to send; a row whose record exists is skipped here (unless updated)."""
