@@ -1,5 +1,7 @@
 """The one executor of every journalled bulk run: an import, an undo and `wfctl rates set` are plans of
-actions (`wfctl.bulk.actions`, `wfctl.bulk.undoer`); this runs any of them.
+actions (an import's rows: `sending.RowAction`; an undo's records: `undo.TakeBack`, built from the run's
+journal by `undo.inverse_plan`; a rate change's sites: `rateset.SetRates`); this runs any of them, and a
+new kind of run (a prune's deletes) is a new kind of action, not a new loop.
 
 An action is a unit of work with a journal key (`key`: the row its intent and outcome are recorded
 under, a file row, a record to take back, a site whose rates change) and `apply(run)`, which journals
