@@ -15,7 +15,8 @@ row is checked against the service before anything is written:
 A row settled by an earlier undo (`undone` or `gone`) is not taken back twice, so undoing a run again
 changes nothing.
 
-This module plans an undo and runs it (its rows in parallel); finding runs and their counts live in
+This module plans an undo, builds its inverse plan of actions (one a record) and runs it on the one
+executor (`wfctl.bulk.engine`, records in parallel); finding runs and their counts live in
 `wfctl.bulk.runs`, the per-row decisions in `wfctl.bulk.undoer` (both re-exported here).
 """
 
@@ -29,7 +30,7 @@ from typing import Any
 
 from wfctl.api.resources import counted
 from wfctl.bulk import journal
-from wfctl.bulk.engine import RunContext
+from wfctl.bulk.engine import Executor, RunContext
 from wfctl.bulk.journal import SENDING, Entry
 from wfctl.bulk.runs import (
     ACTION_FOR,
@@ -214,8 +215,6 @@ def _take_back_all(api: Any, log: journal.Journal | None, pending: list[Entry],
                    take_back: Callable[[Entry], Entry], on_row: Callable[[Entry], None], concurrency: int) -> None:
     """`take_back` each of `pending` on the one executor, the rows of one record in order, `concurrency`
     records at once. Raises Stopped (Ctrl-C, the journal), or the error every further row would meet."""
-    from wfctl.bulk.engine import Executor
-
     actions = inverse_plan(pending, take_back)
     run = RunContext(api, log, progress=on_row)
     Executor(run, min(concurrency, max(1, len(actions))), name="wfctl-undo").run(actions)

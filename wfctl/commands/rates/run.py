@@ -1,12 +1,12 @@
 """`wfctl rates set`: plan, check, then a journalled bulk run like an import's.
 
 The run is a plan of actions (`wfctl.bulk.rateset`: one a site) on the import's executor
-(`wfctl.bulk.engine`), and reuses the import's other pieces: its journal (`wfctl.bulk.journal`: one run id, a lock on the same
-change, resumable after Ctrl-C or kill -9, `wfctl imports list` lists it), its progress line, its exit
-codes (0, 10, 130, 7, 11), and undo (`wfctl.bulk.undo`): each site is journalled as an `updated` row
-of kind site whose changes are `{"rates": [old, new]}`, which `wfctl imports undo <run-id>` takes back
-entry by entry. What makes two runs the same change (the resume and lock key): the options of the
-change and of the scope, the service and the profile.
+(`wfctl.bulk.engine`), and reuses the import's other pieces: its journal (`wfctl.bulk.journal`: one
+run id, a lock on the same change, resumable after Ctrl-C or kill -9, `wfctl imports list` lists it),
+its progress line, its exit codes (0, 10, 130, 7, 11), and undo (`wfctl.bulk.undo`): each site is
+journalled as an `updated` row of kind site whose changes are `{"rates": [old, new]}`, which
+`wfctl imports undo <run-id>` takes back entry by entry. What makes two runs the same change (the
+resume and lock key): the options of the change and of the scope, the service and the profile.
 """
 
 from __future__ import annotations
