@@ -148,10 +148,10 @@ def test_bulk_csv_and_completion_read_the_new_kind(shift_kind: None, api: Client
 def test_the_record_verbs_serve_the_new_kind(shift_kind: None, api: Client, service: Service, cli: Any) -> None:
     """The record verbs (list, get, delete) for a group of the new kind, as its command group would call them."""
     from wfctl.commands import recordverbs
-    from wfctl.commands.options import OutputFormat
+    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext, GlobalOptions
 
-    JSON = OutputFormat("json")
+    JSON = OutputOptions(format="json")
 
     app = typer.Typer()
 
@@ -163,11 +163,11 @@ def test_the_record_verbs_serve_the_new_kind(shift_kind: None, api: Client, serv
     @app.command("list")
     def list_(ctx: typer.Context, site: str) -> None:
         recordverbs.list_records(ctx, "shift", parent=site, page=None, page_size=None, all_pages=True, limit=None,
-                             output=JSON, fields=None)
+                                 output=JSON)
 
     @app.command("get")
     def get(ctx: typer.Context, ref: str, site: str = typer.Option(None)) -> None:
-        recordverbs.get_record(ctx, "shift", ref, output=JSON, fields=None, scope=site)
+        recordverbs.get_record(ctx, "shift", ref, output=JSON, scope=site)
 
     @app.command("delete")
     def delete(ctx: typer.Context, ref: str) -> None:

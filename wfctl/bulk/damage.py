@@ -211,11 +211,11 @@ def review(importer: Any) -> list[Finding]:
             created[entry.row] = entry.name
     if created:
         names: dict[Any, list[str]] = {}
-        for (parent, _), record in importer._existing.items():
+        for (parent, _), record in importer.inventory.existing.items():
             held = str(record.get("name") or "")
             if _could_be_number(held.strip()) or not held.isascii():
                 names.setdefault(parent, []).append(held)
-        taken = {key for key in importer._existing}
+        taken = {key for key in importer.inventory.existing}
         for number, _, cells, _ in importer.source.records():
             if number not in created:
                 continue

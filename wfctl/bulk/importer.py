@@ -14,8 +14,9 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 A run stops early, with every row it sent recorded, when the journal cannot be written, when the
 service stays unreachable, or on Ctrl-C (`Stopped`); running the same command again resumes it.
 
-One idea a module: `Importer` (here) runs the passes and reports; passes 1-3 are validation.py, the spool
-of checked rows spool.py, pass 4 sending.py, the run's journal runjournal.py, the state they share
+One idea a module: `Importer` (here) runs the passes and reports; passes 1-3 are validation.py, their
+value (what the service holds, read once, and each row's planned action) planning.py, the spool of checked
+rows spool.py, pass 4 sending.py (the rows' actions on the one executor, engine.py), the run's journal runjournal.py, the state they share
 importstate.py, and the options, summary and problems importtypes.py.
 """
 
@@ -97,8 +98,9 @@ class Importer(RowValidation, Sending):
         """Passes 1-3. Raises ValidationStopped when rows are invalid and skip_invalid is off."""
         started = time.monotonic()
         self._check_columns()
-        self._resolve_parents()
-        self._load_existing()
+        if not self.inventory.read:  # else read by an earlier planning of the same file and options
+            self._resolve_parents()
+            self._load_existing()
         self._validate_rows()
         self.summary.blank = getattr(self.source, "blank_rows", 0)
         self.summary.seconds = time.monotonic() - started
@@ -122,12 +124,7 @@ class Importer(RowValidation, Sending):
         self._on_total(self.summary.rows, self.summary.resumed)
         complete = False
         try:
-            try:
-                self._send_all()
-            except KeyboardInterrupt:
-                self._stopped = Stopped("interrupted", "interrupted")
-            if self._stopped is not None:
-                raise self._stopped
+            self._send_all()  # raises Stopped (Ctrl-C, the journal, an outage)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 
@@ -189,7 +186,7 @@ class Importer(RowValidation, Sending):
     @property
     def parent_names(self) -> dict[str, str]:
         """The name of each parent the run looked up, by id (a plan names each row's)."""
-        return self._parent_names
+        return self.inventory.parent_names
 
     def _given(self, body: bytes) -> dict[str, list[Any]]:
         """A create's changes: each field of its body but the parent, as [old, new]."""

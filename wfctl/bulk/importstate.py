@@ -1,5 +1,5 @@
 """What one bulk import knows while it runs: the shared state that its row validation (validation.py)
-fills and its send pass (sending.py) reads."""
+fills and its send pass (sending.py) reads; what the service holds is its `inventory` (planning.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from typing import Any
 
 from wfctl import csvformat
 from wfctl.api.retry import Pause
-from wfctl.bulk.importtypes import Options, Stopped, Summary
+from wfctl.bulk.importtypes import Options, Summary
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
+from wfctl.bulk.planning import ImportPlan, Inventory
 from wfctl.bulk.reader import CsvInput
 from wfctl.bulk.spool import Spool
 
@@ -20,7 +21,7 @@ class ImportState:
     def __init__(self, api: Any, source: CsvInput, options: Options,
                  progress: Callable[[str], None] | None = None,
                  on_total: Callable[[int, int], None] | None = None,
-                 note: Callable[[str], None] | None = None) -> None:
+                 note: Callable[[str], None] | None = None, inventory: Inventory | None = None) -> None:
         self.api = api
         self.source = source
         self.options = options
@@ -29,14 +30,8 @@ class ImportState:
         self._progress = progress or (lambda status: None)
         self._on_total = on_total or (lambda total, done: None)
         self._note = note or (lambda text: None)
-        self._parents: dict[str, str | None] = {}  # reference -> id (None: unresolved, message below)
-        self._parent_errors: dict[str, str] = {}
-        self._parent_names: dict[str, str] = {}  # parent id -> its name, of every parent looked up
-        self._foreign: set[str] = set()  # references in the file to another parent than --client/--branch
-        self._existing: dict[tuple[str | None, str], dict[str, Any]] = {}
-        # A row that carries an id is that record (matched by id, never by name): the records of the
-        # parents read, by id, and each such row's id (only rows that have one).
-        self._by_id: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        #: What the service holds, read once by planning (given: read by an earlier planning of the same file).
+        self.inventory = inventory if inventory is not None else Inventory()
         self._id_rows: dict[int, str] = {}
         self._names_lock = threading.Lock()
         self._names_read: dict[str | None, float] = {}  # parent -> when its last names read started
@@ -46,13 +41,13 @@ class ImportState:
         self._creates = bytearray()  # row -> 1: valid, and its parent has no record of its name
         self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
-        self._backoff = Pause()  # the run's wait while the service is unreachable, every worker's
+        self._backoff = Pause()  # the run's one pause (wfctl.bulk.engine.RunContext), every worker's
         self._lock = threading.Lock()
-        self._stop = threading.Event()
-        self._stopped: Stopped | None = None
-        self._unreachable_since: float | None = None
         self.journal: Journal | None = None
         self._lock_held: Any = None
         self._spool: Spool | None = None
-        lean_writer = getattr(api, "lean_writer", None)  # test doubles of the Client have none
-        self._sender = lean_writer() if lean_writer is not None else None
+
+    def plan(self) -> ImportPlan:
+        """The plan that validation made: each valid row's action, the problems, the inventory read once."""
+        assert self._spool is not None, "validate() first"
+        return ImportPlan(self.inventory, self.summary.problems, self._invalid_rows, self._id_rows, self._spool)

@@ -1,11 +1,15 @@
 """What a bulk import is told and what it answers: its options, the summary of a run, the problems of
-invalid rows, and the two ways a run ends early (`ValidationStopped`, `Stopped`)."""
+invalid rows, and the two ways a run ends early (`ValidationStopped`, and the executor's `Stopped`)."""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from wfctl.bulk.engine import Stopped
+
+__all__ = ["DRY_STATUSES", "STATUSES", "UNSENT", "Options", "Problem", "Stopped", "Summary", "ValidationStopped"]
 
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
 DRY_STATUSES = {"created": "create", "updated": "update"}
@@ -89,13 +93,3 @@ class ValidationStopped(Exception):
     def __init__(self, summary: Summary) -> None:
         super().__init__(f"{summary.invalid} of {summary.rows} rows {'is' if summary.invalid == 1 else 'are'} invalid")
         self.summary = summary
-
-
-class Stopped(Exception):
-    """The run stopped before its end; every row it sent is recorded. `cause` is "interrupted",
-    "journal" (a local fault) or "unreachable"."""
-
-    def __init__(self, cause: str, message: str) -> None:
-        super().__init__(message)
-        self.cause = cause
-        self.message = message

@@ -1,11 +1,16 @@
-"""The run journal: an append-only file per bulk run (import or undo), so a killed run resumes, and a
-finished one can be listed, shown and undone.
+"""The run journal: an append-only file per bulk run (import, undo, rates set), so a killed run resumes,
+and a finished one can be listed, shown and undone.
+
+It is keyed by action (wfctl.bulk.engine): `"r"` is the key an action is journalled under, a file row
+of an import, the row of the run an undo takes back, a site of a rate change (the next free key, or the
+one an earlier run of the same change gave it). The format is the one of every journal written since
+version 2, so runs journalled before the executor still list, show, resume and undo.
 
 One JSON object per line:
 
 - the header: `{"journal": 2, "run": "<id>", "nonce", "kind", "file", "path", "target", "profile",
   "parent", "onExisting", "started", "undo"}` (`undo`: the run id an undo run takes back, else null);
-- before a row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
+- before an action's row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
   as below), so a run that resumes it knows it for an update and undo can still put the old values back;
   a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
   a killed run's create did;

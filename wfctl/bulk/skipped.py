@@ -26,16 +26,12 @@ def count(importer: Any) -> tuple[int, int]:
     lacking = RESOURCES[kind].not_in_list_items
     differ = 0
     to_read: list[tuple[str, dict[str, Any]]] = []
-    for number, parent, body in importer._checked_rows():
-        if journal.status(number) != "skipped":
-            continue
-        by_id = importer._id_rows.get(number)
-        record = (importer._by_id[by_id][1] if by_id is not None
-                  else importer._existing.get((parent, natural_key(body.get("name")))))
-        if record is None:
+    for planned in importer.plan().rows():
+        record, body = planned.existing, planned.body
+        if record is None or journal.status(planned.row) != "skipped":
             continue
         change = writable_changes(kind, body)
-        if by_id is None and natural_key(change.get("name")) == natural_key(record.get("name")):
+        if not planned.by_id and natural_key(change.get("name")) == natural_key(record.get("name")):
             change.pop("name", None)  # found by its name, which is not a rename
         listed = {k: v for k, v in change.items() if k not in lacking}
         if changed_fields(record, listed):

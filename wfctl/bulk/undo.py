@@ -15,7 +15,8 @@ row is checked against the service before anything is written:
 A row settled by an earlier undo (`undone` or `gone`) is not taken back twice, so undoing a run again
 changes nothing.
 
-This module plans an undo and runs it (its rows in parallel); finding runs and their counts live in
+This module plans an undo, builds its inverse plan of actions (one a record) and runs it on the one
+executor (`wfctl.bulk.engine`, records in parallel); finding runs and their counts live in
 `wfctl.bulk.runs`, the per-row decisions in `wfctl.bulk.undoer` (both re-exported here).
 """
 
@@ -29,6 +30,7 @@ from typing import Any
 
 from wfctl.api.resources import counted
 from wfctl.bulk import journal
+from wfctl.bulk.engine import Executor, RunContext
 from wfctl.bulk.journal import SENDING, Entry
 from wfctl.bulk.runs import (
     ACTION_FOR,
@@ -69,6 +71,7 @@ __all__ = [
     "UNDO_COUNTS",
     "Run",
     "RunNotFound",
+    "TakeBack",
     "UndoPlan",
     "Undoer",
     "count_lines",
@@ -76,6 +79,7 @@ __all__ = [
     "find_profile_run",
     "find_run",
     "heading",
+    "inverse_plan",
     "load_runs",
     "parse_age",
     "plan_undo",
@@ -153,9 +157,10 @@ def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
 
     Rows of different records are independent: up to `concurrency` are sent at once. The rows of one
     record are taken back one after the other, newest first (as a single undo would). `on_row` is called
-    in the calling thread, once per row, as each is done. An error every further row would meet too (the
+    once per row as each is done, one call at a time. An error every further row would meet too (the
     login, the network) stops the undo: rows in flight finish and are journalled, the others are not
-    started, and the journal stays resumable."""
+    started, and the journal stays resumable (it is raised; Ctrl-C and a journal that cannot be written
+    raise the executor's Stopped)."""
     with journal.ImportLock(plan.directory, plan.header), journal.ImportLock(plan.directory, plan.run.header):
         if not plan.run.finished:
             _close(plan.run)
@@ -165,7 +170,8 @@ def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
             log = journal.Journal(journal.journal_path(plan.directory, plan.run_id), plan.header)
         counts: dict[str, int] | None = None
         try:
-            _take_back_all(plan.pending, lambda entry: undoer.undo(entry, log), on_row, max(1, concurrency))
+            _take_back_all(undoer.api, log, plan.pending, lambda entry: undoer.undo(entry, log), on_row,
+                           max(1, concurrency))
             counts = undo_counts(log.entries, plan.run.entries())
         finally:
             log.finish(counts)  # None (stopped): the journal stays resumable
@@ -176,86 +182,42 @@ def run_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
 def preview_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None], *,
                  concurrency: int = UNDO_CONCURRENCY) -> None:
     """What an undo would do to each pending row (`Undoer.preview`: reads only), `concurrency` rows at once;
-    `on_row` is called in the calling thread as each is checked."""
-    _take_back_all(plan.pending, undoer.preview, on_row, max(1, concurrency))
+    `on_row` is called as each is checked, one call at a time."""
+    _take_back_all(undoer.api, None, plan.pending, undoer.preview, on_row, max(1, concurrency))
 
 
-def _take_back_all(pending: list[Entry], take_back: Callable[[Entry], Entry], on_row: Callable[[Entry], None],
-                   concurrency: int) -> None:
-    """`take_back` each of `pending`, the rows of one record in order, `concurrency` records at once."""
-    import queue
-    import threading
+@dataclass
+class TakeBack:
+    """An action of an undo: the rows of one record that a run changed, taken back one after the other,
+    newest first (as a single undo would); its journal key is its newest row, each row journalled under
+    its own number. `take_back` is `Undoer.undo` (or `Undoer.preview`: reads only)."""
 
-    from wfctl.bulk.workers import Workers
+    key: int
+    entries: list[Entry]
+    take_back: Callable[[Entry], Entry]
 
-    if concurrency == 1 or len(pending) < 2:
-        for entry in pending:
-            on_row(take_back(entry))
-        return
+    def apply(self, run: RunContext) -> None:
+        for entry in self.entries:
+            if run.stopping():
+                return
+            run.report(self.take_back(entry))
+
+
+def inverse_plan(pending: list[Entry], take_back: Callable[[Entry], Entry]) -> list[TakeBack]:
+    """The actions that take back `pending` (newest first): one a record, its rows in order."""
     groups: dict[str, list[Entry]] = {}
     for entry in pending:  # newest first within each record, as `pending` is
         groups.setdefault(entry.id or f"row {entry.row}", []).append(entry)
-    work: queue.SimpleQueue[list[Entry] | None] = queue.SimpleQueue()
-    for group in groups.values():
-        work.put(group)
-    done: queue.SimpleQueue[Entry | BaseException] = queue.SimpleQueue()
-    stop = threading.Event()
+    return [TakeBack(group[0].row, group, take_back) for group in groups.values()]
 
-    def worker() -> None:
-        while not stop.is_set():
-            group = work.get()
-            if group is None:
-                return
-            for entry in group:
-                if stop.is_set():
-                    return
-                try:
-                    outcome = take_back(entry)
-                except BaseException as exc:  # a run-wide error, or the journal failing: stop every worker
-                    stop.set()
-                    done.put(exc)
-                    return
-                done.put(outcome)
 
-    count = min(concurrency, len(groups))
-    workers = Workers(worker, count, "wfctl-undo")
-    for _ in range(count):
-        work.put(None)
-    workers.start()
-    failure: BaseException | None = None
-    try:
-        reported = 0
-        while reported < len(pending):
-            try:
-                item = done.get(timeout=0.2)  # a short wait: Ctrl-C is seen at once
-            except queue.Empty:
-                if not workers.alive() and done.empty():
-                    break
-                continue
-            if isinstance(item, BaseException):
-                failure = failure or item
-                break
-            reported += 1
-            on_row(item)
-    except BaseException:  # Ctrl-C: no row starts after it; those in flight end and are journalled
-        stop.set()
-        workers.wait(stop.set)  # not Thread.join (workers.py)
-        raise
-    stop.set()
-    interrupted = workers.wait(stop.set)
-    while True:  # rows that ended while the others stopped: reported, as journalled
-        try:
-            item = done.get_nowait()
-        except queue.Empty:
-            break
-        if isinstance(item, BaseException):
-            failure = failure or item
-        else:
-            on_row(item)
-    if interrupted is not None:
-        raise interrupted
-    if failure is not None:
-        raise failure
+def _take_back_all(api: Any, log: journal.Journal | None, pending: list[Entry],
+                   take_back: Callable[[Entry], Entry], on_row: Callable[[Entry], None], concurrency: int) -> None:
+    """`take_back` each of `pending` on the one executor, the rows of one record in order, `concurrency`
+    records at once. Raises Stopped (Ctrl-C, the journal), or the error every further row would meet."""
+    actions = inverse_plan(pending, take_back)
+    run = RunContext(api, log, progress=on_row)
+    Executor(run, min(concurrency, max(1, len(actions))), name="wfctl-undo").run(actions)
 
 
 def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:

@@ -169,10 +169,11 @@ class Undoer:
 
 def _stop_on_run_wide(exc: Exception, api: Any) -> None:
     """Errors that every further row would meet too stop the undo (it resumes when run again): no login,
-    no answer, or a 503 through the whole outage the SDK rides out."""
-    from wfctl.api.errors import NetworkError, NotLoggedIn
+    no answer, or a 503 through the whole outage the SDK rides out. A wait ended because the undo is
+    stopping (`Interrupted`) is no outcome: the row's intent stays, as the executor leaves it."""
+    from wfctl.api.errors import Interrupted, NetworkError, NotLoggedIn
 
-    if isinstance(exc, NotLoggedIn | NetworkError):
+    if isinstance(exc, NotLoggedIn | NetworkError | Interrupted):
         raise exc
     outlasted = getattr(api, "outlasted_outage", None)
     down = outlasted(exc) if callable(outlasted) else None

@@ -106,29 +106,29 @@ class RowValidation(ImportState):
         if names:
             for parent in self.api.iter_records(self.kind.parent, None, concurrency=self._share(parents)):
                 by_name.setdefault(natural_key(parent.get("name")), []).append(str(parent["id"]))
-                self._parent_names[str(parent["id"])] = str(parent.get("name", ""))
+                self.inventory.parent_names[str(parent["id"])] = str(parent.get("name", ""))
         for value in ids:
             ref = "id:" + value
             try:
-                self._parent_names[value] = str(lookups[value].result().get("name", ""))
-                self._parents[ref] = value
+                self.inventory.parent_names[value] = str(lookups[value].result().get("name", ""))
+                self.inventory.parents[ref] = value
             except NotFound:
-                self._parents[ref] = None
-                self._parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
+                self.inventory.parents[ref] = None
+                self.inventory.parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
         for ref in names:
             found = by_name.get(ref.split(":", 1)[1], [])
             if len(found) == 1:
-                self._parents[ref] = found[0]
+                self.inventory.parents[ref] = found[0]
             else:
-                self._parents[ref] = None
+                self.inventory.parents[ref] = None
                 value = ref.split(":", 1)[1]
-                self._parent_errors[ref] = (
+                self.inventory.parent_errors[ref] = (
                     f"no {self.kind.parent} is named {value!r}" if not found else
                     f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
         if given:
-            self._foreign = {ref for ref in refs if self._parents.get(ref) != given}
+            self.inventory.foreign = {ref for ref in refs if self.inventory.parents.get(ref) != given}
         else:
-            self._read_existing(sorted({p for p in self._parents.values() if p}), parents)
+            self._read_existing(sorted({p for p in self.inventory.parents.values() if p}), parents)
 
     @property
     def _checks_file_parents(self) -> bool:
@@ -145,18 +145,18 @@ class RowValidation(ImportState):
         kind = self.kind
         id_column, name_column = kind.parent_id_column or "", kind.parent_name_column or ""
         ref = self._parent_ref_of(row.cells.get(id_column, ""), row.cells.get(name_column, ""))
-        if ref is None or ref not in self._foreign:
+        if ref is None or ref not in self.inventory.foreign:
             return None
-        found = self._parents.get(ref)
+        found = self.inventory.parents.get(ref)
         if ref.startswith("id:"):
-            column, named = id_column, repr(self._parent_names[found]) if found else repr(ref[3:])
+            column, named = id_column, repr(self.inventory.parent_names[found]) if found else repr(ref[3:])
         else:
             column, named = name_column, repr(csvformat.strip_neutraliser(row.cells.get(name_column, "")).strip())
         if not found:
-            named += f" ({self._parent_errors[ref]})"
+            named += f" ({self.inventory.parent_errors[ref]})"
         flag = kind.parent_option
         given = self.options.parent_id or ""
-        target = repr(self._parent_names.get(given, given))
+        target = repr(self.inventory.parent_names.get(given, given))
         return Problem(row.number, row.line, column,
                        f"names {kind.parent} {named}, not {flag} {target} (--ignore-ids copies the row to {target})")
 
@@ -180,13 +180,12 @@ class RowValidation(ImportState):
         parents: list[str | None] = [None]
         if self.kind.parent:
             given = self.options.parent_id
-            parents = [*sorted({p for p in self._parents.values() if p and (p == given or not given)})]
+            parents = [*sorted({p for p in self.inventory.parents.values() if p and (p == given or not given)})]
         try:  # a parent that is not there has no read to wait for: its rows say so
             for parent_id in parents:
                 for record in self._reads[parent_id].result():
-                    self._existing[(parent_id, natural_key(record.get("name")))] = record
-                    if self._matches_ids:
-                        self._by_id[str(record.get("id"))] = (parent_id, record)
+                    self.inventory.add(parent_id, record, by_id=self._matches_ids)
+            self.inventory.read = True
         finally:
             self._plan_pool.shutdown(wait=False, cancel_futures=True)
 
@@ -200,7 +199,7 @@ class RowValidation(ImportState):
         creates = self._creates = bytearray(1)
         spool = self._spool = Spool(planned=self.options.dry_run)  # read by run()
         header = self.source.header
-        existing = self._existing
+        existing = self.inventory.existing
         fast = self._row_check()
         dry_run = self.options.dry_run
         parent_column = self.kind.parent_id_column
@@ -212,9 +211,9 @@ class RowValidation(ImportState):
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
-            foreign = bool(self._foreign) and self._parent_ref_of(  # `_check` says which parent it names
+            foreign = bool(self.inventory.foreign) and self._parent_ref_of(  # `_check` says which parent it names
                 self._cell(cells, self.kind.parent_id_column), self._cell(cells, self.kind.parent_name_column)
-            ) in self._foreign
+            ) in self.inventory.foreign
             if fast is not None and not extra and not foreign and (parent is not None or not has_parent):
                 body = fast.check(cells, parent)
             fields_json = ""  # a plan's create: the JSON text of its changes
@@ -273,7 +272,7 @@ class RowValidation(ImportState):
     def _match_id(self, number: int, record_id: str, parent: str | None) -> str:
         """Match a row that carries an id to its record: '' when it is one of the parent's records not
         named by an earlier row, else the row's error."""
-        found = self._by_id.get(record_id)
+        found = self.inventory.by_id.get(record_id)
         if found is None or (self.kind.parent and found[0] != parent):
             where = f" of {self.kind.parent} {parent}" if self.kind.parent and parent else ""
             copy = f" (to copy records into another {self.kind.parent}, use --ignore-ids)" \
@@ -293,7 +292,7 @@ class RowValidation(ImportState):
         kind = self.kind
         if self.options.on_existing == "fail":
             return None
-        if self.options.parent_id and self._parents.get("id:" + self.options.parent_id) is None:
+        if self.options.parent_id and self.inventory.parents.get("id:" + self.options.parent_id) is None:
             return None
         parent_column = kind.parent_id_column if kind.parent_in_body else None
         return RowCheck(self.options.kind, self.source.header, self._skip_columns, parent_column,
@@ -304,10 +303,10 @@ class RowValidation(ImportState):
         if not self.kind.parent:
             return None
         if self.options.parent_id:
-            return self._parents.get("id:" + self.options.parent_id)
+            return self.inventory.parents.get("id:" + self.options.parent_id)
         ref = self._parent_ref_of(self._cell(cells, self.kind.parent_id_column),
                                   self._cell(cells, self.kind.parent_name_column))
-        return self._parents.get(ref) if ref else None
+        return self.inventory.parents.get(ref) if ref else None
 
     def _cell(self, cells: list[str], column: str | None) -> str:
         i = self._positions.get(column or "")
@@ -364,14 +363,14 @@ class RowValidation(ImportState):
             if ref is None:
                 problems.append(Problem(row.number, row.line, column,
                                         f"empty: which {self.kind.parent} does this row belong to?"))
-            elif self._parents.get(ref) is None:
+            elif self.inventory.parents.get(ref) is None:
                 if ref.startswith("name:"):
                     column = self.kind.parent_name_column or column
                 problems.append(Problem(row.number, row.line, column,
-                                        self._parent_errors.get(ref, f"unknown {self.kind.parent}")))
+                                        self.inventory.parent_errors.get(ref, f"unknown {self.kind.parent}")))
             else:
-                parent_id = self._parents[ref]
-            if self._foreign and (foreign := self._foreign_parent(row)) is not None:
+                parent_id = self.inventory.parents[ref]
+            if self.inventory.foreign and (foreign := self._foreign_parent(row)) is not None:
                 problems.append(foreign)
             if self.kind.parent_in_body:
                 data[self.kind.parent_id_column or ""] = parent_id or "?"
@@ -379,7 +378,7 @@ class RowValidation(ImportState):
         if body is None:
             body = self._model_check(row, data, problems)
         if (not problems and self.options.on_existing == "fail"
-                and (parent_id, natural_key(body.get("name"))) in self._existing
+                and (parent_id, natural_key(body.get("name"))) in self.inventory.existing
                 and not (self.journal and (self.journal.done(row.number) or self.journal.was_sending(row.number)))):
             problems.append(Problem(row.number, row.line, "name",
                                     f"{body.get('name')!r} already exists (--on-existing fail)"))

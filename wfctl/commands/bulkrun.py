@@ -90,7 +90,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     if summary.resumed:
         app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
-    if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer._existing:
+    if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer.inventory.existing:
         _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False)
     finished = False
     try:
@@ -139,8 +139,8 @@ def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
 
     options = dataclasses.replace(importer.options, dry_run=True, journal_path=None)
     progress = Progress(f"planning {os.path.basename(importer.source.display)}", terminal=terminal)
-    planner = Importer(importer.api, importer.source, options, progress=progress.advance,
-                       on_total=lambda total, done: progress.start(total, done))
+    planner = Importer(importer.api, importer.source, options, progress=progress.advance,  # the records read once
+                       on_total=lambda total, done: progress.start(total, done), inventory=importer.inventory)
     try:
         planner.open_journal()
         planner.validate()

@@ -97,6 +97,7 @@ def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) 
     """Check every pending row (`concurrency` at once), newest first; a progress line on a terminal."""
     import os
 
+    from wfctl.bulk.engine import Stopped
     from wfctl.bulk.undo import preview_undo
     from wfctl.progress import Progress
 
@@ -114,6 +115,8 @@ def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) 
     try:
         preview_undo(plan, undoer, on_row, concurrency=concurrency)
         finished = True
+    except Stopped:  # Ctrl-C (a preview writes no journal)
+        raise KeyboardInterrupt from None
     finally:
         progress.stop(clear=not finished)  # as the undo's own line: kept when done, erased when interrupted
     order = {entry.row: i for i, entry in enumerate(plan.pending)}
@@ -127,6 +130,7 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
     import os
 
     from wfctl.bulk import plan as shapes
+    from wfctl.bulk.engine import Stopped
     from wfctl.bulk.journal import JournalError, RunLocked
     from wfctl.bulk.undo import CHANGED, FAILED, run_undo
     from wfctl.progress import Progress
@@ -160,6 +164,10 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
                        f"(pid {exc.pid or 'unknown'})", ExitCode.CONFLICT) from None
     except JournalError as exc:
         raise CliError(str(exc), ExitCode.FAILURE) from None
+    except Stopped as stop:  # Ctrl-C, or the journal: rows in flight ended and were journalled
+        if stop.cause == "interrupted":
+            raise KeyboardInterrupt from None
+        raise CliError(stop.message, ExitCode.FAILURE) from None
     finally:
         progress.stop(clear=not finished)
 

@@ -1,11 +1,12 @@
 """`wfctl rates set`: plan, check, then a journalled bulk run like an import's.
 
-The run reuses the import's pieces: its journal (`wfctl.bulk.journal`: one run id, a lock on the same
-change, resumable after Ctrl-C or kill -9, `wfctl imports list` lists it), its progress line, its exit
-codes (0, 10, 130, 7, 11), and undo (`wfctl.bulk.undo`): each site is journalled as an `updated` row
-of kind site whose changes are `{"rates": [old, new]}`, which `wfctl imports undo <run-id>` takes back
-entry by entry. What makes two runs the same change (the resume and lock key): the options of the
-change and of the scope, the service and the profile.
+The run is a plan of actions (`wfctl.bulk.rateset`: one a site) on the import's executor
+(`wfctl.bulk.engine`), and reuses the import's other pieces: its journal (`wfctl.bulk.journal`: one
+run id, a lock on the same change, resumable after Ctrl-C or kill -9, `wfctl imports list` lists it),
+its progress line, its exit codes (0, 10, 130, 7, 11), and undo (`wfctl.bulk.undo`): each site is
+journalled as an `updated` row of kind site whose changes are `{"rates": [old, new]}`, which
+`wfctl imports undo <run-id>` takes back entry by entry. What makes two runs the same change (the
+resume and lock key): the options of the change and of the scope, the service and the profile.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from wfctl.commands.rates.runner import Runner, Stop, journal_rows
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.output import is_machine
@@ -245,7 +245,9 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
     import secrets
 
     from wfctl.bulk import journal as journals
+    from wfctl.bulk.engine import Executor, RunContext, Stopped
     from wfctl.bulk.journal import DONE, SENDING
+    from wfctl.bulk.rateset import SiteOutcome, rate_plan
     from wfctl.progress import Progress
 
     # the sites to send: those the plan changes, and those an earlier run was sending when it stopped
@@ -274,23 +276,27 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, header: dict[st
                                    {**header, "run": run, "nonce": secrets.token_hex(8), "started": _now()})
         except journals.JournalError as exc:
             raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
-    rows = journal_rows(work, before)
     progress = Progress("changing rates", terminal=app.io.stderr_is_tty, unit="sites")
     already = sum(counts.values())
     progress.start(already + len(work), already)
-    runner = Runner(api, log, change, progress)
-    stopped: Stop | None = None
+    outcomes: dict[str, tuple[str, str, Any]] = {}  # site id -> (status, error, Outcome | None)
+
+    def finished(site: SiteOutcome) -> None:
+        counts[site.status] += 1
+        outcomes[site.site.site_id] = (site.status, site.error, site.outcome)
+        progress.advance("failed" if site.status == "failed" else "updated")
+
+    stopped: Stopped | None = None
     try:
-        runner.run(work, rows, concurrency)
-    except Stop as stop:
+        Executor(RunContext(api, log, progress=finished, lean=True), concurrency,
+                 name="wfctl-rates-set").run(rate_plan(work, change, before))
+    except Stopped as stop:
         stopped = stop
     finally:  # a run stopped leaves no stale rate and ETA: its error says how far it got
         progress.stop(clear=stopped is not None or sys.exc_info()[0] is not None)
-    for status, n in runner.counts.items():
-        counts[status] += n
-    _list_outcomes(runner.outcomes, {site.site_id: site.site_name for site in work})
+    _list_outcomes(outcomes, {site.site_id: site.site_name for site in work})
     if report:
-        _write_report(report, work, runner.outcomes)
+        _write_report(report, work, outcomes)
     complete = stopped is None and not counts["failed"]
     log.finish({k: counts[k] for k in COUNTS} if complete else None)
     if stopped is not None:
