@@ -37,8 +37,7 @@ def get(ctx: typer.Context, key: Key, output: OutputOptions = AS_CONFIGURED) -> 
     # Only an explicit -o json changes the shape: `$(wfctl config get base_url)` must keep working
     # whatever the profile's default output is.
     if is_machine(output.format or app_ctx.options.output):
-        output.writer(app_ctx).value({"key": key, "value": value,
-                                           "source": app_ctx.settings.source(key)})
+        output.writer(app_ctx).value({"key": key, "value": value, "source": app_ctx.settings.source(key)})
         return
     text = "" if value is None else (str(value).lower() if isinstance(value, bool) else str(value))
     app_ctx.io.write(text + "\n")
