@@ -81,7 +81,6 @@ class AmbiguousReference(InvalidId):
                          "give the id (or more of it)")
 
 
-
 def is_whole_id(ref: str) -> bool:
     """Whether `ref` looks like a whole id (then it is used as it is, with no look-up)."""
     return bool(WHOLE_ID.match(ref))
