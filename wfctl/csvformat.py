@@ -226,8 +226,11 @@ def strip_neutraliser(text: str) -> str:
 def decode_cell(column: str, text: str) -> Any:
     """The JSON value of one input cell. Raises CellError.
 
-    Empty cells: "" for strings, [] for lists, None (leave the field out) for booleans."""
+    Empty cells: "" for strings, [] for lists, None (leave the field out) for booleans. A spreadsheet's
+    error value (`#N/A`), or a workbook formula with no computed value, is an error of its cell."""
     text = strip_neutraliser(text)
+    if text[:1] == "#":
+        _refuse_spreadsheet_error(text)
     if column == "rates":
         return decode_rates(text)
     if column == "departments":
@@ -237,6 +240,25 @@ def decode_cell(column: str, text: str) -> Any:
     if column in BOOL_COLUMNS:
         return decode_bool(text)
     return text
+
+
+#: What a spreadsheet shows for a formula that failed (Excel's and LibreOffice's error values).
+SPREADSHEET_ERRORS = frozenset({
+    "#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA", "#SPILL!", "#CALC!",
+    "#FIELD!", "#BLOCKED!", "#CONNECT!", "#BUSY!", "#UNKNOWN!", "#PYTHON!", "#EXTERNAL!"})
+#: A workbook's formula with no computed value, as the workbook reader writes it (then the formula).
+NO_VALUE = "#\ufdd0"
+
+
+def _refuse_spreadsheet_error(text: str) -> None:
+    if text.startswith(NO_VALUE):
+        formula = text[len(NO_VALUE):]
+        raise CellError(f"a formula{' ' + shorten('=' + formula) if formula else ''} with no computed value: the program "
+                        "that saved the workbook did not calculate it (openpyxl and pandas do not); open and save it "
+                        "in a spreadsheet, or type the value")
+    if text.strip().upper() in SPREADSHEET_ERRORS:
+        raise CellError(f"{shorten(text.strip())} is a spreadsheet's error value (a formula that failed): put the value "
+                        "itself in the cell")
 
 
 def decode_bool(text: str) -> bool | None:

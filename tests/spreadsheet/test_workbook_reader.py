@@ -14,7 +14,7 @@ import pytest
 import xlsxwriter
 
 from tests.spreadsheet.calc import Calc
-from wfctl.bulk import workbook
+from wfctl.bulk import sheetxml, workbook
 from wfctl.bulk.errors import FileError
 
 TEXTS = ["0427", "a & b <c> \"q\" 'x'", "two\nlines", "Müller 東京 😀", " spaced ", "=1+2", "'+44 1", "tab\there"]
@@ -161,3 +161,53 @@ def test_a_broken_sheet_is_named_by_either_path(tmp_path: Path, monkeypatch: pyt
     for fast in (True, False):
         with pytest.raises(FileError, match=r"^s.xlsx: cannot read the workbook: undefined entity"):
             read(path, fast=fast, monkeypatch=monkeypatch)
+
+
+def with_strings(path: Path, items: str) -> Path:
+    """A workbook of one column whose cells are shared strings 0 to 3, their `<si>`s as `items` has them."""
+    from tests.spreadsheet.excel_parts import excel_book
+
+    excel_book(path, [["name"], ["0"], ["1"], ["2"], ["3"]])
+    with zipfile.ZipFile(path) as archive:
+        parts = {name: archive.read(name) for name in archive.namelist()}
+    parts["xl/sharedStrings.xml"] = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\r\n<sst xmlns="http://'
+                                     'schemas.openxmlformats.org/spreadsheetml/2006/main" count="5" uniqueCount="5">'
+                                     f"<si><t>name</t></si>{items}</sst>").encode()
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in parts.items():
+            archive.writestr(name, data)
+    return path
+
+
+PLAIN_SI = ('<si><t>A &amp; B</t></si><si><t xml:space="preserve"> x_x000B_y </t></si><si><t>&#233;_x005F_x0041_</t>'
+            "</si>\n<si><t>01614960000</t></si>")
+SHARED = 'name\nA & B\n x\x0by \né_x0041_\n01614960000\n'
+
+
+@pytest.mark.parametrize(("items", "plain"), [
+    (PLAIN_SI, True),
+    (PLAIN_SI.replace("<si><t>A &amp; B</t></si>", "<si><r><t>A &amp;</t></r><r><rPr><b/></rPr><t> B</t></r></si>"),
+     False),  # rich text
+    (PLAIN_SI.replace("<t>01614960000</t>", "<t>01614960000</t><rPh sb=\"0\" eb=\"1\"><t>x</t></rPh>"), False),
+])
+def test_shared_strings_are_read_fast_as_the_parser_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, items: str, plain: bool) -> None:
+    path = with_strings(tmp_path / "s.xlsx", items)
+    expected = read(path, fast=False, monkeypatch=monkeypatch)
+    assert expected[0] == SHARED
+    parsed: list[bool] = []
+    real = workbook.SharedStrings._read_plain
+
+    def fast_read(self: Any, f: Any) -> None:
+        try:
+            real(self, f)
+        except Exception:
+            parsed.append(True)
+            raise
+
+    monkeypatch.setattr(workbook.SharedStrings, "_read_plain", fast_read)
+    assert read(path, fast=True, monkeypatch=monkeypatch) == expected
+    assert parsed == ([] if plain else [True])
+    monkeypatch.setattr(sheetxml, "CHUNK", 16)  # a string's XML across chunks
+    assert read(path, fast=True, monkeypatch=monkeypatch) == expected
+    assert parsed == ([] if plain else [True, True])

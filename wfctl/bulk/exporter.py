@@ -87,7 +87,7 @@ def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str |
     if fmt == "xlsx" or (fmt is None and workbook.is_workbook_name(path)):
         with atomic_binary_file(path) as temporary:
             sheet = workbook.SheetWriter(temporary, csvformat.export_columns(kind),
-                                         bool_columns=csvformat.BOOL_COLUMNS)
+                                         bool_columns=csvformat.BOOL_COLUMNS, record=kind)
             count = _write_records(api, kind, sheet.write, parent_ids, concurrency, on_record)
             sheet.close()
             return count

@@ -224,6 +224,8 @@ class RowCheck:
                 text = cells[position]
                 if text[:1] == "'":
                     text = csvformat.strip_neutraliser(text)
+                elif text[:1] == "#":  # maybe a spreadsheet's error value: decode_cell says
+                    return None
                 value = text.strip()
                 if len(value) != len(text) and not _PYTHON_ONLY_SPACE.isdisjoint(text):
                     return None
@@ -237,7 +239,7 @@ class RowCheck:
                 known = memo.get(text)
                 if known is None:
                     try:  # a plain rates or departments cell read here (as _decode would), else _decode
-                        if (check != _BOOL and text[:1] != "'" and "\\" not in text and "[" not in text
+                        if (check != _BOOL and text[:1] not in ("'", "#") and "\\" not in text and "[" not in text
                                 and text.isprintable()):  # C loops; \x1c-\x1f are unprintable
                             known = (_plain_rates if check == _RATES else _plain_departments)(text, with_json)
                         else:
@@ -253,7 +255,7 @@ class RowCheck:
                     texts.append(known[1])
             elif how == _WORKERS_CELL:
                 text = cells[position]
-                if text[:1] == "'" or "\\" in text or "[" in text or not text.isprintable():  # as above
+                if text[:1] in ("'", "#") or "\\" in text or "[" in text or not text.isprintable():  # as above
                     try:
                         value, json_text = self._decode(name, check, text)
                     except _Unsure:
@@ -310,7 +312,7 @@ MEMO_NUMBERS = 4096
 
 
 def _plain_list(text: str) -> bool:
-    return text[:1] != "'" and _NOT_PLAIN.search(text) is None
+    return text[:1] not in ("'", "#") and _NOT_PLAIN.search(text) is None
 
 
 def _plain_rates(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]:

@@ -346,7 +346,7 @@ class RowValidation(ImportState):
         for column, text in row.cells.items():
             if column in skip:
                 continue
-            if column not in packed and not text.startswith("'"):
+            if column not in packed and not text.startswith(("'", "#")):  # "#": an error value?
                 data[column] = text  # a plain text cell is itself (decode_cell would return it)
                 continue
             try:
