@@ -52,6 +52,7 @@ class PlannedRow:
     body: dict[str, Any]
     existing: dict[str, Any] | None
     by_id: bool  # matched by its id cell, not its name
+    current: dict[str, Any] | None = None  # an update's whole record, as a real run's planning read it
 
     @property
     def action(self) -> str:
