@@ -193,22 +193,18 @@ class Finding:
                         f"{self.reason}")
 
 
-def review(importer: Any) -> list[Finding]:
-    """The rows of a plan (an Importer with dry_run, after run()) whose changes look like what a
-    spreadsheet does to text: an update whose every changed value of a field is such a variant, and a
-    create whose name is such a variant of an existing record's name in the same parent."""
+def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]]) -> list[Finding]:
+    """The rows of a plan (its `changes`: each row's entry, with its status, name, changes and parent)
+    whose changes look like what a spreadsheet does to text: an update whose every changed value of a
+    field is such a variant, and a create whose name is such a variant of the name of an existing record
+    (`existing`: the plan's inventory, (parent, key) -> record) in the same parent."""
     seen = Review()
-    created: dict[int, str] = {}
-    for entry in importer.changes():
+    for entry in changes:
         if entry.status == "updated":
             seen.update(entry.row, entry.name, entry.changes)
-        elif entry.status == "created" and _suspect_name(entry.name):
-            created[entry.row] = entry.name
-    if created:
-        for number, _, cells, _ in importer.source.records():
-            if number in created:
-                seen.create(number, created[number], importer._parent_of(cells))
-    return seen.findings(importer.inventory.existing)
+        elif entry.status == "created":
+            seen.create(entry.row, entry.name, entry.parent or None)
+    return seen.findings(existing)
 
 
 class Review:

@@ -101,7 +101,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     if summary.dry_run and not accept_spreadsheet_changes:
         from wfctl.bulk import damage
 
-        if findings := damage.review(importer):
+        if findings := damage.review(importer.changes(), importer.inventory.existing):
             _show_result(app, importer, output)
             _stop_on_spreadsheet_damage(findings, dry_run=True)
     if report:
