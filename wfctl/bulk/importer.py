@@ -6,6 +6,8 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 2. existing records of those parents are listed (natural key -> summary);
 3. every row is decoded and validated with the write models; problems are listed with row and column
    and, unless `skip_invalid`, stop the run before anything is sent;
+   a real run over existing records then plans once (`prepare`, prepare.py): each update's record read,
+   its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those;
 4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each row's
    intent is written to the run's journal before it is sent and its outcome (with the values it
    changed, for review and undo) after; 429/503 pause every worker together;
@@ -15,8 +17,9 @@ A run stops early, with every row it sent recorded, when the journal cannot be w
 service stays unreachable, or on Ctrl-C (`Stopped`); running the same command again resumes it.
 
 One idea a module: `Importer` (here) runs the passes and reports; passes 1-3 are validation.py, their
-value (what the service holds, read once, and each row's planned action) planning.py, the spool of checked
-rows spool.py, pass 4 sending.py (the rows' actions on the one executor, engine.py), the run's journal runjournal.py, the state they share
+value (what the service holds, read once, and each row's planned action) planning.py, a real run's plan
+made before it sends prepare.py, the spool of checked rows spool.py, pass 4 sending.py (the rows'
+actions on the one executor, engine.py), the run's journal runjournal.py, the state they share
 importstate.py, and the options, summary and problems importtypes.py.
 """
 
