@@ -102,3 +102,60 @@ def test_a_real_run_plans_once_reads_each_record_once_and_sends_that_plan(tmp_pa
     assert sorted(record_id for record_id, _ in server.updates) == ["s-1", "s-2"]
     assert [body["name"] for body in server.created] == ["Hull Depot"]
     assert (summary.counts["updated"], summary.counts["created"]) == (2, 1)
+
+
+def test_ctrl_c_while_a_real_run_plans_sends_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C while the run plans stops it (`Stopped`, "interrupted": the CLI says "interrupted while
+    planning: nothing was sent") before anything is sent or journalled."""
+    from wfctl.bulk.importer import Stopped
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    client = "c-1"
+    held = {f"s-{i}": {"id": f"s-{i}", "clientId": client, "name": f"Depot {i}", "address": "1 Old St"}
+            for i in range(20)}
+    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
+    for record in held.values():
+        inventory.add(client, record)
+    inventory.read = True
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\n" + "".join(f"Depot {i},2 New St\n" for i in range(20)), encoding="utf-8")
+    server = CountingServer(held)
+    reads = 0
+
+    def read(kind: str, record_id: str) -> dict[str, object]:
+        nonlocal reads
+        reads += 1
+        return dict(held[record_id])
+
+    server.get_record = read  # type: ignore[method-assign]
+    with CsvInput(str(path)) as source:
+        importer = Importer(server, source, Options(kind="site", parent_id=client, on_existing="update",
+                                                    concurrency=1), inventory=inventory)
+        rows = importer.plan
+        try:
+            importer.open_journal()
+            importer.validate()
+
+            def interrupted() -> object:
+                plan = rows()
+
+                class Interrupting:
+                    def rows(self) -> object:
+                        for number, planned in enumerate(plan.rows()):
+                            if number == 5:
+                                raise KeyboardInterrupt
+                            yield planned
+
+                return Interrupting()
+
+            importer.plan = interrupted  # type: ignore[method-assign]
+            with pytest.raises(Stopped) as stopped:
+                importer.prepare()
+            journal = importer.journal
+            assert journal is not None and next(journal.rows(), None) is None
+            journal_path = journal.path
+        finally:
+            importer.release()
+    assert stopped.value.cause == "interrupted"
+    assert 0 < reads <= 5 and not server.updates and not server.created
+    assert not Path(journal_path).exists()  # a run that sent nothing leaves no run to list
