@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wfctl.bulk.importer import Importer, Options
 from wfctl.bulk.planning import Inventory
 from wfctl.bulk.reader import CsvInput
@@ -42,3 +44,118 @@ def test_a_plan_from_a_file_and_an_inventory_says_each_rows_action(tmp_path: Pat
     assert (summary.rows, summary.invalid) == (4, 1)
     assert [(p.row, p.column) for p in plan.problems] == [(4, "name")]
     assert plan.inventory is inventory
+
+
+class CountingServer:
+    """A Client that holds two sites and counts what it is asked: each record read, each update sent."""
+
+    def __init__(self, records: dict[str, dict[str, object]]) -> None:
+        self.records = records
+        self.reads: list[str] = []
+        self.updates: list[tuple[str, dict[str, object]]] = []
+        self.created: list[dict[str, object]] = []
+
+    def get_record(self, kind: str, record_id: str) -> dict[str, object]:
+        self.reads.append(record_id)
+        return dict(self.records[record_id])
+
+    def update_record(self, kind: str, record_id: str, body: dict[str, object], **_: object) -> dict[str, object]:
+        self.updates.append((record_id, body))
+        return {**self.records[record_id], **body}
+
+    def create_outcome(self, kind: str, parent_id: str | None, body: dict[str, object], **_: object) -> object:
+        from types import SimpleNamespace
+
+        self.created.append(body)
+        return SimpleNamespace(record={**body, "id": "s-new"}, made=True, sure=True)
+
+
+def test_a_real_run_plans_once_reads_each_record_once_and_sends_that_plan(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 31 §2: the plan that the spreadsheet check reviews is the one the run executes: each update's
+    record is read once (no second planning), the damage is found before anything is sent."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    client = "c-1"
+    held = {"s-1": {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St", "phone": "01614960000"},
+            "s-2": {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"}}
+    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
+    for record in held.values():
+        inventory.add(client, {k: v for k, v in record.items() if k != "phone"})  # a list item: not whole
+    inventory.read = True
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address,phone\nLeeds Depot,1 Old St,1614960000\nYork Depot,9 New St,\n"
+                    "Hull Depot,3 New St,\n", encoding="utf-8")
+    server = CountingServer(held)
+    with CsvInput(str(path)) as source:
+        importer = Importer(server, source, Options(kind="site", parent_id=client, on_existing="update",
+                                                    concurrency=2), inventory=inventory)
+        try:
+            importer.open_journal()
+            importer.validate()
+            findings = importer.prepare()
+            assert [(f.row, f.field) for f in findings] == [(1, "phone")]  # leading zero dropped
+            assert sorted(server.reads) == ["s-1", "s-2"] and not server.updates and not server.created
+            summary = importer.run()
+        finally:
+            importer.release()
+    assert sorted(server.reads) == ["s-1", "s-2"]  # not read again by the run
+    assert sorted(record_id for record_id, _ in server.updates) == ["s-1", "s-2"]
+    assert [body["name"] for body in server.created] == ["Hull Depot"]
+    assert (summary.counts["updated"], summary.counts["created"]) == (2, 1)
+
+
+def test_ctrl_c_while_a_real_run_plans_sends_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl-C while the run plans stops it (`Stopped`, "interrupted": the CLI says "interrupted while
+    planning: nothing was sent") before anything is sent or journalled."""
+    from wfctl.bulk.importer import Stopped
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    client = "c-1"
+    held = {f"s-{i}": {"id": f"s-{i}", "clientId": client, "name": f"Depot {i}", "address": "1 Old St"}
+            for i in range(20)}
+    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
+    for record in held.values():
+        inventory.add(client, record)
+    inventory.read = True
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\n" + "".join(f"Depot {i},2 New St\n" for i in range(20)), encoding="utf-8")
+    server = CountingServer(held)
+    reads = 0
+
+    def read(kind: str, record_id: str) -> dict[str, object]:
+        nonlocal reads
+        reads += 1
+        return dict(held[record_id])
+
+    server.get_record = read  # type: ignore[method-assign]
+    with CsvInput(str(path)) as source:
+        importer = Importer(server, source, Options(kind="site", parent_id=client, on_existing="update",
+                                                    concurrency=1), inventory=inventory)
+        rows = importer.plan
+        try:
+            importer.open_journal()
+            importer.validate()
+
+            def interrupted() -> object:
+                plan = rows()
+
+                class Interrupting:
+                    def rows(self) -> object:
+                        for number, planned in enumerate(plan.rows()):
+                            if number == 5:
+                                raise KeyboardInterrupt
+                            yield planned
+
+                return Interrupting()
+
+            importer.plan = interrupted  # type: ignore[method-assign]
+            with pytest.raises(Stopped) as stopped:
+                importer.prepare()
+            journal = importer.journal
+            assert journal is not None and next(journal.rows(), None) is None
+            journal_path = journal.path
+        finally:
+            importer.release()
+    assert stopped.value.cause == "interrupted"
+    assert 0 < reads <= 5 and not server.updates and not server.created
+    assert not Path(journal_path).exists()  # a run that sent nothing leaves no run to list

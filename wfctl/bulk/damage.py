@@ -193,42 +193,59 @@ class Finding:
                         f"{self.reason}")
 
 
-def review(importer: Any) -> list[Finding]:
-    """The rows of a plan (an Importer with dry_run, after run()) whose changes look like what a
-    spreadsheet does to text: an update whose every changed value of a field is such a variant, and a
-    create whose name is such a variant of an existing record's name in the same parent."""
-    from wfctl.api.recordrules import natural_key
-
-    findings: list[Finding] = []
-    created: dict[int, str] = {}
-    for entry in importer.changes():
+def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]]) -> list[Finding]:
+    """The rows of a plan (its `changes`: each row's entry, with its status, name, changes and parent)
+    whose changes look like what a spreadsheet does to text: an update whose every changed value of a
+    field is such a variant, and a create whose name is such a variant of the name of an existing record
+    (`existing`: the plan's inventory, (parent, key) -> record) in the same parent."""
+    seen = Review()
+    for entry in changes:
         if entry.status == "updated":
-            for field, pair in entry.changes.items():
-                reason = explain(pair[0], pair[1])
-                if reason is not None:
-                    findings.append(Finding(entry.row, entry.name, field, pair[0], pair[1], reason))
-        elif entry.status == "created" and _suspect_name(entry.name):
-            created[entry.row] = entry.name
-    if created:
-        names: dict[Any, list[str]] = {}
-        for (parent, _), record in importer.inventory.existing.items():
-            held = str(record.get("name") or "")
-            if _could_be_number(held.strip()) or not held.isascii():
-                names.setdefault(parent, []).append(held)
-        taken = {key for key in importer.inventory.existing}
-        for number, _, cells, _ in importer.source.records():
-            if number not in created:
-                continue
-            name = created[number]
-            parent = importer._parent_of(cells)
-            if (parent, natural_key(name)) in taken:
-                continue
-            for other in names_like(name, names.get(parent, ())):
-                reason = NUMBER if _could_be_number(name.strip()) else MOJIBAKE
-                findings.append(Finding(number, name, "name", None, name,
-                                        f"the existing {other!r}: it {reason}"))
-    findings.sort(key=lambda f: f.row)
-    return findings
+            seen.update(entry.row, entry.name, entry.changes)
+        elif entry.status == "created":
+            seen.create(entry.row, entry.name, entry.parent or None)
+    return seen.findings(existing)
+
+
+class Review:
+    """A plan's rows told one by one (`update`, `create`; under the caller's lock when threads tell
+    them), then its findings (`findings`, given the records read once)."""
+
+    def __init__(self) -> None:
+        self._found: list[Finding] = []
+        self._created: dict[int, tuple[str, Any]] = {}  # row -> (name, parent id): suspect names only
+
+    def update(self, row: int, name: str, changes: dict[str, Any]) -> None:
+        """An update of the record `name` by `changes` (field -> [old, new])."""
+        for field, pair in changes.items():
+            reason = explain(pair[0], pair[1])
+            if reason is not None:
+                self._found.append(Finding(row, name, field, pair[0], pair[1], reason))
+
+    def create(self, row: int, name: str, parent: Any) -> None:
+        """A create of `name` under `parent` (its id; None for a kind without a parent)."""
+        if _suspect_name(name):
+            self._created[row] = (name, parent)
+
+    def findings(self, existing: dict[Any, dict[str, Any]]) -> list[Finding]:
+        """Every finding, by row; a create is compared with the names of `existing` (parent, key) -> record."""
+        from wfctl.api.recordrules import natural_key
+
+        findings = list(self._found)
+        if self._created:
+            names: dict[Any, list[str]] = {}
+            for (parent, _), record in existing.items():
+                held = str(record.get("name") or "")
+                if _could_be_number(held.strip()) or not held.isascii():
+                    names.setdefault(parent, []).append(held)
+            for number, (name, parent) in self._created.items():
+                if (parent, natural_key(name)) in existing:
+                    continue
+                for other in names_like(name, names.get(parent, ())):
+                    reason = NUMBER if _could_be_number(name.strip()) else MOJIBAKE
+                    findings.append(Finding(number, name, "name", None, name, f"the existing {other!r}: it {reason}"))
+        findings.sort(key=lambda f: f.row)
+        return findings
 
 
 def _suspect_name(name: str) -> bool:

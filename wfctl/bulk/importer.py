@@ -6,6 +6,8 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 2. existing records of those parents are listed (natural key -> summary);
 3. every row is decoded and validated with the write models; problems are listed with row and column
    and, unless `skip_invalid`, stop the run before anything is sent;
+   a real run over existing records then plans once (`prepare`, prepare.py): each update's record read,
+   its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those;
 4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each row's
    intent is written to the run's journal before it is sent and its outcome (with the values it
    changed, for review and undo) after; 429/503 pause every worker together;
@@ -15,8 +17,9 @@ A run stops early, with every row it sent recorded, when the journal cannot be w
 service stays unreachable, or on Ctrl-C (`Stopped`); running the same command again resumes it.
 
 One idea a module: `Importer` (here) runs the passes and reports; passes 1-3 are validation.py, their
-value (what the service holds, read once, and each row's planned action) planning.py, the spool of checked
-rows spool.py, pass 4 sending.py (the rows' actions on the one executor, engine.py), the run's journal runjournal.py, the state they share
+value (what the service holds, read once, and each row's planned action) planning.py, a real run's plan
+made before it sends prepare.py, the spool of checked rows spool.py, pass 4 sending.py (the rows'
+actions on the one executor, engine.py), the run's journal runjournal.py, the state they share
 importstate.py, and the options, summary and problems importtypes.py.
 """
 
@@ -28,8 +31,8 @@ import functools
 import marshal
 import os
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from wfctl.bulk import runjournal
 from wfctl.bulk.importtypes import (
@@ -47,6 +50,9 @@ from wfctl.bulk.plan import Created
 from wfctl.bulk.reader import Row
 from wfctl.bulk.sending import UNREACHABLE_SECONDS, Sending
 from wfctl.bulk.validation import MAX_LISTED_COLUMNS, MAX_LISTED_PROBLEMS, RowValidation
+
+if TYPE_CHECKING:
+    from wfctl.bulk.damage import Finding
 
 __all__ = ["DRY_STATUSES", "MAX_LISTED_COLUMNS", "MAX_LISTED_PROBLEMS", "STATUSES",
            "UNREACHABLE_SECONDS", "UNSENT", "Importer", "Options", "Problem", "Stopped", "Summary",
@@ -83,9 +89,7 @@ class Importer(RowValidation, Sending):
         nothing (validation stopped it), which `imports list` would show as interrupted."""
         if self.journal is not None:
             self.journal.finish(None)
-        if self._spool is not None:
-            self._spool.close()
-            self._spool = None
+        self._close_spools()
         if self._lock_held is not None:
             self._lock_held.__exit__(None, None, None)
             self._lock_held = None
@@ -107,6 +111,24 @@ class Importer(RowValidation, Sending):
         if self.summary.invalid and not self.options.skip_invalid:
             raise ValidationStopped(self.summary)
         return self.summary
+
+    def _close_spools(self) -> None:
+        for spool in (self._spool, self._prepared):
+            if spool is not None:
+                spool.close()
+        self._spool = self._prepared = None
+
+    def prepare(self, progress: Callable[[str], None] | None = None,
+                on_total: Callable[[int, int], None] | None = None) -> list[Finding]:
+        """A real run's plan before anything is sent (prepare.py): each update's record read once, its
+        changes computed; `run` then executes exactly those actions. Returns its spreadsheet findings
+        (damage.py). Raises Stopped (Ctrl-C: nothing was sent)."""
+        from wfctl.bulk.prepare import prepare
+
+        assert not self.options.dry_run
+        if self.journal is None:
+            self.open_journal()
+        return prepare(self, progress, on_total)
 
     def run(self) -> Summary:
         """Pass 4: send (or, on a dry run, plan) every valid row not done by an earlier run.
@@ -132,9 +154,8 @@ class Importer(RowValidation, Sending):
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
             journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
-            if self._spool is not None and not self.options.dry_run:  # a plan reads its creates back
-                self._spool.close()
-                self._spool = None
+            if not self.options.dry_run:  # a plan reads its creates back
+                self._close_spools()
             self.summary.seconds = time.monotonic() - started
         return self.summary
 

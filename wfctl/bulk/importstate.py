@@ -46,6 +46,7 @@ class ImportState:
         self.journal: Journal | None = None
         self._lock_held: Any = None
         self._spool: Spool | None = None
+        self._prepared: Spool | None = None  # a real run's planned actions (prepare.py), when it planned first
 
     def plan(self) -> ImportPlan:
         """The plan that validation made: each valid row's action, the problems, the inventory read once."""

@@ -1,9 +1,9 @@
 """An import's planning as a value: what the service holds, read once (`Inventory`), and the plan
 (`ImportPlan`): each valid row's action as the file and the inventory decide it, read back from the spool
 of checked rows, and the problems of the rows that are not valid. The damage check, the plan view, the
-report and the executor read the same plan; a second planning of the same file (the damage check before
-a real run) is given the first one's inventory instead of reading every parent's records again. A plan
-can be built and looked at without a server: an `Importer` given an inventory reads nothing.
+report and the executor read the same plan; a real run plans once (prepare.py: the plan its damage check
+reviews is the one it executes). A plan can be built and looked at without a server: an `Importer` given
+an inventory reads nothing.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ class PlannedRow:
     body: dict[str, Any]
     existing: dict[str, Any] | None
     by_id: bool  # matched by its id cell, not its name
+    current: dict[str, Any] | None = None  # an update's whole record, as a real run's planning read it
 
     @property
     def action(self) -> str:

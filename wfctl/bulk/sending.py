@@ -21,6 +21,7 @@ from wfctl.bulk.engine import Abandon, Executor, RunContext, Stopped
 from wfctl.bulk.importstate import ImportState
 from wfctl.bulk.importtypes import UNSENT
 from wfctl.bulk.journal import JournalError, idempotency_key
+from wfctl.bulk.prepare import prepared_rows
 
 #: How long the service may stay down before the run stops (rows wait meanwhile): the SDK's outage
 #: budget, one for every request (wfctl.api.retry; WFCTL_OUTAGE_SECONDS, or WFCTL_UNREACHABLE_SECONDS).
@@ -37,9 +38,10 @@ class RowAction:
     parent_id: str | None
     body: dict[str, Any]
     existing: dict[str, Any] | None
+    current: dict[str, Any] | None = None  # the whole record of `existing`, read by the run's planning
 
     def apply(self, run: RunContext) -> None:
-        self.importer._send_row(run, self.key, self.parent_id, self.body, self.existing)
+        self.importer._send_row(run, self.key, self.parent_id, self.body, self.existing, self.current)
 
 
 class Sending(ImportState):
@@ -58,7 +60,10 @@ class Sending(ImportState):
         creates = self._creates
         if dry_run:
             self._plan_creates()
-        for planned in self.plan().rows() if self._others() else ():
+        prepared = self._prepared
+        planned_rows = (prepared_rows(prepared, self._id_rows) if prepared is not None
+                        else self.plan().rows() if self._others() else ())
+        for planned in planned_rows:
             if run.stopping():
                 return
             number, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
@@ -70,7 +75,8 @@ class Sending(ImportState):
             if existing is not None and self.options.on_existing != "update":
                 self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                 continue
-            yield RowAction(self, number, parent_id, body, existing)
+            yield RowAction(self, number, parent_id, body, existing,
+                            planned.current if existing is planned.existing else None)
 
     def _plan_creates(self) -> None:
         """A plan's creates: counted, never journaled (their fields are read back from the spool)."""
@@ -96,14 +102,14 @@ class Sending(ImportState):
         return any(not creates[number] and number not in invalid for number in range(1, len(creates)))
 
     def _send_row(self, run: RunContext, row: int, parent_id: str | None, body: dict[str, Any],
-                  existing: dict[str, Any] | None) -> None:
+                  existing: dict[str, Any] | None, current: dict[str, Any] | None = None) -> None:
         from wfctl.api.errors import ApiError, Interrupted
         from wfctl.api.redact import redact_text
 
         sent_before = self.journal is not None and self.journal.was_sending(row)  # by a run this one resumes
         try:
             if existing is not None:
-                self._update(run, row, body, existing)
+                self._update(run, row, body, existing, current)
             else:
                 self._create(run, row, parent_id, body)
         except Abandon as stop:
@@ -183,17 +189,14 @@ class Sending(ImportState):
         full = self._full(found)
         return full if same_record(body, full) else None
 
-    def _update(self, run: RunContext, row: int, body: dict[str, Any], existing: dict[str, Any]) -> None:
+    def _update(self, run: RunContext, row: int, body: dict[str, Any], existing: dict[str, Any],
+                current: dict[str, Any] | None = None) -> None:
+        """Update `existing` to `body`: what differs from its whole record (`current`, read by the run's
+        planning; read here when None)."""
         record_id = str(existing.get("id", ""))
-        current = self._full(existing)
-        name = str(current.get("name", body.get("name", "")))
-        if "name" in body and row not in self._id_rows and natural_key(body["name"]) == natural_key(name):
-            # found by its name (G12), which is not a rename: the service's spelling stays
-            body = {k: v for k, v in body.items() if k != "name"}
-        from wfctl.api.recordrules import update_body
-
-        changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
-            self.options.kind, current, body)).items()}
+        if current is None:
+            current = self._full(existing)
+        name, body, changes = self._update_of(row, body, current)
         sent = self._sent_update(row)  # by the run this one resumes: applied when nothing differs now
         if not changes and sent:
             self._finish(row, "updated", record_id, name=name, changes=sent)
@@ -208,6 +211,20 @@ class Sending(ImportState):
         run.send(lambda attempt: self.api.update_record(self.options.kind, record_id, body, current=current,
                                                         sender=run.sender))  # PUT: sending it again is safe
         self._finish(row, "updated", record_id, name=name, changes=changes)
+
+    def _update_of(self, row: int, body: dict[str, Any], current: dict[str, Any]
+                   ) -> tuple[str, dict[str, Any], dict[str, list[Any]]]:
+        """An update of the record `current` by `body`: the record's name, the body to send, and the
+        changes (field -> [old, new])."""
+        from wfctl.api.recordrules import update_body
+
+        name = str(current.get("name", body.get("name", "")))
+        if "name" in body and row not in self._id_rows and natural_key(body["name"]) == natural_key(name):
+            # found by its name (G12), which is not a rename: the service's spelling stays
+            body = {k: v for k, v in body.items() if k != "name"}
+        changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
+            self.options.kind, current, body)).items()}
+        return name, body, changes
 
     def _intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
                 create: tuple[str, str | None, dict[str, Any]] | None = None) -> None:

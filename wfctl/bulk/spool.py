@@ -35,6 +35,20 @@ class Spool:
         record = marshal.dumps((number, parent, body))
         self._buffer(len(record).to_bytes(4, "little") + record)
 
+    def add_prepared(self, number: int, parent: str | None, body: dict[str, Any], existing: dict[str, Any] | None,
+                     current: dict[str, Any] | None) -> None:
+        """A real run's planned action (`Sending.prepare`): its row, and for an update the record it
+        updates, the whole record as planning read it (`current`, None when it was not read)."""
+        record = marshal.dumps((number, parent, body, existing, current))
+        self._buffer(len(record).to_bytes(4, "little") + record)
+
+    def prepared_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any], Any, Any]]:
+        """The planned actions of `add_prepared`, in the order they were added."""
+        self.written()
+        read = self._rewound()
+        while size := read(4):
+            yield marshal.loads(read(int.from_bytes(size, "little")))
+
     def add_planned(self, number: int, parent: str | None, name: str, fields_json: str,
                     body: dict[str, Any]) -> None:
         """A plan's checked row: before its body, apart, what its create is written from."""

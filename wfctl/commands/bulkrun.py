@@ -101,7 +101,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     if summary.dry_run and not accept_spreadsheet_changes:
         from wfctl.bulk import damage
 
-        if findings := damage.review(importer):
+        if findings := damage.review(importer.changes(), importer.inventory.existing):
             _show_result(app, importer, output)
             _stop_on_spreadsheet_damage(findings, dry_run=True)
     if report:
@@ -128,35 +128,26 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
 
 
 def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
-    """The spreadsheet findings of a plan of the same file and options (nothing is sent), with a progress line
-    of its own on a terminal (`planning sites.csv 496/3000`: 3,000 existing sites took 12-16 s, which looked
-    like a hang); a Ctrl-C meanwhile says that nothing was sent."""
-    import dataclasses
-
-    from wfctl.bulk import damage
-    from wfctl.bulk.importer import Importer, Stopped
+    """The real run's own plan (nothing is sent; `importer.run()` then executes exactly its actions) and
+    its spreadsheet findings, with a progress line of its own on a terminal (`planning sites.csv 496/3000`:
+    3,000 existing sites took 12-16 s, which looked like a hang); a Ctrl-C meanwhile says that nothing was
+    sent."""
+    from wfctl.bulk.importer import Stopped
     from wfctl.progress import Progress
 
-    options = dataclasses.replace(importer.options, dry_run=True, journal_path=None)
     progress = Progress(f"planning {os.path.basename(importer.source.display)}", terminal=terminal)
-    planner = Importer(importer.api, importer.source, options, progress=progress.advance,  # the records read once
-                       on_total=lambda total, done: progress.start(total, done), inventory=importer.inventory)
+    planned = False
     try:
-        planner.open_journal()
-        planner.validate()
-        planned = False
-        try:
-            planner.run()
-            planned = True
-        except Stopped as stop:
-            if stop.cause == "interrupted":
-                raise CliError("interrupted while planning: nothing was sent", ExitCode.INTERRUPTED) from None
-            raise
-        finally:
-            progress.stop(clear=not planned)  # kept when done, as a dry run's; erased when interrupted
-        return damage.review(planner)
+        findings: list[Any] = importer.prepare(progress=progress.advance,
+                                                on_total=lambda total, done: progress.start(total, done))
+        planned = True
+    except Stopped as stop:
+        if stop.cause == "interrupted":
+            raise CliError("interrupted while planning: nothing was sent", ExitCode.INTERRUPTED) from None
+        raise
     finally:
-        planner.release()
+        progress.stop(clear=not planned)  # kept when done, as a dry run's; erased when interrupted
+    return findings
 
 
 def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool) -> None:
