@@ -4,8 +4,9 @@ plan decides it (planning.py), each update's whole record read once (concurrentl
 reviews those changes, and the run then executes exactly these actions, read back from a spool (memory
 stays flat), without validating a row or reading a record again.
 
-    findings = prepare(importer, progress, on_total)   # raises Stopped (Ctrl-C: nothing was sent)
-    importer.run()                                      # the prepared actions (sending.py)
+    prepared = prepare(plan, api, journal, options, rows=n, pause=pause)  # raises Stopped (Ctrl-C: nothing sent)
+    prepared.findings                                # what the spreadsheet check found in its changes
+    RowWriter(...).send_all(plan, prepared, run)     # exactly these actions (sending.py)
 """
 
 from __future__ import annotations
@@ -13,14 +14,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wfctl.api.retry import Pause
 from wfctl.bulk.engine import Executor, RunContext
-from wfctl.bulk.planning import PlannedRow
+from wfctl.bulk.importtypes import Options
+from wfctl.bulk.journal import Journal
+from wfctl.bulk.kinds import KINDS
+from wfctl.bulk.planning import ImportPlan, PlannedRow, Prepared, update_of, whole_record
 from wfctl.bulk.spool import Spool
-
-if TYPE_CHECKING:
-    from wfctl.bulk.damage import Finding
 
 
 @dataclass
@@ -43,10 +45,12 @@ class ReadAction:
 
 class _Preparing:
     """One planning pass: the spool it writes, the review it tells, under one lock (the executor's workers
-    read the records)."""
+    read the records): what it reads a record with is given, `api` after `pause`."""
 
-    def __init__(self, importer: Any, spool: Spool, progress: Callable[[str], None]) -> None:
-        self.importer = importer
+    def __init__(self, api: Any, kind: str, pause: Pause, spool: Spool, progress: Callable[[str], None]) -> None:
+        self.api = api
+        self.kind = KINDS[kind]
+        self.pause = pause
         self.spool = spool
         from wfctl.bulk.damage import Review  # loaded only when a run plans first
 
@@ -66,11 +70,10 @@ class _Preparing:
         """An update: its record read, what it changes reviewed."""
         from wfctl.api.errors import Interrupted
 
-        importer = self.importer
         row, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
         assert existing is not None
         try:
-            current: dict[str, Any] | None = importer._full(existing)
+            current: dict[str, Any] | None = whole_record(self.api, self.kind, self.pause, existing)
         except Interrupted:
             raise  # the run is stopping
         except Exception:  # not read now: the run reads it when it sends the row, as it did
@@ -79,7 +82,7 @@ class _Preparing:
         changes: dict[str, list[Any]] = {}
         name = ""
         if current is not None:
-            name, _, changes = importer._update_of(row, body, current)
+            name, _, changes = update_of(self.kind.name, body, current, by_id=planned.by_id)
             status = "updated" if changes else "unchanged"
         with self.lock:
             self.spool.add_prepared(row, parent_id, body, existing, current)
@@ -88,30 +91,27 @@ class _Preparing:
         self.progress(status)
 
 
-def prepare(importer: Any, progress: Callable[[str], None] | None = None,
-            on_total: Callable[[int, int], None] | None = None) -> list[Finding]:
-    """Plan `importer`'s run (validated, its journal open) into its spool of actions (`importer._prepared`),
-    reading each update's record once; the plan's spreadsheet findings. Raises Stopped."""
-    journal = importer.journal
-    assert journal is not None
+def prepare(plan: ImportPlan, api: Any, journal: Journal, options: Options, *, rows: int, pause: Pause,
+            note: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None,
+            on_total: Callable[[int, int], None] | None = None) -> Prepared:
+    """`plan`'s actions as a real run executes them, each update's record read once (concurrently), the
+    rows `journal` says are done left out; with their spreadsheet findings. `rows`: the file's, for the
+    progress line. Raises Stopped (Ctrl-C: nothing was sent), TemporaryFull."""
     spool = Spool(planned=False)
-    importer._prepared = spool
-    preparing = _Preparing(importer, spool, progress or (lambda status: None))
-    update = importer.options.on_existing == "update"
-    (on_total or (lambda total, done: None))(importer.summary.rows, 0)
+    try:
+        preparing = _Preparing(api, options.kind, pause, spool, progress or (lambda status: None))
+        update = options.on_existing == "update"
+        (on_total or (lambda total, done: None))(rows, 0)
 
-    def actions() -> Iterator[ReadAction]:
-        for planned in importer.plan().rows():
-            if not journal.done(planned.row):
-                yield ReadAction(preparing, planned.row, planned, update and planned.existing is not None)
+        def actions() -> Iterator[ReadAction]:
+            for planned in plan.rows():
+                if not journal.done(planned.row):
+                    yield ReadAction(preparing, planned.row, planned, update and planned.existing is not None)
 
-    run = RunContext(importer.api, journal, pause=importer._backoff, note=importer._note)
-    Executor(run, importer.options.concurrency, name="wfctl-plan").run(actions())  # raises Stopped
-    spool.written()
-    return preparing.review.findings(importer.inventory.existing)
-
-
-def prepared_rows(spool: Spool, id_rows: dict[int, str]) -> Iterator[PlannedRow]:
-    """The actions `prepare` planned, read back from its spool."""
-    for number, parent_id, body, existing, current in spool.prepared_rows():
-        yield PlannedRow(number, parent_id, body, existing, number in id_rows, current)
+        run = RunContext(api, journal, pause=pause, note=note)
+        Executor(run, options.concurrency, name="wfctl-plan").run(actions())  # raises Stopped
+        spool.written()
+    except BaseException:
+        spool.close()
+        raise
+    return Prepared(spool, plan.id_rows, preparing.review.findings(plan.inventory.existing))

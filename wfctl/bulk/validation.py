@@ -1,12 +1,16 @@
-"""Passes 1-3 of a bulk import: the file's columns, its rows' parents (looked up, and what each holds
-read, many at once), then every row decoded and checked (the fast check, or the write model for a row it
-defers), its id matched to a record, its name checked against the file's other rows; valid rows go to
-the spool. Mixed into `Importer`, whose state (importstate.py) it fills."""
+"""Passes 1-3 of a bulk import, the planner: the file's columns, its rows' parents (looked up, and what
+each holds read, many at once), then every row decoded and checked (the fast check, or the write model for
+a row it defers), its id matched to a record, its name checked against the file's other rows; valid rows
+go to the spool. `Planner(...).plan()` returns the plan as a value (planning.py); the planner is done then.
+
+    plan = Planner(api, source, options, inventory, journal).plan()   # given a read inventory: no request
+"""
 
 from __future__ import annotations
 
 import hashlib
 from array import array
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
@@ -14,9 +18,11 @@ from wfctl import csvformat
 from wfctl.api.recordrules import natural_key
 from wfctl.bulk import plan
 from wfctl.bulk.fastcheck import RowCheck, create_body
-from wfctl.bulk.importstate import ImportState
-from wfctl.bulk.importtypes import Problem, ValidationStopped
-from wfctl.bulk.reader import Row
+from wfctl.bulk.importtypes import Options, Problem
+from wfctl.bulk.journal import Journal
+from wfctl.bulk.kinds import KINDS, Kind
+from wfctl.bulk.planning import ImportPlan, Inventory
+from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.spool import Spool
 
 MAX_LISTED_PROBLEMS = 50
@@ -26,8 +32,60 @@ _DECODED_COLUMNS = csvformat.LIST_COLUMNS | csvformat.BOOL_COLUMNS
 BITMAP_BYTES = 1 << 20
 
 
-class RowValidation(ImportState):
-    def _check_columns(self) -> None:
+class Planner:
+    """One planning of a file: what it finds as it reads the file, until `plan()` returns it as a value.
+    `inventory`: what the service holds, read by this planning unless it is `read` already; `journal`:
+    the run's, when it has one (a row an earlier run did is not refused by --on-existing fail)."""
+
+    def __init__(self, api: Any, source: CsvInput, options: Options, inventory: Inventory,
+                 journal: Journal | None = None) -> None:
+        self.api = api
+        self.source = source
+        self.options = options
+        self.kind: Kind = KINDS[options.kind]
+        self.inventory = inventory
+        self.journal = journal
+        self.problems: list[Problem] = []  # the first MAX_LISTED_PROBLEMS
+        self._id_rows: dict[int, str] = {}
+        self._row_of_id: dict[str, int] = {}
+        self._invalid_rows: set[int] = set()
+        self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
+        self._duplicate_errors: dict[int, str] = {}  # row -> its error, as the report says it
+        self._creates = bytearray(1)  # row -> 1: valid, and its parent has no record of its name
+        self._rows = 0
+        self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
+        self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
+        self._spool: Spool | None = None
+        self._errors: Spool | None = None
+
+    def plan(self) -> ImportPlan:
+        """Passes 1-3: the plan of the file. A plan whose columns are not right (`checked` False) holds
+        only their problems. Raises TemporaryFull, and what reading the inventory raises."""
+        if not self._columns_right():
+            return ImportPlan(self.inventory, self.problems, set(), {}, None, checked=False,
+                              unchecked_errors=self._unchecked_errors)
+        try:
+            if not self.inventory.read:  # else read by an earlier planning of the same file and options
+                self._resolve_parents()
+                self._load_existing()
+            self._validate_rows()
+        except BaseException:
+            for spool in (self._spool, self._errors):
+                if spool is not None:
+                    spool.close()
+            raise
+        return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
+                          self._creates, self._rows, self._errors, self._duplicate_errors)
+
+    def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
+        """(row, error) of each row as its check says it, for the report of a file its columns stopped:
+        nothing of the service was read, so a row's parent is not known either."""
+        for row in self.source.rows():
+            problems = self._check(row)[0]
+            if problems:
+                yield row.number, _error_of(problems)
+
+    def _columns_right(self) -> bool:
         known = csvformat.known_columns(self.options.kind)
         unknown = [column for column in self.source.header if column not in known]
         written = getattr(self.source, "written", lambda column: column)
@@ -43,9 +101,7 @@ class RowValidation(ImportState):
             flag = kind.parent_option
             self._problem(0, 1, kind.parent_id_column or "",
                           f"no {kind.parent_id_column} or {kind.parent_name_column} column: add one, or give {flag}")
-        if self.summary.problems:
-            self.summary.invalid = 0
-            raise ValidationStopped(self.summary)
+        return not self.problems
 
     def _parent_ref(self, row: Row) -> str | None:
         """'id:<x>' / 'name:<x>' for the row's parent, or None (no parent, or not given)."""
@@ -198,6 +254,7 @@ class RowValidation(ImportState):
         digests = array("Q", [0])  # row number -> name digest; 0: an invalid row (rows count from 1)
         creates = self._creates = bytearray(1)
         spool = self._spool = Spool(planned=self.options.dry_run)  # read by run()
+        self._errors = Spool(planned=False)
         header = self.source.header
         existing = self.inventory.existing
         fast = self._row_check()
@@ -221,7 +278,7 @@ class RowValidation(ImportState):
                 row = Row(number, line, dict(zip(header, cells, strict=True)), extra)
                 problems, parent, body = self._check(row)
                 if problems:
-                    self._invalid(row, problems)
+                    self._invalid(row, problems, problems)
                     digests.append(0)
                     creates.append(0)
                     continue
@@ -240,8 +297,9 @@ class RowValidation(ImportState):
             if record_id:
                 problem = self._match_id(number, record_id, parent)
                 if problem:
-                    self._invalid(Row(number, line, dict(zip(header, cells, strict=False)), extra),
-                                  [Problem(number, line, "id", problem)])
+                    row = Row(number, line, dict(zip(header, cells, strict=False)), extra)
+                    # the report says what the row's check says (of its name, under --on-existing fail)
+                    self._invalid(row, [Problem(number, line, "id", problem)], self._check(row)[0])
                     digests.append(0)
                     creates.append(0)
                     continue
@@ -259,7 +317,8 @@ class RowValidation(ImportState):
             else:
                 seen[bit >> 3] |= 1 << (bit & 7)
         spool.written()
-        self.summary.rows = len(digests) - 1
+        self._errors.written()
+        self._rows = len(digests) - 1
         del seen
         if candidates:
             self._check_duplicates(candidates, digests)
@@ -329,7 +388,8 @@ class RowValidation(ImportState):
                 message = (f"{name!r} is already row {later[row.number]} "
                            f"(names are unique per {self.kind.parent or 'agency'})")
                 self._duplicates[row.number] = message
-                self._invalid(row, [Problem(row.number, row.line, "name", message)])
+                problem = Problem(row.number, row.line, "name", message)
+                self._invalid(row, [problem], self._check(row)[0])
 
     def _name_digest(self, row: Row, parent: str | None) -> int:
         name = csvformat.strip_neutraliser(row.cells.get("name", ""))
@@ -412,17 +472,27 @@ class RowValidation(ImportState):
                                             f"{detail}: {message}" if detail else message))
         return {}
 
-    def _invalid(self, row: Row, problems: list[Problem]) -> None:
+    def _invalid(self, row: Row, problems: list[Problem], reported: list[Problem]) -> None:
+        """An invalid row: its `problems` listed (the first ones), `reported` its error in the report."""
         if row.number not in self._invalid_rows:
             self._invalid_rows.add(row.number)
-            self.summary.invalid += 1
-            self.summary.counts["invalid"] += 1
+            if reported:
+                error = _error_of(reported)
+                if row.number in self._duplicates:
+                    self._duplicate_errors[row.number] = error
+                elif self._errors is not None:
+                    self._errors.add_error(row.number, error)
         for problem in problems:
-            if len(self.summary.problems) < MAX_LISTED_PROBLEMS:
-                self.summary.problems.append(problem)
+            if len(self.problems) < MAX_LISTED_PROBLEMS:
+                self.problems.append(problem)
 
     def _problem(self, row: int, line: int, column: str, message: str) -> None:
-        self.summary.problems.append(Problem(row, line, column, message))
+        self.problems.append(Problem(row, line, column, message))
+
+
+def _error_of(problems: list[Problem]) -> str:
+    """A row's problems as its error in the report."""
+    return "; ".join(f"{p.column}: {p.message}" if p.column else p.message for p in problems)
 
 
 def _digest(text: str) -> int:
