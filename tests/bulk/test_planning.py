@@ -159,3 +159,50 @@ def test_ctrl_c_while_a_real_run_plans_sends_nothing(tmp_path: Path, monkeypatch
     assert stopped.value.cause == "interrupted"
     assert 0 < reads <= 5 and not server.updates and not server.created
     assert not Path(journal_path).exists()  # a run that sent nothing leaves no run to list
+
+
+def test_a_dry_run_shows_the_plan_a_run_would_execute_reading_each_record_once(tmp_path: Path) -> None:
+    """A dry run plans as a run does (issue 31 §2): each update's record read once, its changes shown, a
+    record that could not be read shown as the row's error; its creates from the plan, never read."""
+    from wfctl.api.errors import ServerError
+
+    client = "c-1"
+    held = {"s-1": {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"},
+            "s-2": {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"},
+            "s-3": {"id": "s-3", "clientId": client, "name": "Hull Depot", "address": "3 Old St"}}
+    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
+    for record in held.values():
+        inventory.add(client, record)
+    inventory.read = True
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\nLeeds Depot,1 New St\nYork Depot,2 Old St\nHull Depot,3 New St\n"
+                    "Bath Depot,4 New St\n", encoding="utf-8")
+    server = CountingServer(held)
+
+    def read(kind: str, record_id: str) -> dict[str, object]:
+        server.reads.append(record_id)
+        if record_id == "s-3":
+            raise ServerError("service unavailable", status=503)
+        return dict(held[record_id])
+
+    server.get_record = read  # type: ignore[method-assign]
+    with CsvInput(str(path)) as source:
+        importer = Importer(server, source, Options(kind="site", parent_id=client, on_existing="update",
+                                                    dry_run=True, concurrency=2), inventory=inventory)
+        try:
+            importer.open_journal()
+            importer.validate()
+            summary = importer.run()
+            shown = [(e.row, e.status, e.name, e.error, dict(e.changes)) for e in importer.changes()]
+            report = [(row.number, status, error) for row, status, _, error, _ in importer.outcomes()]
+        finally:
+            importer.release()
+    assert sorted(server.reads) == ["s-1", "s-2", "s-3"] and not server.updates and not server.created
+    assert shown == [(1, "updated", "Leeds Depot", "", {"address": ["1 Old St", "1 New St"]}),
+                     (2, "unchanged", "York Depot", "", {}),
+                     (3, "failed", "Hull Depot", "service unavailable (HTTP 503)", {}),
+                     (4, "created", "Bath Depot", "", {"name": [None, "Bath Depot"], "address": [None, "4 New St"]})]
+    assert report == [(1, "update", ""), (2, "unchanged", ""), (3, "failed", "service unavailable (HTTP 503)"),
+                      (4, "create", "")]
+    assert {s: summary.counts[s] for s in ("created", "updated", "unchanged", "failed")} == {
+        "created": 1, "updated": 1, "unchanged": 1, "failed": 1}

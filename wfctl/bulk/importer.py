@@ -45,7 +45,7 @@ from wfctl.bulk.importtypes import (
     Summary,
     ValidationStopped,
 )
-from wfctl.bulk.journal import Entry, Journal
+from wfctl.bulk.journal import Entry, Journal, JournalError
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.plan import Created
 from wfctl.bulk.planning import ImportPlan, Inventory, Prepared
@@ -184,9 +184,12 @@ class Importer:
         plan = self.plan()
         complete = False
         try:
-            run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
-            writer = RowWriter(self.api, journal, self.options, self.inventory, self.summary, self._progress)
-            writer.send_all(plan, self._prepared, run)  # raises Stopped (Ctrl-C, the journal, an outage)
+            if self.options.dry_run:
+                self._show_plan(plan, journal)  # raises Stopped (Ctrl-C)
+            else:
+                run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
+                writer = RowWriter(self.api, journal, self.options, self.inventory, self.summary, self._progress)
+                writer.send_all(plan, self._prepared, run)  # raises Stopped (Ctrl-C, the journal, an outage)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 
@@ -204,6 +207,30 @@ class Importer:
                     self._prepared = None
             self.summary.seconds = time.monotonic() - started
         return self.summary
+
+    def _show_plan(self, plan: ImportPlan, journal: Journal) -> None:
+        """A dry run: the plan prepared as a run prepares it (each update's record read once, what it
+        changes), its creates counted from the plan (never journalled: the plan view reads them from its
+        spool), the other rows' outcomes journalled in the plan's journal for the view and the report."""
+        from wfctl.bulk.prepare import prepare
+
+        counts = self.summary.counts
+        creates = plan.create_count()
+        for _ in range(creates):
+            self._progress("created")
+        counts["created"] += creates
+        prepared = prepare(plan, self.api, journal, self.options, rows=self.summary.rows, pause=self._pause,
+                           note=self._note, progress=self._progress, creates=False)
+        try:
+            for row, status, record_id, error, name, changes in prepared.outcomes():
+                journal.record(row, status, record_id, error, name, changes)
+                counts[status] = counts.get(status, 0) + 1
+        except JournalError as exc:  # as the executor says it (engine.Stopped)
+            raise Stopped("journal", str(exc)) from None
+        except KeyboardInterrupt:
+            raise Stopped("interrupted", "interrupted") from None
+        finally:
+            prepared.close()
 
     def outcomes(self) -> Iterator[tuple[Row, str, str, str, str]]:
         """Every input row with (status, id, error, changes), in file order, for the report (importview.py)."""

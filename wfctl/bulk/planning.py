@@ -127,8 +127,8 @@ class ImportPlan:
 
 @dataclass
 class Prepared:
-    """A real run's plan as it executes it (prepare.py): each row's action in file order, an update's
-    whole record as it was read once (`current`), read back from `spool`; and its spreadsheet findings."""
+    """A plan made ready to run (prepare.py): each row's action in file order, an update's whole record
+    as it was read once (`current`), read back from `spool`; and its spreadsheet findings."""
 
     spool: Spool
     id_rows: dict[int, str]
@@ -136,8 +136,15 @@ class Prepared:
 
     def rows(self) -> Iterator[PlannedRow]:
         id_rows = self.id_rows
-        for number, parent_id, body, existing, current in self.spool.prepared_rows():
+        for number, parent_id, body, existing, current, _ in self.spool.prepared_rows():
             yield PlannedRow(number, parent_id, body, existing, number in id_rows, current)
+
+    def outcomes(self) -> Iterator[tuple[int, str, str, str, str, dict[str, list[Any]] | None]]:
+        """Each row's outcome as planned, in file order: (row, status, record id, error, name, changes);
+        status `updated` (its changes), `unchanged`, `skipped` (it exists), `failed` (its record could not
+        be read: the error), or `created`."""
+        for number, _, _, _, _, (status, record_id, error, name, changes) in self.spool.prepared_rows():
+            yield number, status, record_id, error, name, changes
 
     def close(self) -> None:
         self.spool.close()

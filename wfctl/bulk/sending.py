@@ -81,17 +81,13 @@ class RowWriter:
     def _actions(self, run: RunContext, plan: ImportPlan, prepared: Prepared | None) -> Iterator[RowAction]:
         """The action of each row to send; a row whose record exists is skipped here (unless updated)."""
         journal = self.journal
-        dry_run = self.options.dry_run
-        creates = plan.creates
-        if dry_run:
-            self._plan_creates(plan)
-        planned_rows: Iterator[PlannedRow] | tuple[()] = (
-            prepared.rows() if prepared is not None else plan.rows() if not dry_run or plan.has_others() else ())
+        assert not self.options.dry_run, "a plan is shown, not run (Importer.run)"
+        planned_rows: Iterator[PlannedRow] = prepared.rows() if prepared is not None else plan.rows()
         for planned in planned_rows:
             if run.stopping():
                 return
             number, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
-            if journal.done(number) or (dry_run and creates[number]):
+            if journal.done(number):
                 continue
             if (existing is not None and not planned.by_id and journal.create_in_doubt(number)
                     and not self._sent_update(number)):
@@ -101,15 +97,6 @@ class RowWriter:
                 continue
             yield RowAction(self, number, parent_id, body, existing,
                             planned.current if existing is planned.existing else None, planned.by_id)
-
-    def _plan_creates(self, plan: ImportPlan) -> None:
-        """A plan's creates: counted, never journaled (their fields are read back from the spool)."""
-        planned = plan.create_count()
-        progress = self._progress
-        for _ in range(planned):
-            progress("created")
-        with self._lock:
-            self.summary.counts["created"] += planned
 
     def send_row(self, run: RunContext, action: RowAction) -> None:
         from wfctl.api.errors import ApiError, Interrupted
@@ -213,9 +200,6 @@ class RowWriter:
             return
         if not changes:
             self._finish(row, "unchanged", record_id, name=name)
-            return
-        if self.options.dry_run:
-            self._finish(row, "updated", record_id, name=name, changes=changes)
             return
         self._intend(row, changes, record_id=record_id)  # the old values first: a run killed now still knows them
         run.send(lambda attempt: self.api.update_record(self.options.kind, record_id, body, current=current,

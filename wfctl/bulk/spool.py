@@ -36,13 +36,13 @@ class Spool:
         self._buffer(len(record).to_bytes(4, "little") + record)
 
     def add_prepared(self, number: int, parent: str | None, body: dict[str, Any], existing: dict[str, Any] | None,
-                     current: dict[str, Any] | None) -> None:
-        """A real run's planned action (prepare.py): its row, and for an update the record it
-        updates, the whole record as planning read it (`current`, None when it was not read)."""
-        record = marshal.dumps((number, parent, body, existing, current))
+                     current: dict[str, Any] | None, outcome: tuple[Any, ...]) -> None:
+        """A prepared action (prepare.py): its row, and for an update the record it updates, the whole
+        record as planning read it (`current`, None when it was not read); its outcome as planned."""
+        record = marshal.dumps((number, parent, body, existing, current, outcome))
         self._buffer(len(record).to_bytes(4, "little") + record)
 
-    def prepared_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any], Any, Any]]:
+    def prepared_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any], Any, Any, tuple[Any, ...]]]:
         """The planned actions of `add_prepared`, in the order they were added."""
         self.written()
         read = self._rewound()
