@@ -1,5 +1,5 @@
 """Passes 1-3 of a bulk import, the planner: the file's columns, its rows' parents (looked up, and what
-each holds read, many at once), then every row decoded and checked (the fast check, or the write model for
+each holds read, many at once: lookup.py), then every row decoded and checked (the fast check, or the write model for
 a row it defers), its id matched to a record, its name checked against the file's other rows; valid rows
 go to the spool. `Planner(...).plan()` returns the plan as a value (planning.py); the planner is done then.
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from wfctl import csvformat
@@ -21,6 +20,7 @@ from wfctl.bulk.fastcheck import RowCheck, create_body
 from wfctl.bulk.importtypes import Options, Problem
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
+from wfctl.bulk.lookup import parent_ref_of, read_inventory
 from wfctl.bulk.planning import ImportPlan, Inventory
 from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.spool import Spool
@@ -66,8 +66,7 @@ class Planner:
                               unchecked_errors=self._unchecked_errors)
         try:
             if not self.inventory.read:  # else read by an earlier planning of the same file and options
-                self._resolve_parents()
-                self._load_existing()
+                read_inventory(self.api, self.source, self.options, self.inventory, by_id=self._matches_ids)
             self._validate_rows()
         except BaseException:
             for spool in (self._spool, self._errors):
@@ -110,97 +109,15 @@ class Planner:
             return None
         if self.options.parent_id:
             return "id:" + self.options.parent_id
-        return self._parent_ref_of(row.cells.get(kind.parent_id_column or "", ""),
-                                   row.cells.get(kind.parent_name_column or "", ""))
-
-    @staticmethod
-    def _parent_ref_of(id_cell: str, name_cell: str) -> str | None:
-        pid = csvformat.strip_neutraliser(id_cell).strip()
-        if pid:
-            return "id:" + pid
-        pname = csvformat.strip_neutraliser(name_cell).strip()
-        if pname:
-            return "name:" + natural_key(pname)
-        return None
-
-    def _resolve_parents(self) -> None:
-        """Pass 1: look every distinct parent up and start reading what it holds (pass 2), many parents
-        at once and at most `concurrency` requests in flight: a parent's look-up and the first page of
-        its records go out together."""
-        self._plan_pool = ThreadPoolExecutor(max_workers=max(1, self.options.concurrency),
-                                             thread_name_prefix="wfctl-plan")
-        self._reads: dict[str | None, Future[list[dict[str, Any]]]] = {}
-        try:
-            self._look_up_parents()
-        except BaseException:
-            self._plan_pool.shutdown(wait=False, cancel_futures=True)
-            raise
-
-    def _look_up_parents(self) -> None:
-        if not self.kind.parent:
-            self._read_existing([None], 1)
-            return
-        refs: set[str] = set()
-        given = self.options.parent_id
-        if given:
-            refs.add("id:" + given)
-        if not given or self._checks_file_parents:  # --client: the file's own clients are only checked
-            id_column, name_column = self.kind.parent_id_column, self.kind.parent_name_column
-            for _, _, cells, _ in self.source.records():
-                ref = self._parent_ref_of(self._cell(cells, id_column), self._cell(cells, name_column))
-                if ref:
-                    refs.add(ref)
-        from wfctl.api.errors import NotFound
-
-        ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
-        names = sorted(ref for ref in refs if ref.startswith("name:"))
-        parents = 1 if given else len(ids) + (1 if names else 0)
-        pool = self._plan_pool
-        lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
-        self._read_existing([given] if given else ids, parents)
-        by_name: dict[str, list[str]] = {}
-        if names:
-            for parent in self.api.iter_records(self.kind.parent, None, concurrency=self._share(parents)):
-                by_name.setdefault(natural_key(parent.get("name")), []).append(str(parent["id"]))
-                self.inventory.parent_names[str(parent["id"])] = str(parent.get("name", ""))
-        for value in ids:
-            ref = "id:" + value
-            try:
-                self.inventory.parent_names[value] = str(lookups[value].result().get("name", ""))
-                self.inventory.parents[ref] = value
-            except NotFound:
-                self.inventory.parents[ref] = None
-                self.inventory.parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
-        for ref in names:
-            found = by_name.get(ref.split(":", 1)[1], [])
-            if len(found) == 1:
-                self.inventory.parents[ref] = found[0]
-            else:
-                self.inventory.parents[ref] = None
-                value = ref.split(":", 1)[1]
-                self.inventory.parent_errors[ref] = (
-                    f"no {self.kind.parent} is named {value!r}" if not found else
-                    f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
-        if given:
-            self.inventory.foreign = {ref for ref in refs if self.inventory.parents.get(ref) != given}
-        else:
-            self._read_existing(sorted({p for p in self.inventory.parents.values() if p}), parents)
-
-    @property
-    def _checks_file_parents(self) -> bool:
-        """Whether rows' own parent cells are checked against --client/--branch: a row naming another
-        parent stops the run, unless --ignore-ids says the file is a copy from elsewhere."""
-        kind = self.kind
-        header = self.source.header
-        return (bool(self.options.parent_id) and not self.options.ignore_ids
-                and (kind.parent_id_column in header or kind.parent_name_column in header))
+        return parent_ref_of(row.cells.get(kind.parent_id_column or "", ""),
+                             row.cells.get(kind.parent_name_column or "", ""))
 
     def _foreign_parent(self, row: Row) -> Problem | None:
         """The problem of a row whose parent cell names another parent than --client/--branch (both
         names), or None."""
         kind = self.kind
         id_column, name_column = kind.parent_id_column or "", kind.parent_name_column or ""
-        ref = self._parent_ref_of(row.cells.get(id_column, ""), row.cells.get(name_column, ""))
+        ref = parent_ref_of(row.cells.get(id_column, ""), row.cells.get(name_column, ""))
         if ref is None or ref not in self.inventory.foreign:
             return None
         found = self.inventory.parents.get(ref)
@@ -215,35 +132,6 @@ class Planner:
         target = repr(self.inventory.parent_names.get(given, given))
         return Problem(row.number, row.line, column,
                        f"names {kind.parent} {named}, not {flag} {target} (--ignore-ids copies the row to {target})")
-
-    def _read_existing(self, parent_ids: list[str] | list[None], parents: int) -> None:
-        """Start reading each parent's records (not read yet) in the plan's pool; a parent's pages go
-        several at a time when few parents share the bound."""
-        share = self._share(parents)
-        for parent_id in parent_ids:
-            if parent_id not in self._reads:
-                self._reads[parent_id] = self._plan_pool.submit(self._existing_of, parent_id, share)
-
-    def _existing_of(self, parent_id: str | None, concurrency: int) -> list[dict[str, Any]]:
-        return list(self.api.iter_records(self.kind.name, parent_id, concurrency=concurrency))
-
-    def _share(self, parents: int) -> int:
-        """Requests in flight for one parent's pages, so that all parents together keep to `concurrency`."""
-        return max(1, self.options.concurrency // max(1, min(parents, self.options.concurrency)))
-
-    def _load_existing(self) -> None:
-        """Pass 2: the records of every resolved parent, read in pass 1 (natural key -> summary)."""
-        parents: list[str | None] = [None]
-        if self.kind.parent:
-            given = self.options.parent_id
-            parents = [*sorted({p for p in self.inventory.parents.values() if p and (p == given or not given)})]
-        try:  # a parent that is not there has no read to wait for: its rows say so
-            for parent_id in parents:
-                for record in self._reads[parent_id].result():
-                    self.inventory.add(parent_id, record, by_id=self._matches_ids)
-            self.inventory.read = True
-        finally:
-            self._plan_pool.shutdown(wait=False, cancel_futures=True)
 
     def _validate_rows(self) -> None:
         # Duplicate names in the file, in little memory: each valid row's name digest (8 bytes a row)
@@ -268,7 +156,7 @@ class Planner:
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
-            foreign = bool(self.inventory.foreign) and self._parent_ref_of(  # `_check` says which parent it names
+            foreign = bool(self.inventory.foreign) and parent_ref_of(  # `_check` says which parent it names
                 self._cell(cells, self.kind.parent_id_column), self._cell(cells, self.kind.parent_name_column)
             ) in self.inventory.foreign
             if fast is not None and not extra and not foreign and (parent is not None or not has_parent):
@@ -363,8 +251,8 @@ class Planner:
             return None
         if self.options.parent_id:
             return self.inventory.parents.get("id:" + self.options.parent_id)
-        ref = self._parent_ref_of(self._cell(cells, self.kind.parent_id_column),
-                                  self._cell(cells, self.kind.parent_name_column))
+        ref = parent_ref_of(self._cell(cells, self.kind.parent_id_column),
+                            self._cell(cells, self.kind.parent_name_column))
         return self.inventory.parents.get(ref) if ref else None
 
     def _cell(self, cells: list[str], column: str | None) -> str:
