@@ -7,19 +7,20 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 3. every row is decoded and validated with the write models; problems are listed with row and column
    and, unless `skip_invalid`, stop the run before anything is sent;
    a real run over existing records then plans once (`prepare`, prepare.py): each update's record read,
-   its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those;
+   its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those; a
+   dry run prepares the same way and shows them;
 4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each row's
    intent is written to the run's journal before it is sent and its outcome (with the values it
    changed, for review and undo) after; 429/503 pause every worker together;
-5. the report re-reads the file and the journal.
+5. the report re-reads the file, with the plan (each invalid row's error) and the journal.
 
 A run stops early, with every row it sent recorded, when the journal cannot be written, when the
 service stays unreachable, or on Ctrl-C (`Stopped`); running the same command again resumes it.
 
 One idea a module: `Importer` (here) holds one import's run together: its journal and lock, its plan, its
-summary. Passes 1-3 are the planner, validation.py, which returns the plan as a value, planning.py (what
-the service holds, read once, and each row's action, problems and facts); a real run's plan made before it
-sends prepare.py; the spool of checked rows spool.py; pass 4 sending.py (the rows' actions on the one
+summary. Passes 1-3 are the planner, validation.py (passes 1-2 lookup.py), which returns the plan as a
+value, planning.py (what the service holds, read once, and each row's action, problems and facts); the
+plan made ready to run (or shown, a dry run) prepare.py; the spool of checked rows spool.py; pass 4 sending.py (the rows' actions on the one
 executor, engine.py); the plan view and the report importview.py; the run's journal runjournal.py; and
 the options, summary and problems importtypes.py.
 """

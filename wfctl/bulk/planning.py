@@ -2,9 +2,10 @@
 (`ImportPlan`): each valid row's action as the file and the inventory decide it, read back from the spool
 of checked rows, the problems of the rows that are not valid and each one's error, and which rows a plan
 creates. The planner (validation.py) returns it; the damage check, the plan view and the report
-(importview.py) and the executor (sending.py) read it. A real run plans each update once more before it
-sends (prepare.py: each record read once, its changes computed) into `Prepared`, the actions it executes.
-A plan can be built and looked at without a server: a planner given an inventory reads nothing.
+(importview.py) and the executor (sending.py) read it. A dry run, and a real run over existing records,
+make it ready once (prepare.py: each update's record read once, its outcome computed) into `Prepared`:
+the actions a run executes, the outcomes a dry run shows. A plan can be built and looked at without a
+server: a planner given an inventory reads nothing.
 """
 
 from __future__ import annotations
