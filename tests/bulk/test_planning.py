@@ -19,12 +19,18 @@ class NoServer:
         raise AssertionError(f"the plan asked the service ({name})")
 
 
+def inventory_of(client: str, *records: dict[str, object]) -> Inventory:
+    """What a client holds, as a plan is given it (read: the planner reads nothing more)."""
+    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"}, read=True)
+    for record in records:
+        inventory.add(client, record)
+    return inventory
+
+
 def test_a_plan_from_a_file_and_an_inventory_says_each_rows_action(tmp_path: Path) -> None:
     client = "c-1"
-    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
-    inventory.add(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"})
-    inventory.add(client, {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"})
-    inventory.read = True
+    inventory = inventory_of(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"},
+                             {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"})
     path = tmp_path / "sites.csv"
     path.write_text("name,address\nLeeds Depot,1 New St\nHull Depot,3 New St\nYORK DEPOT ,2 Old St\n,4 New St\n",
                     encoding="utf-8")
@@ -170,10 +176,7 @@ def test_a_dry_run_shows_the_plan_a_run_would_execute_reading_each_record_once(t
     held = {"s-1": {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"},
             "s-2": {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"},
             "s-3": {"id": "s-3", "clientId": client, "name": "Hull Depot", "address": "3 Old St"}}
-    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
-    for record in held.values():
-        inventory.add(client, record)
-    inventory.read = True
+    inventory = inventory_of(client, *held.values())
     path = tmp_path / "sites.csv"
     path.write_text("name,address\nLeeds Depot,1 New St\nYork Depot,2 Old St\nHull Depot,3 New St\n"
                     "Bath Depot,4 New St\n", encoding="utf-8")
@@ -206,3 +209,27 @@ def test_a_dry_run_shows_the_plan_a_run_would_execute_reading_each_record_once(t
                       (4, "create", "")]
     assert {s: summary.counts[s] for s in ("created", "updated", "unchanged", "failed")} == {
         "created": 1, "updated": 1, "unchanged": 1, "failed": 1}
+
+
+def test_the_planner_returns_a_value_that_says_each_rows_error_and_which_rows_it_creates(tmp_path: Path) -> None:
+    """The planner alone, no importer and no server: its plan holds each invalid row's error as the report
+    says it (the column as the file spells it), and which rows it creates."""
+    from wfctl.bulk.validation import Planner
+
+    client = "c-1"
+    inventory = inventory_of(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"})
+    path = tmp_path / "sites.csv"
+    path.write_text("Name,Address\nLeeds Depot,1 New St\nHull Depot,3 New St\nhull depot,4 New St\n,5 New St\n",
+                    encoding="utf-8")
+    with CsvInput(str(path)) as source:
+        plan = Planner(NoServer(), source, Options(kind="site", parent_id=client), inventory).plan()
+        try:
+            errors = list(plan.errors())
+            creates = [row for row in range(1, plan.rows_read + 1) if plan.creates_row(row)]
+            actions = [(p.row, p.action) for p in plan.rows()]
+        finally:
+            plan.close()
+    assert errors == [(3, "Name: 'hull depot' is already row 2 (names are unique per client)"),
+                      (4, "Name: must not be empty")]
+    assert creates == [2] and actions == [(1, "update"), (2, "create")]
+    assert (plan.rows_read, sorted(plan.invalid)) == (4, [3, 4])

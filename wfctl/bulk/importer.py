@@ -169,7 +169,7 @@ class Importer:
         return self._prepared.findings
 
     def run(self) -> Summary:
-        """Pass 4: send (or, on a dry run, plan) every valid row not done by an earlier run.
+        """Pass 4: send (or, on a dry run, show) every valid row not done by an earlier run.
         Raises Stopped when the run ends early (every row it sent is recorded)."""
         started = time.monotonic()
         if self.journal is None:
@@ -189,7 +189,8 @@ class Importer:
                 self._show_plan(plan, journal)  # raises Stopped (Ctrl-C)
             else:
                 run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
-                writer = RowWriter(self.api, journal, self.options, self.inventory, self.summary, self._progress)
+                writer = RowWriter(self.api, journal, self.options, self.inventory, self.summary, self._progress,
+                                   self._pause)
                 writer.send_all(plan, self._prepared, run)  # raises Stopped (Ctrl-C, the journal, an outage)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
@@ -200,9 +201,7 @@ class Importer:
         finally:
             journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
             if not self.options.dry_run:  # a plan reads its creates back; the report, its errors
-                if plan.spool is not None:
-                    plan.spool.close()
-                    plan.spool = None
+                plan.drop_actions()
                 if self._prepared is not None:
                     self._prepared.close()
                     self._prepared = None

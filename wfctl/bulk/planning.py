@@ -119,6 +119,12 @@ class ImportPlan:
             spooled = self.errors_spool.errors()
         return heapq.merge(spooled, sorted(self.duplicate_errors.items()))
 
+    def drop_actions(self) -> None:
+        """The actions are done (a run's): their spool goes; the errors stay for the report."""
+        if self.spool is not None:
+            self.spool.close()
+            self.spool = None
+
     def close(self) -> None:
         for spool in (self.spool, self.errors_spool):
             if spool is not None:

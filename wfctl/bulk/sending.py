@@ -6,7 +6,7 @@ and its outcome after; conflicts answered from the run's name map. What is sent 
 answers are lost while the service comes back, and a service that stays unreachable, are the executor's
 rule (`RunContext.send`).
 
-    writer = RowWriter(api, journal, options, inventory, summary, progress)
+    writer = RowWriter(api, journal, options, inventory, summary, progress, pause)
     writer.send_all(plan, prepared, run)   # raises Stopped
 
 An action (`RowAction`) holds its row and the run's writer (`RowWriter`: what every row of the run shares,
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wfctl.api.recordrules import natural_key, same_record
-from wfctl.api.retry import OUTAGE_SECONDS
+from wfctl.api.retry import OUTAGE_SECONDS, Pause
 from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.engine import Abandon, Executor, RunContext, Stopped
 from wfctl.bulk.importtypes import UNSENT, Options, Summary
@@ -56,10 +56,11 @@ class RowAction:
 
 class RowWriter:
     """What the rows of one run share: the Client, the journal, the options, the inventory (its name map
-    answers conflicts), the summary's counts and the progress sink. `send_all` runs a plan's actions."""
+    answers conflicts), the summary's counts, the progress sink and the run's one pause (the executor's,
+    `RunContext.pause`: a record read waits for it too). `send_all` runs a plan's actions."""
 
     def __init__(self, api: Any, journal: Journal, options: Options, inventory: Inventory, summary: Summary,
-                 progress: Callable[[str], None]) -> None:
+                 progress: Callable[[str], None], pause: Pause) -> None:
         self.api = api
         self.journal = journal
         self.options = options
@@ -70,12 +71,11 @@ class RowWriter:
         self._lock = threading.Lock()
         self._names_lock = threading.Lock()
         self._names_read: dict[str | None, float] = {}  # parent -> when its last names read started
-        self._pause: Any = None  # the run's (RunContext.pause), set by send_all
+        self._pause = pause
 
     def send_all(self, plan: ImportPlan, prepared: Prepared | None, run: RunContext) -> None:
         """The executor runs the rows' actions, read from the spool in this thread as it goes (`prepared`:
         the actions a real run planned before it sends). Raises Stopped."""
-        self._pause = run.pause
         Executor(run, self.options.concurrency, name="wfctl-import").run(self._actions(run, plan, prepared))
 
     def _actions(self, run: RunContext, plan: ImportPlan, prepared: Prepared | None) -> Iterator[RowAction]:
