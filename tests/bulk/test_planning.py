@@ -19,12 +19,18 @@ class NoServer:
         raise AssertionError(f"the plan asked the service ({name})")
 
 
+def inventory_of(client: str, *records: dict[str, object]) -> Inventory:
+    """What a client holds, as a plan is given it (read: the planner reads nothing more)."""
+    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"}, read=True)
+    for record in records:
+        inventory.add(client, record)
+    return inventory
+
+
 def test_a_plan_from_a_file_and_an_inventory_says_each_rows_action(tmp_path: Path) -> None:
     client = "c-1"
-    inventory = Inventory(parents={f"id:{client}": client}, parent_names={client: "Acme"})
-    inventory.add(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"})
-    inventory.add(client, {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"})
-    inventory.read = True
+    inventory = inventory_of(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"},
+                             {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"})
     path = tmp_path / "sites.csv"
     path.write_text("name,address\nLeeds Depot,1 New St\nHull Depot,3 New St\nYORK DEPOT ,2 Old St\n,4 New St\n",
                     encoding="utf-8")
@@ -159,3 +165,71 @@ def test_ctrl_c_while_a_real_run_plans_sends_nothing(tmp_path: Path, monkeypatch
     assert stopped.value.cause == "interrupted"
     assert 0 < reads <= 5 and not server.updates and not server.created
     assert not Path(journal_path).exists()  # a run that sent nothing leaves no run to list
+
+
+def test_a_dry_run_shows_the_plan_a_run_would_execute_reading_each_record_once(tmp_path: Path) -> None:
+    """A dry run plans as a run does (issue 31 §2): each update's record read once, its changes shown, a
+    record that could not be read shown as the row's error; its creates from the plan, never read."""
+    from wfctl.api.errors import ServerError
+
+    client = "c-1"
+    held = {"s-1": {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"},
+            "s-2": {"id": "s-2", "clientId": client, "name": "York Depot", "address": "2 Old St"},
+            "s-3": {"id": "s-3", "clientId": client, "name": "Hull Depot", "address": "3 Old St"}}
+    inventory = inventory_of(client, *held.values())
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address\nLeeds Depot,1 New St\nYork Depot,2 Old St\nHull Depot,3 New St\n"
+                    "Bath Depot,4 New St\n", encoding="utf-8")
+    server = CountingServer(held)
+
+    def read(kind: str, record_id: str) -> dict[str, object]:
+        server.reads.append(record_id)
+        if record_id == "s-3":
+            raise ServerError("service unavailable", status=503)
+        return dict(held[record_id])
+
+    server.get_record = read  # type: ignore[method-assign]
+    with CsvInput(str(path)) as source:
+        importer = Importer(server, source, Options(kind="site", parent_id=client, on_existing="update",
+                                                    dry_run=True, concurrency=2), inventory=inventory)
+        try:
+            importer.open_journal()
+            importer.validate()
+            summary = importer.run()
+            shown = [(e.row, e.status, e.name, e.error, dict(e.changes)) for e in importer.changes()]
+            report = [(row.number, status, error) for row, status, _, error, _ in importer.outcomes()]
+        finally:
+            importer.release()
+    assert sorted(server.reads) == ["s-1", "s-2", "s-3"] and not server.updates and not server.created
+    assert shown == [(1, "updated", "Leeds Depot", "", {"address": ["1 Old St", "1 New St"]}),
+                     (2, "unchanged", "York Depot", "", {}),
+                     (3, "failed", "Hull Depot", "service unavailable (HTTP 503)", {}),
+                     (4, "created", "Bath Depot", "", {"name": [None, "Bath Depot"], "address": [None, "4 New St"]})]
+    assert report == [(1, "update", ""), (2, "unchanged", ""), (3, "failed", "service unavailable (HTTP 503)"),
+                      (4, "create", "")]
+    assert {s: summary.counts[s] for s in ("created", "updated", "unchanged", "failed")} == {
+        "created": 1, "updated": 1, "unchanged": 1, "failed": 1}
+
+
+def test_the_planner_returns_a_value_that_says_each_rows_error_and_which_rows_it_creates(tmp_path: Path) -> None:
+    """The planner alone, no importer and no server: its plan holds each invalid row's error as the report
+    says it (the column as the file spells it), and which rows it creates."""
+    from wfctl.bulk.validation import Planner
+
+    client = "c-1"
+    inventory = inventory_of(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"})
+    path = tmp_path / "sites.csv"
+    path.write_text("Name,Address\nLeeds Depot,1 New St\nHull Depot,3 New St\nhull depot,4 New St\n,5 New St\n",
+                    encoding="utf-8")
+    with CsvInput(str(path)) as source:
+        plan = Planner(NoServer(), source, Options(kind="site", parent_id=client), inventory).plan()
+        try:
+            errors = list(plan.errors())
+            creates = [row for row in range(1, plan.rows_read + 1) if plan.creates_row(row)]
+            actions = [(p.row, p.action) for p in plan.rows()]
+        finally:
+            plan.close()
+    assert errors == [(3, "Name: 'hull depot' is already row 2 (names are unique per client)"),
+                      (4, "Name: must not be empty")]
+    assert creates == [2] and actions == [(1, "update"), (2, "create")]
+    assert (plan.rows_read, sorted(plan.invalid)) == (4, [3, 4])

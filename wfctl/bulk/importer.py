@@ -7,34 +7,35 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 3. every row is decoded and validated with the write models; problems are listed with row and column
    and, unless `skip_invalid`, stop the run before anything is sent;
    a real run over existing records then plans once (`prepare`, prepare.py): each update's record read,
-   its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those;
+   its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those; a
+   dry run prepares the same way and shows them;
 4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each row's
    intent is written to the run's journal before it is sent and its outcome (with the values it
    changed, for review and undo) after; 429/503 pause every worker together;
-5. the report re-reads the file and the journal.
+5. the report re-reads the file, with the plan (each invalid row's error) and the journal.
 
 A run stops early, with every row it sent recorded, when the journal cannot be written, when the
 service stays unreachable, or on Ctrl-C (`Stopped`); running the same command again resumes it.
 
-One idea a module: `Importer` (here) runs the passes and reports; passes 1-3 are validation.py, their
-value (what the service holds, read once, and each row's planned action) planning.py, a real run's plan
-made before it sends prepare.py, the spool of checked rows spool.py, pass 4 sending.py (the rows'
-actions on the one executor, engine.py), the run's journal runjournal.py, the state they share
-importstate.py, and the options, summary and problems importtypes.py.
+One idea a module: `Importer` (here) holds one import's run together: its journal and lock, its plan, its
+summary. Passes 1-3 are the planner, validation.py (passes 1-2 lookup.py), which returns the plan as a
+value, planning.py (what the service holds, read once, and each row's action, problems and facts); the
+plan made ready to run (or shown, a dry run) prepare.py; the spool of checked rows spool.py; pass 4 sending.py (the rows' actions on the one
+executor, engine.py); the plan view and the report importview.py; the run's journal runjournal.py; and
+the options, summary and problems importtypes.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
-import marshal
 import os
 import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from wfctl.bulk import runjournal
+from wfctl.api.retry import Pause
+from wfctl.bulk import importview, runjournal
+from wfctl.bulk.engine import RunContext
 from wfctl.bulk.importtypes import (
     DRY_STATUSES,
     STATUSES,
@@ -45,11 +46,13 @@ from wfctl.bulk.importtypes import (
     Summary,
     ValidationStopped,
 )
-from wfctl.bulk.journal import Entry, Journal
+from wfctl.bulk.journal import Entry, Journal, JournalError
+from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.plan import Created
-from wfctl.bulk.reader import Row
-from wfctl.bulk.sending import UNREACHABLE_SECONDS, Sending
-from wfctl.bulk.validation import MAX_LISTED_COLUMNS, MAX_LISTED_PROBLEMS, RowValidation
+from wfctl.bulk.planning import ImportPlan, Inventory, Prepared
+from wfctl.bulk.reader import CsvInput, Row
+from wfctl.bulk.sending import UNREACHABLE_SECONDS, RowWriter
+from wfctl.bulk.validation import MAX_LISTED_COLUMNS, MAX_LISTED_PROBLEMS, Planner
 
 if TYPE_CHECKING:
     from wfctl.bulk.damage import Finding
@@ -59,9 +62,35 @@ __all__ = ["DRY_STATUSES", "MAX_LISTED_COLUMNS", "MAX_LISTED_PROBLEMS", "STATUSE
            "ValidationStopped"]
 
 
-class Importer(RowValidation, Sending):
-    """One import: `open_journal`, `validate` (passes 1-3), `run` (pass 4), then `outcomes`/`changes` for
-    the report and the result, and `release` at the end, whatever happened."""
+class Importer:
+    """One import: `open_journal`, `validate` (passes 1-3: its plan, `plan()`), `run` (pass 4), then
+    `outcomes`/`changes` for the report and the result, and `release` at the end, whatever happened.
+    `inventory`: what the service holds, read by an earlier planning (else validate reads it)."""
+
+    def __init__(self, api: Any, source: CsvInput, options: Options,
+                 progress: Callable[[str], None] | None = None,
+                 on_total: Callable[[int, int], None] | None = None,
+                 note: Callable[[str], None] | None = None, inventory: Inventory | None = None) -> None:
+        self.api = api
+        self.source = source
+        self.options = options
+        self.kind: Kind = KINDS[options.kind]
+        self.summary = Summary(dry_run=options.dry_run)
+        self._progress = progress or (lambda status: None)
+        self._on_total = on_total or (lambda total, done: None)
+        self._note = note or (lambda text: None)
+        #: What the service holds, read once by planning (given: read by an earlier planning of the same file).
+        self.inventory = inventory if inventory is not None else Inventory()
+        self._pause = Pause()  # the run's one pause (wfctl.bulk.engine.RunContext), every worker's
+        self.journal: Journal | None = None
+        self._lock_held: Any = None
+        self._plan: ImportPlan | None = None
+        self._prepared: Prepared | None = None  # a real run's planned actions (prepare.py), when it planned first
+
+    def plan(self) -> ImportPlan:
+        """The plan that validation made: each valid row's action, the problems, the inventory read once."""
+        assert self._plan is not None and self._plan.spool is not None, "validate() first"
+        return self._plan
 
     # -- the run -------------------------------------------------------------------------------
 
@@ -89,7 +118,7 @@ class Importer(RowValidation, Sending):
         nothing (validation stopped it), which `imports list` would show as interrupted."""
         if self.journal is not None:
             self.journal.finish(None)
-        self._close_spools()
+        self._close_plans()
         if self._lock_held is not None:
             self._lock_held.__exit__(None, None, None)
             self._lock_held = None
@@ -98,25 +127,31 @@ class Importer(RowValidation, Sending):
                                                              and next(journal.rows(), None) is None)):
             with contextlib.suppress(OSError):  # a plan, or a run that sent nothing: no run to list
                 os.unlink(journal.path)
-    def validate(self) -> Summary:
-        """Passes 1-3. Raises ValidationStopped when rows are invalid and skip_invalid is off."""
-        started = time.monotonic()
-        self._check_columns()
-        if not self.inventory.read:  # else read by an earlier planning of the same file and options
-            self._resolve_parents()
-            self._load_existing()
-        self._validate_rows()
-        self.summary.blank = getattr(self.source, "blank_rows", 0)
-        self.summary.seconds = time.monotonic() - started
-        if self.summary.invalid and not self.options.skip_invalid:
-            raise ValidationStopped(self.summary)
-        return self.summary
 
-    def _close_spools(self) -> None:
-        for spool in (self._spool, self._prepared):
-            if spool is not None:
-                spool.close()
-        self._spool = self._prepared = None
+    def validate(self) -> Summary:
+        """Passes 1-3: the plan (`plan()`). Raises ValidationStopped when the columns are not right, or
+        rows are invalid and skip_invalid is off."""
+        started = time.monotonic()
+        summary = self.summary
+        plan = self._plan = Planner(self.api, self.source, self.options, self.inventory, self.journal).plan()
+        summary.problems = plan.problems
+        if not plan.checked:
+            summary.invalid = 0
+            raise ValidationStopped(summary)
+        summary.rows = plan.rows_read
+        summary.invalid = len(plan.invalid)
+        summary.counts["invalid"] += summary.invalid
+        summary.blank = getattr(self.source, "blank_rows", 0)
+        summary.seconds = time.monotonic() - started
+        if summary.invalid and not self.options.skip_invalid:
+            raise ValidationStopped(summary)
+        return summary
+
+    def _close_plans(self) -> None:
+        for held in (self._plan, self._prepared):
+            if held is not None:
+                held.close()
+        self._prepared = None
 
     def prepare(self, progress: Callable[[str], None] | None = None,
                 on_total: Callable[[int, int], None] | None = None) -> list[Finding]:
@@ -128,10 +163,13 @@ class Importer(RowValidation, Sending):
         assert not self.options.dry_run
         if self.journal is None:
             self.open_journal()
-        return prepare(self, progress, on_total)
+        assert self.journal is not None
+        self._prepared = prepare(self.plan(), self.api, self.journal, self.options, rows=self.summary.rows,
+                                 pause=self._pause, note=self._note, progress=progress, on_total=on_total)
+        return self._prepared.findings
 
     def run(self) -> Summary:
-        """Pass 4: send (or, on a dry run, plan) every valid row not done by an earlier run.
+        """Pass 4: send (or, on a dry run, show) every valid row not done by an earlier run.
         Raises Stopped when the run ends early (every row it sent is recorded)."""
         started = time.monotonic()
         if self.journal is None:
@@ -144,92 +182,67 @@ class Importer(RowValidation, Sending):
                 self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
                 self.summary.before[status] = self.summary.before.get(status, 0) + 1
         self._on_total(self.summary.rows, self.summary.resumed)
+        plan = self.plan()
         complete = False
         try:
-            self._send_all()  # raises Stopped (Ctrl-C, the journal, an outage)
+            if self.options.dry_run:
+                self._show_plan(plan, journal)  # raises Stopped (Ctrl-C)
+            else:
+                run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
+                writer = RowWriter(self.api, journal, self.options, self.inventory, self.summary, self._progress,
+                                   self._pause)
+                writer.send_all(plan, self._prepared, run)  # raises Stopped (Ctrl-C, the journal, an outage)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 
-                self.summary.skipped_differ, self.summary.skipped_unread = skipped.count(self)
+                self.summary.skipped_differ, self.summary.skipped_unread = skipped.count(
+                    plan, journal, self.api, self.options)
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
             journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
-            if not self.options.dry_run:  # a plan reads its creates back
-                self._close_spools()
+            if not self.options.dry_run:  # a plan reads its creates back; the report, its errors
+                plan.drop_actions()
+                if self._prepared is not None:
+                    self._prepared.close()
+                    self._prepared = None
             self.summary.seconds = time.monotonic() - started
         return self.summary
 
-    def outcomes(self) -> Iterator[tuple[Row, str, str, str, str]]:
-        """Every input row with (status, id, error, changes), in file order, for the report; changes
-        as one line (`address: 1 High St -> 2 High St; + banned worker W-2`)."""
-        from wfctl.changes import compact
+    def _show_plan(self, plan: ImportPlan, journal: Journal) -> None:
+        """A dry run: the plan prepared as a run prepares it (each update's record read once, what it
+        changes), its creates counted from the plan (never journalled: the plan view reads them from its
+        spool), the other rows' outcomes journalled in the plan's journal for the view and the report."""
+        from wfctl.bulk.prepare import prepare
 
-        kind = self.options.kind
-        for row, status, entry in self._row_outcomes():
-            if entry is None:
-                yield row, status, "", "", ""
-                continue
-            pairs = {name: (pair[0], pair[1]) for name, pair in entry.changes.items()}
-            yield row, status, entry.id, entry.error, compact(kind, pairs)
+        counts = self.summary.counts
+        creates = plan.create_count()
+        for _ in range(creates):
+            self._progress("created")
+        counts["created"] += creates
+        prepared = prepare(plan, self.api, journal, self.options, rows=self.summary.rows, pause=self._pause,
+                           note=self._note, progress=self._progress, creates=False)
+        try:
+            for row, status, record_id, error, name, changes in prepared.outcomes():
+                journal.record(row, status, record_id, error, name, changes)
+                counts[status] = counts.get(status, 0) + 1
+        except JournalError as exc:  # as the executor says it (engine.Stopped)
+            raise Stopped("journal", str(exc)) from None
+        except KeyboardInterrupt:
+            raise Stopped("interrupted", "interrupted") from None
+        finally:
+            prepared.close()
+
+    def outcomes(self) -> Iterator[tuple[Row, str, str, str, str]]:
+        """Every input row with (status, id, error, changes), in file order, for the report (importview.py)."""
+        return importview.outcomes(self.source, self._plan, self.journal, self.options.kind,
+                                   dry_run=self.options.dry_run)
 
     def changes(self) -> Iterator[Entry | Created]:
-        """The journal's entries in row order (each row's latest outcome, with its changes)."""
-        if self.journal is None:
-            return iter(())
-        if self.options.dry_run and self._spool is not None:
-            return self._planned_entries()
-        return self.journal.iter_entries()
-
-    def _planned_entries(self) -> Iterator[Entry | Created]:
-        """A plan's entries in row order: its creates from the spool (they are not journaled: most of the
-        cost of planning a large file), the rows that exist from the journal; each with the parent it is
-        under (`parent_names` names it)."""
-        assert self.journal is not None and self._spool is not None
-        spool = self._spool
-        logged = self.journal.iter_entries()
-        following = next(logged, None)
-        creates, invalid = self._creates, self._invalid_rows
-        for (number, parent, name, fields_json), body in spool.planned_rows():
-            while following is not None and following.row < number:
-                yield following
-                following = next(logged, None)
-            if following is not None and following.row == number:  # an update, or a row left as it is
-                yield dataclasses.replace(following, parent=following.parent or parent or "")
-                following = next(logged, None)
-                continue
-            if not creates[number] or number in invalid:  # not a create (see _planned)
-                continue
-            yield Created(number, name, fields_json, functools.partial(self._given, body), parent or "")
-        while following is not None:
-            yield following
-            following = next(logged, None)
+        """The journal's entries in row order (each row's latest outcome, with its changes); a plan's
+        with its creates (importview.py)."""
+        return importview.changes(self._plan, self.journal, self.options.kind, dry_run=self.options.dry_run)
 
     @property
     def parent_names(self) -> dict[str, str]:
         """The name of each parent the run looked up, by id (a plan names each row's)."""
         return self.inventory.parent_names
-
-    def _given(self, body: bytes) -> dict[str, list[Any]]:
-        """A create's changes: each field of its body but the parent, as [old, new]."""
-        parent_column = self.kind.parent_id_column
-        return {k: [None, v] for k, v in marshal.loads(body).items() if k != parent_column}
-
-    def _row_outcomes(self) -> Iterator[tuple[Row, str, Entry | None]]:
-        journal = self.journal
-        for row in self.source.rows():
-            problems, _, _ = self._check(row)
-            if problems:
-                error = "; ".join(f"{p.column}: {p.message}" if p.column else p.message for p in problems)
-                yield row, "invalid", Entry(row.number, "invalid", error=error)
-                continue
-            entry = journal.entry(row.number) if journal else None
-            if entry is None and self._planned(row.number):
-                entry = Entry(row.number, "created")
-            if entry is None or entry.status == UNSENT:
-                yield row, "not sent", None
-                continue
-            if entry.status == "sending":  # sent when the run stopped: running it again finds out
-                yield row, "no answer", entry
-                continue
-            status = DRY_STATUSES.get(entry.status, entry.status) if self.options.dry_run else entry.status
-            yield row, status, entry

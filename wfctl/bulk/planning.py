@@ -1,18 +1,21 @@
 """An import's planning as a value: what the service holds, read once (`Inventory`), and the plan
 (`ImportPlan`): each valid row's action as the file and the inventory decide it, read back from the spool
-of checked rows, and the problems of the rows that are not valid. The damage check, the plan view, the
-report and the executor read the same plan; a real run plans once (prepare.py: the plan its damage check
-reviews is the one it executes). A plan can be built and looked at without a server: an `Importer` given
-an inventory reads nothing.
+of checked rows, the problems of the rows that are not valid and each one's error, and which rows a plan
+creates. The planner (validation.py) returns it; the damage check, the plan view and the report
+(importview.py) and the executor (sending.py) read it. A dry run, and a real run over existing records,
+make it ready once (prepare.py: each update's record read once, its outcome computed) into `Prepared`:
+the actions a run executes, the outcomes a dry run shows. A plan can be built and looked at without a
+server: a planner given an inventory reads nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import heapq
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from wfctl.api.recordrules import natural_key
+from wfctl.api.recordrules import changed_fields, natural_key
 from wfctl.bulk.importtypes import Problem
 from wfctl.bulk.spool import Spool
 
@@ -61,20 +64,117 @@ class PlannedRow:
 
 @dataclass
 class ImportPlan:
-    """What planning a file returns: its rows' actions (`rows()`, read back from the spool), the problems,
-    and the inventory read once."""
+    """What planning a file returns: its rows' actions (`rows()`, read back from the spool), the problems
+    (the first ones listed; each invalid row's error for the report, `errors()`), the inventory read
+    once, and the facts of each row that the plan view, the report and the executor read.
+
+    A plan stopped by its columns (`checked` False) holds no rows: nothing of the file was checked (the
+    report checks each row when it asks, `unchecked_errors`)."""
 
     inventory: Inventory
     problems: list[Problem]
     invalid: set[int]
     id_rows: dict[int, str]  # row -> the id in its id cell (rows that have one)
-    spool: Spool
+    spool: Spool | None
+    #: row -> 1: valid, carries no id, and its parent holds no record of its name (index 0 unused)
+    creates: bytearray = field(default_factory=lambda: bytearray(1))
+    rows_read: int = 0  # data rows of the file (blank rows not counted)
+    errors_spool: Spool | None = None  # (row, error) of the rows found invalid as the file was read
+    duplicate_errors: dict[int, str] = field(default_factory=dict)  # row -> error: a name already in the file
+    checked: bool = True  # whether the rows were checked (False: the columns stopped it)
+    #: A plan its columns stopped: each row's error as its check says it, made when the report asks.
+    unchecked_errors: Callable[[], Iterator[tuple[int, str]]] | None = None
 
     def rows(self) -> Iterator[PlannedRow]:
         """Each valid row's planned action, in file order."""
+        if self.spool is None:
+            return
         invalid, id_rows, match = self.invalid, self.id_rows, self.inventory.match
         for number, parent_id, body in self.spool.checked_rows():
             if number in invalid:
                 continue
             record_id = id_rows.get(number)
             yield PlannedRow(number, parent_id, body, match(parent_id, body, record_id), record_id is not None)
+
+    def creates_row(self, row: int) -> bool:
+        """Whether the plan creates `row` (valid, and nothing of its name exists)."""
+        return row < len(self.creates) and self.creates[row] == 1 and row not in self.invalid
+
+    def create_count(self) -> int:
+        creates, invalid = self.creates, self.invalid
+        return sum(1 for number in range(1, len(creates)) if creates[number] and number not in invalid)
+
+    def has_others(self) -> bool:
+        """Whether any valid row is not a create (an update, or a row left as it is)."""
+        creates, invalid = self.creates, self.invalid
+        return any(not creates[number] and number not in invalid for number in range(1, len(creates)))
+
+    def errors(self) -> Iterator[tuple[int, str]]:
+        """(row, error) of each invalid row that has one to report, in row order: the problems of its
+        check, joined (`address: too long; phone: not a number`)."""
+        if self.unchecked_errors is not None:
+            return self.unchecked_errors()
+        spooled: Iterator[tuple[int, str]] = iter(())
+        if self.errors_spool is not None:
+            spooled = self.errors_spool.errors()
+        return heapq.merge(spooled, sorted(self.duplicate_errors.items()))
+
+    def drop_actions(self) -> None:
+        """The actions are done (a run's): their spool goes; the errors stay for the report."""
+        if self.spool is not None:
+            self.spool.close()
+            self.spool = None
+
+    def close(self) -> None:
+        for spool in (self.spool, self.errors_spool):
+            if spool is not None:
+                spool.close()
+        self.spool = self.errors_spool = None
+
+
+@dataclass
+class Prepared:
+    """A plan made ready to run (prepare.py): each row's action in file order, an update's whole record
+    as it was read once (`current`), read back from `spool`; and its spreadsheet findings."""
+
+    spool: Spool
+    id_rows: dict[int, str]
+    findings: list[Any] = field(default_factory=list)
+
+    def rows(self) -> Iterator[PlannedRow]:
+        id_rows = self.id_rows
+        for number, parent_id, body, existing, current, _ in self.spool.prepared_rows():
+            yield PlannedRow(number, parent_id, body, existing, number in id_rows, current)
+
+    def outcomes(self) -> Iterator[tuple[int, str, str, str, str, dict[str, list[Any]] | None]]:
+        """Each row's outcome as planned, in file order: (row, status, record id, error, name, changes);
+        status `updated` (its changes), `unchanged`, `skipped` (it exists), `failed` (its record could not
+        be read: the error), or `created`."""
+        for number, _, _, _, _, (status, record_id, error, name, changes) in self.spool.prepared_rows():
+            yield number, status, record_id, error, name, changes
+
+    def close(self) -> None:
+        self.spool.close()
+
+
+def whole_record(api: Any, kind: Any, pause: Any, summary: dict[str, Any]) -> dict[str, Any]:
+    """The whole record of a list item (`summary`), read after the run's pause unless list items are
+    whole (`kind.list_is_full`)."""
+    if kind.list_is_full:
+        return summary
+    pause.wait()
+    return api.get_record(kind.name, str(summary["id"]))
+
+
+def update_of(kind: str, body: dict[str, Any], current: dict[str, Any], *, by_id: bool
+              ) -> tuple[str, dict[str, Any], dict[str, list[Any]]]:
+    """An update of the record `current` by a row's `body` (`by_id`: the row named it by its id): the
+    record's name, the body to send, and the changes (field -> [old, new])."""
+    from wfctl.api.recordrules import update_body
+
+    name = str(current.get("name", body.get("name", "")))
+    if "name" in body and not by_id and natural_key(body["name"]) == natural_key(name):
+        # found by its name (G12), which is not a rename: the service's spelling stays
+        body = {k: v for k, v in body.items() if k != "name"}
+    changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(kind, current, body)).items()}
+    return name, body, changes

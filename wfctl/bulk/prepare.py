@@ -1,11 +1,14 @@
-"""A real import's plan, made once before anything is sent (issue 31 §2): each valid row's action as the
-plan decides it (planning.py), each update's whole record read once (concurrently, on the one executor:
-3,000 sites took 12-16 s one after another) and its changes computed; the spreadsheet check (damage.py)
-reviews those changes, and the run then executes exactly these actions, read back from a spool (memory
-stays flat), without validating a row or reading a record again.
+"""An import's plan made ready to run (issue 31 §2): each valid row's action as the plan decides it
+(planning.py), each update's whole record read once (concurrently, on the one executor: 3,000 sites took
+12-16 s one after another) and its outcome computed (what it changes, or that it is left as it is); the
+spreadsheet check (damage.py) reviews those changes, and a real run then executes exactly these actions,
+read back from a spool (memory stays flat), without validating a row or reading a record again. A dry run
+prepares the same way, the rows that exist only (its creates are in the plan's spool already), and shows
+their outcomes (`Prepared.outcomes`) as its plan.
 
-    findings = prepare(importer, progress, on_total)   # raises Stopped (Ctrl-C: nothing was sent)
-    importer.run()                                      # the prepared actions (sending.py)
+    prepared = prepare(plan, api, journal, options, rows=n, pause=pause)  # raises Stopped (Ctrl-C: nothing sent)
+    prepared.findings                                # what the spreadsheet check found in its changes
+    RowWriter(...).send_all(plan, prepared, run)     # exactly these actions (sending.py)
 """
 
 from __future__ import annotations
@@ -13,14 +16,15 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from wfctl.api.retry import Pause
 from wfctl.bulk.engine import Executor, RunContext
-from wfctl.bulk.planning import PlannedRow
+from wfctl.bulk.importtypes import Options
+from wfctl.bulk.journal import Journal
+from wfctl.bulk.kinds import KINDS
+from wfctl.bulk.planning import ImportPlan, PlannedRow, Prepared, update_of, whole_record
 from wfctl.bulk.spool import Spool
-
-if TYPE_CHECKING:
-    from wfctl.bulk.damage import Finding
 
 
 @dataclass
@@ -43,10 +47,12 @@ class ReadAction:
 
 class _Preparing:
     """One planning pass: the spool it writes, the review it tells, under one lock (the executor's workers
-    read the records)."""
+    read the records): what it reads a record with is given, `api` after `pause`."""
 
-    def __init__(self, importer: Any, spool: Spool, progress: Callable[[str], None]) -> None:
-        self.importer = importer
+    def __init__(self, api: Any, kind: str, pause: Pause, spool: Spool, progress: Callable[[str], None]) -> None:
+        self.api = api
+        self.kind = KINDS[kind]
+        self.pause = pause
         self.spool = spool
         from wfctl.bulk.damage import Review  # loaded only when a run plans first
 
@@ -56,62 +62,72 @@ class _Preparing:
 
     def add(self, planned: PlannedRow, status: str) -> None:
         """A row whose action needs no read: a create, a row left as it is."""
+        existing = planned.existing
+        outcome = ((status, "", "", str(planned.body.get("name", "")), None) if existing is None else
+                   (status, str(existing.get("id", "")), "", str(existing.get("name", "")), None))
         with self.lock:
-            self.spool.add_prepared(planned.row, planned.parent_id, planned.body, planned.existing, None)
+            self.spool.add_prepared(planned.row, planned.parent_id, planned.body, existing, None, outcome)
             if status == "created":
                 self.review.create(planned.row, str(planned.body.get("name", "")), planned.parent_id)
         self.progress(status)
 
     def read(self, planned: PlannedRow) -> None:
         """An update: its record read, what it changes reviewed."""
-        from wfctl.api.errors import Interrupted
+        from wfctl.api.errors import ApiError, Interrupted
+        from wfctl.api.redact import redact_text
 
-        importer = self.importer
         row, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
         assert existing is not None
+        error = ""
         try:
-            current: dict[str, Any] | None = importer._full(existing)
+            current: dict[str, Any] | None = whole_record(self.api, self.kind, self.pause, existing)
         except Interrupted:
             raise  # the run is stopping
-        except Exception:  # not read now: the run reads it when it sends the row, as it did
-            current = None
-        status = "failed"
+        except ApiError as exc:  # not read now: a run reads it when it sends the row; a plan says why
+            current, error = None, exc.one_line()
+        except Exception as exc:
+            current, error = None, redact_text(f"{exc.__class__.__name__}: {exc}")
         changes: dict[str, list[Any]] = {}
-        name = ""
         if current is not None:
-            name, _, changes = importer._update_of(row, body, current)
+            name, _, changes = update_of(self.kind.name, body, current, by_id=planned.by_id)
             status = "updated" if changes else "unchanged"
+            outcome = (status, str(existing.get("id", "")), "", name, changes or None)
+        else:
+            name, status = "", "failed"
+            outcome = (status, "", error, str(body.get("name", "")), None)
         with self.lock:
-            self.spool.add_prepared(row, parent_id, body, existing, current)
+            self.spool.add_prepared(row, parent_id, body, existing, current, outcome)
             if changes:
                 self.review.update(row, name, changes)
         self.progress(status)
 
 
-def prepare(importer: Any, progress: Callable[[str], None] | None = None,
-            on_total: Callable[[int, int], None] | None = None) -> list[Finding]:
-    """Plan `importer`'s run (validated, its journal open) into its spool of actions (`importer._prepared`),
-    reading each update's record once; the plan's spreadsheet findings. Raises Stopped."""
-    journal = importer.journal
-    assert journal is not None
+def prepare(plan: ImportPlan, api: Any, journal: Journal, options: Options, *, rows: int, pause: Pause,
+            note: Callable[[str], None] | None = None, progress: Callable[[str], None] | None = None,
+            on_total: Callable[[int, int], None] | None = None, creates: bool = True) -> Prepared:
+    """`plan`'s actions as a real run executes them, each update's record read once (concurrently), the
+    rows `journal` says are done left out; with their spreadsheet findings. `rows`: the file's, for the
+    progress line; `creates` False (a dry run): the rows that exist only, and no pass at all when every
+    row is a create. Raises Stopped (Ctrl-C: nothing was sent), TemporaryFull."""
     spool = Spool(planned=False)
-    importer._prepared = spool
-    preparing = _Preparing(importer, spool, progress or (lambda status: None))
-    update = importer.options.on_existing == "update"
-    (on_total or (lambda total, done: None))(importer.summary.rows, 0)
+    try:
+        preparing = _Preparing(api, options.kind, pause, spool, progress or (lambda status: None))
+        update = options.on_existing == "update"
+        (on_total or (lambda total, done: None))(rows, 0)
 
-    def actions() -> Iterator[ReadAction]:
-        for planned in importer.plan().rows():
-            if not journal.done(planned.row):
-                yield ReadAction(preparing, planned.row, planned, update and planned.existing is not None)
+        def actions() -> Iterator[ReadAction]:
+            if not creates and not plan.has_others():
+                return
+            for planned in plan.rows():
+                if not creates and planned.existing is None:
+                    continue
+                if not journal.done(planned.row):
+                    yield ReadAction(preparing, planned.row, planned, update and planned.existing is not None)
 
-    run = RunContext(importer.api, journal, pause=importer._backoff, note=importer._note)
-    Executor(run, importer.options.concurrency, name="wfctl-plan").run(actions())  # raises Stopped
-    spool.written()
-    return preparing.review.findings(importer.inventory.existing)
-
-
-def prepared_rows(spool: Spool, id_rows: dict[int, str]) -> Iterator[PlannedRow]:
-    """The actions `prepare` planned, read back from its spool."""
-    for number, parent_id, body, existing, current in spool.prepared_rows():
-        yield PlannedRow(number, parent_id, body, existing, number in id_rows, current)
+        run = RunContext(api, journal, pause=pause, note=note)
+        Executor(run, options.concurrency, name="wfctl-plan").run(actions())  # raises Stopped
+        spool.written()
+    except BaseException:
+        spool.close()
+        raise
+    return Prepared(spool, plan.id_rows, preparing.review.findings(plan.inventory.existing))

@@ -4,24 +4,32 @@ the lost-answer protocol of `Client.create_outcome`; an update of what differs) 
 and its outcome after; conflicts answered from the run's name map. What is sent again within one request
 (429/503 pausing every worker together) is the SDK's one retry policy (wfctl.api.retry); a row whose
 answers are lost while the service comes back, and a service that stays unreachable, are the executor's
-rule (`RunContext.send`). Mixed into `Importer`, whose state (importstate.py) it reads."""
+rule (`RunContext.send`).
+
+    writer = RowWriter(api, journal, options, inventory, summary, progress, pause)
+    writer.send_all(plan, prepared, run)   # raises Stopped
+
+An action (`RowAction`) holds its row and the run's writer (`RowWriter`: what every row of the run shares,
+given to it explicitly), never the importer.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from wfctl.api.recordrules import changed_fields, natural_key, same_record
-from wfctl.api.retry import OUTAGE_SECONDS
+from wfctl.api.recordrules import natural_key, same_record
+from wfctl.api.retry import OUTAGE_SECONDS, Pause
 from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.engine import Abandon, Executor, RunContext, Stopped
-from wfctl.bulk.importstate import ImportState
-from wfctl.bulk.importtypes import UNSENT
-from wfctl.bulk.journal import JournalError, idempotency_key
-from wfctl.bulk.prepare import prepared_rows
+from wfctl.bulk.importtypes import UNSENT, Options, Summary
+from wfctl.bulk.journal import Journal, JournalError, idempotency_key
+from wfctl.bulk.kinds import KINDS
+from wfctl.bulk.planning import ImportPlan, Inventory, PlannedRow, Prepared, update_of, whole_record
 
 #: How long the service may stay down before the run stops (rows wait meanwhile): the SDK's outage
 #: budget, one for every request (wfctl.api.retry; WFCTL_OUTAGE_SECONDS, or WFCTL_UNREACHABLE_SECONDS).
@@ -31,43 +39,55 @@ UNREACHABLE_SECONDS = OUTAGE_SECONDS
 @dataclass
 class RowAction:
     """One file row of an import, as an action of the executor: an update of `existing`, or a create
-    under `parent_id` when no record is matched. Its journal key is the row's number."""
+    under `parent_id` when no record is matched. Its journal key is the row's number; `writer` is what
+    the run's rows share."""
 
-    importer: Sending
+    writer: RowWriter
     key: int
     parent_id: str | None
     body: dict[str, Any]
     existing: dict[str, Any] | None
     current: dict[str, Any] | None = None  # the whole record of `existing`, read by the run's planning
+    by_id: bool = False  # the row names its record by its id cell
 
     def apply(self, run: RunContext) -> None:
-        self.importer._send_row(run, self.key, self.parent_id, self.body, self.existing, self.current)
+        self.writer.send_row(run, self)
 
 
-class Sending(ImportState):
-    def _send_all(self) -> None:
-        """The executor runs the rows' actions, read from the spool in this thread as it goes."""
-        journal = self.journal
-        assert journal is not None
-        run = RunContext(self.api, journal, pause=self._backoff, note=self._note, lean=True)
-        Executor(run, self.options.concurrency, name="wfctl-import").run(self._actions(run))  # raises Stopped
+class RowWriter:
+    """What the rows of one run share: the Client, the journal, the options, the inventory (its name map
+    answers conflicts), the summary's counts, the progress sink and the run's one pause (the executor's,
+    `RunContext.pause`: a record read waits for it too). `send_all` runs a plan's actions."""
 
-    def _actions(self, run: RunContext) -> Iterator[RowAction]:
+    def __init__(self, api: Any, journal: Journal, options: Options, inventory: Inventory, summary: Summary,
+                 progress: Callable[[str], None], pause: Pause) -> None:
+        self.api = api
+        self.journal = journal
+        self.options = options
+        self.kind = KINDS[options.kind]
+        self.inventory = inventory
+        self.summary = summary
+        self._progress = progress
+        self._lock = threading.Lock()
+        self._names_lock = threading.Lock()
+        self._names_read: dict[str | None, float] = {}  # parent -> when its last names read started
+        self._pause = pause
+
+    def send_all(self, plan: ImportPlan, prepared: Prepared | None, run: RunContext) -> None:
+        """The executor runs the rows' actions, read from the spool in this thread as it goes (`prepared`:
+        the actions a real run planned before it sends). Raises Stopped."""
+        Executor(run, self.options.concurrency, name="wfctl-import").run(self._actions(run, plan, prepared))
+
+    def _actions(self, run: RunContext, plan: ImportPlan, prepared: Prepared | None) -> Iterator[RowAction]:
         """The action of each row to send; a row whose record exists is skipped here (unless updated)."""
         journal = self.journal
-        assert journal is not None
-        dry_run = self.options.dry_run
-        creates = self._creates
-        if dry_run:
-            self._plan_creates()
-        prepared = self._prepared
-        planned_rows = (prepared_rows(prepared, self._id_rows) if prepared is not None
-                        else self.plan().rows() if self._others() else ())
+        assert not self.options.dry_run, "a plan is shown, not run (Importer.run)"
+        planned_rows: Iterator[PlannedRow] = prepared.rows() if prepared is not None else plan.rows()
         for planned in planned_rows:
             if run.stopping():
                 return
             number, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
-            if journal.done(number) or (dry_run and creates[number]):
+            if journal.done(number):
                 continue
             if (existing is not None and not planned.by_id and journal.create_in_doubt(number)
                     and not self._sent_update(number)):
@@ -76,44 +96,21 @@ class Sending(ImportState):
                 self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
                 continue
             yield RowAction(self, number, parent_id, body, existing,
-                            planned.current if existing is planned.existing else None)
+                            planned.current if existing is planned.existing else None, planned.by_id)
 
-    def _plan_creates(self) -> None:
-        """A plan's creates: counted, never journaled (their fields are read back from the spool)."""
-        creates, invalid, progress = self._creates, self._invalid_rows, self._progress
-        planned = 0
-        for number in range(1, len(creates)):
-            if creates[number] and number not in invalid:
-                planned += 1
-                progress("created")
-        with self._lock:
-            self.summary.counts["created"] += planned
-
-    def _planned(self, row: int) -> bool:
-        """Whether a plan creates `row` (it has no journal entry)."""
-        return (self.options.dry_run and row < len(self._creates) and self._creates[row] == 1
-                and row not in self._invalid_rows)
-
-    def _others(self) -> bool:
-        """Whether the send pass has rows to look at: a run's every row, a plan's those that exist."""
-        if not self.options.dry_run:
-            return True
-        creates, invalid = self._creates, self._invalid_rows
-        return any(not creates[number] and number not in invalid for number in range(1, len(creates)))
-
-    def _send_row(self, run: RunContext, row: int, parent_id: str | None, body: dict[str, Any],
-                  existing: dict[str, Any] | None, current: dict[str, Any] | None = None) -> None:
+    def send_row(self, run: RunContext, action: RowAction) -> None:
         from wfctl.api.errors import ApiError, Interrupted
         from wfctl.api.redact import redact_text
 
-        sent_before = self.journal is not None and self.journal.was_sending(row)  # by a run this one resumes
+        row, parent_id, body, existing = action.key, action.parent_id, action.body, action.existing
+        sent_before = self.journal.was_sending(row)  # by a run this one resumes
         try:
             if existing is not None:
-                self._update(run, row, body, existing, current)
+                self._update(run, row, body, existing, action.current, by_id=action.by_id)
             else:
                 self._create(run, row, parent_id, body)
         except Abandon as stop:
-            if not stop.sent and not sent_before and self.journal is not None:
+            if not stop.sent and not sent_before:
                 with contextlib.suppress(JournalError):  # its intent was written, but it never left
                     self.journal.record(row, UNSENT)
         except Interrupted:
@@ -140,7 +137,7 @@ class Sending(ImportState):
 
         name = str(body.get("name", ""))
         given = {k: [None, v] for k, v in body.items() if k != self.kind.parent_id_column}
-        resent = self.journal is not None and self.journal.create_in_doubt(row)
+        resent = self.journal.create_in_doubt(row)
         self._intend(row, create=(name, parent_id, body))
         key = self._idempotency_key(row, parent_id)
         try:  # an earlier attempt with this key may have been applied: sent again, or by the stopped run
@@ -152,7 +149,7 @@ class Sending(ImportState):
             if found is None:
                 raise
             if self.options.on_existing == "update":
-                self._update(run, row, body, self._full(found))
+                self._update(run, row, body, self._full(found), by_id=False)
             else:
                 self._finish(row, "skipped", str(found.get("id", "")), name=name)
             return
@@ -190,13 +187,13 @@ class Sending(ImportState):
         return full if same_record(body, full) else None
 
     def _update(self, run: RunContext, row: int, body: dict[str, Any], existing: dict[str, Any],
-                current: dict[str, Any] | None = None) -> None:
+                current: dict[str, Any] | None = None, *, by_id: bool) -> None:
         """Update `existing` to `body`: what differs from its whole record (`current`, read by the run's
         planning; read here when None)."""
         record_id = str(existing.get("id", ""))
         if current is None:
             current = self._full(existing)
-        name, body, changes = self._update_of(row, body, current)
+        name, body, changes = update_of(self.options.kind, body, current, by_id=by_id)
         sent = self._sent_update(row)  # by the run this one resumes: applied when nothing differs now
         if not changes and sent:
             self._finish(row, "updated", record_id, name=name, changes=sent)
@@ -204,55 +201,32 @@ class Sending(ImportState):
         if not changes:
             self._finish(row, "unchanged", record_id, name=name)
             return
-        if self.options.dry_run:
-            self._finish(row, "updated", record_id, name=name, changes=changes)
-            return
         self._intend(row, changes, record_id=record_id)  # the old values first: a run killed now still knows them
         run.send(lambda attempt: self.api.update_record(self.options.kind, record_id, body, current=current,
                                                         sender=run.sender))  # PUT: sending it again is safe
         self._finish(row, "updated", record_id, name=name, changes=changes)
 
-    def _update_of(self, row: int, body: dict[str, Any], current: dict[str, Any]
-                   ) -> tuple[str, dict[str, Any], dict[str, list[Any]]]:
-        """An update of the record `current` by `body`: the record's name, the body to send, and the
-        changes (field -> [old, new])."""
-        from wfctl.api.recordrules import update_body
-
-        name = str(current.get("name", body.get("name", "")))
-        if "name" in body and row not in self._id_rows and natural_key(body["name"]) == natural_key(name):
-            # found by its name (G12), which is not a rename: the service's spelling stays
-            body = {k: v for k, v in body.items() if k != "name"}
-        changes = {k: [old, new] for k, (old, new) in changed_fields(current, update_body(
-            self.options.kind, current, body)).items()}
-        return name, body, changes
-
     def _intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
                 create: tuple[str, str | None, dict[str, Any]] | None = None) -> None:
-        assert self.journal is not None
         self.journal.intend(row, changes, record_id=record_id, create=create)
 
     def _sent_update(self, row: int) -> dict[str, list[Any]]:
         """The changes of an update this row was being sent as when an earlier run stopped, else {}."""
         journal = self.journal
-        if journal is None or not journal.was_sending(row):
+        if not journal.was_sending(row):
             return {}
         entry = journal.entry(row)
         return entry.changes if entry is not None else {}
 
     def _full(self, summary: dict[str, Any]) -> dict[str, Any]:
-        if self.kind.list_is_full:
-            return summary
-        self._backoff.wait()
-        return self.api.get_record(self.options.kind, str(summary["id"]))
+        return whole_record(self.api, self.kind, self._pause, summary)
 
     def _idempotency_key(self, row: int, parent_id: str | None) -> str:
-        assert self.journal is not None
         return idempotency_key(self.journal.header, self.options.kind, parent_id, row)
 
     def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
                 changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None,
                 create: tuple[str | None, dict[str, Any]] | None = None) -> None:
-        assert self.journal is not None
         self.journal.record(row, status, record_id, error, name, changes, left, create=create)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1

@@ -18,15 +18,16 @@ from wfctl.api.recordrules import changed_fields, natural_key, writable_changes
 from wfctl.api.resources import RESOURCES
 
 
-def count(importer: Any) -> tuple[int, int]:
-    """(rows skipped that differ from their record, rows whose record could not be read to tell)."""
+def count(plan: Any, journal: Any, api: Any, options: Any) -> tuple[int, int]:
+    """(rows skipped that differ from their record, rows whose record could not be read to tell): of
+    `plan`'s rows (planning.ImportPlan), those `journal` says were skipped; `api` reads a record."""
     from wfctl.api.errors import ApiError
 
-    journal, kind = importer.journal, importer.options.kind
+    kind = options.kind
     lacking = RESOURCES[kind].not_in_list_items
     differ = 0
     to_read: list[tuple[str, dict[str, Any]]] = []
-    for planned in importer.plan().rows():
+    for planned in plan.rows():
         record, body = planned.existing, planned.body
         if record is None or journal.status(planned.row) != "skipped":
             continue
@@ -43,11 +44,11 @@ def count(importer: Any) -> tuple[int, int]:
 
     def read(item: tuple[str, dict[str, Any]]) -> bool | None:
         try:
-            return bool(changed_fields(importer.api.get_record(kind, item[0]), item[1]))
+            return bool(changed_fields(api.get_record(kind, item[0]), item[1]))
         except ApiError:
             return None
 
-    with ThreadPoolExecutor(max_workers=max(1, importer.options.concurrency),
+    with ThreadPoolExecutor(max_workers=max(1, options.concurrency),
                             thread_name_prefix="wfctl-skipped") as pool:
         answers = list(pool.map(read, to_read))
     return differ + answers.count(True), answers.count(None)

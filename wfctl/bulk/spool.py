@@ -36,14 +36,26 @@ class Spool:
         self._buffer(len(record).to_bytes(4, "little") + record)
 
     def add_prepared(self, number: int, parent: str | None, body: dict[str, Any], existing: dict[str, Any] | None,
-                     current: dict[str, Any] | None) -> None:
-        """A real run's planned action (`Sending.prepare`): its row, and for an update the record it
-        updates, the whole record as planning read it (`current`, None when it was not read)."""
-        record = marshal.dumps((number, parent, body, existing, current))
+                     current: dict[str, Any] | None, outcome: tuple[Any, ...]) -> None:
+        """A prepared action (prepare.py): its row, and for an update the record it updates, the whole
+        record as planning read it (`current`, None when it was not read); its outcome as planned."""
+        record = marshal.dumps((number, parent, body, existing, current, outcome))
         self._buffer(len(record).to_bytes(4, "little") + record)
 
-    def prepared_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any], Any, Any]]:
+    def prepared_rows(self) -> Iterator[tuple[int, str | None, dict[str, Any], Any, Any, tuple[Any, ...]]]:
         """The planned actions of `add_prepared`, in the order they were added."""
+        self.written()
+        read = self._rewound()
+        while size := read(4):
+            yield marshal.loads(read(int.from_bytes(size, "little")))
+
+    def add_error(self, number: int, error: str) -> None:
+        """An invalid row's error, as the report says it."""
+        record = marshal.dumps((number, error))
+        self._buffer(len(record).to_bytes(4, "little") + record)
+
+    def errors(self) -> Iterator[tuple[int, str]]:
+        """The errors of `add_error`, in the order they were added."""
         self.written()
         read = self._rewound()
         while size := read(4):

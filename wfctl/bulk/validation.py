@@ -1,22 +1,28 @@
-"""Passes 1-3 of a bulk import: the file's columns, its rows' parents (looked up, and what each holds
-read, many at once), then every row decoded and checked (the fast check, or the write model for a row it
-defers), its id matched to a record, its name checked against the file's other rows; valid rows go to
-the spool. Mixed into `Importer`, whose state (importstate.py) it fills."""
+"""Passes 1-3 of a bulk import, the planner: the file's columns, its rows' parents (looked up, and what
+each holds read, many at once: lookup.py), then every row decoded and checked (the fast check, or the write model for
+a row it defers), its id matched to a record, its name checked against the file's other rows; valid rows
+go to the spool. `Planner(...).plan()` returns the plan as a value (planning.py); the planner is done then.
+
+    plan = Planner(api, source, options, inventory, journal).plan()   # given a read inventory: no request
+"""
 
 from __future__ import annotations
 
 import hashlib
 from array import array
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
 from typing import Any
 
 from wfctl import csvformat
 from wfctl.api.recordrules import natural_key
 from wfctl.bulk import plan
 from wfctl.bulk.fastcheck import RowCheck, create_body
-from wfctl.bulk.importstate import ImportState
-from wfctl.bulk.importtypes import Problem, ValidationStopped
-from wfctl.bulk.reader import Row
+from wfctl.bulk.importtypes import Options, Problem
+from wfctl.bulk.journal import Journal
+from wfctl.bulk.kinds import KINDS, Kind
+from wfctl.bulk.lookup import parent_ref_of, read_inventory
+from wfctl.bulk.planning import ImportPlan, Inventory
+from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.spool import Spool
 
 MAX_LISTED_PROBLEMS = 50
@@ -26,8 +32,59 @@ _DECODED_COLUMNS = csvformat.LIST_COLUMNS | csvformat.BOOL_COLUMNS
 BITMAP_BYTES = 1 << 20
 
 
-class RowValidation(ImportState):
-    def _check_columns(self) -> None:
+class Planner:
+    """One planning of a file: what it finds as it reads the file, until `plan()` returns it as a value.
+    `inventory`: what the service holds, read by this planning unless it is `read` already; `journal`:
+    the run's, when it has one (a row an earlier run did is not refused by --on-existing fail)."""
+
+    def __init__(self, api: Any, source: CsvInput, options: Options, inventory: Inventory,
+                 journal: Journal | None = None) -> None:
+        self.api = api
+        self.source = source
+        self.options = options
+        self.kind: Kind = KINDS[options.kind]
+        self.inventory = inventory
+        self.journal = journal
+        self.problems: list[Problem] = []  # the first MAX_LISTED_PROBLEMS
+        self._id_rows: dict[int, str] = {}
+        self._row_of_id: dict[str, int] = {}
+        self._invalid_rows: set[int] = set()
+        self._duplicates: dict[int, str] = {}  # row -> message, for the second and later of a name
+        self._duplicate_errors: dict[int, str] = {}  # row -> its error, as the report says it
+        self._creates = bytearray(1)  # row -> 1: valid, and its parent has no record of its name
+        self._rows = 0
+        self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
+        self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
+        self._spool: Spool | None = None
+        self._errors: Spool | None = None
+
+    def plan(self) -> ImportPlan:
+        """Passes 1-3: the plan of the file. A plan whose columns are not right (`checked` False) holds
+        only their problems. Raises TemporaryFull, and what reading the inventory raises."""
+        if not self._columns_right():
+            return ImportPlan(self.inventory, self.problems, set(), {}, None, checked=False,
+                              unchecked_errors=self._unchecked_errors)
+        try:
+            if not self.inventory.read:  # else read by an earlier planning of the same file and options
+                read_inventory(self.api, self.source, self.options, self.inventory, by_id=self._matches_ids)
+            self._validate_rows()
+        except BaseException:
+            for spool in (self._spool, self._errors):
+                if spool is not None:
+                    spool.close()
+            raise
+        return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
+                          self._creates, self._rows, self._errors, self._duplicate_errors)
+
+    def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
+        """(row, error) of each row as its check says it, for the report of a file its columns stopped:
+        nothing of the service was read, so a row's parent is not known either."""
+        for row in self.source.rows():
+            problems = self._check(row)[0]
+            if problems:
+                yield row.number, _error_of(problems)
+
+    def _columns_right(self) -> bool:
         known = csvformat.known_columns(self.options.kind)
         unknown = [column for column in self.source.header if column not in known]
         written = getattr(self.source, "written", lambda column: column)
@@ -43,9 +100,7 @@ class RowValidation(ImportState):
             flag = kind.parent_option
             self._problem(0, 1, kind.parent_id_column or "",
                           f"no {kind.parent_id_column} or {kind.parent_name_column} column: add one, or give {flag}")
-        if self.summary.problems:
-            self.summary.invalid = 0
-            raise ValidationStopped(self.summary)
+        return not self.problems
 
     def _parent_ref(self, row: Row) -> str | None:
         """'id:<x>' / 'name:<x>' for the row's parent, or None (no parent, or not given)."""
@@ -54,97 +109,15 @@ class RowValidation(ImportState):
             return None
         if self.options.parent_id:
             return "id:" + self.options.parent_id
-        return self._parent_ref_of(row.cells.get(kind.parent_id_column or "", ""),
-                                   row.cells.get(kind.parent_name_column or "", ""))
-
-    @staticmethod
-    def _parent_ref_of(id_cell: str, name_cell: str) -> str | None:
-        pid = csvformat.strip_neutraliser(id_cell).strip()
-        if pid:
-            return "id:" + pid
-        pname = csvformat.strip_neutraliser(name_cell).strip()
-        if pname:
-            return "name:" + natural_key(pname)
-        return None
-
-    def _resolve_parents(self) -> None:
-        """Pass 1: look every distinct parent up and start reading what it holds (pass 2), many parents
-        at once and at most `concurrency` requests in flight: a parent's look-up and the first page of
-        its records go out together."""
-        self._plan_pool = ThreadPoolExecutor(max_workers=max(1, self.options.concurrency),
-                                             thread_name_prefix="wfctl-plan")
-        self._reads: dict[str | None, Future[list[dict[str, Any]]]] = {}
-        try:
-            self._look_up_parents()
-        except BaseException:
-            self._plan_pool.shutdown(wait=False, cancel_futures=True)
-            raise
-
-    def _look_up_parents(self) -> None:
-        if not self.kind.parent:
-            self._read_existing([None], 1)
-            return
-        refs: set[str] = set()
-        given = self.options.parent_id
-        if given:
-            refs.add("id:" + given)
-        if not given or self._checks_file_parents:  # --client: the file's own clients are only checked
-            id_column, name_column = self.kind.parent_id_column, self.kind.parent_name_column
-            for _, _, cells, _ in self.source.records():
-                ref = self._parent_ref_of(self._cell(cells, id_column), self._cell(cells, name_column))
-                if ref:
-                    refs.add(ref)
-        from wfctl.api.errors import NotFound
-
-        ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
-        names = sorted(ref for ref in refs if ref.startswith("name:"))
-        parents = 1 if given else len(ids) + (1 if names else 0)
-        pool = self._plan_pool
-        lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
-        self._read_existing([given] if given else ids, parents)
-        by_name: dict[str, list[str]] = {}
-        if names:
-            for parent in self.api.iter_records(self.kind.parent, None, concurrency=self._share(parents)):
-                by_name.setdefault(natural_key(parent.get("name")), []).append(str(parent["id"]))
-                self.inventory.parent_names[str(parent["id"])] = str(parent.get("name", ""))
-        for value in ids:
-            ref = "id:" + value
-            try:
-                self.inventory.parent_names[value] = str(lookups[value].result().get("name", ""))
-                self.inventory.parents[ref] = value
-            except NotFound:
-                self.inventory.parents[ref] = None
-                self.inventory.parent_errors[ref] = f"no {self.kind.parent} with id {value!r}"
-        for ref in names:
-            found = by_name.get(ref.split(":", 1)[1], [])
-            if len(found) == 1:
-                self.inventory.parents[ref] = found[0]
-            else:
-                self.inventory.parents[ref] = None
-                value = ref.split(":", 1)[1]
-                self.inventory.parent_errors[ref] = (
-                    f"no {self.kind.parent} is named {value!r}" if not found else
-                    f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
-        if given:
-            self.inventory.foreign = {ref for ref in refs if self.inventory.parents.get(ref) != given}
-        else:
-            self._read_existing(sorted({p for p in self.inventory.parents.values() if p}), parents)
-
-    @property
-    def _checks_file_parents(self) -> bool:
-        """Whether rows' own parent cells are checked against --client/--branch: a row naming another
-        parent stops the run, unless --ignore-ids says the file is a copy from elsewhere."""
-        kind = self.kind
-        header = self.source.header
-        return (bool(self.options.parent_id) and not self.options.ignore_ids
-                and (kind.parent_id_column in header or kind.parent_name_column in header))
+        return parent_ref_of(row.cells.get(kind.parent_id_column or "", ""),
+                             row.cells.get(kind.parent_name_column or "", ""))
 
     def _foreign_parent(self, row: Row) -> Problem | None:
         """The problem of a row whose parent cell names another parent than --client/--branch (both
         names), or None."""
         kind = self.kind
         id_column, name_column = kind.parent_id_column or "", kind.parent_name_column or ""
-        ref = self._parent_ref_of(row.cells.get(id_column, ""), row.cells.get(name_column, ""))
+        ref = parent_ref_of(row.cells.get(id_column, ""), row.cells.get(name_column, ""))
         if ref is None or ref not in self.inventory.foreign:
             return None
         found = self.inventory.parents.get(ref)
@@ -160,35 +133,6 @@ class RowValidation(ImportState):
         return Problem(row.number, row.line, column,
                        f"names {kind.parent} {named}, not {flag} {target} (--ignore-ids copies the row to {target})")
 
-    def _read_existing(self, parent_ids: list[str] | list[None], parents: int) -> None:
-        """Start reading each parent's records (not read yet) in the plan's pool; a parent's pages go
-        several at a time when few parents share the bound."""
-        share = self._share(parents)
-        for parent_id in parent_ids:
-            if parent_id not in self._reads:
-                self._reads[parent_id] = self._plan_pool.submit(self._existing_of, parent_id, share)
-
-    def _existing_of(self, parent_id: str | None, concurrency: int) -> list[dict[str, Any]]:
-        return list(self.api.iter_records(self.kind.name, parent_id, concurrency=concurrency))
-
-    def _share(self, parents: int) -> int:
-        """Requests in flight for one parent's pages, so that all parents together keep to `concurrency`."""
-        return max(1, self.options.concurrency // max(1, min(parents, self.options.concurrency)))
-
-    def _load_existing(self) -> None:
-        """Pass 2: the records of every resolved parent, read in pass 1 (natural key -> summary)."""
-        parents: list[str | None] = [None]
-        if self.kind.parent:
-            given = self.options.parent_id
-            parents = [*sorted({p for p in self.inventory.parents.values() if p and (p == given or not given)})]
-        try:  # a parent that is not there has no read to wait for: its rows say so
-            for parent_id in parents:
-                for record in self._reads[parent_id].result():
-                    self.inventory.add(parent_id, record, by_id=self._matches_ids)
-            self.inventory.read = True
-        finally:
-            self._plan_pool.shutdown(wait=False, cancel_futures=True)
-
     def _validate_rows(self) -> None:
         # Duplicate names in the file, in little memory: each valid row's name digest (8 bytes a row)
         # and a fixed 1 MiB bitmap of them; a bit that is already set makes its digest a candidate (a
@@ -198,6 +142,7 @@ class RowValidation(ImportState):
         digests = array("Q", [0])  # row number -> name digest; 0: an invalid row (rows count from 1)
         creates = self._creates = bytearray(1)
         spool = self._spool = Spool(planned=self.options.dry_run)  # read by run()
+        self._errors = Spool(planned=False)
         header = self.source.header
         existing = self.inventory.existing
         fast = self._row_check()
@@ -211,7 +156,7 @@ class RowValidation(ImportState):
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
-            foreign = bool(self.inventory.foreign) and self._parent_ref_of(  # `_check` says which parent it names
+            foreign = bool(self.inventory.foreign) and parent_ref_of(  # `_check` says which parent it names
                 self._cell(cells, self.kind.parent_id_column), self._cell(cells, self.kind.parent_name_column)
             ) in self.inventory.foreign
             if fast is not None and not extra and not foreign and (parent is not None or not has_parent):
@@ -221,7 +166,7 @@ class RowValidation(ImportState):
                 row = Row(number, line, dict(zip(header, cells, strict=True)), extra)
                 problems, parent, body = self._check(row)
                 if problems:
-                    self._invalid(row, problems)
+                    self._invalid(row, problems, problems)
                     digests.append(0)
                     creates.append(0)
                     continue
@@ -240,8 +185,9 @@ class RowValidation(ImportState):
             if record_id:
                 problem = self._match_id(number, record_id, parent)
                 if problem:
-                    self._invalid(Row(number, line, dict(zip(header, cells, strict=False)), extra),
-                                  [Problem(number, line, "id", problem)])
+                    row = Row(number, line, dict(zip(header, cells, strict=False)), extra)
+                    # the report says what the row's check says (of its name, under --on-existing fail)
+                    self._invalid(row, [Problem(number, line, "id", problem)], self._check(row)[0])
                     digests.append(0)
                     creates.append(0)
                     continue
@@ -259,7 +205,8 @@ class RowValidation(ImportState):
             else:
                 seen[bit >> 3] |= 1 << (bit & 7)
         spool.written()
-        self.summary.rows = len(digests) - 1
+        self._errors.written()
+        self._rows = len(digests) - 1
         del seen
         if candidates:
             self._check_duplicates(candidates, digests)
@@ -304,8 +251,8 @@ class RowValidation(ImportState):
             return None
         if self.options.parent_id:
             return self.inventory.parents.get("id:" + self.options.parent_id)
-        ref = self._parent_ref_of(self._cell(cells, self.kind.parent_id_column),
-                                  self._cell(cells, self.kind.parent_name_column))
+        ref = parent_ref_of(self._cell(cells, self.kind.parent_id_column),
+                            self._cell(cells, self.kind.parent_name_column))
         return self.inventory.parents.get(ref) if ref else None
 
     def _cell(self, cells: list[str], column: str | None) -> str:
@@ -329,7 +276,8 @@ class RowValidation(ImportState):
                 message = (f"{name!r} is already row {later[row.number]} "
                            f"(names are unique per {self.kind.parent or 'agency'})")
                 self._duplicates[row.number] = message
-                self._invalid(row, [Problem(row.number, row.line, "name", message)])
+                problem = Problem(row.number, row.line, "name", message)
+                self._invalid(row, [problem], self._check(row)[0])
 
     def _name_digest(self, row: Row, parent: str | None) -> int:
         name = csvformat.strip_neutraliser(row.cells.get("name", ""))
@@ -412,17 +360,27 @@ class RowValidation(ImportState):
                                             f"{detail}: {message}" if detail else message))
         return {}
 
-    def _invalid(self, row: Row, problems: list[Problem]) -> None:
+    def _invalid(self, row: Row, problems: list[Problem], reported: list[Problem]) -> None:
+        """An invalid row: its `problems` listed (the first ones), `reported` its error in the report."""
         if row.number not in self._invalid_rows:
             self._invalid_rows.add(row.number)
-            self.summary.invalid += 1
-            self.summary.counts["invalid"] += 1
+            if reported:
+                error = _error_of(reported)
+                if row.number in self._duplicates:
+                    self._duplicate_errors[row.number] = error
+                elif self._errors is not None:
+                    self._errors.add_error(row.number, error)
         for problem in problems:
-            if len(self.summary.problems) < MAX_LISTED_PROBLEMS:
-                self.summary.problems.append(problem)
+            if len(self.problems) < MAX_LISTED_PROBLEMS:
+                self.problems.append(problem)
 
     def _problem(self, row: int, line: int, column: str, message: str) -> None:
-        self.summary.problems.append(Problem(row, line, column, message))
+        self.problems.append(Problem(row, line, column, message))
+
+
+def _error_of(problems: list[Problem]) -> str:
+    """A row's problems as its error in the report."""
+    return "; ".join(f"{p.column}: {p.message}" if p.column else p.message for p in problems)
 
 
 def _digest(text: str) -> int:
