@@ -18,7 +18,7 @@ stdout is a pipe to another program, which gets the values (`+44 ...`, never `'+
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from wfctl.safetext import json_text, one_line
@@ -173,6 +173,35 @@ class Output:
     def value(self, obj: Any) -> None:
         """A raw JSON document: indented on a terminal, compact in a pipe."""
         self._write_json(obj)
+
+    def line(self, obj: Any) -> None:
+        """One compact JSON line (a run's counts after its jsonl rows)."""
+        self.io.write(json_text(compact(obj)) + "\n")
+
+    def run_rows(self, rows: Iterable[Any], summary: dict[str, Any] | None = None, *,
+                 as_json: Callable[[Any], Any] | None = None, as_text: Callable[[Any], str] | None = None) -> int:
+        """The rows of a plan or a run, for a program, written a row at a time (memory stays flat in the
+        run's size): json, one document `{"rows": [...], "summary": {...}}`; jsonl, a line per row (the
+        summary is the caller's `line`, if any). `as_json` makes a row a JSON value (default: it is one),
+        `as_text` its compact JSON text where a row has it ready (a plan's create). Returns the count."""
+        to_json = as_json or (lambda row: row)
+        to_text = as_text or (lambda row: compact(to_json(row)))
+        write, count = self.io.write, 0
+        if self.format == "jsonl":
+            for row in rows:
+                write(json_text(to_text(row)) + "\n")
+                count += 1
+            return count
+        pretty = self._pretty
+        write('{"rows": [' if pretty else '{"rows":[')
+        for row in rows:
+            text = _indented(to_json(row)) if pretty else to_text(row)
+            write(json_text((",\n" if count else "\n") + text if pretty else ("," if count else "") + text))
+            count += 1
+        tail = compact(summary or {}) if not pretty else _indented(summary or {}).replace("\n", "\n  ")
+        write(("\n" if pretty and count else "") + ('], "summary": ' if pretty else '],"summary":')
+              + json_text(tail) + "}\n")
+        return count
 
     # -- json ----------------------------------------------------------------------
     def _write_json(self, obj: Any) -> None:

@@ -134,7 +134,7 @@ COLUMNS = {"branch": ["name", "address", "phone", "email", "id"],
 PARENT_COLUMN = {"branch": None, "client": "branchId", "site": None}
 SKIP = READ_ONLY_COLUMNS | {"branchId", "branch", "clientId", "client"}
 CHECKS: dict[tuple[str, tuple[str, ...]], RowCheck] = {}  # one per kind and header: memos see repeated cells
-_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
 
 
 def reference(kind: str, header: list[str], cells: list[str], parent_id: str) -> dict[str, Any] | None:

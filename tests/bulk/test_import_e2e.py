@@ -209,8 +209,8 @@ def test_a_plan_mixes_creates_made_from_checked_rows_with_updates(logged_in: Any
         "rates": {"old": None, "new": [{"skill": "A", "hourlyRate": 1.5}, {"skill": "B", "hourlyRate": 12}]},
         "bannedWorkers": {"old": None, "new": ["W-2", "W-3"]}}, "parent": {"id": cid, "name": name}}
     assert rows[2]["name"] == "Sep\x1c" and rows[2]["changes"]["rates"] == {"old": None, "new": []}
-    encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
-    assert r.stdout.startswith('{"rows": [' + ",".join(encoder.encode(row) for row in rows) + '], "summary": ')
+    encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":"))  # as `list -o json`
+    assert r.stdout.startswith('{"rows":[' + ",".join(encoder.encode(row) for row in rows) + '],"summary":')
     assert (document["summary"]["created"], document["summary"]["updated"], document["summary"]["unchanged"],
             document["summary"]["invalid"]) == (2, 1, 1, 2)
     r = cli(*args, "-o", "jsonl")

@@ -173,7 +173,7 @@ _CHECKS = (_name, _short, _long, _mail, _bool, _rates, _departments, _workers, _
 
 #: The distinct list and boolean cells each column remembers (their checked value and its JSON text).
 MEMO_CELLS = 1024
-_json = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode  # as the plan writes values
+_json = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode  # as the plan writes values
 _BOOL_TEXT = {True: "true", False: "false"}
 _OMITTED = object()  # an empty boolean cell: the field is left out
 # How RowCheck takes a cell: text (with its length bounds), text that is an e-mail address, a cell it
@@ -265,7 +265,7 @@ class RowCheck:
                     if value and ("" in value or (len(text) > _TEXT and max(map(len, value)) > _TEXT)
                                   or len(set(value)) != len(value)):
                         return None
-                    json_text = "[" + ", ".join(map(_json_string, value)) + "]" if with_json else ""
+                    json_text = "[" + ",".join(map(_json_string, value)) + "]" if with_json else ""
                 if with_json:
                     texts.append(json_text)
             else:  # the parent: not one of the plan's changes, no JSON text
@@ -292,7 +292,7 @@ class RowCheck:
         if not self.with_json:
             return value, ""
         if check == _WORKERS:
-            return value, "[" + ", ".join(map(_json_string, value)) + "]"
+            return value, "[" + ",".join(map(_json_string, value)) + "]"
         if check == _BOOL:
             return value, _BOOL_TEXT[value]
         return value, _json(value)
@@ -344,8 +344,8 @@ def _plain_rates(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]
         skills.add(skill)
         out.append({"skill": skill, "hourlyRate": known[0]})
         if with_json:
-            texts.append(f'{{"skill": {_json_string(skill)}, "hourlyRate": {known[1]}}}')
-    return out, "[" + ", ".join(texts) + "]" if with_json else ""
+            texts.append(f'{{"skill":{_json_string(skill)},"hourlyRate":{known[1]}}}')
+    return out, "[" + ",".join(texts) + "]" if with_json else ""
 
 
 def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]], str]:
@@ -362,7 +362,7 @@ def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]]
         if len(fields) == 1:
             out.append({"name": name})
             if with_json:
-                texts.append(f'{{"name": {_json_string(name)}}}')
+                texts.append(f'{{"name":{_json_string(name)}}}')
             continue
         contact = fields[1].strip()
         if len(contact) > _TEXT:
@@ -370,13 +370,13 @@ def _plain_departments(text: str, with_json: bool) -> tuple[list[dict[str, Any]]
         if len(fields) == 2:
             out.append({"name": name, "contactPerson": contact})
             if with_json:
-                texts.append(f'{{"name": {_json_string(name)}, "contactPerson": {_json_string(contact)}}}')
+                texts.append(f'{{"name":{_json_string(name)},"contactPerson":{_json_string(contact)}}}')
             continue
         email = fields[2].strip()
         if len(fields) > 3 or len(email) > _TEXT or (email and not _EMAIL.match(email)):
             raise _Unsure
         out.append({"name": name, "contactPerson": contact, "email": email})
         if with_json:
-            texts.append(f'{{"name": {_json_string(name)}, "contactPerson": {_json_string(contact)}, '
-                         f'"email": {_json_string(email)}}}')
-    return out, "[" + ", ".join(texts) + "]" if with_json else ""
+            texts.append(f'{{"name":{_json_string(name)},"contactPerson":{_json_string(contact)},'
+                         f'"email":{_json_string(email)}}}')
+    return out, "[" + ",".join(texts) + "]" if with_json else ""

@@ -13,8 +13,10 @@ A plan of a kind with a parent names each row's (the parent its record is or wou
       in client Bullring Events
       address: 12 Blossom Street, Manchester M4 6AJ
 
-`-o jsonl`: one object per row, `{"row", "action", "status", "id", "name", "changes": {field: {"old", "new"}}}`
-(`error` too when the row failed; a plan's `parent`: `{"id", "name"}`); `-o json`: `{"rows": [...], "summary": {...}}`.
+For a program, each row is one object, `{"row", "action", "status", "id", "name", "changes": {field: {"old",
+"new"}}}` (`error` too when the row failed; a plan's `parent`: `{"id", "name"}`): `row_object`, and `row_json`
+its compact JSON text (a plan's create has it from its check). `wfctl.output` writes them, as it writes
+every JSON document: `-o jsonl` one line per row, `-o json` `{"rows": [...], "summary": {...}}`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from wfctl.bulk.journal import DONE, Entry
 from wfctl.changes import as_json, field_text, lines
 
 # One encoder for the process (json.dumps with options builds one per call); entries are decoded JSON.
-_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
+_encode = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
 
 #: The action a row's status stands for.
 ACTIONS = {"created": "create", "updated": "update", "undone": "undo", "deleted": "delete", "restored": "restore"}
@@ -59,7 +61,7 @@ class Created:
 
 def fields_template(names: Iterable[str]) -> str:
     """The JSON text of a create's changes of these fields, `%s` for each new value's JSON text."""
-    return ", ".join(f'{_json_string(name).replace("%", "%%")}: {{"old": null, "new": %s}}' for name in names)
+    return ",".join(f'{_json_string(name).replace("%", "%%")}:{{"old":null,"new":%s}}' for name in names)
 
 
 def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None) -> dict[str, Any]:
@@ -126,28 +128,12 @@ def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
     return out
 
 
-def write(write_out: Any, fmt: str, kind: str, entries: Iterable[Entry | Created], summary: dict[str, Any] | None,
-          *, terminal: bool, parents: Mapping[str, str] | None = None) -> int:
-    """Write each entry in `fmt` (json: with `summary`; `parents`: see `text_block`); returns how many rows
-    were written."""
+def write(write_out: Any, kind: str, entries: Iterable[Entry | Created], *, terminal: bool,
+          parents: Mapping[str, str] | None = None) -> int:
+    """Write each entry as text (`text_block`; `parents`: see there); returns how many rows were written."""
     count = 0
-    if fmt == "json":  # one document, written a row at a time (memory stays flat in the run's size)
-        indent = 2 if terminal else None
-        sep = ",\n" if terminal else ","
-        write_out('{"rows": [')
-        for entry in entries:
-            text = row_json(entry, parents) if indent is None else json.dumps(row_object(entry, parents),
-                                                                                 indent=indent, ensure_ascii=False)
-            write_out((sep if count else ("\n" if terminal else "")) + text)
-            count += 1
-        write_out(("\n" if terminal and count else "") + '], "summary": '
-                  + json.dumps(summary or {}, ensure_ascii=False) + "}\n")
-        return count
     for entry in entries:
-        if fmt == "jsonl":
-            write_out(row_json(entry, parents) + "\n")
-        else:
-            write_out(text_block(kind, entry, shorten=terminal, parents=parents))
+        write_out(text_block(kind, entry, shorten=terminal, parents=parents))
         count += 1
     return count
 
@@ -162,9 +148,9 @@ def row_json(entry: Entry | Created, parents: Mapping[str, str] | None = None) -
     if type(entry) is Created and entry.fields_json:
         parent = ""
         if parents is not None and entry.parent:
-            parent = f', "parent": {_encode({"id": entry.parent, "name": parents.get(entry.parent)})}'
-        return (f'{{"row": {entry.row}, "action": "create", "status": "created", "id": null, '
-                f'"name": {_json_string(entry.name)}, "changes": {{{entry.fields_json}}}{parent}}}')
+            parent = f',"parent":{_encode({"id": entry.parent, "name": parents.get(entry.parent)})}'
+        return (f'{{"row":{entry.row},"action":"create","status":"created","id":null,'
+                f'"name":{_json_string(entry.name)},"changes":{{{entry.fields_json}}}{parent}}}')
     return _encode(row_object(entry, parents))
 
 

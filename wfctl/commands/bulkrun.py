@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.output import is_machine
+from wfctl.output import Output
 from wfctl.safetext import one_line
 from wfctl.streams import IO
 
@@ -210,37 +212,44 @@ def _refuse_overwriting_input(file: str, report: str | None, journal: str | None
         raise CliError(f"--report and --journal name the same file ({report})")
 
 
+def write_plan_rows(out: Output, rows: Iterable[Any], summary: dict[str, Any] | None,
+                    parents: Mapping[str, str] | None = None) -> int:
+    """A plan's or a run's rows (bulk.plan's entries) for a program, as `out` writes every run's rows."""
+    from wfctl.bulk import plan
+
+    return out.run_rows(rows, summary, as_json=functools.partial(plan.row_object, parents=parents),
+                        as_text=functools.partial(plan.row_json, parents=parents))
+
+
 def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     """A plan prints each row it would change, then the counts, on stdout (the plan is its result); a
     run prints its counts on stderr, and with --verbose each row it changed. Under -o json/jsonl the
     counts are one object with the same keys for a plan and a run; a plan's -o json is one document
     `{"rows": [...], "summary": {...}}`."""
-    import json
-
     from wfctl.bulk import plan
 
     summary = importer.summary.timed()
     fmt = app.output_format(output)
+    out = app.output(fmt)
     kind = importer.options.kind
     if summary.dry_run:
         rows = plan.changing(importer.changes())
         parents = importer.parent_names if importer.kind.parent else None  # each row's target
-        if fmt == "json":
-            plan.write(app.io.write, "json", kind, rows, summary.as_json(), terminal=app.io.stdout_is_tty,
-                       parents=parents)
-            return
-        if is_machine(fmt) or not app.io.stdout_is_tty:
-            plan.write(app.io.write, fmt, kind, rows, None, terminal=app.io.stdout_is_tty, parents=parents)
+        if out.machine:
+            write_plan_rows(out, rows, summary.as_json() if fmt == "json" else None, parents)
+            if fmt == "json":
+                return
+        elif not app.io.stdout_is_tty:
+            plan.write(app.io.write, kind, rows, terminal=False, parents=parents)
         else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
             from wfctl.bulk.shortview import write_rows
 
             write_rows(app.io.write, kind, rows, terminal=True, shorten=True,
                        hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
-        plan.write(app.io.write_err, "table", kind, plan.changing(importer.changes()), None,
-                   terminal=app.io.stderr_is_tty)
-    if is_machine(fmt):
-        app.io.write(json.dumps(summary.as_json()) + "\n")
+        plan.write(app.io.write_err, kind, plan.changing(importer.changes()), terminal=app.io.stderr_is_tty)
+    if out.machine:
+        out.line(summary.as_json())
         return
     labels = _labels(summary)
     if summary.dry_run:

@@ -34,6 +34,7 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     from wfctl.bulk import plan
     from wfctl.bulk.journal import iter_entries
     from wfctl.bulk.undo import count_lines, find_profile_run, heading
+    from wfctl.commands.bulkrun import write_plan_rows
 
     app_ = app_context(ctx)
     out = output.writer(app_)
@@ -41,7 +42,7 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     io = app_.io
     rows = plan.changing(iter_entries(run.entries()))
     if out.machine:
-        plan.write(io.write, out.format, run.kind, rows, run.summary(), terminal=io.stdout_is_tty)
+        write_plan_rows(out, rows, run.summary() if out.format == "json" else None)
         return
     from wfctl.bulk.shortview import write_rows
 

@@ -133,8 +133,10 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
     from wfctl.bulk.engine import Stopped
     from wfctl.bulk.journal import JournalError, RunLocked
     from wfctl.bulk.undo import CHANGED, FAILED, run_undo
+    from wfctl.commands.bulkrun import write_plan_rows
     from wfctl.progress import Progress
 
+    out = app.output(out_format)
     outcomes: list[Entry] = []
     source = os.path.basename(str(plan.run.header.get("path") or "")) or f"run {plan.run.id}"
     progress = Progress(f"undoing {source}", terminal=app.io.stderr_is_tty, failed_word="not undone")
@@ -142,7 +144,7 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
     def on_row(outcome: Entry) -> None:
         outcomes.append(outcome)
         if out_format == "jsonl":
-            shapes.write(app.io.write, "jsonl", undoer.kind, shapes.changing([outcome]), None, terminal=False)
+            write_plan_rows(out, shapes.changing([outcome]), None)
         elif out_format != "json" and outcome.status in (CHANGED, FAILED) and app.io.stderr_is_tty:
             progress.write(shapes.text_block(undoer.kind, outcome, shorten=True))  # as they happen
         progress.advance(outcome.status)
@@ -194,9 +196,12 @@ def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[s
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
     from wfctl.bulk import plan as shapes
 
-    if is_machine(out_format) or not app.io.stdout_is_tty:
-        shapes.write(app.io.write, out_format if is_machine(out_format) else "text", kind,
-                     shapes.changing(rows), summary, terminal=app.io.stdout_is_tty)
+    if is_machine(out_format):
+        from wfctl.commands.bulkrun import write_plan_rows
+
+        write_plan_rows(app.output(out_format), shapes.changing(rows), summary if out_format == "json" else None)
+    elif not app.io.stdout_is_tty:
+        shapes.write(app.io.write, kind, shapes.changing(rows), terminal=False)
     else:  # a terminal: the first rows, then the counts (as an import's plan); a pipe or -o jsonl gets every row
         from wfctl.bulk.shortview import write_rows
 

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.output import is_machine
 from wfctl.safetext import one_line
 from wfctl.streams import IO
 
@@ -183,8 +182,6 @@ def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
 
 
 def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dict[str, Any]) -> None:
-    import json
-
     fmt = app.output_format(output)
     over = {(site.site_id, c.skill): share for site, c, share in plan.over_limit()}
     rows = [{**row, "overLimit": True} if (row["siteId"], row["skill"]) in over else row
@@ -195,9 +192,8 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
         out.value({"rows": rows, "summary": summary})
         return
     if fmt == "jsonl":
-        for row in rows:
-            app.io.write(json.dumps(row) + "\n")
-        app.io.write(json.dumps({"summary": summary}) + "\n")
+        out.run_rows(rows)
+        out.line({"summary": summary})
         return
     from wfctl.commands.rates.common import shown_amounts
 
@@ -325,13 +321,12 @@ def _list_outcomes(outcomes: dict[str, tuple[str, str, Any]], names: dict[str, s
 
 def _summary_line(app: AppContext, run_id: str, counts: Counter[str], started: float, plan_seconds: float,
                   output: str | None) -> None:
-    import json
-
     total = time.monotonic() - started
     sites = sum(counts[k] for k in COUNTS)
-    if is_machine(app.output_format(output)):
-        app.io.write(json.dumps({"run": run_id or None, "sites": sites, **{k: counts[k] for k in COUNTS},
-                                 "seconds": round(total, 3), "dryRun": False}) + "\n")
+    out = app.output(app.output_format(output))
+    if out.machine:
+        out.line({"run": run_id or None, "sites": sites, **{k: counts[k] for k in COUNTS},
+                  "seconds": round(total, 3), "dryRun": False})
     parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k]) or "nothing to do"
     split = f" (plan {plan_seconds:.1f}s, send {total - plan_seconds:.1f}s)" if plan_seconds >= 0.5 else ""
     rate = sites / total if total > 0 else 0.0
