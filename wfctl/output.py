@@ -18,6 +18,7 @@ stdout is a pipe to another program, which gets the values (`+44 ...`, never `'+
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -340,3 +341,20 @@ def _csv_cell(value: Any, neutralise: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return cell(value)
     return neutralise(cell(value))
+
+
+def markdown_table(header: list[str], rows: Iterable[list[str]]) -> str:
+    """A GitHub-flavoured Markdown table (a pull request's comment): each cell's text escaped so that what
+    the service sent stays text (`|`, `<`, `*`, a backtick; `&` as `&amp;`), a cell's lines joined by `<br>`."""
+    def text(value: str) -> str:
+        escaped = (one_line(line).replace("&", "&amp;").replace("<", "&lt;")
+                   for line in str(value).split("\n"))
+        return "<br>".join(_MARKDOWN_SPECIAL.sub(r"\\\g<0>", line) for line in escaped)
+
+    out = ["| " + " | ".join(text(name) for name in header) + " |",
+           "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(text(value) for value in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]|~]")

@@ -48,3 +48,21 @@ ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to t
                                                    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
 ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Full records read at once.",
                                                 rich_help_panel=RUN_PANEL, min=1, max=64)]
+DiffFile = Annotated[str | None, typer.Argument(
+    help="Workbook (.xlsx) or CSV file, as export writes it ('-' reads stdin); none with --from-profile.",
+    metavar="[FILE|-]", show_default=False)]
+IgnoreFields = Annotated[str | None, typer.Option(
+    "--ignore-fields", help="Fields not compared, comma-separated (e.g. phone,email).",
+    rich_help_panel=INPUT_PANEL, metavar="<a,b>")]
+Markdown = Annotated[bool, typer.Option(
+    "--markdown", help="Print the differences as a Markdown table (for a pull request), then the counts.",
+    rich_help_panel=OUTPUT_PANEL)]
+FromProfile = Annotated[str | None, typer.Option(
+    "--from-profile", help="Compare with (copy from) the same scope in this profile's deployment: the parent "
+    "is looked up by the same reference in each profile, records are matched by name.",
+    rich_help_panel=INPUT_PANEL, metavar="PROFILE")]
+Map = Annotated[list[str] | None, typer.Option(
+    "--map", help="With --from-profile: in column FIELD, replace every FROM by TO (a substring; repeatable), "
+    "e.g. email:@staging.example=@example.com.", rich_help_panel=INPUT_PANEL, metavar="FIELD:FROM=TO")]
+DiffConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Requests in flight at once.",
+                                              rich_help_panel=RUN_PANEL, min=1, max=64)]
