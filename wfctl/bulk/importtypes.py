@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wfctl.bulk.engine import Stopped
+
+if TYPE_CHECKING:
+    from wfctl.bulk.scope import Scope
 
 __all__ = ["DRY_STATUSES", "STATUSES", "UNSENT", "Options", "Problem", "Stopped", "Summary", "ValidationStopped"]
 
@@ -42,6 +45,9 @@ class Options:
     profile: str = "default"
     file_path: str = ""  # as the user named it, for `imports list`
     ignore_ids: bool = False  # --ignore-ids: rows matched by name only (copies from another parent)
+    #: --prune / diff: the records the file is the truth for; the inventory holds every one of them,
+    #: parents the file has no row for included (scope.py)
+    scope: Scope | None = None
 
 
 @dataclass
