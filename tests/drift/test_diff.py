@@ -137,7 +137,7 @@ def test_errors_are_never_exit_1(logged_in: Any, tmp_path: Path) -> None:
         (["sites", "diff", "--client", client],
          "error: give the FILE to compare (or --from-profile PROFILE); e.g. wfctl sites diff sites.csv\n"),
         (["sites", "diff", str(path)],
-         "error: give --client <client-id> (repeatable), --branch <branch-id> or --all-clients\n"),
+         "error: give one of --client, --branch or --all-clients to say which sites the file is the truth for\n"),
         (["sites", "diff", str(path), "--client", client, "--map", "email:a=b"],
          "error: --map changes what another profile holds: give --from-profile too\n"),
     ]

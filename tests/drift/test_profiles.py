@@ -100,13 +100,8 @@ def test_copy_plans_asks_runs_and_undoes(two: Any) -> None:
     assert staged_sites(cli, "default")[changed]["address"] == before[changed]["address"]
 
 
-def test_the_same_service_and_scope_is_refused(two: Any, sandbox: Any) -> None:
+def test_the_same_service_and_scope_is_refused(two: Any) -> None:
     cli = two
-    url = json.loads(cli("config", "get", "base_url", "-o", "json").stdout) if False else None
-    del url
-    r = cli("config", "list", "-o", "json")
-    base = next(p for p in json.loads(r.stdout) if p.get("profile") == "default") if False else None
-    del base
     production_url = cli("config", "get", "base_url").stdout.strip()
     assert cli("-p", "again", "login", "--base-url", production_url, "--username", ADMIN[0], "--password-stdin",
                "--credential-store", "file", input=ADMIN[1]).exit_code == 0

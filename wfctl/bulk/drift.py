@@ -119,9 +119,7 @@ def _collect(importer: Any, ignore_fields: tuple[str, ...]) -> Drift:
                                              changes))
         else:  # unchanged, or changed only in ignored fields
             found.same += 1
-    absent = sorted(importer.plan().absent(),
-                    key=lambda item: (found.parent_names.get(item[0] or "", ""), str(item[1].get("name", ""))))
-    for parent_id, record in absent:
+    for parent_id, record in importer.plan().absent():  # by parent in the scope's order, then by name
         found.records.append(DriftRecord("onlyInService", str(record.get("name", "")), str(record.get("id", "")),
                                          0, parent_id or ""))
     return found

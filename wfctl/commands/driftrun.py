@@ -78,7 +78,8 @@ def _run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArg
             raise CliError("give a FILE or --from-profile, not both")
         with _other_profile_file(app, kind, from_profile, scope_args, reading) as (path, parent_id):
             reading.ignore_ids = True
-            found = _drift(app, kind, path, parent_id, None, reading, ignored)
+            scope = _scope(app, kind, scope_args)  # the same parent here (names match, ids differ)
+            found = _drift(app, kind, path, parent_id, scope, reading, ignored)
     else:
         if file is None:
             raise CliError(f"give the FILE to compare (or --from-profile PROFILE); e.g. "
@@ -169,8 +170,8 @@ def _scope(app: AppContext, kind: str, scope_args: ScopeArgs) -> Any:
     """The scope of a diff from a file (wfctl.bulk.scope.resolve_scope): a kind with a parent needs one."""
     from wfctl.bulk.scope import resolve_scope
 
-    return resolve_scope(app.client, kind, clients=scope_args.clients, branch=scope_args.branch,
-                         all_clients=scope_args.all_clients)
+    every = scope_args.all_clients or (kind == "client" and not scope_args.branch)  # clients: default every one
+    return resolve_scope(app.client, kind, clients=scope_args.clients, branch=scope_args.branch, all_clients=every)
 
 
 def _single_parent(kind: str, scope_args: ScopeArgs, scope: Any) -> str | None:
