@@ -244,3 +244,18 @@ def test_branches_diff_names_the_agencys_branches_only_in_the_service(logged_in:
     r = cli("branches", "diff", str(exported), "--markdown")
     assert r.exit_code == 1, r
     assert r.stdout.startswith("| difference | branch | fields |\n|---|---|---|\n| only in the service | ")
+
+
+def test_a_change_that_looks_like_a_spreadsheets_is_marked_as_the_plan_marks_it(logged_in: Any,
+                                                                                 tmp_path: Path) -> None:
+    cli = logged_in
+    client = new_client(cli)
+    assert cli("sites", "create", "--client", client, "--name", "Dock", "--phone", "01614960000").exit_code == 0
+    path = tmp_path / "damaged.csv"
+    path.write_text("name,phone\nDock,1614960000\n", encoding="utf-8")
+    r = cli("sites", "diff", str(path), "--client", client)
+    assert r.exit_code == 1, r
+    assert "  phone: 01614960000 -> 1614960000: looks like a spreadsheet turned this text into a number\n" in r.stdout
+    r = cli("sites", "diff", str(path), "--client", client, "-o", "jsonl")
+    assert json.loads(r.stdout.splitlines()[0])["spreadsheet"] == {
+        "phone": "looks like a spreadsheet turned this text into a number"}

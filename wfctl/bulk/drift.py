@@ -41,6 +41,9 @@ class DriftRecord:
     row: int = 0
     parent: str = ""
     changes: dict[str, list[Any]] = field(default_factory=dict)
+    #: field -> why its change looks like a spreadsheet's doing (damage.py), as the import plan marks it:
+    #: a real import of the file stops on it unless --accept-spreadsheet-changes
+    spreadsheet: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -101,6 +104,8 @@ def drift(api: Any, source: Any, options: Options, *, ignore_fields: tuple[str, 
 
 
 def _collect(importer: Any, ignore_fields: tuple[str, ...]) -> Drift:
+    from wfctl.bulk.damage import explain
+
     kind = importer.options.kind
     found = Drift(kind, parent_names=dict(importer.parent_names), ignored=ignore_fields)
     ignored = set(ignore_fields)
@@ -115,8 +120,10 @@ def _collect(importer: Any, ignore_fields: tuple[str, ...]) -> Drift:
         if status == "created":
             found.records.append(DriftRecord("onlyInFile", entry.name, "", entry.row, entry.parent or "", changes))
         elif status == "updated" and changes:
+            marks = {name: reason for name, (old, new) in changes.items()
+                     if (reason := explain(old, new)) is not None}
             found.records.append(DriftRecord("changed", entry.name, entry.id, entry.row, entry.parent or "",
-                                             changes))
+                                             changes, marks))
         else:  # unchanged, or changed only in ignored fields
             found.same += 1
     for parent_id, record in importer.plan().absent():  # by parent in the scope's order, then by name

@@ -19,6 +19,8 @@ Text, one block per record that differs, then the counts:
 "changes": {field: {"old", "new"}}}` (`old`: the service's value, `new`: the file's; `row` and `id` null
 where there is none; `parent` only for a kind with one), then the counts
 `{"onlyInFile", "changed", "onlyInService", "same"}`; `-o json`: `{"records": [...], "summary": {...}}`.
+A change that looks like a spreadsheet's doing is marked as the plan marks it (in text `phone: 0161 ->
+161: <why>`, in JSON `"spreadsheet": {field: why}`): an import of the file stops on it.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ def record_object(drift: Drift, record: DriftRecord) -> dict[str, Any]:
     if record.parent:
         obj["parent"] = {"id": record.parent, "name": drift.parent_names.get(record.parent)}
     obj["changes"] = as_json({name: (pair[0], pair[1]) for name, pair in record.changes.items()})
+    if record.spreadsheet:
+        obj["spreadsheet"] = record.spreadsheet
     return obj
 
 
@@ -67,7 +71,14 @@ def said(drift: Drift, record: DriftRecord) -> list[str]:
     if record.difference == "onlyInFile":  # every field is new: its value, the heading names it
         out += [f"{name}: {field_text(name, new)}" for name, (_, new) in pairs.items() if name != "name"]
     else:
-        out += lines(drift.kind, pairs)
+        said = lines(drift.kind, pairs)
+        for name, reason in record.spreadsheet.items():  # as the plan marks it (plan.py `_marked`)
+            at = [i for i, line in enumerate(said) if line.startswith(f"{name}: ")]
+            if len(at) == 1:
+                said[at[0]] += f": {reason}"
+            else:
+                said.append(f"! {name}: {reason}")
+        out += said
     return out
 
 

@@ -50,7 +50,7 @@ ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Ful
                                                 rich_help_panel=RUN_PANEL, min=1, max=64)]
 DiffFile = Annotated[str | None, typer.Argument(
     help="Workbook (.xlsx) or CSV file, as export writes it ('-' reads stdin); none with --from-profile.",
-    metavar="[FILE|-]", show_default=False)]
+    metavar="FILE|-", show_default=False)]
 IgnoreFields = Annotated[str | None, typer.Option(
     "--ignore-fields", help="Fields not compared, comma-separated (e.g. phone,email).",
     rich_help_panel=INPUT_PANEL, metavar="<a,b>")]

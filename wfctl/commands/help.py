@@ -228,7 +228,8 @@ def exit_codes_text() -> str:
 
     meaning = {
         ExitCode.OK: "Success.",
-        ExitCode.FAILURE: "The service failed (5xx), or an unexpected error.",
+        ExitCode.FAILURE: "The service failed (5xx), or an unexpected error. For `diff` (sites, "
+                          "clients, branches): something differs (its errors are never 1: a 5xx is 2).",
         ExitCode.USAGE: "Bad usage, or input rejected before anything was sent; also `n` (or Enter) "
                         "answered to a question such as `Delete site ...? [y/N]`: nothing was done.",
         ExitCode.AUTH: "Not logged in, or the login cannot be refreshed: run `wfctl login`.",
