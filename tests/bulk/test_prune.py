@@ -7,10 +7,14 @@ import csv
 import io
 import json
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.bulk.helpers import new_client, write
+from tests.matrix.conftest import Deployment
 
 HEADER = "name,address,rates,bannedWorkers\n"
 
@@ -167,3 +171,92 @@ def test_a_client_that_still_holds_sites_is_not_deleted(logged_in: Any, tmp_path
     assert f"kept: client 'Busy' ({made['Busy']}) still holds 1 site: not deleted" in r.stderr, r
     r = cli("clients", "list", "--branch", branch, "-o", "json")
     assert sorted(c["name"] for c in json.loads(r.stdout)) == ["Busy", "Kept"]
+
+
+@pytest.fixture(params=["ignore-branch-filter", "put-clears", "default"])
+def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployment]:
+    deployment = Deployment([] if request.param == "default" else [request.param], tmp_path)
+    try:
+        yield deployment
+    finally:
+        deployment.stop()
+
+
+def test_a_branch_scoped_prune_never_sees_another_branchs_clients_and_loses_nothing(
+        deployment: Deployment, cli: Any, tmp_path: Path) -> None:
+    leeds, hull = deployment.branch(), deployment.branch()
+    acme = deployment.client(leeds["id"], name="Acme")
+    other = deployment.client(hull["id"], name="Other")
+    kept = deployment.site(acme["id"], name="Kept")
+    gone = deployment.site(acme["id"], name="Gone")
+    elsewhere = deployment.site(other["id"], name="Elsewhere")
+    env = {"WFCTL_BASE_URL": deployment.url, "WFCTL_ACCESS_TOKEN": deployment.token}
+    path = write(tmp_path / "s.csv", "client,name,phone\nAcme,Kept,+44 1 2\n")
+    r = cli("sites", "import", str(path), "--branch", leeds["name"], "--prune", "--on-existing", "update",
+            "--yes", "--allow-deletes", "1", env=env)
+    assert r.exit_code == 0, r
+    assert f"prune: 1 of 2 sites in every client of branch {leeds['name']} to delete\n" in r.stderr, r
+    assert deployment.get("sites", gone["id"]) is None
+    assert deployment.get("sites", elsewhere["id"]) is not None  # another branch's client: out of scope
+    after = deployment.get("sites", kept["id"])
+    assert after is not None
+    assert after["phone"] == "+44 1 2"
+    assert (after["rates"], after["departments"], after["bannedWorkers"]) == \
+        (kept["rates"], kept["departments"], kept["bannedWorkers"])  # a PUT that clears: nothing lost
+
+
+def test_a_killed_prune_resumes_and_deletes_nothing_twice(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid, _, names = client_with_sites(cli, tmp_path, 4)
+    path = write(tmp_path / "k.csv", site_file(names[:2]))
+    journal = tmp_path / "run.journal"
+    r = cli("sites", "import", str(path), "--client", cid, "--prune", "--yes", "--allow-deletes", "2",
+            "--journal", str(journal))
+    assert r.exit_code == 0, r
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    deletes = [line for line in lines if line.get("x") == "delete"]
+    assert sorted((line["r"], line["s"], line["n"]) for line in deletes) == [
+        (3, "deleted", "Site 02"), (3, "sending", "Site 02"), (4, "deleted", "Site 03"), (4, "sending", "Site 03")]
+    # as if killed after its intents: the end line and the outcomes cut; the run resumes them
+    cut = [line for line in lines if not line.get("end") and not (line.get("x") and line["s"] == "deleted")]
+    journal.write_text("".join(json.dumps(line) + "\n" for line in cut))
+    r = cli("sites", "import", str(path), "--client", cid, "--prune", "--yes", "--journal", str(journal), "-o", "json")
+    assert r.exit_code == 0, r
+    assert json.loads(r.stdout)["deleted"] == 2, r  # both went through before the kill: recorded, not sent again
+    assert sorted(held(cli, cid)) == names[:2]
+
+
+def test_a_saved_plan_runs_exactly_as_reviewed_or_refuses_naming_what_changed(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid, _, names = client_with_sites(cli, tmp_path, 4)
+    ids = {site_name: site["id"] for site_name, site in held(cli, cid).items()}
+    path = write(tmp_path / "p.csv", site_file([names[0], "Site 99"]).replace("0 Dock Rd", "0 New Rd") + "Site 01,1 Dock Rd,Picker=12.5,W-1\n")
+    plan = tmp_path / "plan.json"
+    common = ("sites", "import", str(path), "--client", cid, "--prune", "--on-existing", "update")
+    r = cli(*common, "--dry-run", "--allow-deletes", "2", "--plan-out", str(plan))
+    assert r.exit_code == 0, r
+    assert r.stderr.endswith(f"plan written to {plan}: run it with --plan {plan}\n"), r
+    saved = json.loads(plan.read_text())
+    assert [(u["name"], u["changes"]) for u in saved["updates"]] == [("Site 00", {"address": ["0 Dock Rd", "0 New Rd"]})]
+    assert [c["name"] for c in saved["creates"]] == ["Site 99"]
+    assert [(d["name"], d["state"]["rates"]) for d in saved["deletes"]] == [
+        ("Site 02", [{"skill": "Picker", "hourlyRate": 13.5}]), ("Site 03", [{"skill": "Picker", "hourlyRate": 14.5}])]
+    # someone changes a deleted record since: the run refuses, naming it, and sends nothing
+    r = cli("sites", "update", ids["Site 03"], "--phone", "0113", "-o", "json")
+    assert r.exit_code == 0, r
+    r = cli("sites", "import", str(path), "--client", cid, "--plan", str(plan), "--yes")
+    assert r.exit_code == 5, r
+    assert f"changed: site 'Site 03' ({ids['Site 03']}): phone changed since the plan\n" in r.stderr, r
+    assert sorted(held(cli, cid)) == names
+    r = cli("sites", "update", ids["Site 03"], "--phone", "", "-o", "json")
+    assert r.exit_code == 0, r
+    # a site made since, in scope, is not in the plan: the plan runs as reviewed and leaves it
+    r = cli("sites", "create", "--client", cid, "--name", "Newcomer", "-o", "json")
+    assert r.exit_code == 0, r
+    r = cli("sites", "import", str(path), "--client", cid, "--plan", str(plan), "--yes", "-o", "json")
+    assert r.exit_code == 0, r
+    summary = json.loads(r.stdout)
+    assert (summary["created"], summary["updated"], summary["deleted"]) == (1, 1, 2), r
+    after = held(cli, cid)
+    assert sorted(after) == ["Newcomer", "Site 00", "Site 01", "Site 99"]
+    assert after["Site 00"]["address"] == "0 New Rd"

@@ -228,6 +228,33 @@ class Importer:
             self.summary.seconds = time.monotonic() - started
         return self.summary
 
+    def run_saved(self, saved: Any) -> Summary:
+        """Run exactly a saved plan's actions (savedplan.py: checked beforehand), journalled as this
+        file's import. Raises Stopped."""
+        from wfctl.bulk import savedplan
+        from wfctl.bulk.engine import Executor
+
+        started = time.monotonic()
+        journal = self.journal if self.journal is not None else self.open_journal()
+        summary = self.summary
+        summary.rows = int(saved.data.get("rows") or 0)
+        summary.prune = summary.prune or saved.data.get("scope") is not None  # a prune's plan: deletes counted
+        creates, updates, deletes = saved.counts
+        self._on_total(creates + updates + deletes, 0)
+        run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
+        writer = RowWriter(self.api, journal, self.options, self.inventory, summary, self._progress, self._pause)
+        complete = False
+        try:
+            Executor(run, self.options.concurrency, name="wfctl-import").run(savedplan.actions(saved, writer, journal))
+            complete = summary.counts["failed"] == 0
+        finally:
+            counts = {s: summary.counts.get(s, 0) for s in STATUSES}
+            if summary.prune:
+                counts["deleted"] = summary.counts.get("deleted", 0)
+            journal.finish(counts if complete else None)
+            summary.seconds = time.monotonic() - started
+        return summary
+
     def _show_plan(self, plan: ImportPlan, journal: Journal) -> None:
         """A dry run: the plan prepared as a run prepares it (each update's record read once, what it
         changes), its creates counted from the plan (never journalled: the plan view reads them from its

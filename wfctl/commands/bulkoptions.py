@@ -68,8 +68,8 @@ PlanOut = Annotated[str | None, typer.Option(
     "--plan-out", help="With --dry-run: write the reviewed plan (creates, updates, deletes, each record as "
     "read) to this JSON file, for `import --plan`.", rich_help_panel=PRUNE_PANEL, metavar="FILE")]
 PlanIn = Annotated[str | None, typer.Option(
-    "--plan", help="Run exactly the plan --plan-out wrote (FILE is then not read: give '-' or leave it "
-    "out); each targeted record is read again and a record changed since refuses the run.",
+    "--plan", help="Run exactly the plan --plan-out wrote, with the same FILE (unchanged since): nothing is "
+    "planned again; each record the plan targets is read again, and one changed since refuses the run (exit 5).",
     rich_help_panel=PRUNE_PANEL, metavar="FILE")]
 AllClients = Annotated[bool, typer.Option(
     "--all-clients", help="With --prune: the scope is every client (rows name their client).",

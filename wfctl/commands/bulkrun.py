@@ -46,7 +46,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
                           file_path=source.display if file == "-" else os.path.abspath(file),
-                          ignore_ids=ignore_ids, **{k: v for k, v in (prune or {}).items() if k != "yes"})
+                          ignore_ids=ignore_ids, **{k: v for k, v in (prune or {}).items()
+                                                    if k not in ("yes", "plan_out", "plan_in")})
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,
@@ -62,17 +63,37 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
             from wfctl.commands.prunerun import check_options
 
             check_options(options)
+        settings = prune or {}
         try:
+            if settings.get("plan_in"):
+                return _run_saved(app, importer, str(settings["plan_in"]), output, progress, yes=bool(settings["yes"]))
             return _validate_and_run(app, importer, source, report, output, progress, accept_spreadsheet_changes,
-                                     yes=bool((prune or {}).get("yes")))
+                                     yes=bool(settings.get("yes")), plan_out=settings.get("plan_out"))
         except Stopped as stop:
             return _stopped(importer, stop, report, source)
         finally:
             importer.release()
 
 
+def _run_saved(app: AppContext, importer: Any, path: str, output: str | None, progress: Any, *, yes: bool) -> int:
+    """`import FILE --plan plan.json` (prunerun.run_saved): the saved plan run exactly, its result shown."""
+    from wfctl.commands.prunerun import run_saved
+
+    finished = False
+    try:
+        summary = run_saved(app, importer, path, yes=yes)
+        finished = True
+    finally:
+        progress.stop(clear=not finished)
+    if summary is None:  # not confirmed
+        return int(ExitCode.USAGE)
+    _show_result(app, importer, output)
+    return int(ExitCode.PARTIAL) if summary.counts["failed"] else 0
+
+
 def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None,
-                      progress: Any, accept_spreadsheet_changes: bool = False, *, yes: bool = False) -> int:
+                      progress: Any, accept_spreadsheet_changes: bool = False, *, yes: bool = False,
+                      plan_out: str | None = None) -> int:
     from wfctl.bulk.importer import ValidationStopped
 
     try:
@@ -129,6 +150,13 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         from wfctl.commands.prunerun import check_limits
 
         check_limits(importer, pruning)
+    if plan_out:
+        if summary.invalid:
+            raise CliError("--plan-out writes only a plan with no invalid rows; nothing was written")
+        from wfctl.bulk.savedplan import write_plan
+
+        write_plan(plan_out, importer, pruning)
+        app.io.write_err(f"plan written to {plan_out}: run it with --plan {plan_out}\n")
     failed = summary.counts["failed"]
     if dry_run and summary.invalid:  # --skip-invalid: as the run it plans, which sends the others and exits 10
         rows = "invalid row" if summary.invalid == 1 else "invalid rows"

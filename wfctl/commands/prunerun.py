@@ -72,13 +72,14 @@ def headline(pruning: PrunePlan) -> str:
     return f"prune: {pruning.count} of {pruning.in_scope} {plural} in {pruning.scope.label} to delete\n"
 
 
-def confirm_run(app: AppContext, importer: Any, pruning: PrunePlan, *, yes: bool) -> bool:
+def confirm_run(app: AppContext, importer: Any, pruning: PrunePlan, *, yes: bool, limits: bool = True) -> bool:
     """A real run: the delete list and the counts on stderr before anything is sent, the limits (exit
     12), then the question on a terminal (--yes in scripts; neither: refused). False: answered no."""
     parents = importer.parent_names if importer.kind.parent else None
     show_deletes(app.io.write_err, pruning, parents, terminal=app.io.stderr_is_tty)
     app.io.write_err(headline(pruning))
-    check_limits(importer, pruning)
+    if limits:
+        check_limits(importer, pruning)
     if not pruning.count or yes:
         return True
     if not app.io.can_prompt:
@@ -104,9 +105,38 @@ def check_limits(importer: Any, pruning: PrunePlan) -> None:
 
 
 def settings(scope: Scope | None, *, prune: bool, max_deletes: int, max_delete_share: float,
-             allow_deletes: int | None, yes: bool) -> dict[str, Any]:
-    """What `run_import` is given for --prune: the Options' fields, and --yes."""
-    if not prune and (allow_deletes is not None or yes):
-        raise CliError(f"{'--allow-deletes' if allow_deletes is not None else '--yes'} is for --prune: add --prune")
+             allow_deletes: int | None, yes: bool, plan_out: str | None = None, plan_in: str | None = None,
+             dry_run: bool = False) -> dict[str, Any]:
+    """What `run_import` is given for --prune: the Options' fields, and --yes, --plan-out, --plan."""
+    if not prune and allow_deletes is not None:
+        raise CliError("--allow-deletes is for --prune: add --prune")
+    if plan_out and not dry_run:
+        raise CliError("--plan-out writes the plan of a --dry-run: add --dry-run")
+    if plan_in and (dry_run or plan_out):
+        raise CliError("--plan runs a saved plan: leave out --dry-run and --plan-out")
     return {"scope": scope, "prune": prune, "max_deletes": max_deletes, "max_delete_share": max_delete_share,
-            "allow_deletes": allow_deletes, "yes": yes}
+            "allow_deletes": allow_deletes, "yes": yes, "plan_out": plan_out, "plan_in": plan_in}
+
+
+def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
+    """`import FILE --plan plan.json`: the plan checked against this run and the service (each record it
+    targets read again: one changed since refuses, exit 5, naming them), its deletes shown and asked
+    about, then run exactly. Returns the run's summary."""
+    from wfctl.bulk.savedplan import changed_since, load_plan
+
+    saved = load_plan(path, importer.options, importer.source.sha256)
+    changed = changed_since(importer.api, saved, importer.options.concurrency)
+    for line in changed[:50]:
+        app.io.write_err(f"changed: {line}\n")
+    if len(changed) > 50:
+        app.io.write_err(f"... and {len(changed) - 50} more\n")
+    if changed:
+        from wfctl.exit_codes import ExitCode
+
+        raise CliError(f"{len(changed)} record{'s' if len(changed) != 1 else ''} the plan targets changed since it "
+                       "was made; nothing was sent (make the plan again and review it)", ExitCode.CONFLICT)
+    creates, updates, deletes = saved.counts
+    app.io.write_err(f"plan {path}: create {creates}, update {updates}, delete {deletes}\n")
+    if deletes and not confirm_run(app, importer, saved.pruning(), yes=yes, limits=False):
+        return None
+    return importer.run_saved(saved)

@@ -30,6 +30,8 @@ def import_branches(
     max_delete_share: bulk.MaxDeleteShare = 0.25,
     allow_deletes: bulk.AllowDeletes = None,
     yes: bulk.Yes = False,
+    plan_out: bulk.PlanOut = None,
+    plan: bulk.PlanIn = None,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Create or update branches from a workbook (.xlsx) or CSV file.
@@ -52,7 +54,8 @@ def import_branches(
 
     scope = prunerun.declare_scope(app_context(ctx), "branch", prune=prune)
     pruning = prunerun.settings(scope, prune=prune, max_deletes=max_deletes, max_delete_share=max_delete_share,
-                                allow_deletes=allow_deletes, yes=yes)
+                                allow_deletes=allow_deletes, yes=yes, plan_out=plan_out, plan_in=plan,
+                                dry_run=dry_run)
     return run_import(app_context(ctx), "branch", file, parent_id=None, dry_run=dry_run, prune=pruning,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=output.format,
