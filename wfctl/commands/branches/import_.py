@@ -39,15 +39,15 @@ def import_branches(
     Works like `wfctl sites import`; a branch is the same record when the agency has one of that
     name. Exit 10 when some rows failed.
 
+    --prune also deletes the agency's branches that no row keeps; a branch that still has clients is
+    kept (the plan says so). The limits are those of `wfctl sites import`.
+
     The CSV format: run `wfctl help csv`.
 
     Examples:
       $ wfctl branches import branches.csv
       $ wfctl branches import branches.csv --dry-run --on-existing update
       $ wfctl branches import branches.csv --prune --dry-run
-
-    --prune also deletes the agency's branches that no row keeps; a branch that still has clients is
-    kept (the plan says so). The limits are those of `wfctl sites import`.
     """
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import

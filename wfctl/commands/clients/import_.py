@@ -48,6 +48,9 @@ def import_clients(
     branch column by name) resolved first; a client is the same record when its branch has one of
     that name. Exit 10 when some rows failed.
 
+    --prune also deletes the clients of the scope (--branch, or --all-branches) that no row keeps; a
+    client that still has sites is kept (the plan says so). The limits are those of `wfctl sites import`.
+
     The CSV format: run `wfctl help csv`.
 
     Examples:
@@ -55,9 +58,6 @@ def import_clients(
       $ wfctl clients import clients.csv --dry-run --on-existing update
       $ wfctl clients export | wfctl clients import - --branch <other-branch-id> --ignore-ids
       $ wfctl clients import clients.csv --branch Leeds --prune --dry-run
-
-    --prune also deletes the clients of the scope (--branch, or --all-branches) that no row keeps; a
-    client that still has sites is kept (the plan says so). The limits are those of `wfctl sites import`.
     """
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import

@@ -53,6 +53,11 @@ def import_sites(
     or an error, as --on-existing says. A killed run resumes where it stopped when started again with
     the same file; exit 10 when some rows failed (the others were done).
 
+    --prune also deletes the sites of the scope (--client, --branch, --all-clients) that no row keeps:
+    every delete is listed first; more than --max-deletes (10) or --max-delete-share (25%) of the
+    scope's sites refuses with exit 12 unless --allow-deletes gives the exact number; `wfctl imports
+    undo` re-creates what a prune deleted (with new ids).
+
     The CSV format: run `wfctl help csv`.
 
     Examples:
@@ -62,11 +67,6 @@ def import_sites(
       $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id> --ignore-ids
       $ wfctl sites import sites.csv --client "Pennine Foods Ltd" --prune --dry-run
       $ wfctl sites import sites.csv --branch Leeds --prune --yes --allow-deletes 37
-
-    --prune also deletes the sites of the scope (--client, --branch, --all-clients) that no row keeps:
-    every delete is listed first; more than --max-deletes (10) or --max-delete-share (25%) of the
-    scope's sites refuses with exit 12 unless --allow-deletes gives the exact number; `wfctl imports
-    undo` re-creates what a prune deleted (with new ids).
     """
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import
