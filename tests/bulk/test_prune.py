@@ -260,3 +260,20 @@ def test_a_saved_plan_runs_exactly_as_reviewed_or_refuses_naming_what_changed(lo
     after = held(cli, cid)
     assert sorted(after) == ["Newcomer", "Site 00", "Site 01", "Site 99"]
     assert after["Site 00"]["address"] == "0 New Rd"
+
+
+def test_a_file_with_spreadsheet_damage_refuses_even_when_its_changes_are_accepted(logged_in: Any,
+                                                                                 tmp_path: Path) -> None:
+    cli = logged_in
+    cid = new_client(cli)
+    r = cli("sites", "import", str(write(tmp_path / "a.csv", "name,phone\nDock 1,01614960000\nDock 2,\n")),
+            "--client", cid)
+    assert r.exit_code == 0, r
+    damaged = write(tmp_path / "d.csv", "name,phone\nDock 1,1614960000\n")  # a spreadsheet dropped the zero
+    for extra in (("--dry-run",), ("--yes", "--accept-spreadsheet-changes")):
+        r = cli("sites", "import", str(damaged), "--client", cid, "--on-existing", "update", "--prune",
+                "--max-delete-share", "1", *extra)
+        assert r.exit_code == 2, r
+        assert "error: --prune refuses a file that shows spreadsheet damage (1 row)" in r.stderr, r
+    assert sorted(held(cli, cid)) == ["Dock 1", "Dock 2"]
+    assert held(cli, cid)["Dock 1"]["phone"] == "01614960000"
