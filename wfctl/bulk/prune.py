@@ -219,7 +219,7 @@ def delete(run: RunContext, action: Delete) -> None:
     parent = action.parent_id or ""
     try:
         journal.intend(key, held, record_id=record_id, delete=(name, action.parent_id))
-        run.send(lambda attempt: writer.api.delete_record(kind.name, record_id))
+        run.send(lambda attempt: writer.api.delete_record(kind.name, record_id, sender=run.sender))
     except Abandon as stop:
         if not stop.sent and not sent_before:
             with _suppress_journal():
