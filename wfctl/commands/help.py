@@ -242,6 +242,9 @@ def exit_codes_text() -> str:
         ExitCode.LOCAL_FAULT: "A local fault: a file wfctl keeps could not be written (disk full, a size "
                               "limit). Nothing was lost (a bulk run stops, resumable); free some space and "
                               "run the same command again.",
+        ExitCode.TOO_MANY_DELETES: "An import --prune that would delete more than --max-deletes records, or a "
+                                   "larger share than --max-delete-share: nothing was sent; the whole delete "
+                                   "list is printed, and --allow-deletes N (the exact number) goes ahead.",
         ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     }
     rows = [(str(int(code)), meaning.get(code, code.name.replace("_", " ").lower() + "."))
