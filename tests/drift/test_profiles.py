@@ -81,3 +81,22 @@ def test_the_same_service_and_scope_is_refused(two: Any) -> None:
                                           "that reference in each profile\n")
     r = cli("sites", "diff", "--from-profile", "staging", "--client", CLIENT, "--map", "colour:a=b")
     assert r.exit_code == 2 and r.stderr.startswith("error: --map 'colour:a=b': 'colour' is not a column"), r
+
+
+def test_copy_with_prune_deletes_what_only_this_profile_has_within_the_guards(two: Any) -> None:
+    cli = two
+    _, gone = cli.names
+    before = staged_sites(cli, "default")
+    args = ["sites", "copy", "--from-profile", "staging", "--client", CLIENT, "--prune"]
+    r = cli(*args, "--yes", "--max-deletes", "0")  # over a limit: nothing is sent, exit 12
+    assert r.exit_code == 12, r
+    assert staged_sites(cli, "default") == before
+    r = cli(*args, "--yes")
+    assert r.exit_code == 0, r
+    after = staged_sites(cli, "default")
+    assert gone not in after and "Staging Only Depot" in after
+    r = cli("sites", "diff", "--from-profile", "staging", "--client", CLIENT)
+    assert r.exit_code == 0, r  # equal now
+    run = json.loads(cli("imports", "list", "-o", "json").stdout)[0]["run"]
+    assert cli("imports", "undo", run, "--yes").exit_code == 0
+    assert staged_sites(cli, "default").keys() == before.keys()  # re-created (a new id)

@@ -278,21 +278,27 @@ def _same_service(one: Any, other: Any) -> bool:
 
 def run_copy(app: AppContext, kind: str, from_profile: str, scope_args: ScopeArgs, reading: ReadOptions, *,
              dry_run: bool, yes: bool, report: str | None, journal: str | None, output: str | None,
-             accept_spreadsheet_changes: bool) -> int:
+             accept_spreadsheet_changes: bool, prune: dict[str, Any] | None = None) -> int:
     """`<kind> copy --from-profile`: the other profile's scope imported into this one's as `import
     --ignore-ids --on-existing update` imports it (a plan, journalled, resumable, undone by `imports
-    undo`). On a terminal the plan is shown and asked about first; elsewhere --yes is needed."""
+    undo`). On a terminal the plan is shown and asked about first; elsewhere --yes is needed. `prune`:
+    `--prune`'s settings (prunerun.settings, its scope resolved here), or None: nothing is deleted."""
     from wfctl.commands.bulkrun import run_import
 
     if not dry_run and not yes and not app.io.can_prompt:
         raise CliError(f"refusing to copy into profile {app.settings.profile} without confirmation: no terminal "
                        "to ask on; pass --yes (or --dry-run to see the plan)")
     with _other_profile_file(app, kind, from_profile, scope_args, reading) as (path, parent_id):
+        if prune is not None:  # the scope here, as `import --prune` declares it; the same guards
+            prune = {**prune, "scope": _scope(app, kind, scope_args)}
+
         def run(plan_only: bool) -> int:
+            # the copy's own question was the prune's too: asked once
+            pruning = None if prune is None else {**prune, "yes": prune["yes"] or not plan_only}
             return run_import(app, kind, path, parent_id=parent_id, dry_run=plan_only, on_existing="update",
                               concurrency=reading.concurrency, report=report, journal=journal, delimiter=None,
                               skip_invalid=False, output=output, ignore_ids=True,
-                              accept_spreadsheet_changes=accept_spreadsheet_changes)
+                              accept_spreadsheet_changes=accept_spreadsheet_changes, prune=pruning)
 
         if dry_run or yes:
             return run(dry_run)
