@@ -25,7 +25,7 @@ def diff_branches(
     markdown: bulk.Markdown = False,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
-    """Show how the agency's branches differ from a file (or another profile), sending nothing.
+    """Compare branches with a file or another profile, sending nothing.
 
     Works like `wfctl sites diff`: the file is planned as `wfctl branches import FILE --on-existing
     update --dry-run` plans it; branches only in the file, only in the service, and those that differ,

@@ -32,7 +32,7 @@ def diff_clients(
     markdown: bulk.Markdown = False,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
-    """Show how the service's clients differ from a file (or another profile), sending nothing.
+    """Compare clients with a file or another profile, sending nothing.
 
     Works like `wfctl sites diff`: the file is planned as `wfctl clients import FILE --on-existing
     update --dry-run` plans it; clients only in the file, only in the service (of --branch, or of every

@@ -12,7 +12,6 @@ Examples:
   $ wfctl sites list --client <client-id>
   $ wfctl sites create --client <client-id> --name "Salford Docks" --rate "Forklift Driver=13.25"
   $ wfctl sites import sites.csv --dry-run
-  $ wfctl sites diff sites.csv --all-clients
 """
 
 app = typer.Typer(help=HELP, short_help="Manage client sites: rates, departments, banned workers.", no_args_is_help=True, rich_markup_mode=None)

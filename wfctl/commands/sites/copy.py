@@ -36,7 +36,7 @@ def copy_sites(
     allow_deletes: bulk.AllowDeletes = None,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
-    """Make a client's sites here equal to the same client's sites in another profile.
+    """Make a client's sites here equal to another profile's.
 
     The other profile's sites are read as `wfctl sites export` reads them, --map applied, and imported
     here as `wfctl sites import - --client <client> --ignore-ids --on-existing update` imports them:

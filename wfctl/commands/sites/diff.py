@@ -37,7 +37,7 @@ def diff_sites(
     markdown: bulk.Markdown = False,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
-    """Show how the service's sites differ from a file (or another profile), sending nothing.
+    """Compare sites with a file or another profile, sending nothing.
 
     The file is planned as `wfctl sites import FILE --on-existing update --dry-run` plans it, so the two
     never disagree: sites only in the file, sites only in the service (within the scope: --client,
