@@ -15,4 +15,5 @@ class ExitCode(IntEnum):
     FORBIDDEN = 8  # 403
     PARTIAL = 10  # a bulk run where some rows failed (the others were done)
     LOCAL_FAULT = 11  # a local fault (disk full: a journal, config or token file not written): nothing lost, run again
+    TOO_MANY_DELETES = 12  # import --prune over --max-deletes/--max-delete-share: nothing was sent
     INTERRUPTED = 130

@@ -18,6 +18,7 @@ stdout is a pipe to another program, which gets the values (`+44 ...`, never `'+
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -178,12 +179,13 @@ class Output:
         """One compact JSON line (a run's counts after its jsonl rows)."""
         self.io.write(json_text(compact(obj)) + "\n")
 
-    def run_rows(self, rows: Iterable[Any], summary: dict[str, Any] | None = None, *,
+    def run_rows(self, rows: Iterable[Any], summary: dict[str, Any] | None = None, *, key: str = "rows",
                  as_json: Callable[[Any], Any] | None = None, as_text: Callable[[Any], str] | None = None) -> int:
-        """The rows of a plan or a run, for a program, written a row at a time (memory stays flat in the
-        run's size): json, one document `{"rows": [...], "summary": {...}}`; jsonl, a line per row (the
-        summary is the caller's `line`, if any). `as_json` makes a row a JSON value (default: it is one),
-        `as_text` its compact JSON text where a row has it ready (a plan's create). Returns the count."""
+        """The rows of a plan or a run (or a diff's records), for a program, written a row at a time (memory
+        stays flat in the run's size): json, one document `{"rows": [...], "summary": {...}}` (`key` names
+        the list); jsonl, a line per row (the summary is the caller's `line`, if any). `as_json` makes a
+        row a JSON value (default: it is one), `as_text` its compact JSON text where a row has it ready (a
+        plan's create). Returns the count."""
         to_json = as_json or (lambda row: row)
         to_text = as_text or (lambda row: compact(to_json(row)))
         write, count = self.io.write, 0
@@ -193,7 +195,7 @@ class Output:
                 count += 1
             return count
         pretty = self._pretty
-        write('{"rows": [' if pretty else '{"rows":[')
+        write(f'{{"{key}": [' if pretty else f'{{"{key}":[')
         for row in rows:
             text = _indented(to_json(row)) if pretty else to_text(row)
             write(json_text((",\n" if count else "\n") + text if pretty else ("," if count else "") + text))
@@ -369,3 +371,20 @@ def _csv_cell(value: Any, neutralise: Any) -> str:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return cell(value)
     return neutralise(cell(value))
+
+
+def markdown_table(header: list[str], rows: Iterable[list[str]]) -> str:
+    """A GitHub-flavoured Markdown table (a pull request's comment): each cell's text escaped so that what
+    the service sent stays text (`|`, `<`, `*`, a backtick; `&` as `&amp;`), a cell's lines joined by `<br>`."""
+    def text(value: str) -> str:
+        escaped = (one_line(line).replace("&", "&amp;").replace("<", "&lt;")
+                   for line in str(value).split("\n"))
+        return "<br>".join(_MARKDOWN_SPECIAL.sub(r"\\\g<0>", line) for line in escaped)
+
+    out = ["| " + " | ".join(text(name) for name in header) + " |",
+           "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(text(value) for value in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+_MARKDOWN_SPECIAL = re.compile(r"[\\`*_\[\]|~]")

@@ -70,7 +70,7 @@ class LeanSender:
             self.pause.done()
 
     def _request(self, method: str, path: str, body: Any, idempotency_key: str | None) -> Any:
-        payload = json.dumps(body).encode()
+        payload = json.dumps(body).encode() if body is not None else b""  # None: no body (a DELETE)
         self._local.replayed = False
         policy, pause = self.policy, self.pause
         pause.wait()
@@ -79,8 +79,10 @@ class LeanSender:
         attempt = 0
         while True:
             attempt += 1
-            headers = {"Content-Type": "application/json", "Accept": "application/json",
-                       "Authorization": f"Bearer {self._access_token()}", "User-Agent": self._user_agent}
+            headers = {"Accept": "application/json", "Authorization": f"Bearer {self._access_token()}",
+                       "User-Agent": self._user_agent}
+            if payload:
+                headers["Content-Type"] = "application/json"
             if idempotency_key:
                 headers["Idempotency-Key"] = idempotency_key
             timeout = float(getattr(self.api, "timeout", 30.0))

@@ -110,9 +110,14 @@ class RecordMethods:
         return updates.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle,
                                      seen=seen)
 
-    def delete_record(self, kind: str, record_id: str) -> dict[str, Any]:
-        """DELETE the record; the service's answer ({status, message}, or {} for an empty body)."""
-        return _record(self.request("DELETE", resource(kind).record_path(record_id)))
+    def delete_record(self, kind: str, record_id: str, *, sender: LeanSender | None = None) -> dict[str, Any]:
+        """DELETE the record; the service's answer ({status, message}, or {} for an empty body). `sender`:
+        a bulk run's lean writer (wfctl.api.lean), one persistent connection a worker, as its creates."""
+        path = resource(kind).record_path(record_id)
+        if sender is not None:
+            answer = sender.request("DELETE", path, None)
+            return answer if isinstance(answer, dict) else {}
+        return _record(self.request("DELETE", path))
 
     def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
         """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the

@@ -56,6 +56,7 @@ from wfctl.bulk.validation import MAX_LISTED_COLUMNS, MAX_LISTED_PROBLEMS, Plann
 
 if TYPE_CHECKING:
     from wfctl.bulk.damage import Finding
+    from wfctl.bulk.prune import PrunePlan
 
 __all__ = ["DRY_STATUSES", "MAX_LISTED_COLUMNS", "MAX_LISTED_PROBLEMS", "STATUSES",
            "UNREACHABLE_SECONDS", "UNSENT", "Importer", "Options", "Problem", "Stopped", "Summary",
@@ -86,6 +87,8 @@ class Importer:
         self._lock_held: Any = None
         self._plan: ImportPlan | None = None
         self._prepared: Prepared | None = None  # a real run's planned actions (prepare.py), when it planned first
+        self.pruning: PrunePlan | None = None  # --prune: the deletes (`plan_prune`), planned after validation
+        self.summary.prune = options.prune
 
     def plan(self) -> ImportPlan:
         """The plan that validation made: each valid row's action, the problems, the inventory read once."""
@@ -147,6 +150,14 @@ class Importer:
             raise ValidationStopped(summary)
         return summary
 
+    def plan_prune(self) -> PrunePlan:
+        """--prune: the deletes of the plan (prune.py), each whole record read; raises BulkError when the
+        prune refuses (no scope, --skip-invalid, a parent in scope the file has no row for)."""
+        from wfctl.bulk.prune import plan_prune
+
+        self.pruning = plan_prune(self.plan(), self.api, self.options, self.journal)
+        return self.pruning
+
     def _close_plans(self) -> None:
         for held in (self._plan, self._prepared):
             if held is not None:
@@ -177,11 +188,12 @@ class Importer:
         journal = self.journal
         assert journal is not None
         for row in journal.rows():
-            if journal.done(row) and row <= self.summary.rows:
+            if journal.done(row) and (row <= self.summary.rows or self.pruning is not None):
                 status = str(journal.status(row))
                 self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
                 self.summary.before[status] = self.summary.before.get(status, 0) + 1
-        self._on_total(self.summary.rows, self.summary.resumed)
+        self._on_total(self.summary.rows + (self.pruning.count if self.pruning is not None else 0),
+                       self.summary.resumed)
         plan = self.plan()
         complete = False
         try:
@@ -191,7 +203,12 @@ class Importer:
                 run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
                 writer = RowWriter(self.api, journal, self.options, self.inventory, self.summary, self._progress,
                                    self._pause)
-                writer.send_all(plan, self._prepared, run)  # raises Stopped (Ctrl-C, the journal, an outage)
+                deletes: list[Any] = []
+                if self.pruning is not None:
+                    from wfctl.bulk.prune import delete_actions
+
+                    deletes = delete_actions(writer, self.pruning, journal)
+                writer.send_all(plan, self._prepared, run, deletes)  # raises Stopped (Ctrl-C, the journal, an outage)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 
@@ -199,7 +216,10 @@ class Importer:
                     plan, journal, self.api, self.options)
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
-            journal.finish({s: self.summary.counts[s] for s in STATUSES} if complete else None)
+            counts = {s: self.summary.counts[s] for s in STATUSES}
+            if self.summary.prune:
+                counts["deleted"] = self.summary.counts.get("deleted", 0)
+            journal.finish(counts if complete else None)
             if not self.options.dry_run:  # a plan reads its creates back; the report, its errors
                 plan.drop_actions()
                 if self._prepared is not None:
@@ -208,6 +228,33 @@ class Importer:
             self.summary.seconds = time.monotonic() - started
         return self.summary
 
+    def run_saved(self, saved: Any) -> Summary:
+        """Run exactly a saved plan's actions (savedplan.py: checked beforehand), journalled as this
+        file's import. Raises Stopped."""
+        from wfctl.bulk import savedplan
+        from wfctl.bulk.engine import Executor
+
+        started = time.monotonic()
+        journal = self.journal if self.journal is not None else self.open_journal()
+        summary = self.summary
+        summary.rows = int(saved.data.get("rows") or 0)
+        summary.prune = summary.prune or saved.data.get("scope") is not None  # a prune's plan: deletes counted
+        creates, updates, deletes = saved.counts
+        self._on_total(creates + updates + deletes, 0)
+        run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
+        writer = RowWriter(self.api, journal, self.options, self.inventory, summary, self._progress, self._pause)
+        complete = False
+        try:
+            Executor(run, self.options.concurrency, name="wfctl-import").run(savedplan.actions(saved, writer, journal))
+            complete = summary.counts["failed"] == 0
+        finally:
+            counts = {s: summary.counts.get(s, 0) for s in STATUSES}
+            if summary.prune:
+                counts["deleted"] = summary.counts.get("deleted", 0)
+            journal.finish(counts if complete else None)
+            summary.seconds = time.monotonic() - started
+        return summary
+
     def _show_plan(self, plan: ImportPlan, journal: Journal) -> None:
         """A dry run: the plan prepared as a run prepares it (each update's record read once, what it
         changes), its creates counted from the plan (never journalled: the plan view reads them from its
@@ -215,6 +262,8 @@ class Importer:
         from wfctl.bulk.prepare import prepare
 
         counts = self.summary.counts
+        if self.pruning is not None:
+            counts["deleted"] = self.pruning.count
         creates = plan.create_count()
         for _ in range(creates):
             self._progress("created")

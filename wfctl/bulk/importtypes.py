@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wfctl.bulk.engine import Stopped
+
+if TYPE_CHECKING:
+    from wfctl.bulk.scope import Scope
 
 __all__ = ["DRY_STATUSES", "STATUSES", "UNSENT", "Options", "Problem", "Stopped", "Summary", "ValidationStopped"]
 
@@ -42,6 +45,13 @@ class Options:
     profile: str = "default"
     file_path: str = ""  # as the user named it, for `imports list`
     ignore_ids: bool = False  # --ignore-ids: rows matched by name only (copies from another parent)
+    #: --prune / diff: the records the file is the truth for; the inventory holds every one of them,
+    #: parents the file has no row for included (scope.py)
+    scope: Scope | None = None
+    prune: bool = False  # --prune: the records in `scope` that no row keeps are deleted (prune.py)
+    max_deletes: int = 10  # --max-deletes: more deletes than this refuse ...
+    max_delete_share: float = 0.25  # --max-delete-share: ... and so does a larger share of the scope's records
+    allow_deletes: int | None = None  # --allow-deletes N: past the limits, when the plan deletes exactly N
 
 
 @dataclass
@@ -61,6 +71,7 @@ class Summary:
     plan_seconds: float = 0.0  # reading the file and what exists, before the send pass
     skipped_differ: int = 0  # rows skipped (exist) whose record holds other values: their edits unsent
     skipped_unread: int = 0  # rows skipped whose record could not be read to tell
+    prune: bool = False  # a run with --prune: its counts say `deleted` too
     started: float = field(default_factory=time.monotonic, repr=False)  # when the import began
 
     def timed(self) -> Summary:
@@ -77,12 +88,13 @@ class Summary:
 
     @property
     def done(self) -> int:
-        return sum(self.counts[s] for s in ("created", "updated", "unchanged", "skipped"))
+        return sum(self.counts.get(s, 0) for s in ("created", "updated", "unchanged", "skipped", "deleted"))
 
     def as_json(self) -> dict[str, Any]:
         """The summary's JSON shape, the same keys for a plan and a run (`skippedDiffer`: of the rows
         skipped because their record exists, those whose values differ from it, left unsent)."""
         return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
+                **({"deleted": self.counts.get("deleted", 0)} if self.prune else {}),
                 "skippedDiffer": self.skipped_differ, "blank": self.blank, "seconds": round(self.seconds, 3),
                 "dryRun": self.dry_run}
 

@@ -13,7 +13,8 @@ One JSON object per line:
 - before an action's row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
   as below), so a run that resumes it knows it for an update and undo can still put the old values back;
   a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
-  a killed run's create did;
+  a killed run's create did; a prune's delete (`"x": "delete"`, its key after the file's rows) with the
+  record's id, parent (`"p"`) and every field it held as changes (`[old, null]`), so an undo re-creates it;
 - its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes, "l": left}` (a
   failed create's also with `"b"` and `"p"`, as its intent, so the run that retries it can tell) where
   `changes` is `{field: [old, new]}`: for an update the values before and after (what undo puts
@@ -50,7 +51,9 @@ from wfctl.bulk.runfiles import new_run_id as new_run_id
 from wfctl.bulk.runfiles import runs_dir as runs_dir
 from wfctl.fsutil import open_private, private_dir
 
-DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone"})
+DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone", "deleted", "gone"})
+#: The `"x"` of a prune's delete: its key is no file row (issue 32).
+DELETE = "delete"
 SENDING = "sending"
 FSYNC_INTERVAL = 1.0  # for power loss only: a killed process loses nothing it wrote; an fsync stalls writes
 VERSION = 2
@@ -79,6 +82,7 @@ class Entry:
     left: dict[str, Any] | None = None  # a created record as the run left it
     parent: str = ""  # a create's parent id (its intent)
     body: dict[str, Any] | None = None  # a create's body (its intent)
+    action: str = ""  # "delete": a prune's delete (its key is after the file's rows); else a file row's
 
     @property
     def done(self) -> bool:
@@ -213,7 +217,8 @@ class Journal:
         return {entry.row: entry for entry in self.iter_entries()}
 
     def intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
-               create: tuple[str, str | None, dict[str, Any]] | None = None) -> None:
+               create: tuple[str, str | None, dict[str, Any]] | None = None,
+               delete: tuple[str, str | None] | None = None) -> None:
         """Record that `row` is about to be sent (an update: with its record's id and changes, old values
         read before; a create: with its (name, parent id, body)). Raises JournalError: then it must not
         be sent."""
@@ -227,12 +232,17 @@ class Journal:
             line.update(n=name, b=body)
             if parent:
                 line["p"] = parent
+        if delete is not None:  # (name, parent id) of the record a prune deletes
+            line.update(x=DELETE, n=delete[0])
+            if delete[1]:
+                line["p"] = delete[1]
         self._write(row, SENDING, line)
 
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None, *,
-               create: tuple[str | None, dict[str, Any]] | None = None) -> None:
-        """A row's outcome; `create` (parent id, body): what a failed create sent, as its intent said."""
+               create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None) -> None:
+        """A row's outcome; `create` (parent id, body): what a failed create sent, as its intent said;
+        `deleted`: the parent id ("" for none) of a prune's delete."""
         line: dict[str, Any] = {"r": row, "s": status}
         for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
             if value:
@@ -241,6 +251,10 @@ class Journal:
             parent, line["b"] = create
             if parent:
                 line["p"] = parent
+        if deleted is not None:
+            line["x"] = DELETE
+            if deleted:
+                line["p"] = deleted
         self._write(row, status, line)
 
     def finish(self, counts: dict[str, int] | None) -> None:
@@ -320,7 +334,7 @@ def _entry(line: dict[str, Any]) -> Entry:
     return Entry(int(line["r"]), str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
                  str(line.get("n") or ""), dict(line.get("c") or {}),
                  left if isinstance(left, dict) else None, str(line.get("p") or ""),
-                 body if isinstance(body, dict) else None)
+                 body if isinstance(body, dict) else None, str(line.get("x") or ""))
 
 
 # -- finding, reading and locking runs -------------------------------------------------------------

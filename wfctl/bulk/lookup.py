@@ -69,6 +69,10 @@ class _Reading:
         if not self.kind.parent:
             self._read_existing([None], 1)
             return
+        scope = self.options.scope
+        in_scope = list(scope.parent_ids or ()) if scope is not None else []
+        if scope is not None:  # every parent in scope, the file's rows for it or not
+            self.inventory.parent_names.update(zip(scope.parent_ids or (), scope.parent_names, strict=False))
         refs: set[str] = set()
         given = self.options.parent_id
         if given:
@@ -83,9 +87,10 @@ class _Reading:
 
         ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
         names = sorted(ref for ref in refs if ref.startswith("name:"))
-        parents = 1 if given else len(ids) + (1 if names else 0)
+        parents = max(len(in_scope), 1 if given else len(ids) + (1 if names else 0))
         pool = self._plan_pool
         lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
+        self._read_existing(in_scope, parents)
         self._read_existing([given] if given else ids, parents)
         by_name: dict[str, list[str]] = {}
         if names:
@@ -144,7 +149,8 @@ class _Reading:
         parents: list[str | None] = [None]
         if self.kind.parent:
             given = self.options.parent_id
-            parents = [*sorted({p for p in self.inventory.parents.values() if p and (p == given or not given)})]
+            parents = [*sorted({p for p in self.inventory.parents.values() if p and (p == given or not given)}
+                               | set(self.options.scope.parent_ids or () if self.options.scope else ()))]
         try:  # a parent that is not there has no read to wait for: its rows say so
             for parent_id in parents:
                 for record in self._reads[parent_id].result():

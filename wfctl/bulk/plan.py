@@ -33,7 +33,8 @@ from wfctl.changes import as_json, field_text, lines
 _encode = json.JSONEncoder(ensure_ascii=False, check_circular=False, separators=(",", ":")).encode
 
 #: The action a row's status stands for.
-ACTIONS = {"created": "create", "updated": "update", "undone": "undo", "deleted": "delete", "restored": "restore"}
+ACTIONS = {"created": "create", "updated": "update", "undone": "undo", "deleted": "delete", "restored": "restore",
+           "recreated": "re-create"}
 SHORTEN = 60
 
 
@@ -66,7 +67,8 @@ def fields_template(names: Iterable[str]) -> str:
 
 def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The row as JSON; with `parents` (a plan's: parent id -> name), the parent it is under."""
-    obj: dict[str, Any] = {"row": entry.row, "action": ACTIONS.get(entry.status, entry.status),
+    obj: dict[str, Any] = {"row": None if _is_delete(entry) else entry.row,
+                           "action": ACTIONS.get(entry.status, entry.status),
                            "status": entry.status, "id": entry.id or None, "name": entry.name,
                            "changes": as_json(_pairs(entry))}
     if parents is not None and entry.parent:
@@ -82,14 +84,17 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
     from wfctl.api.resources import RESOURCES
     from wfctl.safetext import one_line
 
-    head = f"row {entry.row}  {ACTIONS.get(entry.status, entry.status)}"
+    delete = _is_delete(entry)  # a prune's: no row of the file, every field it held goes
+    head = ACTIONS.get(entry.status, entry.status) if delete else f"row {entry.row}  {ACTIONS.get(entry.status, entry.status)}"
     if entry.name:
         head += f"  {one_line(entry.name)}"
     if entry.id:
         head += f"  ({one_line(entry.id)})"
     if entry.error:  # a failed row's error, or what a done row's outcome rests on (writes.UNSURE)
         head += f"  {'note' if entry.status in DONE else 'error'}: {one_line(entry.error)}"
-    if entry.status == "created":  # every field is new: its value, without the name the heading gives
+    if delete:
+        said = []
+    elif entry.status == "created":  # every field is new: its value, without the name the heading gives
         said = [f"{name}: {field_text(name, new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
     else:
         said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry))
@@ -152,6 +157,11 @@ def row_json(entry: Entry | Created, parents: Mapping[str, str] | None = None) -
         return (f'{{"row":{entry.row},"action":"create","status":"created","id":null,'
                 f'"name":{_json_string(entry.name)},"changes":{{{entry.fields_json}}}{parent}}}')
     return _encode(row_object(entry, parents))
+
+
+def _is_delete(entry: Entry | Created) -> bool:
+    """Whether `entry` is a prune's delete (prune.py), which no row of the file stands for."""
+    return getattr(entry, "action", "") == "delete"
 
 
 def _pairs(entry: Entry | Created) -> dict[str, tuple[Any, Any]]:

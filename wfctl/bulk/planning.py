@@ -13,11 +13,14 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wfctl.api.recordrules import changed_fields, natural_key
 from wfctl.bulk.importtypes import Problem
 from wfctl.bulk.spool import Spool
+
+if TYPE_CHECKING:
+    from wfctl.bulk.scope import Scope
 
 
 @dataclass
@@ -32,8 +35,12 @@ class Inventory:
     # A row that carries an id is that record (matched by id, never by name): the records read, by id.
     by_id: dict[str, tuple[str | None, dict[str, Any]]] = field(default_factory=dict)
     read: bool = False  # whether it holds what the service held (else planning reads it)
+    #: every record read, with its parent, in the order read (`existing` keeps one per name: a deployment
+    #: without unique names, G12, may hold two)
+    records: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
 
     def add(self, parent_id: str | None, record: dict[str, Any], *, by_id: bool = False) -> None:
+        self.records.append((parent_id, record))
         self.existing[(parent_id, natural_key(record.get("name")))] = record
         if by_id:
             self.by_id[str(record.get("id"))] = (parent_id, record)
@@ -84,6 +91,7 @@ class ImportPlan:
     checked: bool = True  # whether the rows were checked (False: the columns stopped it)
     #: A plan its columns stopped: each row's error as its check says it, made when the report asks.
     unchecked_errors: Callable[[], Iterator[tuple[int, str]]] | None = None
+    scope: Scope | None = None  # the records the file is the truth for (--prune, diff): `absent()`
 
     def rows(self) -> Iterator[PlannedRow]:
         """Each valid row's planned action, in file order."""
@@ -95,6 +103,26 @@ class ImportPlan:
                 continue
             record_id = id_rows.get(number)
             yield PlannedRow(number, parent_id, body, match(parent_id, body, record_id), record_id is not None)
+
+    def kept(self) -> set[str]:
+        """The ids of the records the file's valid rows keep: the record each one matches (by its id when
+        it carries one, never another of its name; else by its name under its parent)."""
+        return {str(planned.existing.get("id")) for planned in self.rows() if planned.existing is not None}
+
+    def absent(self) -> Iterator[tuple[str | None, dict[str, Any]]]:
+        """(parent id, record summary) of each record in scope that no row of the file keeps (what a prune
+        deletes), by parent in the scope's order, then by name in its natural order (then id); nothing
+        without a scope. Reads the rows' spool: ask before a run drops it."""
+        scope = self.scope
+        if scope is None:
+            return
+        kept = self.kept()
+        order: dict[str | None, int] = {parent: i for i, parent in enumerate(scope.parent_ids or ())}
+        absent = [(parent, record) for parent, record in self.inventory.records
+                  if scope.holds(parent) and str(record.get("id")) not in kept]
+        absent.sort(key=lambda item: (order.get(item[0], len(order)), natural_key(item[1].get("name")),
+                                      str(item[1].get("id"))))
+        yield from absent
 
     def creates_row(self, row: int) -> bool:
         """Whether the plan creates `row` (valid, and nothing of its name exists)."""

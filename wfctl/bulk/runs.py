@@ -19,16 +19,19 @@ from wfctl.bulk.journal import Entry
 from wfctl.exit_codes import ExitCode
 
 UNDONE, GONE, CHANGED, FAILED = "undone", "gone", "changed", "failed"
+#: An undo's outcome for a record a prune deleted: made again, with a new id (issue 32).
+RECREATED = "recreated"
 #: The rows of an undo that need no more work.
-SETTLED = frozenset({UNDONE, GONE})
+SETTLED = frozenset({UNDONE, GONE, RECREATED})
 #: What an undo does to a row of each status (other rows changed nothing).
-ACTION_FOR = {"created": "delete", "updated": "restore"}
+ACTION_FOR = {"created": "delete", "updated": "restore", "deleted": "re-create"}
 #: The counts of an undo run, in the order a summary says them.
-UNDO_COUNTS = ("deleted", "restored", "gone", "changed", "failed")
+UNDO_COUNTS = ("deleted", "restored", RECREATED, "gone", "changed", "failed")
 IMPORT_COUNTS = ("created", "updated", "unchanged", "skipped", "failed")
-COUNT_LABELS = {"deleted": "deleted", "restored": "restored", "gone": "already gone",
+COUNT_LABELS = {"deleted": "deleted", "restored": "restored", RECREATED: "re-created (new ids)", "gone": "already gone",
            "changed": "changed since the run", "failed": "failed"}
-_PLAN_LABELS = {"deleted": "to delete", "restored": "to restore", "gone": "already gone",
+_PLAN_LABELS = {"deleted": "to delete", "restored": "to restore", RECREATED: "to re-create (new ids)",
+                "gone": "already gone",
                 "changed": "changed since the run", "failed": "cannot undo"}
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 

@@ -16,16 +16,17 @@ given to it explicitly), never the importer.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from wfctl.api.recordrules import natural_key, same_record
 from wfctl.api.retry import OUTAGE_SECONDS, Pause
 from wfctl.api.writes import UNSURE, records_to_look_up
-from wfctl.bulk.engine import Abandon, Executor, RunContext, Stopped
+from wfctl.bulk.engine import Abandon, Action, Executor, RunContext, Stopped
 from wfctl.bulk.importtypes import UNSENT, Options, Summary
 from wfctl.bulk.journal import Journal, JournalError, idempotency_key
 from wfctl.bulk.kinds import KINDS
@@ -73,10 +74,12 @@ class RowWriter:
         self._names_read: dict[str | None, float] = {}  # parent -> when its last names read started
         self._pause = pause
 
-    def send_all(self, plan: ImportPlan, prepared: Prepared | None, run: RunContext) -> None:
+    def send_all(self, plan: ImportPlan, prepared: Prepared | None, run: RunContext,
+                 deletes: Iterable[Action] = ()) -> None:
         """The executor runs the rows' actions, read from the spool in this thread as it goes (`prepared`:
-        the actions a real run planned before it sends). Raises Stopped."""
-        Executor(run, self.options.concurrency, name="wfctl-import").run(self._actions(run, plan, prepared))
+        the actions a real run planned before it sends), then `deletes` (a prune's, prune.py). Raises Stopped."""
+        Executor(run, self.options.concurrency, name="wfctl-import").run(
+            itertools.chain(self._actions(run, plan, prepared), deletes))
 
     def _actions(self, run: RunContext, plan: ImportPlan, prepared: Prepared | None) -> Iterator[RowAction]:
         """The action of each row to send; a row whose record exists is skipped here (unless updated)."""
@@ -224,10 +227,15 @@ class RowWriter:
     def _idempotency_key(self, row: int, parent_id: str | None) -> str:
         return idempotency_key(self.journal.header, self.options.kind, parent_id, row)
 
+    def record_outcome(self, key: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
+                       changes: dict[str, list[Any]] | None = None, deleted: str | None = None) -> None:
+        """An action's outcome journalled and counted (a prune's delete: `deleted`, its parent id or "")."""
+        self._finish(key, status, record_id, error, name=name, changes=changes, deleted=deleted)
+
     def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
                 changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None,
-                create: tuple[str | None, dict[str, Any]] | None = None) -> None:
-        self.journal.record(row, status, record_id, error, name, changes, left, create=create)
+                create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None) -> None:
+        self.journal.record(row, status, record_id, error, name, changes, left, create=create, deleted=deleted)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)

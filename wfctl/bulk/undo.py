@@ -118,6 +118,11 @@ class UndoPlan:
         return sum(1 for e in self.pending if e.status == "updated")
 
     @property
+    def recreates(self) -> int:
+        """Records a prune deleted, made again (new ids)."""
+        return sum(1 for e in self.pending if e.status == "deleted")
+
+    @property
     def run_id(self) -> str:
         return str(self.header.get("run", ""))
 
@@ -229,6 +234,8 @@ def summary_line(plan: UndoPlan, counts: dict[str, int], kind: str) -> str:
         parts.append(f"deleted {counted(kind, counts['deleted'])}")
     if counts.get("restored"):
         parts.append(f"restored {counts['restored']}" if parts else f"restored {counted(kind, counts['restored'])}")
+    if counts.get("recreated"):
+        parts.append(f"re-created {counted(kind, counts['recreated'])} (with new ids)")
     parts.extend(f"{counts[key]} {COUNT_LABELS[key]}" for key in ("gone", "changed", "failed") if counts.get(key))
     return one_line(f"undo run {plan.run_id} of run {plan.run.id}: {', '.join(parts) or 'nothing to do'}")
 
@@ -241,7 +248,9 @@ def question(plan: UndoPlan, kind: str) -> str:
         parts.append(f"delete {counted(kind, plan.deletes)}")
     if plan.restores:
         parts.append(f"restore {plan.restores}" if parts else f"restore {counted(kind, plan.restores)}")
-    rest = len(plan.pending) - plan.deletes - plan.restores
+    if plan.recreates:
+        parts.append(f"re-create {counted(kind, plan.recreates)} a prune deleted (new ids)")
+    rest = len(plan.pending) - plan.deletes - plan.restores - plan.recreates
     if rest:
         parts.append(f"{rest} row{'s' if rest != 1 else ''} of unknown outcome")
     import os

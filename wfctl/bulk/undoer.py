@@ -11,7 +11,7 @@ from typing import Any
 from wfctl.api.recordrules import LIST_FIELDS, restorable
 from wfctl.bulk import journal
 from wfctl.bulk.journal import SENDING, Entry
-from wfctl.bulk.runs import ACTION_FOR, CHANGED, FAILED, GONE, UNDONE
+from wfctl.bulk.runs import ACTION_FOR, CHANGED, FAILED, GONE, RECREATED, UNDONE
 
 
 class Undoer:
@@ -40,6 +40,8 @@ class Undoer:
         from wfctl.api.errors import ApiError, NotFound
 
         row = entry.row
+        if entry.action == journal.DELETE:  # a prune's delete: the record is made again
+            return self._recreate(entry, log)
         if entry.status == SENDING:
             settled = self._in_flight(entry, log)
             if settled.status not in ACTION_FOR:
@@ -117,6 +119,47 @@ class Undoer:
         removed = {key: [current.get(key), None] for key in (given or left) if key != "id"}
         return self._apply(entry, name, removed, "deleted", log,
                            lambda: self.api.delete_record(self.kind, entry.id))
+
+    def _recreate(self, entry: Entry, log: journal.Journal | None) -> Entry:
+        """Make a record a prune deleted again, from every field it held (the journal's changes), under its
+        parent: a new record, with a new id (the outcome says the old one). A delete whose answer was lost
+        and whose record is still there was never applied: nothing to do. A record of its name there now
+        (made since) is `changed`, left alone."""
+        from wfctl.api.errors import ApiError, Conflict, NotFound
+        from wfctl.api.resources import resource
+
+        row, name = entry.row, entry.name
+        spec = resource(self.kind)
+        parent = entry.parent or None
+        try:
+            if entry.status != "deleted":  # the run stopped while sending it (or before): was it applied?
+                try:
+                    self.api.get_record(self.kind, entry.id)
+                    return Entry(row, GONE, entry.id, "the prune's delete was never applied: nothing to re-create",
+                                 name)
+                except NotFound:
+                    pass
+            body = {key: pair[0] for key, pair in entry.changes.items() if pair[0] is not None}
+            if spec.parent_in_body and parent and spec.parent_field:
+                body[spec.parent_field] = parent
+            made = {key: [None, value] for key, value in body.items()}
+            resent = log is not None and log.was_sending(row)
+            if not resent and self.api.find_by_name(self.kind, parent, name) is not None:
+                return Entry(row, CHANGED, "", f"a {self.kind} named {name!r} exists again; not re-created", name)
+            if log is None:
+                return Entry(row, RECREATED, entry.id, "", name, made)
+            key = journal.idempotency_key(log.header, self.kind, parent, row)
+            log.intend(row)
+            outcome = self.api.create_outcome(self.kind, parent, body, idempotency_key=key, maybe_applied=resent)
+        except Conflict:
+            return Entry(row, CHANGED, "", f"a {self.kind} named {name!r} exists again; not re-created", name)
+        except NotFound:
+            return Entry(row, FAILED, "", f"its {spec.parent or 'parent'} is gone; cannot re-create it", name)
+        except ApiError as exc:
+            _stop_on_run_wide(exc, self.api)
+            return Entry(row, FAILED, "", exc.one_line(), name)
+        new_id = str(outcome.record.get("id") or "")
+        return Entry(row, RECREATED, new_id, f"re-created with a new id (was {entry.id})", name, made)
 
     def _restore(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         """Put back what the run's update replaced: each scalar field the run changed, and of each list the

@@ -74,7 +74,7 @@ class Planner:
                     spool.close()
             raise
         return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
-                          self._creates, self._rows, self._errors, self._duplicate_errors)
+                          self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope)
 
     def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
         """(row, error) of each row as its check says it, for the report of a file its columns stopped:
@@ -153,13 +153,15 @@ class Planner:
         one_parent = not has_parent or bool(self.options.parent_id)  # the same for every row
         every_parent = self._parent_of([]) if one_parent else None
         has_id = self._matches_ids
+        scope = self.options.scope
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
             foreign = bool(self.inventory.foreign) and parent_ref_of(  # `_check` says which parent it names
                 self._cell(cells, self.kind.parent_id_column), self._cell(cells, self.kind.parent_name_column)
             ) in self.inventory.foreign
-            if fast is not None and not extra and not foreign and (parent is not None or not has_parent):
+            if fast is not None and not extra and not foreign and (parent is not None or not has_parent) \
+                    and (scope is None or scope.holds(parent)):
                 body = fast.check(cells, parent)
             fields_json = ""  # a plan's create: the JSON text of its changes
             if body is None:
@@ -320,6 +322,11 @@ class Planner:
                 parent_id = self.inventory.parents[ref]
             if self.inventory.foreign and (foreign := self._foreign_parent(row)) is not None:
                 problems.append(foreign)
+            scope = self.options.scope
+            if parent_id is not None and scope is not None and not scope.holds(parent_id):
+                named = self.inventory.parent_names.get(parent_id, parent_id)
+                problems.append(Problem(row.number, row.line, column,
+                                        f"{self.kind.parent} {named!r} is not in the scope ({scope.label})"))
             if self.kind.parent_in_body:
                 data[self.kind.parent_id_column or ""] = parent_id or "?"
         body = create_body(self.options.kind, data)  # the common row, without pydantic (same answer)

@@ -48,3 +48,50 @@ ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to t
                                                    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
 ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Full records read at once.",
                                                 rich_help_panel=RUN_PANEL, min=1, max=64)]
+DiffFile = Annotated[str | None, typer.Argument(
+    help="Workbook (.xlsx) or CSV file, as export writes it ('-' reads stdin); none with --from-profile.",
+    metavar="FILE|-", show_default=False)]
+IgnoreFields = Annotated[str | None, typer.Option(
+    "--ignore-fields", help="Fields not compared, comma-separated (e.g. phone,email).",
+    rich_help_panel=INPUT_PANEL, metavar="<a,b>")]
+Markdown = Annotated[bool, typer.Option(
+    "--markdown", help="Print the differences as a Markdown table (for a pull request), then the counts.",
+    rich_help_panel=OUTPUT_PANEL)]
+FromProfile = Annotated[str | None, typer.Option(
+    "--from-profile", help="Compare with (copy from) the same scope in this profile's deployment: the parent "
+    "is looked up by the same reference in each profile, records are matched by name.",
+    rich_help_panel=INPUT_PANEL, metavar="PROFILE")]
+Map = Annotated[list[str] | None, typer.Option(
+    "--map", help="With --from-profile: in column FIELD, replace every FROM by TO (a substring; repeatable), "
+    "e.g. email:@staging.example=@example.com.", rich_help_panel=INPUT_PANEL, metavar="FIELD:FROM=TO")]
+DiffConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Requests in flight at once.",
+                                              rich_help_panel=RUN_PANEL, min=1, max=64)]
+PRUNE_PANEL = "Prune (delete what the file lacks)"
+Prune = Annotated[bool, typer.Option(
+    "--prune", help="Also delete the records in the declared scope that no row of the file keeps. Needs a "
+    "scope (--client, --branch, --all-clients; clients: --branch, --all-branches; branches: the agency); "
+    "lists every delete first and asks (--yes in scripts).", rich_help_panel=PRUNE_PANEL)]
+MaxDeletes = Annotated[int, typer.Option(
+    "--max-deletes", help="Refuse (exit 12) a prune of more records than this.", rich_help_panel=PRUNE_PANEL,
+    min=0, metavar="N")]
+MaxDeleteShare = Annotated[float, typer.Option(
+    "--max-delete-share", help="Refuse (exit 12) a prune of a larger share of the scope's records (0.25: 25%).",
+    rich_help_panel=PRUNE_PANEL, min=0.0, max=1.0, metavar="SHARE")]
+AllowDeletes = Annotated[int | None, typer.Option(
+    "--allow-deletes", help="Go past the limits when the plan deletes exactly N records (the number it showed); "
+    "any other number refuses.", rich_help_panel=PRUNE_PANEL, min=0, metavar="N")]
+Yes = Annotated[bool, typer.Option("--yes", "-y", help="Prune without asking (scripts); without a terminal "
+                                   "to ask on, a prune needs it.", rich_help_panel=PRUNE_PANEL)]
+PlanOut = Annotated[str | None, typer.Option(
+    "--plan-out", help="With --dry-run: write the reviewed plan (creates, updates, deletes, each record as "
+    "read) to this JSON file, for `import --plan`.", rich_help_panel=PRUNE_PANEL, metavar="FILE")]
+PlanIn = Annotated[str | None, typer.Option(
+    "--plan", help="Run exactly the plan --plan-out wrote, with the same FILE (unchanged since): nothing is "
+    "planned again; each record the plan targets is read again, and one changed since refuses the run (exit 5).",
+    rich_help_panel=PRUNE_PANEL, metavar="FILE")]
+AllClients = Annotated[bool, typer.Option(
+    "--all-clients", help="With --prune: the scope is every client (rows name their client).",
+    rich_help_panel=PRUNE_PANEL)]
+AllBranches = Annotated[bool, typer.Option(
+    "--all-branches", help="With --prune: the scope is every branch (rows name their branch).",
+    rich_help_panel=PRUNE_PANEL)]

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
 def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, dry_run: bool,
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
-               accept_spreadsheet_changes: bool = False, ignore_ids: bool = False) -> int:
-    """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 130)."""
+               accept_spreadsheet_changes: bool = False, ignore_ids: bool = False,
+               prune: dict[str, Any] | None = None) -> int:
+    """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 12, 130).
+    `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.journal import JournalError, RunLocked
@@ -46,7 +48,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
                           file_path=source.display if file == "-" else os.path.abspath(file),
-                          ignore_ids=ignore_ids)
+                          ignore_ids=ignore_ids, **{k: v for k, v in (prune or {}).items()
+                                                    if k not in ("yes", "plan_out", "plan_in")})
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,
@@ -58,16 +61,41 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
             raise CliError(str(exc)) from None
         except JournalError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
+        if options.prune:
+            from wfctl.commands.prunerun import check_options
+
+            check_options(options)
+        settings = prune or {}
         try:
-            return _validate_and_run(app, importer, source, report, output, progress, accept_spreadsheet_changes)
+            if settings.get("plan_in"):
+                return _run_saved(app, importer, str(settings["plan_in"]), output, progress, yes=bool(settings["yes"]))
+            return _validate_and_run(app, importer, source, report, output, progress, accept_spreadsheet_changes,
+                                     yes=bool(settings.get("yes")), plan_out=settings.get("plan_out"))
         except Stopped as stop:
             return _stopped(importer, stop, report, source)
         finally:
             importer.release()
 
 
+def _run_saved(app: AppContext, importer: Any, path: str, output: str | None, progress: Any, *, yes: bool) -> int:
+    """`import FILE --plan plan.json` (prunerun.run_saved): the saved plan run exactly, its result shown."""
+    from wfctl.commands.prunerun import run_saved
+
+    finished = False
+    try:
+        summary = run_saved(app, importer, path, yes=yes)
+        finished = True
+    finally:
+        progress.stop(clear=not finished)
+    if summary is None:  # not confirmed
+        return int(ExitCode.USAGE)
+    _show_result(app, importer, output)
+    return int(ExitCode.PARTIAL) if summary.counts["failed"] else 0
+
+
 def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None,
-                      progress: Any, accept_spreadsheet_changes: bool = False) -> int:
+                      progress: Any, accept_spreadsheet_changes: bool = False, *, yes: bool = False,
+                      plan_out: str | None = None) -> int:
     from wfctl.bulk.importer import ValidationStopped
 
     try:
@@ -91,25 +119,46 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         _list_problems(summary)
     if summary.resumed:
         app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
-    # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
-    if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer.inventory.existing:
-        _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False)
+    pruning = None
+    if importer.options.prune:  # issue 32 §2: the deletes planned (each record read), or refused
+        from wfctl.commands import prunerun
+
+        pruning = prunerun.plan(app, importer)
+    # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach (a
+    # prune, whatever --accept-spreadsheet-changes says: a mangled name would make its record look absent)
+    if (not ((accept_spreadsheet_changes and pruning is None) or summary.dry_run or summary.resumed)
+            and importer.inventory.existing):
+        _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False,
+                                    prune=pruning is not None)
+    if pruning is not None and not summary.dry_run and not prunerun.confirm_run(app, importer, pruning, yes=yes):
+        return int(ExitCode.USAGE)
     finished = False
     try:
         summary = importer.run()
         finished = True
     finally:  # a run stopped (Ctrl-C, an outage) leaves no stale rate and ETA: its error says how far it got
         progress.stop(clear=not finished)
-    if summary.dry_run and not accept_spreadsheet_changes:
+    if summary.dry_run and (not accept_spreadsheet_changes or pruning is not None):
         from wfctl.bulk import damage
 
         if findings := damage.review(importer.changes(), importer.inventory.existing):
             _show_result(app, importer, output)
-            _stop_on_spreadsheet_damage(findings, dry_run=True)
+            _stop_on_spreadsheet_damage(findings, dry_run=True, prune=pruning is not None)
     if report:
         _write_report(report, importer, source)
     dry_run = summary.dry_run
     _show_result(app, importer, output)
+    if pruning is not None and dry_run:  # the plan is shown; past the limits, a run would send nothing
+        from wfctl.commands.prunerun import check_limits
+
+        check_limits(importer, pruning)
+    if plan_out:
+        if summary.invalid:
+            raise CliError("--plan-out writes only a plan with no invalid rows; nothing was written")
+        from wfctl.bulk.savedplan import write_plan
+
+        write_plan(plan_out, importer, pruning)
+        app.io.write_err(f"plan written to {plan_out}: run it with --plan {plan_out}\n")
     failed = summary.counts["failed"]
     if dry_run and summary.invalid:  # --skip-invalid: as the run it plans, which sends the others and exits 10
         rows = "invalid row" if summary.invalid == 1 else "invalid rows"
@@ -152,7 +201,7 @@ def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
     return findings
 
 
-def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool) -> None:
+def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool, prune: bool = False) -> None:
     """Exit 2 naming each change that looks like a spreadsheet's, when there are any."""
     if not findings:
         return
@@ -161,6 +210,10 @@ def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool) -> None:
     if len(findings) > 50:
         IO.write_err(f"... and {len(findings) - 50} more\n")
     rows = len({f.row for f in findings})
+    if prune:
+        raise CliError(f"--prune refuses a file that shows spreadsheet damage ({rows} row{'s' if rows != 1 else ''}): "
+                       f"a changed name makes its record look absent; {'a run would send nothing' if dry_run else 'nothing was sent'} "
+                       "(export the records as .xlsx and edit that)")
     raise CliError(f"{rows} row{'s' if rows != 1 else ''} would change records only the way a spreadsheet changes "
                    f"text; {'a run would send nothing' if dry_run else 'nothing was sent'} (export the records "
                    "as .xlsx and edit that, or open the CSV as UTF-8 with text columns as text; "
@@ -192,9 +245,17 @@ def _say(text: str) -> None:
 
 
 def _write_report(report: str, importer: Any, source: Any) -> None:
+    import itertools
+
     from wfctl.bulk.report import write_report
 
-    write_report(report, source.header, importer.outcomes(), source.delimiter)
+    outcomes = importer.outcomes()
+    if getattr(importer, "pruning", None) is not None:  # a prune's deletes, after the file's rows
+        from wfctl.bulk.prune import report_rows
+
+        outcomes = itertools.chain(outcomes, report_rows(importer.pruning, importer.journal,
+                                                         dry_run=importer.options.dry_run))
+    write_report(report, source.header, outcomes, source.delimiter)
 
 
 def _refuse_overwriting_input(file: str, report: str | None, journal: str | None) -> None:
@@ -235,6 +296,18 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     if summary.dry_run:
         rows = plan.changing(importer.changes())
         parents = importer.parent_names if importer.kind.parent else None  # each row's target
+        if importer.pruning is not None:  # every delete first
+            import itertools
+
+            from wfctl.bulk.prune import delete_entries
+
+            deletes = delete_entries(importer.pruning)
+            if out.machine or not app.io.stdout_is_tty:
+                rows = itertools.chain(deletes, rows)
+            else:
+                from wfctl.commands.prunerun import show_deletes
+
+                show_deletes(app.io.write, importer.pruning, parents, terminal=True)
         if out.machine:
             write_plan_rows(out, rows, summary.as_json() if fmt == "json" else None, parents)
             if fmt == "json":
@@ -303,10 +376,13 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
     """(label, count): a plan and a run use the same words, a plan in the future tense."""
     # a resumed run's line says what this run did: the rows done before are counted apart ("done before")
     counts = {status: count - summary.before.get(status, 0) for status, count in summary.counts.items()}
+    counts.setdefault("deleted", 0)
     done = [("created", "to create"), ("updated", "to update"), ("unchanged", "unchanged"),
             ("skipped (exist)", "skipped (exist)")]
     rows = [(plan if summary.dry_run else label, counts[status])
             for status, (label, plan) in zip(("created", "updated", "unchanged", "skipped"), done, strict=True)]
+    if summary.prune:  # a prune's deletes, first
+        rows.insert(0, ("to delete" if summary.dry_run else "deleted", counts.get("deleted", 0)))
     if not summary.dry_run:
         rows.append(("failed", counts["failed"]))
     rows.append(("invalid", counts["invalid"]))

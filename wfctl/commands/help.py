@@ -228,7 +228,8 @@ def exit_codes_text() -> str:
 
     meaning = {
         ExitCode.OK: "Success.",
-        ExitCode.FAILURE: "The service failed (5xx), or an unexpected error.",
+        ExitCode.FAILURE: "The service failed (5xx), or an unexpected error. For `diff` (sites, "
+                          "clients, branches): something differs (its errors are never 1: a 5xx is 2).",
         ExitCode.USAGE: "Bad usage, or input rejected before anything was sent; also `n` (or Enter) "
                         "answered to a question such as `Delete site ...? [y/N]`: nothing was done.",
         ExitCode.AUTH: "Not logged in, or the login cannot be refreshed: run `wfctl login`.",
@@ -241,6 +242,9 @@ def exit_codes_text() -> str:
         ExitCode.LOCAL_FAULT: "A local fault: a file wfctl keeps could not be written (disk full, a size "
                               "limit). Nothing was lost (a bulk run stops, resumable); free some space and "
                               "run the same command again.",
+        ExitCode.TOO_MANY_DELETES: "An import --prune that would delete more than --max-deletes records, or a "
+                                   "larger share than --max-delete-share: nothing was sent; the whole delete "
+                                   "list is printed, and --allow-deletes N (the exact number) goes ahead.",
         ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     }
     rows = [(str(int(code)), meaning.get(code, code.name.replace("_", " ").lower() + "."))

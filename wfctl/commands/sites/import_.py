@@ -10,7 +10,7 @@ from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_ref
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_client_ids
+from wfctl.completion_cache import complete_branch_ids, complete_client_ids
 
 
 @verb("import")
@@ -32,6 +32,18 @@ def import_sites(
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     ignore_ids: bulk.IgnoreIds = False,
+    prune: bulk.Prune = False,
+    branch: Annotated[str | None, typer.Option(
+        "--branch", help="With --prune: the scope is every client of this branch (its id, the beginning of the "
+        "id, or its name); rows name their client.", rich_help_panel=bulk.PRUNE_PANEL, metavar="<branch-id>",
+        autocompletion=complete_branch_ids)] = None,
+    all_clients: bulk.AllClients = False,
+    max_deletes: bulk.MaxDeletes = 10,
+    max_delete_share: bulk.MaxDeleteShare = 0.25,
+    allow_deletes: bulk.AllowDeletes = None,
+    yes: bulk.Yes = False,
+    plan_out: bulk.PlanOut = None,
+    plan: bulk.PlanIn = None,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Create or update sites from a workbook (.xlsx) or CSV file.
@@ -41,6 +53,11 @@ def import_sites(
     or an error, as --on-existing says. A killed run resumes where it stopped when started again with
     the same file; exit 10 when some rows failed (the others were done).
 
+    --prune also deletes the sites of the scope (--client, --branch, --all-clients) that no row keeps:
+    every delete is listed first; more than --max-deletes (10) or --max-delete-share (25%) of the
+    scope's sites refuses with exit 12 unless --allow-deletes gives the exact number; `wfctl imports
+    undo` re-creates what a prune deleted (with new ids).
+
     The CSV format: run `wfctl help csv`.
 
     Examples:
@@ -48,12 +65,20 @@ def import_sites(
       $ wfctl sites import sites.csv --dry-run
       $ wfctl sites import sites.csv --on-existing update --concurrency 16 --report result.csv
       $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id> --ignore-ids
+      $ wfctl sites import sites.csv --client "Pennine Foods Ltd" --prune --dry-run
+      $ wfctl sites import sites.csv --branch Leeds --prune --yes --allow-deletes 37
     """
+    from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import
 
     if client:
         client = resolve_ref(ctx, "client", client)
-    return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run,
+    scope = prunerun.declare_scope(app_context(ctx), "site", prune=prune, clients=[client] if client else [],
+                                   branch=branch, every=all_clients, every_option="--all-clients")
+    pruning = prunerun.settings(scope, prune=prune, max_deletes=max_deletes, max_delete_share=max_delete_share,
+                                allow_deletes=allow_deletes, yes=yes, plan_out=plan_out, plan_in=plan,
+                                dry_run=dry_run)
+    return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run, prune=pruning,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=output.format,
                       sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)

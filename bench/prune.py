@@ -1,0 +1,117 @@
+"""`import --prune` benchmarks (issue 32 §4): `python bench/prune.py [--rounds 3]`.
+
+As bench/import.py: the installed wheel (built from this tree, its own venv), its `wfctl` run directly,
+wall clock of the whole command, against that installation's sandbox with `--latency 50`; baselines
+measured in the same run.
+
+- deletes:  a prune of 300 of 3,000 sites (`sites import KEEP.csv --client ID --prune --yes
+            --allow-deletes 300 --concurrency 8`, the file keeping 2,700). The send pass of the deletes
+            is the real run minus its own `--dry-run` (which plans the same: lists the 3,000, reads each
+            delete's whole record), on a fresh client each round. Little's law for 300 DELETEs at
+            concurrency 8 against 50 ms: 300 x 0.05 / 8 = 1.875 s; target >= 0.85 of it.
+- one row:  a 1-row import into a client holding that one site, with `--prune --yes` and without,
+            alternated by hyperfine: target <= 1.2x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import closing
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._service import Service
+
+bench = importlib.import_module("bench.import")  # `import` is a keyword: the module by name
+
+SITES, DELETES, CONCURRENCY, LATENCY_MS = 3_000, 300, 8, 50
+
+
+def keep_file(path: Path, kept: int) -> Path:
+    path.write_text("name\n" + "".join(f"Site {i:06d}\n" for i in range(kept)), encoding="utf-8")
+    return path
+
+
+def argv(bin_dir: Path, path: Path, client: str, *extra: str) -> list[str]:
+    return [str(bin_dir / "wfctl"), "sites", "import", str(path), "--client", client, *extra, "-o", "json"]
+
+
+def deletes(bin_dir: Path, work: Path, rounds: int) -> None:
+    labels = [f"prune-{i}" for i in range(rounds)]
+    service = Service({**dict.fromkeys(labels, SITES), "warm": 10}, python=str(bin_dir / "python"),
+                      latency_ms=LATENCY_MS)
+    path = keep_file(work / "keep.csv", SITES - DELETES)
+    prune = ("--prune", "--yes", "--allow-deletes", str(DELETES), "--concurrency", str(CONCURRENCY))
+    sends, runs, dries = [], [], []
+    try:
+        env = service.env()
+        for label in labels:
+            client = service.client_ids[label]
+            dry = bench.hyperfine({"dry": argv(bin_dir, path, client, *prune, "--dry-run")}, env, runs=1)["dry"]
+            real = bench.hyperfine({"real": argv(bin_dir, path, client, *prune)}, env, runs=1)["real"]
+            with closing(sqlite3.connect(service.db)) as db:
+                left = db.execute("SELECT count(*) FROM sites WHERE client_id = ?", (client,)).fetchone()[0]
+            if left != SITES - DELETES:
+                raise SystemExit(f"{label}: {left} sites left, expected {SITES - DELETES}")
+            dries.append(dry)
+            runs.append(real)
+            sends.append(real - dry)
+    finally:
+        service.stop()
+    send = statistics.median(sends)
+    little = DELETES * (LATENCY_MS / 1000) / CONCURRENCY
+    print(f"deletes: runs {', '.join(f'{s:.2f}' for s in runs)} s; their dry runs {', '.join(f'{s:.2f}' for s in dries)} s",
+          flush=True)
+    bench.figure(f"`sites import --prune`, {DELETES} of {SITES:,} sites deleted at --concurrency {CONCURRENCY} "
+                 f"against `--latency {LATENCY_MS}`: the deletes' send pass (run minus its dry run; "
+                 "`bench/prune.py`)", f"{send:.2f} s ({DELETES / send:,.0f} deletes/s)",
+                 f"Little's law {DELETES} x {LATENCY_MS / 1000:g} s / {CONCURRENCY} = {little:.3f} s",
+                 f"{little / send:.2f}", ">= 0.85", little / send >= 0.85)
+
+
+def one_row(bin_dir: Path, work: Path, runs: int) -> None:
+    service = Service({"one": 1}, python=str(bin_dir / "python"), latency_ms=LATENCY_MS)
+    path = keep_file(work / "one.csv", 1)
+    try:
+        client = service.client_ids["one"]
+        times = bench.hyperfine({"without": argv(bin_dir, path, client),
+                                 "prune": argv(bin_dir, path, client, "--prune", "--yes")},
+                                service.env(), runs=runs, warmup=1)
+    finally:
+        service.stop()
+    ratio = times["prune"] / times["without"]
+    bench.figure(f"a 1-row `sites import` with `--prune` against `--latency {LATENCY_MS}`, whole command "
+                 "(`bench/prune.py`)", f"{times['prune'] * 1000:.0f} ms",
+                 f"the same without --prune {times['without'] * 1000:.0f} ms", f"{ratio:.2f}", "<= 1.2", ratio <= 1.2)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=3, help="prunes of 300 of 3,000 (default 3)")
+    parser.add_argument("--runs", type=int, default=10, help="hyperfine runs of each 1-row import (default 10)")
+    parser.add_argument("--from-head", action="store_true", help="build the wheel from git HEAD, not the tree")
+    args = parser.parse_args()
+    started = time.monotonic()
+    bin_dir = bench.installed_wheel(args.from_head)
+    print(f"{os.cpu_count()} CPUs, load average {bench.load()} at the start", flush=True)
+    with tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp:
+        deletes(bin_dir, Path(tmp), args.rounds)
+        one_row(bin_dir, Path(tmp), args.runs)
+    print(f"\nREADME \"Performance\" rows (installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}, "
+          f"{time.monotonic() - started:.0f} s, {os.cpu_count()} CPUs, load average {bench.load()} at the end):")
+    for fig in bench.FIGURES:
+        print(fig.row())
+    missed = [fig for fig in bench.FIGURES if not fig.ok]
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

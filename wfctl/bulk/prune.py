@@ -1,0 +1,299 @@
+"""`import --prune` (issue 32 §2): the records of the declared scope that no row of the file keeps are
+deleted, as actions of the one executor (engine.py) after the file's rows, journalled, resumable and
+taken back by `imports undo` (it re-creates them, with new ids).
+
+A prune is a planning change: `plan_prune` turns an import's plan (its `absent()` records) into the
+deletes, or refuses:
+
+- a parent in scope that holds records while the file has no row for it (or a file with no rows):
+  `would delete all 25 sites of client Pennine Foods Ltd; the file has none of them`;
+- a record that still holds records of its own (a client with sites, a branch with clients) is not
+  deleted: the plan says so (`held`), and the service would refuse it anyway (G14);
+- `limit_error`: more deletes than --max-deletes, or a larger share of the scope's records than
+  --max-delete-share, at every size; --allow-deletes N goes past them when the plan deletes exactly N.
+
+Each delete's whole record is read by planning (a list item lacks rates, departments, banned workers):
+the plan shows it, the journal keeps it for undo, the send pass sends only the DELETEs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from wfctl.api.resources import RESOURCES, counted, resource
+from wfctl.bulk.engine import Abandon, RunContext, Stopped
+from wfctl.bulk.errors import BulkError
+from wfctl.bulk.importtypes import UNSENT, Options
+from wfctl.bulk.journal import DELETE, SENDING, Entry, Journal, JournalError
+from wfctl.bulk.planning import ImportPlan
+from wfctl.bulk.reader import Row
+from wfctl.bulk.scope import Scope
+from wfctl.exit_codes import ExitCode
+
+#: A delete the service no longer had (deleted by someone else since the plan): its status and note.
+GONE = "gone"
+ALREADY_GONE = "already gone"
+
+
+@dataclass
+class Held:
+    """A record no row keeps that is not deleted: it still holds `children` records of `child` kind."""
+
+    parent_id: str | None
+    record: dict[str, Any]
+    child: str
+    children: int
+
+
+@dataclass
+class PrunePlan:
+    """The deletes of a prune, in the plan's order (parent, then name), each with its whole record as
+    read and its journal key; `held`: the records kept because they still hold records; `in_scope`: how
+    many records the scope holds."""
+
+    scope: Scope
+    kind: str
+    deletes: list[tuple[int, str | None, dict[str, Any]]] = field(default_factory=list)  # (key, parent, record)
+    held: list[Held] = field(default_factory=list)
+    in_scope: int = 0
+    settled: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (key, id, parent, name) gone since
+
+    @property
+    def count(self) -> int:
+        return len(self.deletes)
+
+    @property
+    def share(self) -> float:
+        return self.count / self.in_scope if self.in_scope else 0.0
+
+    def counted(self) -> str:
+        return counted(self.kind, self.count)
+
+
+def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | None) -> PrunePlan:
+    """The deletes of `plan` (its `absent()` records), each whole record read, at most `concurrency`
+    requests at once. Raises BulkError: no scope, --skip-invalid, or a parent in scope the file has no
+    row for while it holds records."""
+    scope = options.scope
+    if scope is None:
+        raise BulkError(no_scope_message(options.kind))
+    if options.skip_invalid:
+        raise BulkError("--prune refuses --skip-invalid: an invalid row would make its record look absent "
+                        "and be deleted; fix the invalid rows instead")
+    spec = resource(options.kind)
+    prune = PrunePlan(scope, options.kind)
+    held_rows: dict[str | None, int] = {}
+    for planned in plan.rows():
+        held_rows[planned.parent_id] = held_rows.get(planned.parent_id, 0) + 1
+    in_scope: dict[str | None, int] = {}
+    for parent, _ in plan.inventory.records:
+        if scope.holds(parent):
+            in_scope[parent] = in_scope.get(parent, 0) + 1
+    prune.in_scope = sum(in_scope.values())
+    for parent, count in sorted(in_scope.items(), key=lambda item: _order(scope, item[0])):
+        if count and not held_rows.get(parent):
+            where = f" of {plan.inventory.parent_names.get(parent or '', scope.name_of(parent))}" \
+                if spec.parent else " of the agency"
+            raise BulkError(f"would delete all {counted(options.kind, count) if count != 1 else '1 ' + spec.name}"
+                            f"{where}; the file has none of them: nothing was sent (to delete them, "
+                            f"use `wfctl {spec.plural} delete`)")
+    absent = list(plan.absent())
+    done = _journalled_deletes(journal)
+    next_key = max([plan.rows_read, *(key for key, _, _ in done.values())], default=0) + 1
+    child = _child_kind(options.kind)
+    with ThreadPoolExecutor(max_workers=max(1, options.concurrency), thread_name_prefix="wfctl-prune") as pool:
+        children = [pool.submit(_children, api, child, str(r["id"])) if child else None for _, r in absent]
+        wholes = [pool.submit(_whole, api, spec, r) for _, r in absent]
+        for (parent, record), held, whole in zip(absent, children, wholes, strict=True):
+            count = held.result() if held is not None else 0
+            if count and child:
+                prune.held.append(Held(parent, record, child, count))
+                continue
+            record_id = str(record["id"])
+            if record_id in done:
+                key = done.pop(record_id)[0]
+            else:
+                key, next_key = next_key, next_key + 1
+            prune.deletes.append((key, parent, whole.result()))
+    # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
+    prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
+                     if journal is not None and journal.was_sending(key)]
+    return prune
+
+
+def limit_error(prune: PrunePlan, options: Options) -> BulkError | None:
+    """The refusal of a prune past its limits (exit TOO_MANY_DELETES), or None: more deletes than
+    --max-deletes or a larger share of the scope than --max-delete-share, unless --allow-deletes names
+    exactly the number the plan deletes; an --allow-deletes of another number refuses too."""
+    count = prune.count
+    allowed = options.allow_deletes
+    scope = f"{prune.in_scope} in {prune.scope.label}"
+    if allowed is not None:
+        if allowed == count:
+            return None
+        return BulkError(f"--allow-deletes {allowed} does not match the plan, which deletes {count} "
+                         f"(of {scope}); nothing was sent: review the list above, then give --allow-deletes {count}",
+                         ExitCode.TOO_MANY_DELETES)
+    over = []
+    if count > options.max_deletes:
+        over.append(f"--max-deletes {options.max_deletes}")
+    if count and prune.share > options.max_delete_share:
+        over.append(f"--max-delete-share {options.max_delete_share:.0%}")
+    if not over:
+        return None
+    return BulkError(f"would delete {prune.counted()} of {scope} ({prune.share:.0%}), over {' and '.join(over)}; "
+                     f"nothing was sent: review the list above, then give --allow-deletes {count} to go ahead",
+                     ExitCode.TOO_MANY_DELETES)
+
+
+def no_scope_message(kind: str) -> str:
+    options = "--client, --branch or --all-clients" if kind == "site" else \
+        "--branch or --all-branches" if kind == "client" else ""
+    return f"--prune needs a declared scope: give {options}" if options else "--prune needs a declared scope"
+
+
+@dataclass
+class Delete:
+    """A prune's delete, as an action of the executor: its journal key is after the file's rows."""
+
+    writer: Any  # the run's RowWriter (sending.py): its Client, journal, counts and progress
+    key: int
+    parent_id: str | None
+    record: dict[str, Any]
+
+    def apply(self, run: RunContext) -> None:
+        delete(run, self)
+
+
+def delete_entries(prune: PrunePlan) -> list[Entry]:
+    """The plan's deletes as the plan view shows them (plan.py): each record's name, id, parent and the
+    fields it holds (`[old, null]`)."""
+    return [Entry(key, "deleted", str(record.get("id", "")), "", str(record.get("name", "")),
+                  held_fields(prune.kind, record), parent=parent or "", action=DELETE)
+            for key, parent, record in prune.deletes]
+
+
+def report_rows(prune: PrunePlan, journal: Journal | None, *, dry_run: bool
+                ) -> Iterator[tuple[Row, str, str, str, str]]:
+    """The report's rows of the deletes, after the file's rows: the record's id, name and parent in
+    their columns, its status (`deleted`, `gone`, `failed`, `not sent`; a plan's `delete`)."""
+    spec = resource(prune.kind)
+    for key, parent, record in prune.deletes:
+        cells = {"id": str(record.get("id", "")), "name": str(record.get("name", ""))}
+        if spec.parent_field:
+            cells[spec.parent_field] = parent or ""
+        entry = journal.entry(key) if journal is not None and not dry_run else None
+        if dry_run:
+            status, error = "delete", ""
+        elif entry is None or entry.status == UNSENT:
+            status, error = "not sent", ""
+        elif entry.status == SENDING:
+            status, error = "no answer", ""
+        else:
+            status, error = entry.status, entry.error
+        yield Row(0, 0, cells), status, cells["id"], error, ""
+
+
+def delete_actions(writer: Any, prune: PrunePlan, journal: Journal) -> list[Delete]:
+    """The deletes not done by an earlier run; a delete an earlier run sent and that is gone now is
+    recorded as deleted."""
+    for key, record_id, parent, name in prune.settled:
+        writer.record_outcome(key, "deleted", record_id, name=name, deleted=parent or "")
+    return [Delete(writer, key, parent, record) for key, parent, record in prune.deletes if not journal.done(key)]
+
+
+def delete(run: RunContext, action: Delete) -> None:
+    """Delete one record: its intent (with every field it held) journalled first, then the DELETE."""
+    from wfctl.api.errors import ApiError, NotFound
+
+    writer = action.writer
+    journal: Journal = writer.journal
+    kind = writer.kind
+    record, key = action.record, action.key
+    record_id, name = str(record.get("id", "")), str(record.get("name", ""))
+    held = held_fields(kind.name, record)
+    sent_before = journal.was_sending(key)
+    parent = action.parent_id or ""
+    try:
+        journal.intend(key, held, record_id=record_id, delete=(name, action.parent_id))
+        run.send(lambda attempt: writer.api.delete_record(kind.name, record_id, sender=run.sender))
+    except Abandon as stop:
+        if not stop.sent and not sent_before:
+            with _suppress_journal():
+                journal.record(key, UNSENT, record_id, name=name, deleted=parent)
+        return
+    except JournalError as exc:
+        run.halt(Stopped("journal", str(exc)))
+        return
+    except NotFound:  # ours when an earlier attempt went out; else someone deleted it since the plan
+        if sent_before:
+            writer.record_outcome(key, "deleted", record_id, name=name, changes=held, deleted=parent)
+        else:
+            writer.record_outcome(key, GONE, record_id, ALREADY_GONE, name=name, deleted=parent)
+        return
+    except ApiError as exc:
+        writer.record_outcome(key, "failed", record_id, exc.one_line(), name=name, deleted=parent)
+        return
+    writer.record_outcome(key, "deleted", record_id, name=name, changes=held, deleted=parent)
+
+
+def held_fields(kind: str, record: dict[str, Any]) -> dict[str, list[Any]]:
+    """The writable fields a record held, as changes of a delete (`[old, None]`): what undo re-creates."""
+    return {name: [record[name], None] for name in resource(kind).writable if record.get(name) is not None}
+
+
+# -- private ---------------------------------------------------------------------------------------
+
+def _order(scope: Scope, parent: str | None) -> tuple[int, str]:
+    ids = scope.parent_ids or ()
+    return (ids.index(parent), "") if parent in ids else (len(ids), parent or "")
+
+
+def _journalled_deletes(journal: Journal | None) -> dict[str, tuple[int, str | None, str]]:
+    """record id -> (key, parent, name) of the deletes an earlier run of this import journalled."""
+    found: dict[str, tuple[int, str | None, str]] = {}
+    if journal is None or (not journal.resumed and next(journal.rows(), None) is None):
+        return found
+    for entry in journal.iter_entries():
+        if entry.action == DELETE and entry.id and entry.status in (SENDING, UNSENT, "failed", "deleted", GONE):
+            found[entry.id] = (entry.row, entry.parent or None, entry.name)
+    return found
+
+
+def _child_kind(kind: str) -> str | None:
+    """The kind whose records a `kind` record holds (clients: sites; branches: clients), or None."""
+    for name, spec in RESOURCES.items():
+        if spec.parent == kind:
+            return name
+    return None
+
+
+def _children(api: Any, child: str, parent_id: str) -> int:
+    """How many `child` records the record `parent_id` holds (0 or more; one short page read)."""
+    if resource(child).nested:  # a client's sites: the envelope's count
+        for page in api.list_records(child, parent_id, page_size=1):
+            return max(int(page.total_record_count or 0), len(page.data))
+        return 0
+    # a branch's clients: counted as listed (filtered on this side too: G9 counts may be every client's)
+    return sum(1 for _ in api.iter_records(child, parent_id))
+
+
+def _whole(api: Any, spec: Any, record: dict[str, Any]) -> dict[str, Any]:
+    """The whole record of a list item (a list item of sites lacks rates, departments, banned workers)."""
+    if spec.list_is_full:
+        return record
+    from wfctl.api.errors import NotFound
+
+    try:
+        return dict(api.get_record(spec.name, str(record["id"])))
+    except NotFound:  # deleted since the inventory was read: the delete will say it is gone
+        return record
+
+
+def _suppress_journal() -> Any:
+    import contextlib
+
+    return contextlib.suppress(JournalError)

@@ -1,0 +1,142 @@
+"""The CLI side of `import --prune` (issue 32 §2): the declared scope, the delete list shown first, the
+limits (exit 12), the question on a terminal (`--yes` in scripts). The deletes themselves are planned and
+run in wfctl/bulk/prune.py, on the import's one executor."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from wfctl.errors import CliError
+from wfctl.streams import IO
+
+if TYPE_CHECKING:
+    from wfctl.bulk.prune import PrunePlan
+    from wfctl.bulk.scope import Scope
+    from wfctl.context import AppContext
+
+
+def declare_scope(app: AppContext, kind: str, *, prune: bool, clients: Sequence[str] = (), branch: str | None = None,
+                  every: bool = False, every_option: str = "") -> Scope | None:
+    """The scope the options declare (`every`: --all-clients, --all-branches), resolved on the service;
+    None without --prune. An option that only declares a scope, given without --prune, is an error."""
+    from wfctl.bulk.prune import no_scope_message
+    from wfctl.bulk.scope import resolve_scope
+
+    if not prune:
+        if every:
+            raise CliError(f"{every_option} declares the scope of a prune: add --prune")
+        if kind == "site" and branch:
+            raise CliError("--branch declares the scope of a prune: add --prune (or give --client)")
+        return None
+    if not (clients or branch or every) and kind != "branch":
+        raise CliError(no_scope_message(kind) + " (no scope, no prune: the scope is never read from the rows)")
+    return resolve_scope(app.client, kind, clients=clients, branch=branch, all_clients=every)
+
+
+def check_options(options: Any) -> None:
+    """What --prune refuses before anything is read."""
+    if options.prune and options.skip_invalid:
+        raise CliError("--prune refuses --skip-invalid: an invalid row would make its record look absent and "
+                       "be deleted; fix the invalid rows instead")
+
+
+def plan(app: AppContext, importer: Any) -> PrunePlan:
+    """The prune's deletes (each record read); the records kept because they still hold others, said."""
+    pruning: PrunePlan = importer.plan_prune()
+    from wfctl.api.resources import counted
+    from wfctl.safetext import one_line
+
+    for held in pruning.held:
+        name = one_line(str(held.record.get("name", "")))
+        app.io.write_err(f"kept: {pruning.kind} {name!r} ({held.record.get('id')}) still holds "
+                         f"{counted(held.child, held.children)}: not deleted (delete them first, or keep a row "
+                         "for it)\n")
+    return pruning
+
+
+def show_deletes(write_out: Any, pruning: PrunePlan, parents: dict[str, str] | None, *, terminal: bool) -> None:
+    """Every delete, as the plan view shows a row (never shortened: each one is read before it goes)."""
+    from wfctl.bulk.plan import text_block
+    from wfctl.bulk.prune import delete_entries
+
+    for entry in delete_entries(pruning):
+        write_out(text_block(pruning.kind, entry, shorten=terminal, parents=parents))
+
+
+def headline(pruning: PrunePlan) -> str:
+    """`prune: 3 of 25 sites in client Pennine Foods Ltd to delete`."""
+    from wfctl.api.resources import resource
+
+    plural = resource(pruning.kind).plural
+    return f"prune: {pruning.count} of {pruning.in_scope} {plural} in {pruning.scope.label} to delete\n"
+
+
+def confirm_run(app: AppContext, importer: Any, pruning: PrunePlan, *, yes: bool, limits: bool = True) -> bool:
+    """A real run: the delete list and the counts on stderr before anything is sent, the limits (exit
+    12), then the question on a terminal (--yes in scripts; neither: refused). False: answered no."""
+    parents = importer.parent_names if importer.kind.parent else None
+    show_deletes(app.io.write_err, pruning, parents, terminal=app.io.stderr_is_tty)
+    app.io.write_err(headline(pruning))
+    if limits:
+        check_limits(importer, pruning)
+    if not pruning.count or yes:
+        return True
+    if not app.io.can_prompt:
+        raise CliError("refusing to delete without confirmation: no terminal to ask on; pass --yes (or --dry-run "
+                       "to see the plan); nothing was sent")
+    from wfctl.api.resources import counted
+    from wfctl.commands.prompts import confirm
+
+    if not confirm(f"Delete {counted(pruning.kind, pruning.count)} of {pruning.scope.label}? [y/N] "):
+        IO.write_err("Nothing was sent.\n")
+        return False
+    return True
+
+
+def check_limits(importer: Any, pruning: PrunePlan) -> None:
+    """Exit 12 (nothing sent) for a prune past --max-deletes or --max-delete-share without the exact
+    --allow-deletes."""
+    from wfctl.bulk.prune import limit_error
+
+    error = limit_error(pruning, importer.options)
+    if error is not None:
+        raise error
+
+
+def settings(scope: Scope | None, *, prune: bool, max_deletes: int, max_delete_share: float,
+             allow_deletes: int | None, yes: bool, plan_out: str | None = None, plan_in: str | None = None,
+             dry_run: bool = False) -> dict[str, Any]:
+    """What `run_import` is given for --prune: the Options' fields, and --yes, --plan-out, --plan."""
+    if not prune and allow_deletes is not None:
+        raise CliError("--allow-deletes is for --prune: add --prune")
+    if plan_out and not dry_run:
+        raise CliError("--plan-out writes the plan of a --dry-run: add --dry-run")
+    if plan_in and (dry_run or plan_out):
+        raise CliError("--plan runs a saved plan: leave out --dry-run and --plan-out")
+    return {"scope": scope, "prune": prune, "max_deletes": max_deletes, "max_delete_share": max_delete_share,
+            "allow_deletes": allow_deletes, "yes": yes, "plan_out": plan_out, "plan_in": plan_in}
+
+
+def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
+    """`import FILE --plan plan.json`: the plan checked against this run and the service (each record it
+    targets read again: one changed since refuses, exit 5, naming them), its deletes shown and asked
+    about, then run exactly. Returns the run's summary."""
+    from wfctl.bulk.savedplan import changed_since, load_plan
+
+    saved = load_plan(path, importer.options, importer.source.sha256)
+    changed = changed_since(importer.api, saved, importer.options.concurrency)
+    for line in changed[:50]:
+        app.io.write_err(f"changed: {line}\n")
+    if len(changed) > 50:
+        app.io.write_err(f"... and {len(changed) - 50} more\n")
+    if changed:
+        from wfctl.exit_codes import ExitCode
+
+        raise CliError(f"{len(changed)} record{'s' if len(changed) != 1 else ''} the plan targets changed since it "
+                       "was made; nothing was sent (make the plan again and review it)", ExitCode.CONFLICT)
+    creates, updates, deletes = saved.counts
+    app.io.write_err(f"plan {path}: create {creates}, update {updates}, delete {deletes}\n")
+    if deletes and not confirm_run(app, importer, saved.pruning(), yes=yes, limits=False):
+        return None
+    return importer.run_saved(saved)
