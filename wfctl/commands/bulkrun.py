@@ -89,6 +89,8 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         _list_problems(summary)
     if summary.resumed:
         app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
+    if not (accept_spreadsheet_changes or summary.resumed):
+        _warn_of_suspect_creates(importer)
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach
     if not (accept_spreadsheet_changes or summary.dry_run or summary.resumed) and importer.inventory.existing:
         _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False)
@@ -148,6 +150,21 @@ def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
     finally:
         progress.stop(clear=not planned)  # kept when done, as a dry run's; erased when interrupted
     return findings
+
+
+def _warn_of_suspect_creates(importer: Any) -> None:
+    """Name each new record's cell that looks converted by a spreadsheet (issue 33 §1): a warning on
+    stderr, in a plan and before a run; nothing is stopped."""
+    plan = importer.plan()
+    if not plan.create_count():
+        return
+    from wfctl.bulk import suspects
+
+    found = suspects.find(plan.rows(), importer.inventory.existing.values())
+    for suspect in found[:50]:
+        IO.write_err(f"suspect: {suspect}\n")
+    if len(found) > 50:
+        IO.write_err(f"... and {len(found) - 50} more suspect cells\n")
 
 
 def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool) -> None:

@@ -1,0 +1,111 @@
+"""New records whose cells look converted by a spreadsheet (issue 33 §1): a create has no stored value to
+compare with, so its cells are compared with their column instead, the file's other rows and the
+records of the same parents read for the plan.
+
+    for suspect in find(plan.rows(), inventory.existing.values()):
+        warn(f"suspect: {suspect}")
+
+- a phone (any text field) that is digits with no leading zero, where the column's digit strings one
+  digit longer start with 0 (`1615550000` beside `01615550001`): a spreadsheet drops leading zeros;
+- a date or a time in a form a spreadsheet writes (`01/03/26`, `2026/01/02`, `12:30:00`), where the
+  column's other values are not dates: a spreadsheet makes `1/3` a date.
+
+A warning in the plan, never a stop: such a value may be meant (docs/csv.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+#: A digit string long enough to have lost a zero that mattered (`0999`; `07` -> `7` is left alone).
+_LONG_DIGITS = re.compile(r"[1-9][0-9]{2,}")
+_DIGITS = re.compile(r"[0-9]+")
+_SKIPPED = frozenset({"id", "clientId", "branchId", "client", "branch"})
+
+
+class Suspect:
+    def __init__(self, row: int, name: str, field: str, value: str, why: str) -> None:
+        self.row, self.name, self.field, self.value, self.why = row, name, field, value, why
+
+    def __str__(self) -> str:
+        from wfctl.safetext import one_line
+
+        return one_line(f"row {self.row} ({self.name}): {self.field}: {self.value} {self.why}; "
+                        "check the file (the row is sent as it is)")
+
+
+def find(rows: Iterable[Any], records: Iterable[dict[str, Any]]) -> list[Suspect]:
+    """The suspect cells of the creates among `rows` (the plan's rows: `.row`, `.body`, `.existing`,
+    None for a create), given the records read (`records`)."""
+    columns = _Columns()
+    creates: list[tuple[int, dict[str, Any]]] = []
+    for planned in rows:
+        columns.add(planned.body)
+        if planned.existing is None:
+            creates.append((planned.row, planned.body))
+    if not creates:
+        return []
+    for record in records:
+        columns.add(record)
+    found: list[Suspect] = []
+    for row, body in creates:
+        name = str(body.get("name", ""))
+        for field, value in body.items():
+            if field in _SKIPPED or not isinstance(value, str) or not value:
+                continue
+            why = columns.why(field, value.strip())
+            if why:
+                found.append(Suspect(row, name, field, value, why))
+    return found
+
+
+class _Columns:
+    """What each text column holds: its digit strings by length (with a leading zero or not), and how
+    many of its values read as dates or times."""
+
+    def __init__(self) -> None:
+        self.zero_led: dict[tuple[str, int], str] = {}  # (field, length) -> an example
+        self.digits: dict[tuple[str, int], int] = {}  # (field, length) -> digit strings without a leading 0
+        self.zeros: dict[tuple[str, int], int] = {}  # (field, length) -> digit strings with one
+        self.values: dict[str, int] = {}
+        self.dates: dict[str, int] = {}
+
+    def add(self, body: dict[str, Any]) -> None:
+        for field, value in body.items():
+            if field in _SKIPPED or not isinstance(value, str) or not value:
+                continue
+            value = value.strip()
+            self.values[field] = self.values.get(field, 0) + 1
+            if _DIGITS.fullmatch(value):
+                key = (field, len(value))
+                if value.startswith("0"):
+                    self.zeros[key] = self.zeros.get(key, 0) + 1
+                    self.zero_led.setdefault(key, value)
+                else:
+                    self.digits[key] = self.digits.get(key, 0) + 1
+            elif value[:1].isdigit() and _date_or_time(value):
+                self.dates[field] = self.dates.get(field, 0) + 1
+
+    def why(self, field: str, value: str) -> str:
+        if _LONG_DIGITS.fullmatch(value):
+            longer = (field, len(value) + 1)
+            zeros = self.zeros.get(longer, 0)
+            if zeros and zeros >= self.digits.get((field, len(value)), 0):
+                return (f"looks like a spreadsheet dropped its leading zero (other {field} values start with 0: "
+                        f"{self.zero_led[longer]})")
+            return ""
+        if value[:1].isdigit() and _date_or_time(value):
+            dates = self.dates.get(field, 0)
+            if dates * 2 <= self.values.get(field, 0):
+                return "looks like a date or time a spreadsheet wrote (the column's other values are text)"
+        return ""
+
+
+def _date_or_time(value: str) -> bool:
+    from wfctl.bulk.readings import WRITTEN_DATE, WRITTEN_TIME, readings
+
+    if not (WRITTEN_DATE.fullmatch(value) or WRITTEN_TIME.fullmatch(value)):  # most cells: one regex, no more
+        return False
+    return any(reading[0] in ("date", "time") for reading in readings(value, written=True))
