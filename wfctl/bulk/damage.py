@@ -261,7 +261,8 @@ class Review:
             names: dict[Any, list[str]] = {}
             for (parent, _), record in existing.items():
                 held = str(record.get("name") or "")
-                names.setdefault(parent, []).append(held)  # `Mar 1`, `(123)`, `true`: any text may be read
+                if not held.isascii() or _readable(held.strip(), lenient=True):  # `0427`, `Mar 1`, `(123)`
+                    names.setdefault(parent, []).append(held)
             for number, (name, parent) in self._created.items():
                 if (parent, natural_key(name)) in existing:
                     continue
@@ -277,9 +278,10 @@ def _suspect_name(name: str) -> bool:
     return _could_be_number(name) or not name.isascii() or "?" in name or _readable(name, written=True)
 
 
-def _readable(text: str, *, written: bool = False) -> bool:
-    """Whether a spreadsheet reads `text` as a value (in a form it writes, with `written`)."""
-    if not text or not (text[0].isdigit() or text[0] in "+-($£€¥." or text.strip().lower() in _WORDS):
+def _readable(text: str, *, written: bool = False, lenient: bool = False) -> bool:
+    """Whether a spreadsheet reads `text` as a value (in a form it writes, with `written`); `lenient`: any
+    text, words too (`Mar 1`), else only one that starts as a number or is a boolean's word."""
+    if not text or not (lenient or text[0].isdigit() or text[0] in "+-($£€¥." or text.lower() in _WORDS):
         return False
     from wfctl.bulk.readings import readings
 

@@ -160,7 +160,7 @@ def _warn_of_suspect_creates(importer: Any) -> None:
         return
     from wfctl.bulk import suspects
 
-    found = suspects.find(plan.rows(), importer.inventory.existing.values())
+    found = suspects.find(plan.rows, importer.inventory.existing.values())
     for suspect in found[:50]:
         IO.write_err(f"suspect: {suspect}\n")
     if len(found) > 50:
