@@ -2,7 +2,7 @@
 compare with, so its cells are compared with their column instead, the file's other rows and the
 records of the same parents read for the plan.
 
-    for suspect in find(plan.rows, inventory.existing.values()):
+    for suspect in find(plan.create_bodies(), lambda: chain((row.body for row in plan.rows()), records)):
         warn(f"suspect: {suspect}")
 
 - a phone (any text field) that is digits with no leading zero, where the column's digit strings one
@@ -40,30 +40,25 @@ class Suspect:
                         "check the file (the row is sent as it is)")
 
 
-def find(rows: Callable[[], Iterable[Any]], records: Iterable[dict[str, Any]]) -> list[Suspect]:
-    """The suspect cells of the creates among `rows()` (the plan's rows: `.row`, `.body`, `.existing`,
-    None for a create), given the records read (`records`). One pass finds the candidates, one regex a
-    row (20,000 rows: some 40 ms); only when there are any, a second pass reads their columns."""
+def find(creates: Iterable[tuple[int, dict[str, Any]]],
+         neighbours: Callable[[], Iterable[dict[str, Any]]]) -> list[Suspect]:
+    """The suspect cells of `creates` ((row, body) of each record a plan creates), given their column's
+    values in `neighbours()` (every row's body, and the records read). One pass finds the candidates, one
+    regex a row; only when there are any are the neighbours read."""
     candidates: list[tuple[int, str, str, str]] = []  # (row, name, field, value)
     search = _CANDIDATE.search
-    for planned in rows():
-        if planned.existing is not None:
-            continue
-        body = planned.body
-        values = [v for v in body.values() if type(v) is str]
-        if not search("\0" + "\0".join(values) + "\0"):
+    for row, body in creates:
+        if not search("\0" + "\0".join([v for v in body.values() if type(v) is str]) + "\0"):
             continue
         name = str(body.get("name", ""))
         for field, value in body.items():
             if field not in _SKIPPED and type(value) is str and _CANDIDATE.fullmatch("\0" + value.strip() + "\0"):
-                candidates.append((planned.row, name, field, value))
+                candidates.append((row, name, field, value))
     if not candidates:
         return []
     columns = _Columns({field for _, _, field, _ in candidates})
-    for planned in rows():
-        columns.add(planned.body)
-    for record in records:
-        columns.add(record)
+    for body in neighbours():
+        columns.add(body)
     found: list[Suspect] = []
     for row, name, field, value in candidates:
         why = columns.why(field, value.strip())

@@ -158,9 +158,12 @@ def _warn_of_suspect_creates(importer: Any) -> None:
     plan = importer.plan()
     if not plan.create_count():
         return
+    import itertools
+
     from wfctl.bulk import suspects
 
-    found = suspects.find(plan.rows, importer.inventory.existing.values())
+    records = importer.inventory.existing.values()
+    found = suspects.find(plan.create_bodies(), lambda: itertools.chain((row.body for row in plan.rows()), records))
     for suspect in found[:50]:
         IO.write_err(f"suspect: {suspect}\n")
     if len(found) > 50:
