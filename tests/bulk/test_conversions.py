@@ -4,6 +4,7 @@ at a time: the pairs measured with Gnumeric and LibreOffice Calc in English, Ger
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -101,6 +102,15 @@ def test_new_rows_like_their_column_are_not_suspects() -> None:
             planned(2, {"name": "B", "phone": "1615550002", "address": "2024/03/02"}),
             planned(3, {"name": "C", "phone": "07", "address": "1 Quay St"})]
     assert find(rows, [{"phone": "01"}]) == []
+
+
+def test_a_file_without_a_candidate_cell_is_read_once(tmp_path: Path) -> None:
+    path = tmp_path / "sites.csv"
+    path.write_text("name;phone;address\r\nSite 000001;'+44 1482 000001;1 Dock Road, Hull HU1 1AA\r\n", encoding="utf-8")
+    assert not suspects.in_file(str(path))
+    for cell in ("1615550000", '"01/03/26"', "12:30:00 PM", "999"):
+        path.write_text(f"name,phone\nDock 4,{cell}\n", encoding="utf-8")
+        assert suspects.in_file(str(path)), cell
 
 
 def test_a_change_of_line_breaks_in_a_cell_is_shown() -> None:

@@ -156,11 +156,12 @@ def _warn_of_suspect_creates(importer: Any) -> None:
     """Name each new record's cell that looks converted by a spreadsheet (issue 33 §1): a warning on
     stderr, in a plan and before a run; nothing is stopped."""
     plan = importer.plan()
-    if not plan.create_count():
+    from wfctl.bulk import suspects
+
+    if not (suspects.in_file(importer.source.path) and plan.create_count()):  # most files: no row read again
         return
     import itertools
 
-    from wfctl.bulk import suspects
 
     records = importer.inventory.existing.values()
     found = suspects.find(plan.create_bodies(), lambda: itertools.chain((row.body for row in plan.rows()), records))
