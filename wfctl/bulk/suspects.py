@@ -27,8 +27,11 @@ _DIGITS = re.compile(r"[0-9]+")
 # between NULs: a row's text cells are searched joined, in one call
 _CANDIDATE = re.compile("\\0(?:[1-9][0-9]{2,}|[0-9]{1,4}[/.-][0-9]{1,2}[/.-][0-9]{1,4}|"
                         "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?: [AP]M)?)\\0")
-_CANDIDATE_BYTES = re.compile(rb"(?:^|[,;\t\"])(?:[1-9][0-9]{2,}|[0-9]{1,4}[/.-][0-9]{1,2}[/.-][0-9]{1,4}|"
-                              rb"[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?: [AP]M)?)(?=[,;\t\"\r\n]|$)", re.MULTILINE)
+# the file's bytes as classes: a delimiter, quote or line end `,`; 1-9 `1`; 0 `0`; `/.-` `/`; `:`; any
+# other `a`. A candidate cell is then `,1[01]{2,},` (digits, no leading zero), a date or a time.
+_CLASSES = bytes(ord(",") if b in b',;\t"\r\n' else ord("1") if b in b"123456789" else b if b in b"0:" else
+                 ord("/") if b in b"/.-" else ord("a") for b in range(256))
+_CANDIDATE_MAPPED = re.compile(rb",(?:1[01]{2,}|[01]{1,4}/[01]{1,2}/[01]{1,4}|[01]{1,2}:[01]{2}:[01]{2}(?:aaa)?),")
 _SKIPPED = frozenset({"id", "clientId", "branchId", "client", "branch"})
 
 
@@ -44,14 +47,16 @@ class Suspect:
 
 
 def in_file(path: str) -> bool:
-    """Whether the CSV file at `path` has a cell that may be suspect: one regex over its bytes (in C, some
-    10 ms for 20,000 rows), so that a file with none reads no row again."""
-    tail = b""
+    """Whether the CSV file at `path` has a cell that may be suspect. Its bytes are mapped to a few
+    classes (bytes.translate) and searched by one regex that starts with a literal, both in C: a file with
+    none reads no row again."""
+    tail = b","
     with open(path, "rb") as f:
         while chunk := f.read(1 << 20):
-            if _CANDIDATE_BYTES.search(tail + chunk):
+            mapped = tail + chunk.translate(_CLASSES)
+            if _CANDIDATE_MAPPED.search(mapped + b","):
                 return True
-            tail = chunk[-40:]
+            tail = mapped[-40:]
     return False
 
 
