@@ -11,6 +11,7 @@ names what is added, removed or changed, never the whole list again.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 EMPTY = "(empty)"
@@ -30,8 +31,26 @@ def lines(kind: str, changes: dict[str, tuple[Any, Any]]) -> list[str]:
         elif name == "bannedWorkers":
             out.extend(_list_lines("banned worker", old, new, str, str, None))
         else:
-            out.append(f"{name}: {text(old)} -> {text(new)}")
+            before, after = text(old), text(new)
+            if before != after and _flat(before) == _flat(after):  # only line breaks or tabs differ (LF, CRLF)
+                before, after = _breaks_shown(before), _breaks_shown(after)
+            out.append(f"{name}: {before} -> {after}")
     return out
+
+
+_LAYOUT = re.compile("\r\n|[\t\n\r\u2028\u2029]")
+_BREAKS = {"\r": "\\r", "\n": "\\n", "\t": "\\t", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def _flat(value: str) -> str:
+    """`value` as one line shows it: each line break or tab a space."""
+    return _LAYOUT.sub(" ", value)
+
+
+def _breaks_shown(value: str) -> str:
+    """`value` with its line breaks and tabs written as `\\r\\n`, `\\n`, `\\t`: a change of LF to CRLF in a
+    cell, which one line would show as `X -> X`, shows as `Line one\\nLine two -> Line one\\r\\nLine two`."""
+    return re.sub("[\r\n\t\u2028\u2029]", lambda m: _BREAKS[m.group()], value)
 
 
 def compact(kind: str, changes: dict[str, tuple[Any, Any]]) -> str:

@@ -30,7 +30,9 @@ KINDS = tuple(RESOURCES)
 
 # Fields the service returns that are not written: accepted in an input file and ignored, so that
 # `list -o csv --fields ...` output with ids and timestamps can be fed back to import.
-READ_ONLY_COLUMNS = READ_ONLY
+# `--report FILE` adds status, error and changes (and id): a report is fed back as it is (issue 33 §4).
+REPORT_ONLY_COLUMNS = frozenset({"status", "error", "changes"})
+READ_ONLY_COLUMNS = READ_ONLY | REPORT_ONLY_COLUMNS
 
 LIST_COLUMNS = list_fields()
 BOOL_COLUMNS = bool_fields()
@@ -43,8 +45,9 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 MAX_NUMBER_CHARS = 32
 MAX_RATE_DIGITS = 15
 _SPECIAL = "\\|:="
-_TRUE = frozenset({"true", "yes", "1", "y", "on"})
-_FALSE = frozenset({"false", "no", "0", "n", "off"})
+# German and French spreadsheets write their booleans in their words: WAHR/FALSCH, VRAI/FAUX
+_TRUE = frozenset({"true", "yes", "1", "y", "on", "wahr", "vrai"})
+_FALSE = frozenset({"false", "no", "0", "n", "off", "falsch", "faux"})
 
 
 class CellError(ValueError):

@@ -265,6 +265,8 @@ class Output:
         buffer = stdio.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         protect = not self.io.stdout_is_pipe  # a program reading a pipe gets the values (issue 36)
+        if self.io.stdout_is_new_file:  # `list -o csv > FILE`, as `export > FILE`: a BOM for spreadsheets
+            buffer.write("\ufeff")
         encode = None
         count = 0
         for chunk in chunks:

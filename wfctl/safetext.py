@@ -39,6 +39,12 @@ def one_line(text: str) -> str:
     return plain(_LAYOUT.sub(" ", text))
 
 
+def quoted(text: str) -> str:
+    """`text` in quotes for a message (`'東京 Warehouse'`), shown as its characters, not escaped as
+    repr() escapes what it deems unprintable (`'æ\\uf19d±äº¬'`); one line, controls escaped (one_line)."""
+    return f"'{one_line(text)}'"
+
+
 def json_text(text: str) -> str:
     """Encoded JSON with DEL, C1 controls and the bidirectional controls written as `\\uNNNN` (json writes C0
     escaped already but leaves these raw when ensure_ascii is off). Only valid for JSON text: they can only

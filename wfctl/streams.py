@@ -44,6 +44,19 @@ class IO:
             return False
         return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
+    @cached_property
+    def stdout_is_new_file(self) -> bool:
+        """Whether stdout writes a regular file from its start (`> FILE`), not a pipe, a terminal or `>>`:
+        a file a spreadsheet may open, which needs a BOM to read UTF-8 (docs/csv.md)."""
+        import stat
+
+        try:
+            fd = sys.stdout.fileno()
+            return (stat.S_ISREG(os.fstat(fd).st_mode) and os.lseek(fd, 0, os.SEEK_CUR) == 0
+                    and sys.stdout.tell() == 0)
+        except (AttributeError, OSError, ValueError):
+            return False
+
     @staticmethod
     def write(text: str) -> None:
         """Raw data to stdout."""

@@ -180,4 +180,4 @@ def test_unknown_column_message_suggests_and_lists_the_parent_by_name() -> None:
     assert "branchId (or branch, the branch's name), name" in cf.unknown_column_message("client", "x")
     assert cf.unknown_column_message("branch", "x") == (
         "unknown column; the columns are name, address, phone, email; "
-        "createdOn, documents, id, modifiedOn, updatedOn are accepted and ignored")
+        "changes, createdOn, documents, error, id, modifiedOn, status, updatedOn are accepted and ignored")

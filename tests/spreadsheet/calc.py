@@ -6,7 +6,9 @@
 Modes: `csv-utf8` (the import dialog's UTF-8 defaults: every number-like cell becomes a number; saved as
 CSV UTF-8), `csv-default` (opened in Calc's default charset, Windows-1252, saved as CSV UTF-8, as a
 person does who saves "CSV UTF-8"), `csv-text` (opened as UTF-8 with every column as text: the way out
-docs/csv.md gives) and `xlsx` (a workbook opened and saved as a workbook).
+docs/csv.md gives), `xlsx` (a workbook opened and saved as a workbook), `book-csv` (a workbook, or a
+CSV in the default charset, saved as CSV UTF-8) and `csv-1252` (opened as UTF-8, saved as Windows-1252:
+Excel's plain "CSV"). `locale` is the person's (`de_DE.UTF-8`; Calc has its own locale data).
 """
 
 from __future__ import annotations
@@ -26,6 +28,10 @@ FILTERS = {
     "csv-default": (None, CSV_OUT),
     "csv-text": ("CSV:44,34,76,1," + "/".join(f"{i}/2" for i in range(1, 13)), CSV_OUT),
     "xlsx": (None, "xlsx:Calc MS Excel 2007 XML"),
+    # opened in Calc's defaults (a workbook as it is, a CSV in the default charset) and saved as CSV UTF-8
+    "book-csv": (None, CSV_OUT),
+    # opened as UTF-8, saved as Windows-1252: Excel's "CSV (Comma delimited)" (issue 33 §1)
+    "csv-1252": ("CSV:44,34,76,1", "csv:Text - txt - csv (StarCalc):44,34,1,1"),
 }
 
 
@@ -41,17 +47,19 @@ class Calc:
         self.binary = soffice()
         self.profile = profile
 
-    def save_as(self, files: list[Path], mode: str, out_dir: Path) -> list[Path]:
-        """Open each file in Calc and save it again into `out_dir` (same names); the saved files."""
+    def save_as(self, files: list[Path], mode: str, out_dir: Path, *, locale: str = "C.UTF-8") -> list[Path]:
+        """Open each file in Calc and save it again into `out_dir` (same names); the saved files. `locale`:
+        the person's (`de_DE.UTF-8`: numbers, dates and booleans read and written as in German)."""
         infilter, convert = FILTERS[mode]
         out_dir.mkdir(parents=True, exist_ok=True)
         argv = [self.binary, f"-env:UserInstallation={self.profile.as_uri()}", "--headless", "--norestore"]
         if infilter:
             argv.append(f"--infilter={infilter}")
         argv += ["--convert-to", convert, "--outdir", str(out_dir), *map(str, files)]
-        env = {**os.environ, "HOME": str(self.profile), "LANG": "C.UTF-8"}
+        env = {**os.environ, "HOME": str(self.profile), "LANG": locale, "LC_ALL": locale}
         r = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, check=False)
         extension = ".xlsx" if mode == "xlsx" else ".csv"
+        assert len({f.stem for f in files}) == len(files), "one name a file: Calc saves each as its stem"
         saved = [out_dir / (f.stem + extension) for f in files]
         missing = [p for p in saved if not p.exists()]
         assert not missing, f"soffice saved no {missing}: {r.stdout}{r.stderr}"

@@ -96,7 +96,7 @@ def test_export_writes_a_workbook_of_text(logged_in: Any, tmp_path: Path) -> Non
     width = len(re.search(r'<row r="1"[^>]*>(.*?)</row>', sheet).group(1).split("</c>")) - 1  # type: ignore[union-attr]
     assert f'<autoFilter ref="A1:{chr(64 + width)}3"/>' in sheet
     assert "<t>01614960000</t>" in sheet and "<t>0427</t>" in sheet and "<t>004512</t>" in sheet
-    assert "<t>'=cmd</t>" in sheet  # formula protection as in the CSV
+    assert "<t>=cmd</t>" in sheet  # a text cell runs no formula: no protective `'` (issue 33 §4)
     assert re.search(r'<c r="[A-Z][23]" t="b"[^>]*><v>1</v>', sheet)  # a boolean (rows in createdOn, then id, order)
     assert 'formatCode="@"' in styles  # text cells formatted as text
     assert "<cols>" in sheet  # widths

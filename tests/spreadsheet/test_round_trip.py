@@ -194,9 +194,15 @@ def test_csv_opened_in_the_default_charset(logged_in: Any, calc: Calc, tmp_path:
 
     r = cli("sites", "import", str(saved_redirected), "--on-existing", "update")
     assert r.exit_code == 2, r
-    assert r.stderr.splitlines()[0] == (
+    # said once (issue 33 §4: the BOM was named twice, the second time as `'ï»¿id' for '\ufeffid'`), with the
+    # first word the text's own reading changed
+    import re
+
+    assert re.fullmatch(re.escape(
         f"{saved_redirected}: the file starts with 'ï»¿', a UTF-8 byte order mark that a spreadsheet read as "
-        f"Windows-1252 and saved again; its text may be changed the same way ({way_out})")
+        f"Windows-1252 and saved again; its text may be changed the same way (") + r"'\S+' for '\S+'" + re.escape(
+        f") ({way_out})"), r.stderr.splitlines()[0]), r.stderr  # the first word read so (the service's order)
+    assert r.stderr.count("ï»¿") == 1 and "its text reads like" not in r.stderr, r.stderr
     assert "unknown column" not in r.stderr
 
     r = cli("sites", "import", str(saved_piped), "--on-existing", "update")

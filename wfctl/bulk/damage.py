@@ -22,6 +22,8 @@ from typing import Any
 
 NUMBER = "looks like a spreadsheet turned this text into a number"
 MOJIBAKE = "looks like a spreadsheet read this UTF-8 text as Windows-1252"
+QUESTION_MARKS = "looks like a spreadsheet saved this text as Windows-1252, which has no such letters (a ? for each)"
+CONVERTED = "looks like a spreadsheet turned this text into "  # + a date, a time, a boolean (readings.py)
 
 #: Significant digits a spreadsheet keeps of a number (IEEE double, as Excel and LibreOffice show it).
 DIGITS = 15
@@ -48,7 +50,12 @@ def explain(old: Any, new: Any) -> str | None:
             return NUMBER
         if _mojibake_of(old, new):
             return MOJIBAKE
-        return None
+        if "?" in new and _question_marks_of(old, new):
+            return QUESTION_MARKS
+        from wfctl.bulk.readings import converted
+
+        kind = converted(old, new)
+        return None if kind is None else CONVERTED + kind
     if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         return _all_same_or_damaged(zip(old, new, strict=True))
     if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
@@ -72,9 +79,7 @@ def names_like(name: str, names: Iterable[str]) -> list[str]:
     """The names of `names` that `name` is a spreadsheet's version of (`427` of `0427`, `MÃ¼ller` of
     `Müller`); compared trimmed, as names are."""
     name = name.strip()
-    maybe_number = _could_be_number(name)
-    maybe_mojibake = not name.isascii()
-    if not (maybe_number or maybe_mojibake):
+    if not _suspect_name(name):
         return []
     return [other for other in names if other.strip() != name and explain(other.strip(), name) is not None]
 
@@ -96,7 +101,7 @@ def example(data: bytes) -> tuple[str, str] | None:
         ends = [i for i in (data.find(sep, match.end()) for sep in seps) if i >= 0]
         word = data[start:min(ends) if ends else len(data)][:60].decode("utf-8", "replace")
         fixed = _unmojibake(word)
-        if fixed:
+        if fixed and "\ufeff" not in fixed:  # a BOM read as `ï»¿` is named on its own (reader.py)
             return word, fixed
     return None
 
@@ -145,6 +150,25 @@ def _truncated(digits: str) -> Decimal:
 
 # -- charsets ------------------------------------------------------------------------------------------
 
+def _question_marks_of(old: str, new: str) -> bool:
+    """Whether `new` is `old` saved in Windows-1252 ("CSV" in Excel's Save as), each character it has
+    none for written as `?` (`東京 Warehouse` -> `?? Warehouse`, `Gdańsk` -> `Gda?sk`); one outside the
+    BMP (an emoji, two UTF-16 units) as one or two."""
+    if old.isascii() or ("?" in old and old.count("?") >= new.count("?")):
+        return False
+    pattern = "".join(re.escape(ch) if _in_cp1252(ch) else ("\\?{1,2}" if ord(ch) > 0xFFFF else "\\?")
+                      for ch in old)
+    return re.fullmatch(pattern, new) is not None
+
+
+def _in_cp1252(ch: str) -> bool:
+    try:
+        ch.encode("cp1252")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _mojibake_of(old: str, new: str) -> bool:
     """Whether `new` is `old` in UTF-8 read as Windows-1252 and saved again; a byte Windows-1252 has no
     character for dropped (Excel), kept as a C1 control, or as U+F1xx (LibreOffice: measured, 7.4)."""
@@ -185,10 +209,10 @@ class Finding:
 
     def __str__(self) -> str:
         from wfctl.changes import text
-        from wfctl.safetext import one_line
+        from wfctl.safetext import one_line, quoted
 
         if self.field == "name" and self.old is None:
-            return one_line(f"row {self.row}: creates {self.new!r} beside {self.reason}")
+            return one_line(f"row {self.row}: creates {quoted(self.new)} beside {self.reason}")
         return one_line(f"row {self.row} ({self.name}): {self.field}: {text(self.old)} -> {text(self.new)}: "
                         f"{self.reason}")
 
@@ -230,24 +254,38 @@ class Review:
     def findings(self, existing: dict[Any, dict[str, Any]]) -> list[Finding]:
         """Every finding, by row; a create is compared with the names of `existing` (parent, key) -> record."""
         from wfctl.api.recordrules import natural_key
+        from wfctl.safetext import quoted
 
         findings = list(self._found)
         if self._created:
             names: dict[Any, list[str]] = {}
             for (parent, _), record in existing.items():
                 held = str(record.get("name") or "")
-                if _could_be_number(held.strip()) or not held.isascii():
+                if not held.isascii() or _readable(held.strip(), lenient=True):  # `0427`, `Mar 1`, `(123)`
                     names.setdefault(parent, []).append(held)
             for number, (name, parent) in self._created.items():
                 if (parent, natural_key(name)) in existing:
                     continue
                 for other in names_like(name, names.get(parent, ())):
-                    reason = NUMBER if _could_be_number(name.strip()) else MOJIBAKE
-                    findings.append(Finding(number, name, "name", None, name, f"the existing {other!r}: it {reason}"))
+                    reason = explain(other.strip(), name.strip()) or NUMBER
+                    findings.append(Finding(number, name, "name", None, name, f"the existing {quoted(other)}: it {reason}"))
         findings.sort(key=lambda f: f.row)
         return findings
 
 
 def _suspect_name(name: str) -> bool:
     name = name.strip()
-    return _could_be_number(name) or not name.isascii()
+    return _could_be_number(name) or not name.isascii() or "?" in name or _readable(name, written=True)
+
+
+def _readable(text: str, *, written: bool = False, lenient: bool = False) -> bool:
+    """Whether a spreadsheet reads `text` as a value (in a form it writes, with `written`); `lenient`: any
+    text, words too (`Mar 1`), else only one that starts as a number or is a boolean's word."""
+    if not text or not (lenient or text[0].isdigit() or text[0] in "+-($£€¥." or text.lower() in _WORDS):
+        return False
+    from wfctl.bulk.readings import readings
+
+    return bool(readings(text, written=written))
+
+
+_WORDS = frozenset({"true", "false", "wahr", "falsch", "vrai", "faux"})

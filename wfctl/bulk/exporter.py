@@ -35,7 +35,9 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
 
 
 def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], parent_ids: Iterable[str | None],
-                   concurrency: int, on_record: Callable[[], None] | None) -> int:
+                   concurrency: int, on_record: Callable[[], None] | None, *, protect: bool = True) -> int:
+    """Each record's cells to `write_row`; `protect`: a cell a spreadsheet would run as a formula gets its
+    `'` (CSV); a workbook's text cells run nothing, and get none (issue 33 §4)."""
     spec = KINDS[kind]
     columns = csvformat.export_columns(kind)
     count = 0
@@ -68,7 +70,7 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
     for record in records:
         if record is None:
             continue
-        write_row(csvformat.encode_record(kind, record, columns))
+        write_row(csvformat.encode_record(kind, record, columns, protect=protect))
         count += 1
         if on_record is not None:
             on_record()
@@ -88,7 +90,7 @@ def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str |
         with atomic_binary_file(path) as temporary:
             sheet = workbook.SheetWriter(temporary, csvformat.export_columns(kind),
                                          bool_columns=csvformat.BOOL_COLUMNS, record=kind)
-            count = _write_records(api, kind, sheet.write, parent_ids, concurrency, on_record)
+            count = _write_records(api, kind, sheet.write, parent_ids, concurrency, on_record, protect=False)
             sheet.close()
             return count
     with atomic_text_file(path, bom=True) as out:

@@ -132,6 +132,16 @@ class ImportPlan:
         creates, invalid = self.creates, self.invalid
         return sum(1 for number in range(1, len(creates)) if creates[number] and number not in invalid)
 
+    def create_bodies(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """(row, body) of each row the plan creates, in file order, without matching a record (the check
+        of new records' cells, suspects.py)."""
+        if self.spool is None:
+            return
+        creates, invalid = self.creates, self.invalid
+        for number, _, body in self.spool.checked_rows():
+            if number < len(creates) and creates[number] and number not in invalid:
+                yield number, body
+
     def has_others(self) -> bool:
         """Whether any valid row is not a create (an update, or a row left as it is)."""
         creates, invalid = self.creates, self.invalid

@@ -15,6 +15,7 @@ import csv
 import hashlib
 import itertools
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from typing import Any
 
 from wfctl.bulk.errors import BulkError, FileError
 from wfctl.csvformat import canonical_column
+from wfctl.safetext import quoted
 
 BOM = b"\xef\xbb\xbf"
 
@@ -49,6 +51,8 @@ class CsvInput:
     def __init__(self, path: str, *, delimiter: str | None = None, sheet: str | None = None) -> None:
         self._temporary: list[str] = []  # files of ours (stdin spooled, a sheet or a transcoding): removed
         self._lines: Any = None  # a workbook's: physical line of the CSV read -> the sheet's row
+        self.sheet: str | None = None  # a workbook's: the sheet read
+        self._sheets: list[str] = []
         self.notes: list[str] = []  # what was noticed about the file (said on stderr by run_import)
         self.workbook = False
         if path == "-":
@@ -93,7 +97,8 @@ class CsvInput:
         allow_tab = False
         if workbook.is_workbook(self.path):
             self.workbook = True
-            spool, self._lines, _ = workbook.sheet_to_csv(self.path, self.display, sheet)
+            spool, self._lines, self.sheet = workbook.sheet_to_csv(self.path, self.display, sheet)
+            self._sheets = workbook.sheet_names(self.path)
             self._temporary.append(spool)
             self.path = spool
             delimiter = ","
@@ -102,14 +107,17 @@ class CsvInput:
                 raise FileError(f"{self.display}: --sheet is for workbooks (.xlsx); this file is text")
             head = _head(self.path)
             if head.startswith(ZIP_MAGIC_PREFIX):
-                raise FileError(f"{self.display}: a ZIP archive but not an .xlsx workbook (an .ods or .xls file? "
+                raise FileError(f"{self.display}: a ZIP archive but not an .xlsx workbook (an .ods file? "
                                "save it as .xlsx or CSV UTF-8)")
+            if head.startswith(OLE2_MAGIC):
+                raise FileError(f"{self.display}: an Excel 97-2003 workbook (.xls), which wfctl does not read; "
+                               "save it as .xlsx (Excel Workbook) or CSV UTF-8 and run again")
             charset = _utf16(head)
             if charset:
                 self.path = self._transcoded(charset, lambda data: data)
                 allow_tab = True
-            elif b"\r" in head and b"\n" not in head:  # Excel for Mac's "CSV (Macintosh)": CR ends lines
-                self.path = self._transcoded(None, lambda data: data.replace(b"\r", b"\n"))
+            elif _cr_line_ends(head):  # Excel for Mac's "CSV (Macintosh)": CR ends lines (a cell's break too)
+                self.path = self._transcoded(None, _LineEnds().fix)
             if mojibake:
                 self.notes.append(_mojibake_note(self.display, self.path))
         self.delimiter = delimiter or self._sniff_delimiter(allow_tab)
@@ -140,6 +148,7 @@ class CsvInput:
             if charset is None:
                 while chunk := f.read(1 << 20):
                     out.write(fix(chunk))
+                out.write(fix(b""))  # what a fix held back from the last chunk
             else:
                 import codecs
 
@@ -152,6 +161,27 @@ class CsvInput:
                     raise FileError(f"{self.display}: the file starts as {charset.upper()} but is not UTF-16 "
                                    "throughout; save it as CSV UTF-8 and run again") from None
         return spool
+
+    def columns_hint(self) -> str:
+        """Why no column of the header is known, when the file says (for the planner's problems): the sheet
+        read, and the others; a header that is one cell holding separators (a file read with another
+        separator and saved again). Empty when there is nothing to say."""
+        if self.sheet is not None:
+            return f"sheet {quoted(self.sheet)} was read{self._other_sheets()}"
+        if len(self.header) == 1 and any(ch in self.written(self.header[0]) for ch in ",;"):
+            return (f"line 1 is one cell, {quoted(self.written(self.header[0])[:80])}: the program that saved the file "
+                    "guessed another separator for it (Gnumeric takes ' when most rows start with '+44, or $ on "
+                    "some files), so no row's cells are in their columns; open the original file again with ',' "
+                    "as the separator")
+        return ""
+
+    def _other_sheets(self) -> str:
+        others = [name for name in self._sheets if name != self.sheet]
+        if not others:
+            return ""
+        first = " (the first)" if self._sheets and self._sheets[0] == self.sheet else ""
+        return (f"{first}; the workbook's other sheets are {', '.join(map(quoted, others))}: "
+                f"--sheet NAME (or its number from 1) reads another")
 
     def written(self, column: str) -> str:
         """A header column as the file writes it (`Client` for `client`), for messages."""
@@ -266,15 +296,23 @@ class CsvInput:
         try:
             header = next(reader)
         except StopIteration:
+            if self.sheet is not None:
+                raise FileError(f"{self.display}: sheet {quoted(self.sheet)} is empty (expected a header row)"
+                                f"{self._other_sheets()}") from None
             raise FileError(f"{self.display}: the file is empty (expected a header line)") from None
         except csv.Error as exc:
             raise _csv_error(self.display, 1, exc) from None
         written = [h.strip() for h in header]
         if written and written[0].startswith(BOM_AS_CP1252):
             written[0] = written[0][len(BOM_AS_CP1252):].strip()
-            self.notes.insert(0, f"{self.display}: the file starts with {BOM_AS_CP1252!r}, a UTF-8 byte order mark "
-                              "that a spreadsheet read as Windows-1252 and saved again; its text may be changed "
-                              "the same way (" + _WAY_OUT + ")")
+            # one note: the file's mojibake note would name the same reading (its example, if any, is kept)
+            seen = [note for note in self.notes if note.startswith(_MOJIBAKE_SAID.format(display=self.display))]
+            example = next((note[note.index(" ("):note.index(";")] for note in seen if " (" in note.split(";")[0]),
+                           "")
+            self.notes = [note for note in self.notes if note not in seen]
+            self.notes.insert(0, f"{self.display}: the file starts with {quoted(BOM_AS_CP1252)}, a UTF-8 byte order "
+                              "mark that a spreadsheet read as Windows-1252 and saved again; its text may be changed "
+                              f"the same way{example} (" + _WAY_OUT + ")")
         while written and written[-1] == "":
             written.pop()  # a trailing column with no name: values in it count as extra cells
         names: list[str] = []
@@ -342,12 +380,43 @@ def _mojibake_note(display: str, path: str) -> str:
 
     with open(path, "rb") as f:
         found = example(f.read(1 << 22))
-    seen = f" ({found[0]!r} for {found[1]!r})" if found else ""
-    return (f"{display}: its text reads like UTF-8 that a spreadsheet opened as Windows-1252 and saved again"
+    seen = f" ({quoted(found[0])} for {quoted(found[1])})" if found else ""
+    return (_MOJIBAKE_SAID.format(display=display) +
             f"{seen}; rows that would change a record this way are stopped before sending (" + _WAY_OUT + ")")
 
 
+_MOJIBAKE_SAID = "{display}: its text reads like UTF-8 that a spreadsheet opened as Windows-1252 and saved again"
+
+
+def _cr_line_ends(head: bytes) -> bool:
+    """Whether the first line break outside quotes is a CR alone (Excel for Mac's "CSV (Macintosh)"); a
+    quoted cell may hold another kind of break before it."""
+    quoted_ = False
+    for match in re.finditer(rb'["\r\n]', head):
+        ch = match.group()
+        if ch == b'"':
+            quoted_ = not quoted_
+        elif not quoted_:
+            return ch == b"\r" and head[match.end():match.end() + 1] != b"\n"
+    return False
+
+
+class _LineEnds:
+    """CR and CRLF as LF, chunk by chunk (a CR ending one chunk and an LF starting the next are one)."""
+
+    def __init__(self) -> None:
+        self.held = b""
+
+    def fix(self, chunk: bytes) -> bytes:
+        data = self.held + chunk
+        self.held = b"\r" if data.endswith(b"\r") and chunk else b""
+        if self.held:
+            data = data[:-1]
+        return data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+
 ZIP_MAGIC_PREFIX = b"PK\x03\x04"
+OLE2_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a compound file: .xls (Excel 97-2003)
 BOM_AS_CP1252 = BOM.decode("cp1252")  # "ï»¿"
 _WAY_OUT = ("re-export as .xlsx with export -f FILE.xlsx, or open the CSV as UTF-8: "
             "Unicode (UTF-8) in the import dialog, Data > From Text/CSV in Excel")

@@ -1,4 +1,5 @@
-"""The `--report FILE` CSV: every input row, then `status`, `id`, `error` and `changes`."""
+"""The `--report FILE` CSV: every input row, then `status`, `id`, `error` and `changes`; import reads a
+report back as its input (those four columns ignored)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,15 @@ def write_report(path: str, header: list[str], outcomes: Iterable[tuple[Row, str
     Every cell is written as export writes it: one that a spreadsheet would run as a formula gets a `'`
     (the service's `id` and `error` text too), and import reads the report's rows back unchanged."""
     count = 0
+    # a file with columns of a report (a report fed back, `list -o csv`'s id) keeps them, filled anew:
+    # one `id` column, never two (issue 33 §4)
+    own = [name for name in header if name not in REPORT_COLUMNS]
     with atomic_text_file(path, bom=True) as f:
         writer = csv.writer(f, delimiter=delimiter)
-        writer.writerow([*map(_cell, header), *REPORT_COLUMNS])
+        writer.writerow([*map(_cell, own), *REPORT_COLUMNS])
         for row, status, record_id, error, changes in outcomes:
-            writer.writerow([*(_cell(row.cells.get(name, "")) for name in header),
+            record_id = record_id or strip_neutraliser(row.cells.get("id", ""))
+            writer.writerow([*(_cell(row.cells.get(name, "")) for name in own),
                              status, neutralise(record_id), neutralise(error), neutralise(changes)])
             count += 1
     return count

@@ -2,8 +2,10 @@
 
 Every text column is stored as text cells formatted as text (`@`), so no spreadsheet makes an id, a phone
 or a worker number into a number; booleans as booleans; amounts (`money_columns`) as numbers shown with
-two decimals; the header row frozen, bold and filterable; columns as wide as their text (up to a limit). Cells keep the CSV's formula protection (a leading `'`
-that import removes), so the sheet saved as CSV is as safe as our CSV.
+two decimals; the header row frozen, bold and filterable; columns as wide as their text (up to a limit). A text cell runs no formula, so `export`
+writes `+44 20 7946 0000` without the CSV's protective `'` (issue 33 §4; a value of its own starting `'=`
+gets one more `'`, which import removes, as in CSV); import still removes one `'` from `'+44...`, as
+earlier exports wrote it.
 
 A workbook cell holds at most 32,767 characters (Excel's limit, in UTF-16 units; XlsxWriter cuts a longer
 string and says so only by its return code): a value longer than that is never written cut. The export is

@@ -92,6 +92,10 @@ class Planner:
             self._problem(0, 1, written(column), csvformat.unknown_column_message(self.options.kind, column))
         if len(unknown) > MAX_LISTED_COLUMNS:
             self._problem(0, 1, "", f"... and {len(unknown) - MAX_LISTED_COLUMNS} more unknown columns")
+        # issue 33 §4: no column known, the file says why where it can (the sheet read, a separator guessed)
+        if (unknown and len(unknown) == len(self.source.header)
+                and (hint := getattr(self.source, "columns_hint", lambda: "")())):
+            self._problem(0, 1, "", hint)
         if "name" not in self.source.header:
             self._problem(0, 1, "name", "missing column: every row needs a name")
         kind = self.kind

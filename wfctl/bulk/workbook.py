@@ -47,7 +47,7 @@ from wfctl.csvformat import NO_VALUE
 ZIP_MAGIC = b"PK\x03\x04"
 XLSX_EXTENSIONS = (".xlsx", ".xlsm")
 
-__all__ = ["MAX_WIDTH", "XLSX_EXTENSIONS", "ZIP_MAGIC", "SheetWriter", "is_workbook", "is_workbook_name",
+__all__ = ["MAX_WIDTH", "XLSX_EXTENSIONS", "ZIP_MAGIC", "SheetWriter", "is_workbook", "is_workbook_name", "sheet_names",
            "sheet_to_csv"]
 
 
@@ -61,6 +61,15 @@ def is_workbook(path: str) -> bool:
             return "xl/workbook.xml" in archive.namelist()
     except (OSError, zipfile.BadZipFile):
         return False
+
+
+def sheet_names(path: str) -> list[str]:
+    """The names of the workbook's sheets, in order (for messages; none if it cannot be read)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return _book_parts(archive, path)[0]
+    except (OSError, KeyError, ValueError, SyntaxError, zipfile.BadZipFile):
+        return []
 
 
 def is_workbook_name(path: str) -> bool:

@@ -119,6 +119,8 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         _list_problems(summary)
     if summary.resumed:
         app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
+    if not (accept_spreadsheet_changes or summary.resumed):
+        _warn_of_suspect_creates(importer)
     pruning = None
     if importer.options.prune:  # issue 32 §2: the deletes planned (each record read), or refused
         from wfctl.commands import prunerun
@@ -199,6 +201,24 @@ def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
     finally:
         progress.stop(clear=not planned)  # kept when done, as a dry run's; erased when interrupted
     return findings
+
+
+def _warn_of_suspect_creates(importer: Any) -> None:
+    """Name each new record's cell that looks converted by a spreadsheet (issue 33 §1): a warning on
+    stderr, in a plan and before a run; nothing is stopped."""
+    plan = importer.plan()
+    from wfctl.bulk import suspects
+
+    if not (suspects.in_file(importer.source.path) and plan.create_count()):  # most files: no row read again
+        return
+    import itertools
+
+    records = importer.inventory.existing.values()
+    found = suspects.find(plan.create_bodies(), lambda: itertools.chain((row.body for row in plan.rows()), records))
+    for suspect in found[:50]:
+        IO.write_err(f"suspect: {suspect}\n")
+    if len(found) > 50:
+        IO.write_err(f"... and {len(found) - 50} more suspect cells\n")
 
 
 def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool, prune: bool = False) -> None:
