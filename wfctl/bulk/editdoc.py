@@ -16,7 +16,8 @@ line it is about.
 
 One list entry a line; read-only fields are comments. Read back, every scalar is text (a loader without
 YAML's implicit types: `0427`, `yes` and `1e3` stay what was typed) until the write model converts what
-is a number or a boolean. PyYAML loads only here, when an edit runs (about 8 ms; `--help` never pays it).
+is a number or a boolean. PyYAML loads only here, when an edit runs: `--help`, `--version` and Tab
+never pay its import.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from wfctl.api.recordrules import LIST_FIELDS
 
@@ -319,7 +320,7 @@ def _loader() -> Any:
         base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
         class TextLoader(base):  # type: ignore[misc, valid-type]
-            yaml_implicit_resolvers: dict[str, Any] = {}
+            yaml_implicit_resolvers: ClassVar[dict[str, Any]] = {}
 
         _LOADER = TextLoader
     return _LOADER

@@ -231,7 +231,7 @@ def _send(session: Session, out: Any, buffer: Buffer, shape: Shape, merges: list
     from wfctl.changes import lines
 
     app = session.app
-    for base, mine, current, merge in merges:
+    for _base, mine, current, merge in merges:
         target = mine if session.force else merge.merged
         diff = changed_fields(current, {k: target.get(k) for k in changed(shape.writable, current, target)})
         where = _named(session.kind, current)

@@ -24,8 +24,8 @@ def run_stream(session: Session, out: Any, shape: Shape, merges: list[Any]) -> i
     import secrets
 
     from wfctl.bulk import journal as journals
-    from wfctl.bulk.engine import Executor, RunContext, Stopped
     from wfctl.bulk.editrun import EditOutcome, EditRecord
+    from wfctl.bulk.engine import Executor, RunContext, Stopped
 
     app = session.app
     started = time.monotonic()
