@@ -22,6 +22,5 @@ def edit(ctx: typer.Context, recover: editing.Recover = False, yes: editing.Yes 
 
     Examples:
       $ wfctl agency edit
-      $ wfctl agency edit --recover
     """
     return editing.edit(ctx, "agency", None, recover=recover, yes=yes, force=force, output=output)

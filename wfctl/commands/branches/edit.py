@@ -23,7 +23,6 @@ def edit(ctx: typer.Context, branch_id: recordverbs.BranchId, recover: editing.R
 
     Examples:
       $ wfctl branches edit <branch-id>
-      $ wfctl branches edit <branch-id> --recover
-      $ EDITOR=nano wfctl branches edit <branch-id>
+      $ VISUAL="code --wait" wfctl branches edit <branch-id>
     """
     return editing.edit(ctx, "branch", branch_id, recover=recover, yes=yes, force=force, output=output)

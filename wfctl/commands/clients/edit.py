@@ -23,7 +23,6 @@ def edit(ctx: typer.Context, client_id: recordverbs.ClientId, recover: editing.R
 
     Examples:
       $ wfctl clients edit <client-id>
-      $ wfctl clients edit <client-id> --recover
-      $ EDITOR=nano wfctl clients edit <client-id>
+      $ VISUAL="code --wait" wfctl clients edit <client-id>
     """
     return editing.edit(ctx, "client", client_id, recover=recover, yes=yes, force=force, output=output)

@@ -35,9 +35,8 @@ def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None,
 
     Examples:
       $ wfctl sites edit <site-id>
-      $ wfctl sites edit "Salford Docks" --client "Pennine Foods Ltd"
+      $ wfctl sites edit "Salford Quays Kitchen" --client "Pennine Foods Ltd"
       $ wfctl sites edit --client <client-id>          # every site of the client, one undoable run
-      $ wfctl sites edit <site-id> --recover
       $ EDITOR=./fix-rates.sh wfctl sites edit <site-id> --yes
     """
     if site_id is None and client is None:
