@@ -255,7 +255,7 @@ def _send(session: Session, out: Any, buffer: Buffer, shape: Shape, merges: list
     if stream:
         from wfctl.commands.editstream import run_stream
 
-        code = run_stream(session, out, shape, merges)
+        code = run_stream(app, out, shape, merges, key=session.key, command=session.command, force=session.force)
         buffer.remove()
         return code
     base, mine, current, _ = merges[0]
@@ -304,11 +304,20 @@ def _open(editor: str, path: str, session: Session) -> None:
         args = ["/bin/sh", "-c", f'{editor} "$@"', editor, path]
     sys.stdout.flush()
     sys.stderr.flush()
+    terminal = None
+    if not sys.stdout.isatty() and sys.platform != "win32":  # `edit -o json > out.json`: the editor still
+        try:                                                    # draws on the terminal, as git's does
+            terminal = open("/dev/tty", "r+b", buffering=0)  # noqa: SIM115 (closed below)
+        except OSError:
+            terminal = None
     try:
-        code = subprocess.call(args)
+        code = subprocess.call(args, stdin=terminal, stdout=terminal)
     except OSError as exc:
         raise CliError(f"cannot run the editor {editor!r}: {exc.strerror or exc}; your text is kept: "
                        f"`{session.command} --recover` reopens it") from None
+    finally:
+        if terminal is not None:
+            terminal.close()
     if code != 0:
         raise CliError(f"the editor {one_line(editor)!r} exited with {code}; nothing was sent; your text is kept: "
                        f"`{session.command} --recover` reopens it")

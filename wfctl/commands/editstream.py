@@ -14,12 +14,15 @@ from wfctl.safetext import one_line
 
 if TYPE_CHECKING:
     from wfctl.bulk.editdoc import Shape
-    from wfctl.commands.editing import Session
+    from wfctl.context import AppContext
 
 COUNTS = ("updated", "unchanged", "skipped", "failed")
 
 
-def run_stream(session: Session, out: Any, shape: Shape, merges: list[Any]) -> int:
+def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, key: str, command: str,
+               force: bool) -> int:
+    """Send each (base, mine, current, merge) of `merges` (the sites of one client) as one journalled run;
+    `key` names the edit (`client-<id>`), `command` is how the person ran it. Returns the exit code."""
     import json
     import secrets
 
@@ -27,10 +30,9 @@ def run_stream(session: Session, out: Any, shape: Shape, merges: list[Any]) -> i
     from wfctl.bulk.editrun import EditOutcome, EditRecord
     from wfctl.bulk.engine import Executor, RunContext, Stopped
 
-    app = session.app
     started = time.monotonic()
     run_id = journals.new_run_id()
-    header = {"kind": "site", "file": f"edit:{session.key}:{run_id}", "path": session.command.removeprefix("wfctl "),
+    header = {"kind": "site", "file": f"edit:{key}:{run_id}", "path": command.removeprefix("wfctl "),
               "target": str(getattr(app.client, "base_url", "") or ""), "profile": app.settings.profile,
               "parent": "", "onExisting": "update", "undo": None, "command": "sites edit", "run": run_id,
               "nonce": secrets.token_hex(8), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
@@ -48,7 +50,7 @@ def run_stream(session: Session, out: Any, shape: Shape, merges: list[Any]) -> i
             said.append(outcome)
 
     actions = [EditRecord(row, "site", str(base["id"]), str(current.get("name") or ""), shape.writable, base, mine,
-                          session.force)
+                          force)
                for row, (base, mine, current, _) in enumerate(merges, start=1)]
     stopped: Stopped | None = None
     try:
