@@ -83,3 +83,12 @@ def test_on_a_put_clearing_deployment_an_edit_loses_nothing(cli: Any, sandbox_fa
     site = as_json(cli("sites", "get", ids["site"], "-o", "json"))
     assert (site["rates"], site["email"], site["bannedWorkers"]) == (
         [{"skill": "Forklift Driver", "hourlyRate": 14}], "yard@example.com", ["W-1"])
+
+
+def test_a_client_without_sites_has_nothing_to_edit(wf: Any, editor: Any, tag: str) -> None:
+    ids = make_site(wf, tag)
+    empty = as_json(wf("clients", "create", "--branch", ids["branch"], "--name", f"{tag} empty", "-o", "json"))["id"]
+    editor.steps({})
+    r = wf("sites", "edit", "--client", empty, env=editor.env)
+    assert (r.exit_code, r.stderr) == (4, f'error: nothing to edit: client "{tag} empty" ({empty}) has no sites\n')
+    assert editor.opened == 0

@@ -37,6 +37,7 @@ class EditRecord:
     def apply(self, run: RunContext) -> None:
         from wfctl.api.errors import ApiError, NetworkError, NotFound, NotLoggedIn
         from wfctl.api.merge import changed, three_way
+        from wfctl.api.recordrules import restorable
 
         log = run.journal
         assert log is not None
@@ -58,7 +59,7 @@ class EditRecord:
 
             def edit(record: dict[str, Any]) -> dict[str, Any]:
                 now = self.mine if self.force else three_way(self.fields, self.base, self.mine, record).merged
-                return {name: now[name] for name in changed(self.fields, record, now)}
+                return {name: restorable(name, now.get(name)) for name in changed(self.fields, record, now)}
 
             back = run.api.update_record(self.kind, self.record_id, edit, current=current, settle=False)
             self._finish(run, "updated", "", {name: [current.get(name), back.get(name)] for name in names})

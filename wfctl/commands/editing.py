@@ -99,6 +99,8 @@ def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = 
         if earlier is not None:
             app.io.note(f"note: an unsent edit of {title} is kept ({earlier.path}); `{command} --recover` reopens it")
         bases = _read(api, kind, key, stream)
+        if not bases:
+            raise CliError(f"nothing to edit: {title.removeprefix('the sites of ')} has no sites", ExitCode.NOT_FOUND)
         text = _render(shape_of(kind), bases, session, stream)
         buffer = Buffer(profile, kind, key)
     if not stream and bases:
@@ -268,12 +270,13 @@ def _send(session: Session, out: Any, buffer: Buffer, shape: Shape, merges: list
 def _write(session: Session, shape: Shape, base: dict[str, Any], mine: dict[str, Any],
            current: dict[str, Any]) -> dict[str, Any]:
     from wfctl.api.merge import changed, three_way
+    from wfctl.api.recordrules import restorable
 
     api = session.app.client
 
     def wanted(record: dict[str, Any]) -> dict[str, Any]:
         now = mine if session.force else three_way(shape.writable, base, mine, record).merged
-        return {name: now[name] for name in changed(shape.writable, record, now)}
+        return {name: restorable(name, now.get(name)) for name in changed(shape.writable, record, now)}
 
     if session.kind == "agency":
         return dict(api.update_agency(wanted(current)))
