@@ -230,8 +230,8 @@ def world(cli: Any, sandbox_factory: Any, tmp_path: Path) -> dict[str, Any]:
         (bin_dir / shim).chmod(0o755)
     env = dict(cli.env, PYTHONPATH=str(REPO_ROOT), TERM="xterm-256color", PATH=f"{bin_dir}:{os.environ['PATH']}",
                WAMS_URL=server.url, WAMS_USER=ADMIN, PASSWORD=PASSWORD, WAMS_PASSWORD=PASSWORD,
-               TOKEN=cli("auth", "token").stdout.strip())
-    env.pop("COLUMNS", None)
+               TOKEN=cli("auth", "token").stdout.strip(), VISUAL="", EDITOR="true")
+    env.pop("COLUMNS", None)  # EDITOR: `edit` examples open an editor that saves the file as shown ("no changes")
     for directory in (".config/fish/completions", ".local/share/bash-completion/completions", ".zfunc"):
         (cli.home / directory).mkdir(parents=True, exist_ok=True)  # as the shells' own packages make them
     return {"cli": cli, "seed": seed, "cwd": cwd, "env": env, "url": server.url}

@@ -16,7 +16,7 @@ Examples:
 app = typer.Typer(help=HELP, short_help="Show and update your agency.", no_args_is_help=True, rich_markup_mode=None)
 
 # The verbs, in the order --help lists them; each marks its function with @verb (wfctl.commands.verbs).
-from wfctl.commands.agency import show, update  # noqa: E402
+from wfctl.commands.agency import edit, show, update  # noqa: E402
 from wfctl.commands.verbs import register  # noqa: E402
 
-register(app, show, update)
+register(app, edit, show, update)

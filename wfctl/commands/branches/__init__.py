@@ -16,7 +16,7 @@ Examples:
 app = typer.Typer(help=HELP, short_help="Manage branches of your agency.", no_args_is_help=True, rich_markup_mode=None)
 
 # The verbs, in the order --help lists them; each marks its function with @verb (wfctl.commands.verbs).
-from wfctl.commands.branches import create, delete, diff, export, get, import_, list, update  # noqa: E402
+from wfctl.commands.branches import create, delete, diff, edit, export, get, import_, list, update  # noqa: E402
 from wfctl.commands.verbs import register  # noqa: E402
 
-register(app, create, delete, diff, export, get, import_, list, update)
+register(app, create, delete, diff, edit, export, get, import_, list, update)

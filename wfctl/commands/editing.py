@@ -1,0 +1,366 @@
+"""`wfctl sites|branches|clients|agency edit`: a record (or every site of a client) in the person's editor.
+
+The loop: write the buffer (kept under the state folder until the service has it: wfctl.bulk.editstore),
+open the editor, read the buffer back (wfctl.bulk.editdoc) and check it with the update's rules; a problem
+reopens it with the message above its line, the text kept. Then the record is read again and the edit
+merged into it (wfctl.api.merge): another writer's change that does not overlap is kept and said; one that
+overlaps reopens the buffer with both values (`--force` writes it as typed). The change is shown as
+`update --dry-run` shows it and, on a terminal, asked for (`--yes` in scripts). One record is written
+through the SDK's update (wfctl.api.updates: the PUT-clearing deployments of G13 lose nothing); a client's
+sites are a journalled run on the one executor (wfctl.bulk.editrun), which `wfctl imports undo` takes back.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from wfctl.commands.options import app_context, resolve_ref
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
+
+if TYPE_CHECKING:
+    from wfctl.bulk.editdoc import Shape
+    from wfctl.bulk.editstore import Buffer
+    from wfctl.commands.output_options import OutputOptions
+    from wfctl.context import AppContext
+
+EDIT_PANEL = "Edit"
+#: A list's entry, as a message names it.
+ENTRY_LABELS = {"rates": "rate", "departments": "department", "bannedWorkers": "banned worker"}
+Recover = Annotated[bool, typer.Option(
+    "--recover", help="Reopen your last edit of this record that was not sent (kept until the service has it).",
+    rich_help_panel=EDIT_PANEL)]
+Force = Annotated[bool, typer.Option(
+    "--force", help="Write your values even where the record changed on the service since you opened it "
+    "(overwrites those changes; the other changes are still merged in).", rich_help_panel=EDIT_PANEL)]
+Yes = Annotated[bool, typer.Option("--yes", "-y", help="Send the change without asking (scripts).",
+                                   rich_help_panel=EDIT_PANEL)]
+
+#: The editor used when neither $VISUAL nor $EDITOR is set, in this order (the first found).
+DEFAULT_EDITORS = ("notepad",) if sys.platform == "win32" else ("vi", "nano")
+
+
+@dataclass
+class Session:
+    """One edit: what it edits, how it is named to the person, and the command that reopens it."""
+
+    app: AppContext
+    kind: str
+    key: str
+    title: str
+    command: str
+    force: bool
+    yes: bool
+
+
+def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = None, recover: bool, yes: bool,
+         force: bool, output: OutputOptions) -> int:
+    """Edit one record of `kind` (`ref`; the agency: None), or with `scope` and no `ref` every site of
+    that client. Returns the exit code."""
+    from wfctl.api.resources import RESOURCES
+    from wfctl.bulk.editdoc import shape_of
+    from wfctl.bulk.editstore import Buffer
+
+    app = app_context(ctx)
+    out = output.writer(app, kind)
+    api = app.client
+    plural = "agency" if kind == "agency" else RESOURCES[kind].plural
+    stream = kind == "site" and ref is None
+    if stream:
+        client_id = resolve_ref(ctx, "client", str(scope))
+        named = one_line(str(app.client.get_record("client", client_id).get("name") or ""))
+        key, title = f"client-{client_id}", f"the sites of client \"{named}\" ({client_id})"
+        command = f"wfctl sites edit --client {client_id}"
+    elif kind == "agency":
+        key, title, command = "agency", "the agency", "wfctl agency edit"
+    else:
+        owner = RESOURCES[kind].parent
+        parent = resolve_ref(ctx, owner, scope) if scope and owner else None
+        key = resolve_ref(ctx, kind, str(ref), parent=parent)
+        title, command = f"{kind} {key}", f"wfctl {plural} edit {key}"
+    session = Session(app, kind, key, title, command, force, yes)
+    profile = app.settings.profile
+    if recover:
+        buffer = Buffer.newest(profile, kind, key)
+        if buffer is None:
+            raise CliError(f"no unsent edit of {title} to recover", ExitCode.NOT_FOUND)
+        text, bases = buffer.text(), buffer.bases()
+        app.io.note(f"reopening your unsent edit of {title}")
+    else:
+        earlier = Buffer.newest(profile, kind, key)
+        if earlier is not None:
+            app.io.note(f"note: an unsent edit of {title} is kept ({earlier.path}); `{command} --recover` reopens it")
+        bases = _read(api, kind, key, stream)
+        if not bases:
+            raise CliError(f"nothing to edit: {title.removeprefix('the sites of ')} has no sites", ExitCode.NOT_FOUND)
+        text = _render(shape_of(kind), bases, session, stream)
+        buffer = Buffer(profile, kind, key)
+    if not stream and bases:
+        session.title = _named(kind, bases[0])
+    return _loop(session, out, buffer, text, bases, stream)
+
+
+def _loop(session: Session, out: Any, buffer: Buffer, text: str, bases: list[dict[str, Any]], stream: bool) -> int:
+    from wfctl.api.merge import changed, three_way
+    from wfctl.bulk import editdoc
+
+    app, shape = session.app, editdoc.shape_of(session.kind)
+    editor = _editor(app)
+    while True:
+        buffer.save(text, bases)
+        shown = text
+        _open(editor, str(buffer.path), session)
+        text = buffer.text()
+        clean = editdoc.without_marks(text)
+        if editdoc.is_empty(clean):
+            buffer.remove()
+            app.io.write_err("Edit cancelled (the file was emptied); nothing was sent.\n")
+            return 0
+        pairs, problems = _read_back(shape, clean, bases, stream)
+        if problems:
+            if text == shown and editdoc.ERROR_MARK in shown:  # reopened with problems, closed unchanged: stop
+                buffer.save(text, bases)
+                raise CliError(f"the edit still has {len(problems)} problem{'s' if len(problems) != 1 else ''} "
+                               f"({one_line(problems[0].message)}); your text is kept: `{session.command} --recover` "
+                               "reopens it")
+            text = editdoc.annotate(clean, problems)
+            app.io.note(f"{len(problems)} problem{'s' if len(problems) != 1 else ''} in the edit: reopening it")
+            continue
+        pairs = [(base, mine) for base, mine in pairs if changed(shape.writable, base, mine)]
+        if not pairs:
+            buffer.remove()
+            app.io.write_err("no changes\n")
+            return 0
+        currents = {_id_of(base): _read(app.client, session.kind, _id_of(base) or "agency", False)[0]
+                    for base, _ in pairs}
+        merges = [(base, mine, currents[_id_of(base)], three_way(shape.writable, base, mine, currents[_id_of(base)]))
+                  for base, mine in pairs]
+        conflicted = [m for m in merges if m[3].conflicts]
+        if conflicted and not session.force:
+            bases, text = _reopen_with_conflicts(session, shape, bases, merges, stream)
+            continue
+        buffer.save(text, bases)
+        return _send(session, out, buffer, shape, merges, stream)
+
+
+def _read_back(shape: Shape, text: str, bases: list[dict[str, Any]], stream: bool) -> tuple[list[tuple[dict[str, Any],
+                                                                                                     dict[str, Any]]],
+                                                                                          list[Any]]:
+    """(base, mine) for each record of the buffer, and the problems."""
+    from wfctl.bulk import editdoc
+
+    try:
+        docs = editdoc.documents(text)
+    except editdoc.BufferProblems as exc:
+        return [], exc.problems
+    problems: list[Any] = []
+    pairs = []
+    by_id = {_id_of(base): base for base in bases}
+    seen: set[str] = set()
+    for index, doc in enumerate(docs):
+        if stream:
+            record_id = str(doc.values.get("id") or "")
+            base = by_id.get(record_id)
+            if base is None:
+                problems.append(editdoc.Problem(doc.lines.get("id", doc.line), f"id: {record_id or '(none)'} is not one "
+                                                "of this client's sites (an edit creates and moves nothing)"))
+                continue
+            if record_id in seen:
+                problems.append(editdoc.Problem(doc.lines.get("id", doc.line), f"id: site {record_id} is given twice"))
+                continue
+            seen.add(record_id)
+        elif index:
+            problems.append(editdoc.Problem(doc.line, "one record only: remove this document (and its ---)"))
+            continue
+        else:
+            base = bases[0]
+        mine, found = editdoc.read_record(shape, doc, base)
+        problems.extend(found)
+        pairs.append((base, mine))
+    return pairs, problems
+
+
+def _reopen_with_conflicts(session: Session, shape: Shape, bases: list[dict[str, Any]], merges: list[Any],
+                           stream: bool) -> tuple[list[dict[str, Any]], str]:
+    """The buffer again from the merged records, each overlap said above its field with the other value;
+    its base is now the record as it is (saving it unchanged keeps the values you typed)."""
+    from wfctl.api.recordrules import natural_key
+    from wfctl.bulk.editdoc import note_key, scalar
+
+    app = session.app
+    now = {_id_of(current): current for _, _, current, _ in merges}
+    merged = {_id_of(current): {**current, **merge.merged} for _, _, current, merge in merges}
+    records = [merged.get(_id_of(base), base) for base in bases]
+    new_bases = [now.get(_id_of(base), base) for base in bases]
+    notes: dict[int, dict[str, list[str]]] = {}
+    count = 0
+    for index, record in enumerate(records):
+        for _, _, current, merge in merges:
+            if _id_of(current) != _id_of(record):
+                continue
+            for c in merge.conflicts:
+                count += 1
+                what = f"{ENTRY_LABELS.get(c.field, c.field)} {c.key}" if c.key else c.field
+                theirs = "removed" if c.theirs is None else _value_text(c.field, c.theirs, scalar)
+                where = note_key(c.field, natural_key(c.key) if c.key is not None else None)
+                notes.setdefault(index, {}).setdefault(where, []).append(
+                    f"{what} was changed on the service since you opened it: theirs {theirs}; yours is below "
+                    "(save as it is to keep yours)")
+    app.io.write_err(f"{session.title} changed on the service while you edited it: {count} overlapping "
+                     f"change{'s' if count != 1 else ''}; reopening with both values\n")
+    return new_bases, _render(shape, records, session, stream, notes)
+
+
+def _value_text(field: str, value: Any, scalar: Any) -> str:
+    from wfctl.changes import field_text
+
+    if isinstance(value, dict):
+        return field_text(field, [value])
+    return scalar(value)
+
+
+def _send(session: Session, out: Any, buffer: Buffer, shape: Shape, merges: list[Any], stream: bool) -> int:
+    from wfctl.api.merge import changed
+    from wfctl.api.recordrules import changed_fields
+    from wfctl.changes import lines
+
+    app = session.app
+    for _base, mine, current, merge in merges:
+        target = mine if session.force else merge.merged
+        diff = changed_fields(current, {k: target.get(k) for k in changed(shape.writable, current, target)})
+        where = _named(session.kind, current)
+        count = f"{len(diff)} field{'s' if len(diff) != 1 else ''} would change" if diff else "no change"
+        app.io.write_err(f"{where}: {count}\n" + "".join(f"  {line}\n" for line in lines(session.kind, diff)))
+        if merge.taken and not session.force:
+            app.io.write_err(f"  merged, changed on the service since you opened it (kept): "
+                             f"{'; '.join(lines(session.kind, merge.taken))}\n")
+        if merge.conflicts and session.force:
+            app.io.write_err(f"  --force: overwrites the service's change to "
+                             f"{', '.join(dict.fromkeys(c.field for c in merge.conflicts))}\n")
+    if not session.yes:
+        if not app.io.can_prompt:
+            raise CliError(f"no terminal to ask on; pass --yes (your text is kept: `{session.command} --recover` "
+                           "reopens it)")
+        from wfctl.commands.prompts import confirm
+
+        if not confirm("Apply? [y/N]: "):
+            app.io.write_err(f"Not changed; your text is kept: `{session.command} --recover` reopens it.\n")
+            raise typer.Exit(int(ExitCode.USAGE))
+    if stream:
+        from wfctl.commands.editstream import run_stream
+
+        code = run_stream(app, out, shape, merges, key=session.key, command=session.command, force=session.force)
+        buffer.remove()
+        return code
+    base, mine, current, _ = merges[0]
+    record = _write(session, shape, base, mine, current)
+    buffer.remove()
+    out.record(record, session.kind)
+    return 0
+
+
+def _write(session: Session, shape: Shape, base: dict[str, Any], mine: dict[str, Any],
+           current: dict[str, Any]) -> dict[str, Any]:
+    from wfctl.api.merge import changed, three_way
+    from wfctl.api.recordrules import restorable
+
+    api = session.app.client
+
+    def wanted(record: dict[str, Any]) -> dict[str, Any]:
+        now = mine if session.force else three_way(shape.writable, base, mine, record).merged
+        return {name: restorable(name, now.get(name)) for name in changed(shape.writable, record, now)}
+
+    if session.kind == "agency":
+        return dict(api.update_agency(wanted(current)))
+    return dict(api.update_record(session.kind, session.key, wanted, seen=current))
+
+
+# -- the editor --------------------------------------------------------------------------------
+def _editor(app: AppContext) -> str:
+    """$VISUAL, else $EDITOR, else the first of DEFAULT_EDITORS found (said once on stderr)."""
+    for name in ("VISUAL", "EDITOR"):
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    for name in DEFAULT_EDITORS:
+        if shutil.which(name):
+            app.io.note(f"opening {name} (set $EDITOR or $VISUAL to use another editor)")
+            return name
+    raise CliError("no editor found: set $EDITOR (e.g. export EDITOR=nano)")
+
+
+def _open(editor: str, path: str, session: Session) -> None:
+    """Run the editor on `path` as a shell would (`$EDITOR` may carry options: `code --wait`)."""
+    if sys.platform == "win32":
+        import shlex
+
+        args = [*shlex.split(editor, posix=False), path]
+    else:
+        args = ["/bin/sh", "-c", f'{editor} "$@"', editor, path]
+    sys.stdout.flush()
+    sys.stderr.flush()
+    terminal = None
+    if not sys.stdout.isatty() and sys.platform != "win32":  # `edit -o json > out.json`: the editor still
+        try:                                                    # draws on the terminal, as git's does
+            terminal = open("/dev/tty", "r+b", buffering=0)  # noqa: SIM115 (closed below)
+        except OSError:
+            terminal = None
+    try:
+        code = subprocess.call(args, stdin=terminal, stdout=terminal)
+    except OSError as exc:
+        raise CliError(f"cannot run the editor {editor!r}: {exc.strerror or exc}; your text is kept: "
+                       f"`{session.command} --recover` reopens it") from None
+    finally:
+        if terminal is not None:
+            terminal.close()
+    if code != 0:
+        raise CliError(f"the editor {one_line(editor)!r} exited with {code}; nothing was sent; your text is kept: "
+                       f"`{session.command} --recover` reopens it")
+
+
+# -- helpers -----------------------------------------------------------------------------------
+def _read(api: Any, kind: str, key: str, stream: bool) -> list[dict[str, Any]]:
+    if kind == "agency":
+        return [dict(api.get_agency())]
+    if stream:
+        client_id = key.removeprefix("client-")
+        return [api.get_record("site", str(row["id"])) for row in api.iter_records("site", client_id)]
+    return [api.get_record(kind, key)]
+
+
+def _render(shape: Shape, records: list[dict[str, Any]], session: Session, stream: bool,
+            notes: dict[int, dict[str, list[str]]] | None = None) -> str:
+    from wfctl.bulk.editdoc import render
+
+    what = session.title.replace("the sites", f"the {len(records)} sites") if stream else \
+        _named(session.kind, records[0]) if records else session.title
+    fixed = {"site": "id and clientId", "client": "id and branchId", "branch": "id"}.get(session.kind)
+    verb = "wfctl agency edit" if session.kind == "agency" else " ".join(session.command.split()[:3])
+    header = [f"{verb}: {what}",
+              "Change the values, save and close: the change is shown and asked for before anything is sent.",
+              "One list entry a line: `- <skill>: <rate>`, `- <department>: {contactPerson: <name>}`, `- <worker-id>`.",
+              "'' clears a text; a field left out keeps its value; lines starting with # are comments (read-only).",
+              *([f"{fixed} cannot change (moving a {session.kind} is not an edit)."] if fixed else []),
+              *(["A site left out of the stream is left as it is."] if stream else []),
+              "Empty the file to cancel. Until it is sent, `--recover` reopens what you typed."]
+    return render(shape, records, header, notes)
+
+
+def _id_of(record: dict[str, Any]) -> str:
+    return str(record.get("id") or "")
+
+
+def _named(kind: str, record: dict[str, Any]) -> str:
+    name = one_line(str(record.get("name") or ""))
+    record_id = _id_of(record)
+    if kind == "agency":
+        return f"agency \"{name}\""
+    return f"{kind} \"{name}\" ({record_id})" if name else f"{kind} {record_id}"

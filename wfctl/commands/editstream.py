@@ -1,0 +1,76 @@
+"""`wfctl sites edit --client`: the changed sites sent as one journalled run (wfctl.bulk.editrun's actions on
+the one executor), said as `rates set` says its run: `run <id>: ...` on stderr, a JSON summary for a program.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
+
+if TYPE_CHECKING:
+    from wfctl.bulk.editdoc import Shape
+    from wfctl.context import AppContext
+
+COUNTS = ("updated", "unchanged", "skipped", "failed")
+
+
+def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, key: str, command: str,
+               force: bool) -> int:
+    """Send each (base, mine, current, merge) of `merges` (the sites of one client) as one journalled run;
+    `key` names the edit (`client-<id>`), `command` is how the person ran it. Returns the exit code."""
+    import json
+    import secrets
+
+    from wfctl.bulk import journal as journals
+    from wfctl.bulk.editrun import EditOutcome, EditRecord
+    from wfctl.bulk.engine import Executor, RunContext, Stopped
+
+    started = time.monotonic()
+    run_id = journals.new_run_id()
+    header = {"kind": "site", "file": f"edit:{key}:{run_id}", "path": command.removeprefix("wfctl "),
+              "target": str(getattr(app.client, "base_url", "") or ""), "profile": app.settings.profile,
+              "parent": "", "onExisting": "update", "undo": None, "command": "sites edit", "run": run_id,
+              "nonce": secrets.token_hex(8), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    directory = journals.runs_dir(app.settings.profile)
+    try:
+        log = journals.Journal(journals.journal_path(directory, run_id), header)
+    except journals.JournalError as exc:
+        raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
+    counts: Counter[str] = Counter()
+    said: list[EditOutcome] = []
+
+    def finished(outcome: EditOutcome) -> None:
+        counts[outcome.status] += 1
+        if outcome.error:
+            said.append(outcome)
+
+    actions = [EditRecord(row, "site", str(base["id"]), str(current.get("name") or ""), shape.writable, base, mine,
+                          force)
+               for row, (base, mine, current, _) in enumerate(merges, start=1)]
+    stopped: Stopped | None = None
+    try:
+        Executor(RunContext(app.client, log, progress=finished), 4, name="wfctl-sites-edit").run(actions)
+    except Stopped as stop:
+        stopped = stop
+    for outcome in said:
+        prefix = "failed: " if outcome.status == "failed" else ""
+        app.io.write_err(f"{prefix}site {one_line(outcome.name)} ({outcome.record_id}): {one_line(outcome.error)}\n")
+    complete = stopped is None and not counts["failed"]
+    log.finish({k: counts[k] for k in COUNTS} if complete else None)
+    if stopped is not None:
+        from wfctl.commands.bulkrun import stopped_error
+
+        raise stopped_error(stopped.cause, stopped.message, f"{sum(counts.values())} of {len(actions)} sites done")
+    seconds = time.monotonic() - started
+    if out.machine:
+        app.io.write(json.dumps({"run": run_id, "sites": len(actions), **{k: counts[k] for k in COUNTS},
+                                 "seconds": round(seconds, 3)}) + "\n")
+    parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k])
+    app.io.write_err(f"run {run_id}: {len(actions)} site{'s' if len(actions) != 1 else ''} in {seconds:.1f}s: {parts}"
+                     f" (undo: wfctl imports undo {run_id})\n")
+    return int(ExitCode.PARTIAL) if counts["failed"] else 0
