@@ -46,6 +46,12 @@ class BankHolidays:
         return sorted((day, name) for day, name in self._days.items() if first <= day <= last)
 
 
+def preload() -> None:
+    """Import the library's UK calendar (in a thread while the agency is read: a first run overlaps the two)."""
+    with contextlib.suppress(ImportError):
+        import holidays.countries.united_kingdom  # noqa: F401
+
+
 def _library_key() -> str | None:
     """What changes when the library is upgraded: its UK file's path, size and time (no import)."""
     import importlib.util

@@ -59,6 +59,12 @@ def weeks(ctx: typer.Context, from_: From = None, to: To = None, division: Divis
     from wfctl.payroll.bankholidays import BankHolidays
 
     app_ = app_context(ctx)
+    if not cal.holidays_cache().exists():  # a first run: the library's import overlaps the agency's read
+        import threading
+
+        from wfctl.payroll.bankholidays import preload
+
+        threading.Thread(target=preload, name="wfctl-holidays", daemon=True).start()
     first = parse_date(from_, "--from") if from_ else None
     last = parse_date(to, "--to") if to else None
     try:
