@@ -24,14 +24,14 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import argparse
-import importlib
-import json
-import shlex
-import subprocess
-import tempfile
+import argparse  # noqa: E402 - after the sys.path fix above
+import importlib  # noqa: E402 - after the sys.path fix above
+import json  # noqa: E402 - after the sys.path fix above
+import shlex  # noqa: E402 - after the sys.path fix above
+import subprocess  # noqa: E402 - after the sys.path fix above
+import tempfile  # noqa: E402 - after the sys.path fix above
 
-from bench._service import ROOT, Service
+from bench._service import ROOT, Service  # noqa: E402 - after the sys.path fix above
 
 LATENCY_MS = 50
 RATIO = 1.2
