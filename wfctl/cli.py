@@ -12,6 +12,7 @@ from wfctl.commands import (
     api,
     auth,
     branches,
+    calendar,
     clients,
     completion,
     config,
@@ -134,6 +135,7 @@ app.add_typer(branches.app, name="branches")
 app.add_typer(clients.app, name="clients")
 app.add_typer(sites.app, name="sites")
 app.add_typer(rates.app, name="rates")
+app.add_typer(calendar.app, name="calendar")
 app.add_typer(imports.app, name="imports")
 app.command("api")(api.api)
 app.command("doctor")(doctor.doctor)

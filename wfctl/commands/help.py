@@ -36,7 +36,7 @@ class TopicsGroup(TyperGroup):
 
 app = typer.Typer(
     cls=TopicsGroup,
-    help="""Read about environment variables, the config file, exit codes and the CSV format.
+    help="""Read about environment variables, the config file, exit codes, the CSV format, payroll and rates.
 
     Each topic prints plain text, fit for a pager or grep. Without a topic, lists the topics.
 
@@ -45,6 +45,7 @@ app = typer.Typer(
       $ wfctl help environment
       $ wfctl help exit-codes
       $ wfctl help csv | less
+      $ wfctl help rates
     """,
     invoke_without_command=True,
     no_args_is_help=False,
@@ -54,7 +55,7 @@ app = typer.Typer(
 
 @app.callback()
 def topics(ctx: typer.Context) -> None:
-    """Read about environment variables, the config file, exit codes and the CSV format."""
+    """Read about environment variables, the config file, exit codes, the CSV format, payroll and rates."""
     if ctx.invoked_subcommand is None:
         app_context(ctx).io.write(topics_text(ctx))
 
@@ -166,6 +167,56 @@ def csv(ctx: typer.Context) -> None:
     io.write(markdown_text(csv_text(), width=_topic_width(io.stdout_is_tty)))
 
 
+@app.command("payroll")
+def payroll(ctx: typer.Context) -> None:
+    """Describe the pay calendar and rate changes for payroll and rates people.
+
+    Pay weeks and week-ending dates, bank holidays and timesheet deadlines (`wfctl calendar`), and
+    an April uplift that lands in the right week (`rates set --effective --floor nlw`), with worked
+    examples. The same text as docs/payroll.md, shipped with wfctl.
+
+    Examples:
+      $ wfctl help payroll | less
+    """
+    io = app_context(ctx).io
+    io.write(markdown_text(topic_text("payroll.md"), width=_topic_width(io.stdout_is_tty)))
+
+
+@app.command("rates")
+def rates(ctx: typer.Context) -> None:
+    """Show the statutory minimum hourly rates `rates set --floor nlw` uses, with their source and date.
+
+    The UK National Living Wage (21 and over) and National Minimum Wage rates from April 2024,
+    shipped with wfctl, as `--floor nlw[:21+|18-20|16-17|apprentice]` reads them.
+
+    Examples:
+      $ wfctl help rates
+      $ wfctl rates set --all-clients --skill Cleaner --floor nlw:18-20 --effective 2026-04-01 --dry-run
+    """
+    app_context(ctx).io.write(rates_text())
+
+
+def rates_text() -> str:
+    """The statutory rates table (wfctl.payroll.statutory), its source and the date it was checked."""
+    from wfctl.payroll import statutory
+
+    rows = statutory.table_rows()
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    table = "".join("  " + "  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() + "\n"
+                    for row in rows)
+    bands = "".join(f"  {band.ljust(12)}{text}\n" for band, text in statutory.BAND_NAMES.items())
+    import textwrap
+
+    notes = (f"Source: {statutory.SOURCE}; checked {statutory.CHECKED}. A rate is in force from its date until "
+             f"the next; the table answers for dates until {statutory.last_day()} (later ones: give the amount). "
+             "A rise is due from the first pay week starting on or after its date (National Minimum Wage "
+             "Regulations 2015, reg. 4(2)): `wfctl calendar effective 2026-04-01` names that week.")
+    return ("Statutory minimum hourly rates (UK National Living Wage and National Minimum\nWage), in pounds\n\n"
+            + table + "\n" + bands + "\n" + textwrap.fill(notes, 80) + "\n\n"
+            "  wfctl rates set --all-clients --skill 'Picker Packer' --floor nlw \\\n"
+            "      --effective 2026-04-01 --dry-run\n")
+
+
 def _topic_width(tty: bool) -> int:
     """Columns a topic is wrapped to: the terminal's (60 to 100), or 80 in a pipe (a pager, a file)."""
     if not tty:
@@ -177,9 +228,14 @@ def _topic_width(tty: bool) -> int:
 
 def csv_text() -> str:
     """The CSV reference (wfctl/topics/csv.md, a copy of docs/csv.md kept equal by a test)."""
+    return topic_text("csv.md")
+
+
+def topic_text(name: str) -> str:
+    """A page shipped in wfctl/topics (a copy of docs/<name>, kept equal by a test)."""
     from importlib.resources import files
 
-    return files("wfctl").joinpath("topics", "csv.md").read_text(encoding="utf-8")
+    return files("wfctl").joinpath("topics", name).read_text(encoding="utf-8")
 
 
 def environment_text() -> str:

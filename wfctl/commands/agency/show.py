@@ -21,6 +21,10 @@ def show(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
       $ wfctl agency show -o json
       $ wfctl agency show --fields workWeekStart,holidayYearStart
     """
+    from wfctl.commands.agencycalendar import remember
+
     app_ctx = app_context(ctx)
     out = output.writer(app_ctx, "agency")
-    out.record(app_ctx.client.get_agency(), kind="agency")
+    record = app_ctx.client.get_agency()
+    remember(app_ctx, record)  # the calendar commands' copy, fresh (wfctl.commands.agencycalendar)
+    out.record(record, kind="agency")

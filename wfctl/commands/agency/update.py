@@ -69,4 +69,8 @@ def update(
             out.result({"dryRun": True, "message": "dry run: would send PUT /api/agency/ (nothing sent)"})
             out.record(body, "agency")
         return
-    out.record(app_ctx.client.update_agency(body), kind="agency")
+    from wfctl.commands.agencycalendar import remember
+
+    record = app_ctx.client.update_agency(body)
+    remember(app_ctx, record)  # the calendar commands read the new work week and years at once
+    out.record(record, kind="agency")

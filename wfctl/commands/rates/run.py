@@ -53,7 +53,10 @@ class Scope:
 
 
 def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, concurrency: int,
-            report: str | None, journal_path: str | None, output: str | None) -> int:
+            report: str | None, journal_path: str | None, output: str | None,
+            lands: dict[str, Any] | None = None) -> int:
+    """Plan `change` over `scope`, then show the plan (`dry_run`) or send it; `lands`: the pay week an
+    --effective change lands in (wfctl.commands.rates.effective), named in the plan and the run."""
     from wfctl.api.rates import RateError
     from wfctl.bulk import journal as journals
     from wfctl.bulk.files import check_writable
@@ -63,7 +66,7 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
     if report:
         check_writable(report)  # before anything is read or sent
     api = app.client
-    header = _header(app, change, scope)
+    header = _header(app, change, scope, lands)
     directory = journals.runs_dir(app.settings.profile)
     lock: Any = None
     earlier: Journal | None = None
@@ -96,10 +99,12 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
                 earlier_id = (journals.header_of(earlier_path) or {}).get("run")
                 app.io.note(f"run {earlier_id} of this change stopped before its end: this plan leaves out the "
                             f"{len(done_before)} sites it did (run the command without --dry-run to resume it)")
-            _show_plan(app, plan, output, done_before)
+            _show_plan(app, plan, output, done_before, lands)
             if too_large is not None:  # the plan is shown, its changes over the limit marked; a run would stop
                 raise too_large
             return 0
+        if lands is not None:
+            app.io.write_err(f"this change {lands['statement']} (effective {lands['effective']})\n")
         return _send(app, api, plan, change, header, directory, earlier, journal_path, done_before,
                      concurrency, report, output, started, plan_seconds)
     finally:
@@ -111,8 +116,8 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
 
 # -- planning --------------------------------------------------------------------------------------
 
-def _header(app: AppContext, change: Change, scope: Scope) -> dict[str, Any]:
-    what = f"{change.describe()} {scope.describe()}"
+def _header(app: AppContext, change: Change, scope: Scope, lands: dict[str, Any] | None = None) -> dict[str, Any]:
+    what = f"{change.describe()} {scope.describe()}" + (f" --effective {lands['effective']}" if lands else "")
     return {"kind": "site", "file": "rates:" + hashlib.sha256(what.encode()).hexdigest()[:40],
             "path": f"rates set {what}", "target": str(getattr(app.client, "base_url", "") or ""),
             "profile": app.settings.profile, "parent": "", "onExisting": "update", "undo": None,
@@ -181,12 +186,15 @@ def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
                     f"{limit:g}% of its old value; nothing was sent ({where}; {needed} allows them on purpose)")
 
 
-def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dict[str, Any]) -> None:
+def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dict[str, Any],
+               lands: dict[str, Any] | None = None) -> None:
     fmt = app.output_format(output)
     over = {(site.site_id, c.skill): share for site, c, share in plan.over_limit()}
     rows = [{**row, "overLimit": True} if (row["siteId"], row["skill"]) in over else row
             for site in plan.to_change for row in site.rows()]
     summary = _plan_summary(plan)
+    if lands is not None:
+        summary["effective"] = lands
     out = app.output(fmt)
     if fmt == "json":
         out.value({"rows": rows, "summary": summary})
@@ -198,6 +206,10 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
     from wfctl.commands.rates.common import shown_amounts
 
     rows = shown_amounts(rows, fmt, ("old", "new", "change"), ("change",))
+    if lands is not None and fmt != "csv":
+        app.io.write(f"{lands['statement']} (effective {lands['effective']})\n")
+    elif lands is not None:
+        app.io.write_err(f"{lands['statement']} (effective {lands['effective']})\n")
     if fmt == "csv":
         out.records(rows, columns=["clientId", "client", "siteId", "site", "skill", "old", "new", "change"])
         return

@@ -22,8 +22,9 @@ By = Annotated[str | None, typer.Option(
     "--by", help="Change the rate by a percentage (+3%, -2%) or an amount (+0.25).", metavar="<change>",
     rich_help_panel=opt.CHANGE_PANEL)]
 Floor = Annotated[str | None, typer.Option(
-    "--floor", help="Raise every rate below this amount to it; leave the others.", metavar="<amount>",
-    rich_help_panel=opt.CHANGE_PANEL)]
+    "--floor", help="Raise every rate below this amount to it; leave the others. nlw[:21+|18-20|16-17|apprentice] "
+    "is the statutory rate in force on the --effective date (today without it): `wfctl help rates` has the table.",
+    metavar="<amount>", rich_help_panel=opt.CHANGE_PANEL)]
 Ceiling = Annotated[str | None, typer.Option(
     "--ceiling", help="Lower every rate above this amount to it; leave the others.", metavar="<amount>",
     rich_help_panel=opt.CHANGE_PANEL)]
@@ -36,6 +37,13 @@ AddMissing = Annotated[bool, typer.Option(
 MaxChange = Annotated[str | None, typer.Option(
     "--max-change", help="Stop before sending when a rate would move by more than this share of its old "
     "value (default 25%).", metavar="<percent>", rich_help_panel=opt.CHANGE_PANEL)]
+Effective = Annotated[str | None, typer.Option(
+    "--effective", help="The date the change is effective from: it lands in the first pay week starting on or "
+    "after it (`wfctl calendar effective DATE`), and is not sent before that week starts.", metavar="<YYYY-MM-DD>",
+    rich_help_panel=opt.RUN_PANEL, show_default=False)]
+Now = Annotated[bool, typer.Option(
+    "--now", help="With --effective: send now, before the week the change lands in has started.",
+    rich_help_panel=opt.RUN_PANEL)]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Print the plan (each site and skill old -> new, then the counts and the sum of the "
     "changes per skill); send nothing.", rich_help_panel=opt.RUN_PANEL)]
@@ -63,6 +71,8 @@ def set_rates(
     branch: opt.Branch = None,
     all_clients: opt.AllClients = False,
     site: opt.Site = None,
+    effective: Effective = None,
+    now: Now = False,
     dry_run: DryRun = False,
     concurrency: Concurrency = 64,
     report: Report = None,
@@ -81,23 +91,33 @@ def set_rates(
     command runs again (no site is changed twice), exit 10 when some sites failed, and
     `wfctl imports undo <run-id>` puts every rate back. The how-to: docs/rates.md.
 
+    --effective DATE names the pay week the change lands in (the first starting on or after DATE,
+    in the agency's calendar) and refuses to send before that week starts (exit 2, saying when it
+    may run; --now sends anyway): an April uplift sent on 1 April would charge clients the new rate
+    for days of the week before. --floor nlw is the statutory rate in force on that date. The
+    how-to for payroll and rates people: `wfctl help payroll`.
+
     Examples:
       $ wfctl rates set --all-clients --skill "Picker Packer" --floor 12.21 --dry-run
       $ wfctl rates set --client "Pennine Foods Ltd" --skill "Forklift Driver" --by 3% --round-to 0.05
       $ wfctl rates set --branch "Leeds Riverside" --skill Cleaner --to 12.60 --add-missing --dry-run -o json
       $ wfctl rates set --all-clients --skill "Registered Nurse" --by +0.50 --report nurse-uplift.csv
+      $ wfctl rates set --all-clients --skill "Picker Packer" --floor nlw --effective 2026-04-01 --dry-run
     """
     from wfctl.api.rates import Change, RateError
     from wfctl.commands.rates.common import check_scope
+    from wfctl.commands.rates.effective import effective_change
     from wfctl.commands.rates.run import Scope, run_set
     from wfctl.errors import CliError
 
     check_scope(client, branch, all_clients, site)
+    app_ = app_context(ctx)
+    lands, floor = effective_change(app_, effective, floor, now=now, dry_run=dry_run)
     try:
         change = Change.build(skill, to=to, by=by, floor=floor, ceiling=ceiling, round_to=round_to,
                               add_missing=add_missing, max_change=max_change)
     except RateError as exc:
         raise CliError(str(exc)) from None
     scope = Scope(list(client or []), list(branch or []), all_clients, list(site or []))
-    return run_set(app_context(ctx), change, scope, dry_run=dry_run, concurrency=concurrency, report=report,
-                   journal_path=journal, output=output.format)
+    return run_set(app_, change, scope, dry_run=dry_run, concurrency=concurrency, report=report,
+                   journal_path=journal, output=output.format, lands=lands)
