@@ -203,9 +203,10 @@ def count_outcomes(outcomes: Iterable[Entry], run_entries: dict[int, Entry]) -> 
 
 
 def summary_parts(counts: dict[str, int], *, planned: bool = False) -> list[tuple[str, int]]:
-    """(label, count) of each count, in order: `to delete`/`deleted`, ..."""
+    """(label, count) of each count, in order: `to delete`/`deleted`, ...; `re-created` only when a prune's
+    deletes were (the undo of a run without one says what it always said)."""
     labels = _PLAN_LABELS if planned else COUNT_LABELS
-    return [(labels[key], counts.get(key, 0)) for key in UNDO_COUNTS]
+    return [(labels[key], counts.get(key, 0)) for key in UNDO_COUNTS if key != RECREATED or counts.get(key)]
 
 
 def unsettled(counts: dict[str, int]) -> int:

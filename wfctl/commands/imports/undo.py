@@ -190,7 +190,7 @@ def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[s
     from wfctl.bulk.undo import UNDO_COUNTS
 
     return {"run": plan.run_id, "undo": plan.run.id, "kind": plan.run.kind, "dryRun": dry_run,
-            **{name: counts.get(name, 0) for name in UNDO_COUNTS}}
+            **{name: counts.get(name, 0) for name in UNDO_COUNTS if name != "recreated" or counts.get(name)}}
 
 
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:

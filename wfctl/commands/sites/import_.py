@@ -65,8 +65,8 @@ def import_sites(
       $ wfctl sites import sites.csv --dry-run
       $ wfctl sites import sites.csv --on-existing update --concurrency 16 --report result.csv
       $ wfctl sites export --client <client-id> | wfctl sites import - --client <other-client-id> --ignore-ids
-      $ wfctl sites import sites.csv --client "Pennine Foods Ltd" --prune --dry-run
-      $ wfctl sites import sites.csv --branch Leeds --prune --yes --allow-deletes 37
+      $ wfctl sites import pennine.csv --client "Pennine Foods Ltd" --prune --dry-run
+      $ wfctl sites import leeds.csv --branch "Leeds Riverside" --prune --yes --allow-deletes 37
     """
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import
