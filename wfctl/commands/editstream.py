@@ -23,7 +23,6 @@ def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, ke
                force: bool) -> int:
     """Send each (base, mine, current, merge) of `merges` (the sites of one client) as one journalled run;
     `key` names the edit (`client-<id>`), `command` is how the person ran it. Returns the exit code."""
-    import json
     import secrets
 
     from wfctl.bulk import journal as journals
@@ -68,8 +67,7 @@ def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, ke
         raise stopped_error(stopped.cause, stopped.message, f"{sum(counts.values())} of {len(actions)} sites done")
     seconds = time.monotonic() - started
     if out.machine:
-        app.io.write(json.dumps({"run": run_id, "sites": len(actions), **{k: counts[k] for k in COUNTS},
-                                 "seconds": round(seconds, 3)}) + "\n")
+        out.line({"run": run_id, "sites": len(actions), **{k: counts[k] for k in COUNTS}, "seconds": round(seconds, 3)})
     parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k])
     app.io.write_err(f"run {run_id}: {len(actions)} site{'s' if len(actions) != 1 else ''} in {seconds:.1f}s: {parts}"
                      f" (undo: wfctl imports undo {run_id})\n")
