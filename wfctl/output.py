@@ -1,4 +1,4 @@
-"""Every way a record leaves the program: table, wide, json, jsonl and csv.
+"""Every way a record leaves the program: table, wide, json, jsonl, csv and yaml.
 
 `FORMATS` is the one list of formats: -o's choices, its help and completion (wfctl.commands.output_options)
 and the config's check of the `output` setting read it; `is_machine` (and `Output.machine`) is the one
@@ -36,9 +36,12 @@ FORMATS: dict[str, str] = {
     "json": "",
     "jsonl": "",
     "csv": "",
+    "yaml": "",
 }
 #: The formats written for a program, not a person: under them errors are JSON too.
 MACHINE_FORMATS = frozenset({"json", "jsonl"})
+#: The formats that write the document itself (a program's shape, not a person's view): json, jsonl, yaml.
+STRUCTURED_FORMATS = frozenset({"json", "jsonl", "yaml"})
 #: The formats drawn as a table, for a person to read.
 TABLE_FORMATS = frozenset({"table", "wide"})
 
@@ -99,10 +102,19 @@ class Output:
         self._pretty = io.stdout_is_tty
         self._tables = Tables(io, fmt, self.fields)
 
+    #: Whether --jq, --sort-by or --columns shape what is written (wfctl.shaped.ShapedOutput).
+    shaped = False
+
     @property
     def machine(self) -> bool:
         """Whether this output is for a program (json, jsonl; `is_machine`): errors are JSON too."""
         return is_machine(self.format)
+
+    @property
+    def structured(self) -> bool:
+        """Whether this output writes the document itself (json, jsonl, yaml): what a command hands over is
+        then what -o json shows, not the words and columns a person reads."""
+        return self.format in STRUCTURED_FORMATS
 
     @property
     def tabular(self) -> bool:
@@ -118,6 +130,8 @@ class Output:
             self.io.write(json_text(compact(self._select(record))) + "\n")
         elif self.format == "csv":
             self.records([record], kind)
+        elif self.format == "yaml":
+            self._write_yaml(self._select(record))
         else:
             self._tables.record(record, kind)
 
@@ -166,13 +180,23 @@ class Output:
             self._write_json(obj)
         elif self.format == "jsonl":
             self.io.write(json_text(compact(obj)) + "\n")
+        elif self.format == "yaml":
+            self._write_yaml(obj)
         else:
             message = obj.get("message") or obj.get("status") or ""
             self.io.write(f"{one_line(str(message))}\n")
 
     def value(self, obj: Any) -> None:
-        """A raw JSON document: indented on a terminal, compact in a pipe."""
-        self._write_json(obj)
+        """A raw JSON document: indented on a terminal, compact in a pipe (-o yaml: as YAML)."""
+        if self.format == "yaml":
+            self._write_yaml(obj)
+        else:
+            self._write_json(obj)
+
+    def _write_yaml(self, obj: Any) -> None:
+        from wfctl.yamltext import dump
+
+        self.io.write(dump(obj))
 
     # -- json ----------------------------------------------------------------------
     def _write_json(self, obj: Any) -> None:
@@ -193,6 +217,8 @@ class Output:
             return self._jsonl(limited)
         if self.format == "csv":
             return self._csv(limited, kind, columns)
+        if self.format == "yaml":
+            return self._yaml(limited)
         return self._tables.rows(limited, kind, columns, empty_table=empty_table)
 
     def _json_array(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
@@ -221,6 +247,18 @@ class Output:
             if chunk:
                 write(json_text("\n".join(map(compact, self._selected(chunk)))) + "\n")  # one write per page
                 count += len(chunk)
+        return count
+
+    def _yaml(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
+        from wfctl.yamltext import dump
+
+        count = 0
+        for chunk in chunks:
+            if chunk:
+                self.io.write(dump(list(self._selected(chunk))))  # one write per page
+                count += len(chunk)
+        if count == 0:
+            self.io.write("[]\n")
         return count
 
     def _selected(self, rows: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:

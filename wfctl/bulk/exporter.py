@@ -36,9 +36,21 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
 
 def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], parent_ids: Iterable[str | None],
                    concurrency: int, on_record: Callable[[], None] | None) -> int:
-    spec = KINDS[kind]
     columns = csvformat.export_columns(kind)
     count = 0
+    for record in full_records(api, kind, parent_ids, concurrency):
+        write_row(csvformat.encode_record(kind, record, columns))
+        count += 1
+        if on_record is not None:
+            on_record()
+    return count
+
+
+def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
+                 concurrency: int = EXPORT_CONCURRENCY) -> Iterator[dict[str, Any]]:
+    """Every record of each parent (None: no parent), read whole, in the service's order, memory bounded
+    (what an export writes, and what `export --jq` queries)."""
+    spec = KINDS[kind]
 
     def summaries() -> Iterator[dict[str, Any]]:
         parents = iter(parent_ids)
@@ -66,13 +78,8 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
     if not spec.list_is_full:
         records = _ordered_map(full, records, concurrency)
     for record in records:
-        if record is None:
-            continue
-        write_row(csvformat.encode_record(kind, record, columns))
-        count += 1
-        if on_record is not None:
-            on_record()
-    return count
+        if record is not None:
+            yield record
 
 
 def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],

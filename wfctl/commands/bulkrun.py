@@ -14,6 +14,7 @@ from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.bulk.importer import Summary
+    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
 
 
@@ -307,19 +308,29 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
 
 
 def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | None, all_parents: bool,
-               file: str | None, concurrency: int) -> int:
+               file: str | None, concurrency: int, output: OutputOptions | None = None) -> int:
     from wfctl.bulk.exporter import export, export_to_file
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
     from wfctl.progress import Progress
 
     spec = KINDS[kind]
+    queried = output is not None and (bool(output.shape) or output.format not in (None, "csv"))
+    if queried and file and file != "-":
+        raise CliError("--file writes the import format (CSV or a workbook); -o, --jq, --sort-by and --columns "
+                       "print to stdout: leave out --file")
     if file and file != "-":
         check_writable(file)  # before the first request, not after every record was read
     api: Any = app.client
     ids: Any = parent_ids if parent_ids else [None]
     if spec.parent and all_parents:
         ids = (str(p["id"]) for p in spec.iter_parents(api))
+    if queried:  # full records, as -o renders them (after --jq ...), not the import format
+        from wfctl.bulk.exporter import full_records
+
+        assert output is not None
+        output.writer(app, kind).records(full_records(api, kind, ids, concurrency), kind)
+        return 0
     # on a terminal, the count so far on stderr (the total is known only at the end); never in a pipe,
     # where stderr may be a log (the closing note says how many were exported), nor while the CSV itself
     # goes to the same terminal, where the live line would break into it

@@ -74,7 +74,7 @@ def topics_text(ctx: Any) -> str:
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("WFCTL_PROFILE", "Profile to use (like --profile/-p). Default: default."),
     ("WFCTL_BASE_URL", "Service URL (like --base-url), e.g. https://wams.example.com."),
-    ("WFCTL_OUTPUT", "Output format (like --output/-o): table, wide, json, jsonl or csv."),
+    ("WFCTL_OUTPUT", "Output format (like --output/-o): table, wide, json, jsonl, csv or yaml."),
     ("WFCTL_CONFIG", "Path of the config file, instead of $XDG_CONFIG_HOME/wfctl/config.toml."),
     ("WFCTL_ACCESS_TOKEN", "An access token used as is for this run: nothing is stored and nothing is "
                            "refreshed (CI jobs, hosts without a keyring)."),
@@ -166,6 +166,22 @@ def csv(ctx: typer.Context) -> None:
     io.write(markdown_text(csv_text(), width=_topic_width(io.stdout_is_tty)))
 
 
+@app.command("queries")
+def queries(ctx: typer.Context) -> None:
+    """Describe --jq, --jq-each, --sort-by, --columns, -o yaml and wfctl jq.
+
+    Query options on every command that prints records, with worked examples from agency work (rates
+    by skill across clients, sites without a rate, banned workers per client). The same text as
+    docs/queries.md, shipped with wfctl.
+
+    Examples:
+      $ wfctl help queries | less
+      $ wfctl help queries | grep -A12 '^Worked examples'
+    """
+    io = app_context(ctx).io
+    io.write(markdown_text(topic_text("queries"), width=_topic_width(io.stdout_is_tty)))
+
+
 def _topic_width(tty: bool) -> int:
     """Columns a topic is wrapped to: the terminal's (60 to 100), or 80 in a pipe (a pager, a file)."""
     if not tty:
@@ -177,9 +193,14 @@ def _topic_width(tty: bool) -> int:
 
 def csv_text() -> str:
     """The CSV reference (wfctl/topics/csv.md, a copy of docs/csv.md kept equal by a test)."""
+    return topic_text("csv")
+
+
+def topic_text(name: str) -> str:
+    """A shipped topic (wfctl/topics/NAME.md, a copy of docs/NAME.md kept equal by a test)."""
     from importlib.resources import files
 
-    return files("wfctl").joinpath("topics", "csv.md").read_text(encoding="utf-8")
+    return files("wfctl").joinpath("topics", f"{name}.md").read_text(encoding="utf-8")
 
 
 def environment_text() -> str:

@@ -40,6 +40,18 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     run = find_profile_run(app_.settings.profile, run_id)
     io = app_.io
     rows = plan.changing(iter_entries(run.entries()))
+    if out.shaped:  # --jq, -o yaml ...: the -o json document, shaped and rendered by the output
+        import json
+
+        parts: list[str] = []
+        plan.write(parts.append, "json", run.kind, rows, run.summary(), terminal=False)
+        out.value(json.loads("".join(parts)))
+        return
+    if out.format == "yaml":
+        from wfctl.bulk.plan import row_object
+
+        out.value({"rows": [row_object(entry) for entry in rows], "summary": run.summary()})
+        return
     if out.machine:
         plan.write(io.write, out.format, run.kind, rows, run.summary(), terminal=io.stdout_is_tty)
         return
