@@ -19,6 +19,7 @@ from wfctl.commands import (
     doctor,
     help,
     imports,
+    jq,
     rates,
     sandbox,
     sites,
@@ -138,6 +139,7 @@ app.add_typer(rates.app, name="rates")
 app.add_typer(calendar.app, name="calendar")
 app.add_typer(imports.app, name="imports")
 app.command("api")(api.api)
+app.command("jq")(jq.jq)
 app.command("doctor")(doctor.doctor)
 app.command("completion")(completion.completion)
 app.add_typer(help.app, name="help")
@@ -153,7 +155,10 @@ def root_command() -> Command:
     runs it; wfctl.indexbuilder builds the help index from it."""
     global _root_command
     if _root_command is None:
+        from wfctl.commands.output_options import pair_options
+
         _root_command = typer.main.get_command(app)
+        pair_options(_root_command)
     return _root_command
 
 

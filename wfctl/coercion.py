@@ -147,6 +147,9 @@ def _plain_runtime_param(base: type) -> type:
             if annotation == list[str]:
                 if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
                     return list(value)
+                if getattr(param, "nargs", 1) > 1 and isinstance(value, list | tuple) and all(
+                        isinstance(item, tuple) and all(isinstance(word, str) for word in item) for item in value):
+                    return [tuple(item) for item in value]  # --arg NAME VALUE (output_options.pair_options)
                 return self._typer_coercion(value, param, ctx)
             if isinstance(value, annotation):
                 return value

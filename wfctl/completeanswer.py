@@ -77,13 +77,16 @@ def _parse(tree: dict[str, Any], args: list[str], root_values: dict[str, Any]) -
     values: dict[str, Any] = root_values
     given: set[str] = set()
     pending: dict[str, Any] | None = None
+    left = 0  # words the pending option still takes (`--arg NAME VALUE`: two)
     positionals = 0
     for word in args:
         if pending is not None:
             if word.startswith("-") and word != "-":
                 raise NotIndexed
             values[pending["name"]] = word
-            pending = None
+            left -= 1
+            if left <= 0:
+                pending = None
         elif word.startswith("-") and word != "-":
             name, eq, value = word.partition("=")
             option = find_option(node, name)
@@ -98,7 +101,7 @@ def _parse(tree: dict[str, Any], args: list[str], root_values: dict[str, Any]) -
             if eq or attached is not None:
                 values[option["name"]] = value if eq else attached
             elif option["takes_value"]:
-                pending = option
+                pending, left = option, max(1, option.get("nargs") or 1)
         elif node["commands"] is not None and positionals == 0:
             if word not in node["commands"]:
                 raise NotIndexed
@@ -111,7 +114,7 @@ def _parse(tree: dict[str, Any], args: list[str], root_values: dict[str, Any]) -
     arguments = [p for p in node["params"] if p["kind"] == "argument"]
     if pending is None and positionals > len(arguments) and not any(p["nargs"] == -1 for p in arguments):
         raise NotIndexed
-    if pending is not None and args and args[-1] not in pending["opts"]:
+    if pending is not None and left == max(1, pending.get("nargs") or 1) and args and args[-1] not in pending["opts"]:
         raise NotIndexed  # a secondary name that takes a value: not a case click completes
     return node, values, given, pending, positionals
 

@@ -103,8 +103,17 @@ class AppContext:
         except Exception:
             return False
 
+    #: The command's query options (--jq, --sort-by...: wfctl.shaped.Shape), set by its output group
+    #: (wfctl.commands.output_options), so that every Output of the command applies them.
+    shape: Any = None
+
     def output(self, override: str | None = None, fields: str | None = None, kind: str | None = None) -> Output:
-        """How this command writes records; `fields` (`--fields`) of a `kind` record are checked here."""
+        """How this command writes records; `fields` (`--fields`) of a `kind` record are checked here;
+        the command's query options (`shape`) shape what it writes."""
+        if self.shape:
+            from wfctl.shaped import ShapedOutput
+
+            return ShapedOutput(self.io, self.output_format(override), self.shape, fields=fields, kind=kind)
         from wfctl.output import Output
 
         return Output(self.io, self.output_format(override), fields=fields, kind=kind)

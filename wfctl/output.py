@@ -1,4 +1,4 @@
-"""Every way a record leaves the program: table, wide, json, jsonl and csv.
+"""Every way a record leaves the program: table, wide, json, jsonl, csv and yaml.
 
 `FORMATS` is the one list of formats: -o's choices, its help and completion (wfctl.commands.output_options)
 and the config's check of the `output` setting read it; `is_machine` (and `Output.machine`) is the one
@@ -37,9 +37,12 @@ FORMATS: dict[str, str] = {
     "json": "",
     "jsonl": "",
     "csv": "",
+    "yaml": "",
 }
 #: The formats written for a program, not a person: under them errors are JSON too.
 MACHINE_FORMATS = frozenset({"json", "jsonl"})
+#: The formats that write the document itself (a program's shape, not a person's view): json, jsonl, yaml.
+STRUCTURED_FORMATS = frozenset({"json", "jsonl", "yaml"})
 #: The formats drawn as a table, for a person to read.
 TABLE_FORMATS = frozenset({"table", "wide"})
 
@@ -100,10 +103,21 @@ class Output:
         self._pretty = io.stdout_is_tty
         self._tables = Tables(io, fmt, self.fields)
 
+    #: Whether --jq, --sort-by or --columns shape what is written (wfctl.shaped.ShapedOutput).
+    shaped = False
+    #: Whether a run's document was written (`run_rows`): its counts' `line` then adds nothing.
+    _document_written = False
+
     @property
     def machine(self) -> bool:
         """Whether this output is for a program (json, jsonl; `is_machine`): errors are JSON too."""
         return is_machine(self.format)
+
+    @property
+    def structured(self) -> bool:
+        """Whether this output writes the document itself (json, jsonl, yaml): what a command hands over is
+        then what -o json shows, not the words and columns a person reads."""
+        return self.format in STRUCTURED_FORMATS
 
     @property
     def tabular(self) -> bool:
@@ -119,6 +133,8 @@ class Output:
             self.io.write(json_text(compact(self._select(record))) + "\n")
         elif self.format == "csv":
             self.records([record], kind)
+        elif self.format == "yaml":
+            self._write_yaml(self._select(record))
         else:
             self._tables.record(record, kind)
 
@@ -167,28 +183,49 @@ class Output:
             self._write_json(obj)
         elif self.format == "jsonl":
             self.io.write(json_text(compact(obj)) + "\n")
+        elif self.format == "yaml":
+            self._write_yaml(obj)
         else:
             message = obj.get("message") or obj.get("status") or ""
             self.io.write(f"{one_line(str(message))}\n")
 
     def value(self, obj: Any) -> None:
-        """A raw JSON document: indented on a terminal, compact in a pipe."""
-        self._write_json(obj)
+        """A raw JSON document: indented on a terminal, compact in a pipe (-o yaml: as YAML)."""
+        if self.format == "yaml":
+            self._write_yaml(obj)
+        else:
+            self._write_json(obj)
+
+    def _write_yaml(self, obj: Any) -> None:
+        from wfctl.yamltext import dump
+
+        self.io.write(dump(obj))
 
     def line(self, obj: Any) -> None:
-        """One compact JSON line (a run's counts after its jsonl rows)."""
+        """One compact JSON line (a run's counts after its jsonl rows). Shaped (--jq, --sort-by) or -o yaml:
+        the document `run_rows` wrote was the answer and the line is left out; else it is the answer."""
+        if self.shaped or self.format == "yaml":
+            if not self._document_written:
+                self.value(obj)
+            return
         self.io.write(json_text(compact(obj)) + "\n")
 
     def run_rows(self, rows: Iterable[Any], summary: dict[str, Any] | None = None, *, key: str = "rows",
                  as_json: Callable[[Any], Any] | None = None, as_text: Callable[[Any], str] | None = None) -> int:
         """The rows of a plan or a run (or a diff's records), for a program, written a row at a time (memory
         stays flat in the run's size): json, one document `{"rows": [...], "summary": {...}}` (`key` names
-        the list); jsonl, a line per row (the summary is the caller's `line`, if any). `as_json` makes a
+        the list); jsonl, a line per row (`summary` left out: it is the caller's `line`, if any). `as_json` makes a
         row a JSON value (default: it is one), `as_text` its compact JSON text where a row has it ready (a
-        plan's create). Returns the count."""
+        plan's create). Returns the count. Shaped (--jq, --sort-by) or -o yaml: the -o json document, which
+        the query reads whole and the format renders (`value`), summary included whatever the format."""
         to_json = as_json or (lambda row: row)
         to_text = as_text or (lambda row: compact(to_json(row)))
         write, count = self.io.write, 0
+        if self.shaped or self.format == "yaml":
+            listed = [to_json(row) for row in rows]
+            self.value({key: listed, "summary": summary or {}})
+            self._document_written = True
+            return len(listed)
         if self.format == "jsonl":
             for row in rows:
                 write(json_text(to_text(row)) + "\n")
@@ -224,6 +261,8 @@ class Output:
             return self._jsonl(limited)
         if self.format == "csv":
             return self._csv(limited, kind, columns)
+        if self.format == "yaml":
+            return self._yaml(limited)
         return self._tables.rows(limited, kind, columns, empty_table=empty_table)
 
     def _json_array(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
@@ -252,6 +291,18 @@ class Output:
             if chunk:
                 write(json_text("\n".join(map(compact, self._selected(chunk)))) + "\n")  # one write per page
                 count += len(chunk)
+        return count
+
+    def _yaml(self, chunks: Iterable[list[dict[str, Any]]]) -> int:
+        from wfctl.yamltext import dump
+
+        count = 0
+        for chunk in chunks:
+            if chunk:
+                self.io.write(dump(list(self._selected(chunk))))  # one write per page
+                count += len(chunk)
+        if count == 0:
+            self.io.write("[]\n")
         return count
 
     def _selected(self, rows: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:

@@ -31,4 +31,4 @@ def test_a_bad_choice_names_the_choices(cli: Any) -> None:
     r = cli("-o", "xml", "sites", "list")
     assert r.exit_code == 2, r
     assert r.stderr.startswith("error: --output: 'xml' is not one of table, ")
-    assert r.stderr.endswith(", json, jsonl, csv\n") and r.stderr.count("\n") == 1
+    assert r.stderr.endswith(", json, jsonl, csv, yaml\n") and r.stderr.count("\n") == 1

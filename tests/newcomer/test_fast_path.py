@@ -172,7 +172,7 @@ def test_profile_from_the_environment_picks_its_cache(isolated: Path, monkeypatc
 
 @pytest.mark.parametrize("args", [
     ["no-such", "--help"],               # Typer says what is wrong
-    ["-o", "yaml", "sites", "--help"],   # a value click rejects before the help
+    ["-o", "xml", "sites", "--help"],    # a value click rejects before the help
     ["--version", "sites", "--help"],    # an eager option with a callback
     ["--base-url", "x y", "sites", "--help"],
 ], ids=" ".join)

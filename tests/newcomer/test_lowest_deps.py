@@ -19,7 +19,7 @@ SMOKE = ["tests/newcomer/test_fast_path.py", "tests/newcomer/test_first_minute.p
          "tests/newcomer/test_import_cost.py", "tests/auth/test_commands.py"]
 LOWEST = {"typer": "0.29.0", "rich": "13.8.0", "httpx": "0.27.0", "keyring": "25.0.0", "pydantic": "2.7.0",
           "tomli-w": "1.0.0", "filelock": "3.13.0", "certifi": "2024.2.2", "platformdirs": "4.0.0",
-          "xlsxwriter": "3.1.0", "pyyaml": "6.0.1"}
+          "xlsxwriter": "3.1.0", "jq": "1.13.0", "pyyaml": "6.0.1"}
 
 
 @pytest.mark.slow

@@ -38,9 +38,21 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
                    concurrency: int, on_record: Callable[[], None] | None, *, protect: bool = True) -> int:
     """Each record's cells to `write_row`; `protect`: a cell a spreadsheet would run as a formula gets its
     `'` (CSV); a workbook's text cells run nothing, and get none (issue 33 §4)."""
-    spec = KINDS[kind]
     columns = csvformat.export_columns(kind)
     count = 0
+    for record in full_records(api, kind, parent_ids, concurrency):
+        write_row(csvformat.encode_record(kind, record, columns, protect=protect))
+        count += 1
+        if on_record is not None:
+            on_record()
+    return count
+
+
+def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
+                 concurrency: int = EXPORT_CONCURRENCY) -> Iterator[dict[str, Any]]:
+    """Every record of each parent (None: no parent), read whole, in the service's order, memory bounded
+    (what an export writes, and what `export --jq` queries)."""
+    spec = KINDS[kind]
 
     def summaries() -> Iterator[dict[str, Any]]:
         parents = iter(parent_ids)
@@ -68,13 +80,8 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
     if not spec.list_is_full:
         records = _ordered_map(full, records, concurrency)
     for record in records:
-        if record is None:
-            continue
-        write_row(csvformat.encode_record(kind, record, columns, protect=protect))
-        count += 1
-        if on_record is not None:
-            on_record()
-    return count
+        if record is not None:
+            yield record
 
 
 def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],

@@ -14,6 +14,7 @@ from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_ou
 
 if TYPE_CHECKING:
     from wfctl.api.client import Page
+    from wfctl.output import Output
 
 REQUEST_PANEL = "Request"
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
@@ -86,7 +87,11 @@ def api(
     # JSON unless -o (before or after `api`) asks otherwise, as gh api: a configured default output
     # (WFCTL_OUTPUT, the profile's) is for the record commands, not for a raw answer
     asked = output.format or _output_flag(ctx)
-    if asked:
+    if output.shape:  # --jq, --sort-by ...: rendered as -o asks, json when it does not
+        from wfctl.shaped import ShapedOutput
+
+        out: Output = ShapedOutput(app_ctx.io, app_ctx.output(asked).format if asked else "json", output.shape)
+    elif asked:
         out = app_ctx.output(asked)
     else:  # JSON on stdout; errors stay as the context decides (one human line on a terminal)
         from wfctl.output import Output as Writer

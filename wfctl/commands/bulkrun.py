@@ -16,6 +16,7 @@ from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.bulk.importer import Summary
+    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
 
 
@@ -328,9 +329,9 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
                 from wfctl.commands.prunerun import show_deletes
 
                 show_deletes(app.io.write, importer.pruning, parents, terminal=True)
-        if out.machine:
-            write_plan_rows(out, rows, summary.as_json() if fmt == "json" else None, parents)
-            if fmt == "json":
+        if out.structured or out.shaped:
+            write_plan_rows(out, rows, summary.as_json(), parents)
+            if fmt == "json" or not out.machine:
                 return
         elif not app.io.stdout_is_tty:
             plan.write(app.io.write, kind, rows, terminal=False, parents=parents)
@@ -341,7 +342,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
                        hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
         plan.write(app.io.write_err, kind, plan.changing(importer.changes()), terminal=app.io.stderr_is_tty)
-    if out.machine:
+    if out.machine or out.structured or out.shaped:
         out.line(summary.as_json())
         return
     labels = _labels(summary)
@@ -412,19 +413,29 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
 
 
 def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | None, all_parents: bool,
-               file: str | None, concurrency: int) -> int:
+               file: str | None, concurrency: int, output: OutputOptions | None = None) -> int:
     from wfctl.bulk.exporter import export, export_to_file
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
     from wfctl.progress import Progress
 
     spec = KINDS[kind]
+    queried = output is not None and (bool(output.shape) or output.format not in (None, "csv"))
+    if queried and file and file != "-":
+        raise CliError("--file writes the import format (CSV or a workbook); -o, --jq, --sort-by and --columns "
+                       "print to stdout: leave out --file")
     if file and file != "-":
         check_writable(file)  # before the first request, not after every record was read
     api: Any = app.client
     ids: Any = parent_ids if parent_ids else [None]
     if spec.parent and all_parents:
         ids = (str(p["id"]) for p in spec.iter_parents(api))
+    if queried:  # full records, as -o renders them (after --jq ...), not the import format
+        from wfctl.bulk.exporter import full_records
+
+        assert output is not None
+        output.writer(app, kind).records(full_records(api, kind, ids, concurrency), kind)
+        return 0
     # on a terminal, the count so far on stderr (the total is known only at the end); never in a pipe,
     # where stderr may be a log (the closing note says how many were exported), nor while the CSV itself
     # goes to the same terminal, where the live line would break into it

@@ -57,7 +57,7 @@ def doctor(
     # A fix that says `wfctl login` names the profile this run checked (-p or WFCTL_PROFILE).
     checks = [replace(c, fix=keep_profile(c.fix)) for c in run_checks(app.options, timeout=timeout)]
     out = output.writer(app)
-    if out.machine:
+    if out.structured:
         # a passing check has nothing to fix: no "fix" key; indented on a terminal, compact in a pipe, as
         # every command's JSON (it was indented in a pipe too)
         out.records([{k: v for k, v in asdict(c).items() if k != "fix" or c.status != PASS} for c in checks])

@@ -148,18 +148,16 @@ def _scoped(scope: Any) -> dict[str, Any]:
 
 def _show(app: AppContext, found: Drift, fmt: str, markdown: bool) -> None:
     from wfctl.bulk import driftview
-    from wfctl.output import is_machine, markdown_table
+    from wfctl.output import markdown_table
 
     io = app.io
     if markdown:
         header, rows = driftview.markdown_rows(found)
         io.write((markdown_table(header, rows) + "\n" if rows else "") + driftview.summary_line(found) + "\n")
-    elif is_machine(fmt):
-        out = app.output(fmt)
+    elif (out := app.output(fmt)).structured or out.shaped:
         summary = driftview.summary_object(found)
-        out.run_rows(found.records, summary if fmt == "json" else None, key="records",
-                     as_json=functools.partial(driftview.record_object, found))
-        if fmt != "json":
+        out.run_rows(found.records, summary, key="records", as_json=functools.partial(driftview.record_object, found))
+        if fmt == "jsonl":
             out.line(summary)
     else:
         driftview.write_text(io.write, found, terminal=io.stdout_is_tty)

@@ -66,7 +66,7 @@ def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, ke
 
         raise stopped_error(stopped.cause, stopped.message, f"{sum(counts.values())} of {len(actions)} sites done")
     seconds = time.monotonic() - started
-    if out.machine:
+    if out.machine or out.structured or out.shaped:
         out.line({"run": run_id, "sites": len(actions), **{k: counts[k] for k in COUNTS}, "seconds": round(seconds, 3)})
     parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k])
     app.io.write_err(f"run {run_id}: {len(actions)} site{'s' if len(actions) != 1 else ''} in {seconds:.1f}s: {parts}"

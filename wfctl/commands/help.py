@@ -75,7 +75,7 @@ def topics_text(ctx: Any) -> str:
 ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("WFCTL_PROFILE", "Profile to use (like --profile/-p). Default: default."),
     ("WFCTL_BASE_URL", "Service URL (like --base-url), e.g. https://wams.example.com."),
-    ("WFCTL_OUTPUT", "Output format (like --output/-o): table, wide, json, jsonl or csv."),
+    ("WFCTL_OUTPUT", "Output format (like --output/-o): table, wide, json, jsonl, csv or yaml."),
     ("WFCTL_CONFIG", "Path of the config file, instead of $XDG_CONFIG_HOME/wfctl/config.toml."),
     ("WFCTL_ACCESS_TOKEN", "An access token used as is for this run: nothing is stored and nothing is "
                            "refreshed (CI jobs, hosts without a keyring)."),
@@ -165,6 +165,22 @@ def csv(ctx: typer.Context) -> None:
     """
     io = app_context(ctx).io
     io.write(markdown_text(csv_text(), width=_topic_width(io.stdout_is_tty)))
+
+
+@app.command("queries")
+def queries(ctx: typer.Context) -> None:
+    """Describe --jq, --jq-each, --sort-by, --columns, -o yaml and wfctl jq.
+
+    Query options on every command that prints records, with worked examples from agency work (rates
+    by skill across clients, sites without a rate, banned workers per client). The same text as
+    docs/queries.md, shipped with wfctl.
+
+    Examples:
+      $ wfctl help queries | less
+      $ wfctl help queries | grep -A12 '^Worked examples'
+    """
+    io = app_context(ctx).io
+    io.write(markdown_text(topic_text("queries.md"), width=_topic_width(io.stdout_is_tty)))
 
 
 @app.command("payroll")
@@ -284,8 +300,7 @@ def exit_codes_text() -> str:
 
     meaning = {
         ExitCode.OK: "Success.",
-        ExitCode.FAILURE: "The service failed (5xx), or an unexpected error. For `diff` (sites, "
-                          "clients, branches): something differs (its errors are never 1: a 5xx is 2).",
+        ExitCode.FAILURE: "The service failed (5xx), or an unexpected error.",
         ExitCode.USAGE: "Bad usage, or input rejected before anything was sent; also `n` (or Enter) "
                         "answered to a question such as `Delete site ...? [y/N]`: nothing was done.",
         ExitCode.AUTH: "Not logged in, or the login cannot be refreshed: run `wfctl login`.",
@@ -298,9 +313,6 @@ def exit_codes_text() -> str:
         ExitCode.LOCAL_FAULT: "A local fault: a file wfctl keeps could not be written (disk full, a size "
                               "limit). Nothing was lost (a bulk run stops, resumable); free some space and "
                               "run the same command again.",
-        ExitCode.TOO_MANY_DELETES: "An import --prune that would delete more than --max-deletes records, or a "
-                                   "larger share than --max-delete-share: nothing was sent; the whole delete "
-                                   "list is printed, and --allow-deletes N (the exact number) goes ahead.",
         ExitCode.INTERRUPTED: "Interrupted (Ctrl-C).",
     }
     rows = [(str(int(code)), meaning.get(code, code.name.replace("_", " ").lower() + "."))

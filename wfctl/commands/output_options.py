@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from wfctl.output import FORMATS
+from wfctl.shaped import Shape
 
 if TYPE_CHECKING:
     from wfctl.context import AppContext
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 else:  # -o's choices, a str Enum (wfctl.coercion checks it without pydantic), in the order of FORMATS
     OutputFormat = StrEnum("OutputFormat", [(name, name) for name in FORMATS])
 
+NO_SHAPE = Shape()  # no query option given
 F = TypeVar("F", bound=Callable[..., Any])
 OUTPUT_PANEL = "Output"
 
@@ -57,6 +59,41 @@ Format = Annotated[
     OutputFormat | None,
     typer.Option("--output", "-o", help=formats_help(), rich_help_panel=OUTPUT_PANEL, show_default=False),
 ]
+QUERY_PANEL = "Query"
+Jq = Annotated[
+    str | None,
+    typer.Option("--jq", help="A jq filter run once on the whole result (every page), before -o renders it, "
+                 "e.g. '.[] | select(.assessmentRequired) | .name'. `wfctl help queries`.",
+                 rich_help_panel=QUERY_PANEL, metavar="<filter>", show_default=False),
+]
+JqEach = Annotated[
+    str | None,
+    typer.Option("--jq-each", help="A jq filter run on each record as it arrives (streams: --all -o jsonl "
+                 "holds one page at a time), e.g. '{name, email}'.",
+                 rich_help_panel=QUERY_PANEL, metavar="<filter>", show_default=False),
+]
+Args = Annotated[
+    list[str] | None,
+    typer.Option("--arg", help="Bind $NAME to the text VALUE in the filter (repeat for each).",
+                 rich_help_panel=QUERY_PANEL, metavar="<name> <value>", show_default=False),
+]
+ArgJson = Annotated[
+    list[str] | None,
+    typer.Option("--argjson", help="Bind $NAME to the JSON value in the filter, e.g. --argjson min 12.5.",
+                 rich_help_panel=QUERY_PANEL, metavar="<name> <json>", show_default=False),
+]
+SortBy = Annotated[
+    str | None,
+    typer.Option("--sort-by", help="Sort every page's records by these fields (-FIELD descending), text in "
+                 "natural order (Site 2 before Site 10), e.g. -createdOn,name or rate:Forklift Driver.",
+                 rich_help_panel=QUERY_PANEL, metavar="<field,...>", show_default=False),
+]
+Columns = Annotated[
+    str | None,
+    typer.Option("--columns", help="The columns to show, HEADER=SOURCE, e.g. 'Site=name,Forklift=rate:Forklift "
+                 "Driver,Banned=banned:count,Goods In=dept:Goods In.contactPerson'.",
+                 rich_help_panel=QUERY_PANEL, metavar="<header=source,...>", show_default=False),
+]
 Fields = Annotated[
     str | None,
     typer.Option("--fields", help="Comma-separated fields to show, e.g. id,name,email.",
@@ -70,13 +107,35 @@ class OutputOptions:
 
     format: str | None = None  # -o after the command; None: the global -o, WFCTL_OUTPUT, the profile, table
     fields: str | None = None  # --fields as given (checked against a kind's fields by `writer`)
+    shape: Shape = NO_SHAPE  # --jq, --jq-each, --arg, --argjson, --sort-by, --columns (wfctl.shaped)
 
     def writer(self, app: AppContext, kind: str | None = None) -> Output:
         """The command's Output: this -o, else the global one, WFCTL_OUTPUT, the profile's, table; --fields of
         a `kind` record checked (a name it does not have is exit 2). An -o given here becomes the run's, so
         its errors are in the same format."""
-        return app.output(self.format, self.fields, kind)
+        if not self.shape:
+            return app.output(self.format, self.fields, kind)
+        from wfctl.shaped import ShapedOutput
 
+        return ShapedOutput(app.io, app.output_format(self.format), self.shape, fields=self.fields, kind=kind)
+
+
+#: The options that take two words (`--arg NAME VALUE`, as jq's): typer declares no such option, so the
+#: click command is given them once it is built (`pair_options`, from wfctl.cli.root_command).
+PAIRED = frozenset({"--arg", "--argjson"})
+
+
+def pair_options(command: Any) -> None:
+    """Every --arg and --argjson under `command` takes NAME VALUE (click's nargs=2, repeatable)."""
+    for param in getattr(command, "params", []):
+        if PAIRED.intersection(param.opts):
+            param.nargs = 2
+    for sub in (getattr(command, "commands", None) or {}).values():
+        pair_options(sub)
+
+
+#: The query options, after -o and --fields in every command's output group.
+QUERY = {"jq": Jq, "jq_each": JqEach, "args": Args, "argjson": ArgJson, "sort_by": SortBy, "columns": Columns}
 
 #: Nothing asked on the command itself (the default of a command's `output` parameter).
 AS_CONFIGURED = OutputOptions()
@@ -85,7 +144,7 @@ AS_CONFIGURED = OutputOptions()
 def takes_output(*, fields: bool = False) -> Callable[[F], F]:
     """Give a command the output options (-o/--output; `fields`: --fields too) in place of its parameter
     `output: OutputOptions = AS_CONFIGURED`, which then receives what they asked for."""
-    group = {"output": Format, **({"fields": Fields} if fields else {})}  # parameter: its option, as listed
+    group = {"output": Format, **({"fields": Fields} if fields else {}), **QUERY}  # parameter: its option
 
     def attach(function: F) -> F:
         signature = inspect.signature(function, eval_str=True)
@@ -104,7 +163,16 @@ def takes_output(*, fields: bool = False) -> Callable[[F], F]:
             given = {name: kwargs.pop(name, None) for name in group}
             if given["output"] is not None:
                 given["output"] = str(given["output"])  # the format's name (a StrEnum's str is its value)
-            return function(*args, output=OutputOptions(format=given.pop("output"), **given), **kwargs)
+            shape = Shape(jq=given.pop("jq"), jq_each=given.pop("jq_each"), args=tuple(given.pop("args") or ()),
+                          argjson=tuple(given.pop("argjson") or ()), sort_by=given.pop("sort_by"),
+                          columns=given.pop("columns"))
+            if shape:  # every Output the command makes applies them (AppContext.output), not only `writer`'s
+                from wfctl.commands.options import app_context
+
+                ctx = kwargs.get("ctx", args[0] if args else None)
+                if isinstance(ctx, typer.Context):
+                    app_context(ctx).shape = shape
+            return function(*args, output=OutputOptions(format=given.pop("output"), shape=shape, **given), **kwargs)
 
         command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
         command.__annotations__ = {param.name: param.annotation for param in params}

@@ -63,7 +63,7 @@ def update(
                        "--calendar-year-start, --holiday-year-start, --holiday-cap-hours) or --from-file")
     body = validate_body("agency", "update", values, {k for k, v in changes.items() if v is not None})
     if dry_run:
-        if out.machine:
+        if out.structured:
             out.value({"dryRun": True, "method": "PUT", "path": "/api/agency/", "body": body})
         else:
             out.result({"dryRun": True, "message": "dry run: would send PUT /api/agency/ (nothing sent)"})

@@ -100,7 +100,7 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     warnings = [keep_profile(warning) for warning in warnings]  # `wfctl login` for this run's profile
     for warning in warnings:
         app_ctx.io.warn(warning)
-    if warnings and out.machine:
+    if warnings and out.structured:
         info["warnings"] = warnings  # a table has them on stderr only
     if out.tabular:
         if "accessTokenExpiresIn" in info:

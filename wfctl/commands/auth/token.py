@@ -40,7 +40,7 @@ def token(
         pair = client.token_pair()
     if header:
         app_ctx.io.write(f"Authorization: Bearer {pair.access_token}\n")
-    elif out.machine:
+    elif out.structured:
         expires = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(pair.expires_at)) if pair.expires_at else None
         out.value({"accessToken": pair.access_token, "expiresAt": expires})
     else:

@@ -6,11 +6,14 @@ import typer
 
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 
 
 @verb("export")
-def export_branches(ctx: typer.Context, file: bulk.ExportFile = None) -> int:
+@takes_output()
+def export_branches(ctx: typer.Context, file: bulk.ExportFile = None,
+                    output: OutputOptions = AS_CONFIGURED) -> int:
     """Write every branch as CSV in the import format.
 
     The columns are name, address, phone and email; `wfctl branches import` reads the file back.
@@ -19,8 +22,9 @@ def export_branches(ctx: typer.Context, file: bulk.ExportFile = None) -> int:
     Examples:
       $ wfctl branches export > branches.csv
       $ wfctl branches export --file branches.csv
+      $ wfctl branches export --jq '.[] | select(.email == "") | .name'
     """
     from wfctl.commands.bulkrun import run_export
 
     return run_export(app_context(ctx), "branch", parent_ids=None, all_parents=False, file=file,
-                      concurrency=1)
+                      concurrency=1, output=output)

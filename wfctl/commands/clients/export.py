@@ -8,11 +8,13 @@ import typer
 
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_refs
+from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.completion_cache import complete_branch_ids
 
 
 @verb("export")
+@takes_output()
 def export_clients(
     ctx: typer.Context,
     branch: Annotated[list[str] | None, typer.Option(
@@ -21,6 +23,7 @@ def export_clients(
         metavar="<branch-id>", rich_help_panel=bulk.INPUT_PANEL, autocompletion=complete_branch_ids)] = None,
     file: bulk.ExportFile = None,
     concurrency: bulk.ExportConcurrency = 16,
+    output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Write clients as CSV in the import format, billing addresses included.
 
@@ -35,4 +38,4 @@ def export_clients(
 
     parents: list[str | None] = [*resolve_refs(ctx, "branch", branch, check=True)]
     return run_export(app_context(ctx), "client", parent_ids=parents, all_parents=False,
-                      file=file, concurrency=concurrency)
+                      file=file, concurrency=concurrency, output=output)

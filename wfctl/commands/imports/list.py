@@ -36,7 +36,7 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
     app_ = app_context(ctx)
     out = output.writer(app_)
     runs = profile_runs(app_.settings.profile)[:limit]
-    if out.machine:
+    if out.structured:
         out.records([run.summary() for run in runs])
         return
     profile = app_.settings.profile

@@ -48,7 +48,7 @@ def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
             except FileNotFoundError:
                 continue
         removed.append({"run": run.id, "kind": run.kind, "started": run.started or None, "file": run.path})
-    if removed or out.machine:
+    if removed or out.structured:
         out.records(removed, columns=["run", "kind", "started", "file"])
     verb = "would remove" if dry_run else "removed"
     app_.io.note(f"{verb} {len(removed)} run{'s' if len(removed) != 1 else ''} older than {older_than}")

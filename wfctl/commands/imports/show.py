@@ -41,8 +41,8 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     run = find_profile_run(app_.settings.profile, run_id)
     io = app_.io
     rows = plan.changing(iter_entries(run.entries()))
-    if out.machine:
-        write_plan_rows(out, rows, run.summary() if out.format == "json" else None)
+    if out.structured or out.shaped:
+        write_plan_rows(out, rows, run.summary())
         return
     from wfctl.bulk.shortview import write_rows
 

@@ -143,7 +143,7 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
 
     def on_row(outcome: Entry) -> None:
         outcomes.append(outcome)
-        if out_format == "jsonl":
+        if out_format == "jsonl" and not out.shaped:  # as they happen; a query reads the whole result
             write_plan_rows(out, shapes.changing([outcome]), None)
         elif out_format != "json" and outcome.status in (CHANGED, FAILED) and app.io.stderr_is_tty:
             progress.write(shapes.text_block(undoer.kind, outcome, shorten=True))  # as they happen
@@ -196,10 +196,10 @@ def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[s
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
     from wfctl.bulk import plan as shapes
 
-    if is_machine(out_format):
+    if (out := app.output(out_format)).structured or out.shaped:
         from wfctl.commands.bulkrun import write_plan_rows
 
-        write_plan_rows(app.output(out_format), shapes.changing(rows), summary if out_format == "json" else None)
+        write_plan_rows(out, shapes.changing(rows), summary)
     elif not app.io.stdout_is_tty:
         shapes.write(app.io.write, kind, shapes.changing(rows), terminal=False)
     else:  # a terminal: the first rows, then the counts (as an import's plan); a pipe or -o jsonl gets every row

@@ -62,7 +62,7 @@ def rate_error(exc: Exception) -> CliError:
 def shown_amounts(rows: list[dict[str, Any]], fmt: str, names: tuple[str, ...], signed: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Rows for `fmt`: JSON keeps the numbers; a table and CSV show money with two decimals (13.50),
     a change with its sign (+0.36)."""
-    if is_machine(fmt):
+    if is_machine(fmt) or fmt == "yaml":  # the document's numbers
         return rows
     out = []
     for row in rows:

@@ -46,7 +46,7 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
     app_ = app_context(ctx)
     if file and file != "-":
         with _unknown_skill():  # the file is not written
-            _to_file(app_, file, output.format, rates.rate_rows(
+            _to_file(app_, file, output, rates.rate_rows(
                 read_scope(app_, client, branch, all_clients, site, concurrency, output_to_terminal=False),
                 skill or []))
         return
@@ -99,37 +99,50 @@ def _unknown_skill() -> Iterator[None]:
         raise rate_error(exc) from None
 
 
-def _to_file(app: Any, path: str, output: str | None, rows: Any) -> None:
+def _to_file(app: Any, path: str, options: OutputOptions, rows: Any) -> None:
     """The rows to `path`: a workbook when it ends in .xlsx (text columns as text, hourlyRate as a
-    number), else CSV with a UTF-8 BOM; written whole or not at all (wfctl.bulk.files)."""
+    number), else CSV with a UTF-8 BOM; written whole or not at all (wfctl.bulk.files). --columns and
+    --sort-by shape them (a rate column is money in the workbook too)."""
     from wfctl.bulk import workbook
     from wfctl.bulk.files import atomic_binary_file, atomic_text_file, check_writable
     from wfctl.commands.rates.common import shown_amounts
     from wfctl.csvformat import neutralise
     from wfctl.errors import CliError
+    from wfctl.shaping import parse_columns, parse_sort, shape_rows, sort_rows
 
+    output, shape = options.format, options.shape
     if output and output != "csv":
         raise CliError("--file writes CSV, or a workbook when its name ends in .xlsx; leave out -o")
+    if shape.jq is not None or shape.jq_each is not None:
+        raise CliError("--file writes the rates as rows: --columns and --sort-by shape them; --jq prints to "
+                       "stdout, leave out --file")
+    columns, order = parse_columns(shape.columns), parse_sort(shape.sort_by)
     check_writable(path)  # before the first request, not after every site was read
+    names = [column.header for column in columns] if columns else LIST_COLUMNS
+    money = tuple(column.header for column in columns if column.money) if columns else ("hourlyRate",)
+    if order:
+        rows = sort_rows(list(rows), order)
+    if columns:
+        rows = (shaped for row in rows for shaped in shape_rows([row], columns))
     count = 0
 
     def cells(row: dict[str, Any]) -> list[str]:
         nonlocal count
         count += 1
-        return [neutralise("" if row.get(name) is None else str(row[name])) for name in LIST_COLUMNS]
+        return [neutralise("" if row.get(name) is None else str(row[name])) for name in names]
 
     if workbook.is_workbook_name(path):
         with atomic_binary_file(path) as temporary:
-            sheet = workbook.SheetWriter(temporary, LIST_COLUMNS, money_columns=("hourlyRate",))
+            sheet = workbook.SheetWriter(temporary, names, money_columns=money)
             for row in rows:
-                sheet.write(cells(shown_amounts([row], "xlsx", ("hourlyRate",))[0]))
+                sheet.write(cells(shown_amounts([row], "xlsx", money)[0]))
             sheet.close()
     else:
         import csv
 
         with atomic_text_file(path, bom=True) as f:
             writer = csv.writer(f, lineterminator="\r\n")
-            writer.writerow(LIST_COLUMNS)
+            writer.writerow(names)
             for row in rows:
-                writer.writerow(cells(shown_amounts([row], "csv", ("hourlyRate",))[0]))
+                writer.writerow(cells(shown_amounts([row], "csv", money)[0]))
     app.io.note(f"wrote {count} rate{'s' if count != 1 else ''} to {path}")

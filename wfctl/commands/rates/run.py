@@ -196,7 +196,7 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
     if lands is not None:
         summary["effective"] = lands
     out = app.output(fmt)
-    if fmt == "json":
+    if fmt in ("json", "yaml") or out.shaped:  # the document, which a query reads whole
         out.value({"rows": rows, "summary": summary})
         return
     if fmt == "jsonl":
@@ -336,7 +336,7 @@ def _summary_line(app: AppContext, run_id: str, counts: Counter[str], started: f
     total = time.monotonic() - started
     sites = sum(counts[k] for k in COUNTS)
     out = app.output(app.output_format(output))
-    if out.machine:
+    if out.machine or out.structured or out.shaped:
         out.line({"run": run_id or None, "sites": sites, **{k: counts[k] for k in COUNTS},
                   "seconds": round(total, 3), "dryRun": False})
     parts = ", ".join(f"{k} {counts[k]}" for k in COUNTS if counts[k]) or "nothing to do"

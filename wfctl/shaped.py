@@ -1,0 +1,265 @@
+"""The query options applied: --jq, --jq-each (with --arg, --argjson), --sort-by and --columns.
+
+A command whose output options ask for any of them gets a `ShapedOutput`. To the command it is an Output
+for a program (`format` json, `machine`): the command hands it the JSON document it would print with
+-o json, whatever -o says, so the answer never depends on -o. The ShapedOutput collects every page of a
+list, sorts it, runs the filter once on the whole result (--jq) or on each record as it arrives
+(--jq-each, streaming), and only then renders in the format asked for (`render`).
+
+How results are rendered: json prints each result as jq does (indented on a terminal, compact in a
+pipe); jsonl one result a line; yaml one document, or a stream of them (`---`) for several results. A
+table or csv shows records: the results (or the one result's items, where it is a single list) must be
+objects; a table also shows plain values one a line, as `jq -r` does. Anything else is a one-line
+error naming what the result holds and the formats that show it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wfctl.clierror import CliError
+from wfctl.output import Output
+from wfctl.safetext import json_text
+from wfctl.tables import compact
+
+if TYPE_CHECKING:
+    from wfctl.api.client import Page
+    from wfctl.streams import IO
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What the query options asked for (as typed; checked when the ShapedOutput is made)."""
+
+    jq: str | None = None
+    jq_each: str | None = None
+    args: tuple[tuple[str, str], ...] = ()
+    argjson: tuple[tuple[str, str], ...] = ()
+    sort_by: str | None = None
+    columns: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.jq is not None or self.jq_each is not None or self.sort_by or self.columns or self.args
+                    or self.argjson)
+
+    @property
+    def needs(self) -> set[str]:
+        """The record fields its --columns and --sort-by read (a list needs full records for some)."""
+        from wfctl.shaping import parse_columns, parse_sort
+
+        fields = {column.needs for column in parse_columns(self.columns) or []}
+        fields |= {column_needs(key.source) for key in parse_sort(self.sort_by) or []}
+        return fields
+
+
+def column_needs(source: str) -> str:
+    from wfctl.shaping import Column
+
+    return Column(source, source).needs
+
+
+class ShapedOutput(Output):
+    """An Output whose records are shaped before they are rendered (the module's docstring)."""
+
+    shaped = True
+
+    def __init__(self, io: IO, fmt: str, shape: Shape, *, fields: str | None = None, kind: str | None = None,
+                 option: str | None = None) -> None:
+        from wfctl.shaping import parse_columns, parse_sort
+
+        super().__init__(io, "json", fields=fields, kind=kind)
+        if shape.jq is not None and shape.jq_each is not None:
+            raise CliError("give --jq or --jq-each, not both (--jq-each's results are a stream; --jq reads the whole)")
+        if (shape.args or shape.argjson) and shape.jq is None and shape.jq_each is None:
+            raise CliError("--arg and --argjson name variables of a --jq or --jq-each filter: give one")
+        self.render = Output(io, fmt)
+        self.option = option if option is not None else "--jq" if shape.jq is not None else "--jq-each"
+        self._said = f"{self.option}: " if self.option else ""
+        self.query = None
+        expression = shape.jq if shape.jq is not None else shape.jq_each
+        if expression is not None:
+            from wfctl.query import Query
+
+            self.query = Query(expression, option=self.option, args=shape.args, argjson=shape.argjson)
+        self.each = shape.jq_each is not None
+        self.sort = parse_sort(shape.sort_by)
+        self.columns = parse_columns(shape.columns)
+
+    # -- what a command hands over ------------------------------------------------------------
+    def record(self, record: dict[str, Any], kind: str | None = None) -> None:
+        self._document(self._select(record), kind, one=True)
+
+    def records(self, rows: Iterable[dict[str, Any]], kind: str | None = None,
+                columns: list[str] | None = None) -> int:
+        return self._chunks(_chunked(rows), kind, columns)
+
+    def pages(self, pages: Iterable[Page], kind: str | None = None, columns: list[str] | None = None,
+              limit: int | None = None) -> int:
+        return self._chunks(_page_rows(pages, limit), kind, columns)
+
+    def _chunks(self, chunks: Iterable[list[dict[str, Any]]], kind: str | None, columns: list[str] | None) -> int:
+        """A list arriving in chunks (pages): streamed through --jq-each where the format streams, else whole."""
+        if self.each and not self.sort and self.render.structured:
+            count = 0
+            assert self.query is not None
+
+            def results() -> Iterator[Any]:
+                nonlocal count
+                for rows in chunks:
+                    count += len(rows)
+                    yield from self.query.each(list(self._selected(rows)))  # type: ignore[union-attr]
+
+            self._stream(results())
+            return count
+        listed = [row for rows in chunks for row in self._selected(rows)]
+        self._document(listed, kind, columns=columns)
+        return len(listed)
+
+    def result(self, obj: dict[str, Any]) -> None:
+        self._document(obj, None, one=True)
+
+    def value(self, obj: Any) -> None:
+        self._document(obj, None, one=True)
+
+    def texts(self, text: str, *, slurp: bool = False, source: str = "<stdin>") -> None:
+        """The filter on JSON text (`wfctl jq`): each value in turn, or one list of them all (`slurp`)."""
+        from wfctl.query import QueryError
+
+        assert self.query is not None
+        try:
+            results: Iterable[Any] = self.query.run_texts(text, slurp=slurp)
+            if self.render.structured:
+                self._stream(results)
+            else:
+                self._table(list(results))
+        except QueryError as exc:  # input that is not JSON: the file's name in front
+            if exc.message.startswith("not JSON"):
+                raise QueryError(f"{source}: {exc.message}") from None
+            raise
+
+    # -- shaping -------------------------------------------------------------------------------
+    def _document(self, doc: Any, kind: str | None, *, one: bool = False, columns: list[str] | None = None) -> None:
+        from wfctl.shaping import shape_rows, sort_rows
+
+        if self.sort:
+            if not isinstance(doc, list):
+                raise CliError("--sort-by sorts a list, and this command shows one record")
+            doc = sort_rows(doc, self.sort)
+        if self.query is not None:
+            results: Iterable[Any] = self.query.each(doc if isinstance(doc, list) else [doc]) if self.each \
+                else self.query.run(doc)
+            if self.render.structured:
+                self._stream(results)
+            else:
+                self._table(list(results))
+            return
+        if self.columns:
+            rows = shape_rows(doc if isinstance(doc, list) else [doc], self.columns)
+            if not self.render.structured:  # a person's table or a spreadsheet: money with two decimals
+                rows = _money(rows, [c.header for c in self.columns if c.money])
+            self.render.records(rows, None, [c.header for c in self.columns])
+        elif isinstance(doc, list):
+            self.render.records(doc, kind, columns)
+        elif one and isinstance(doc, dict):
+            self.render.record(doc, kind)
+        else:
+            self.render.value(doc)
+
+    # -- rendering results ---------------------------------------------------------------------
+    def _stream(self, results: Iterable[Any]) -> None:
+        fmt = self.render.format
+        write = self.io.write
+        if fmt == "yaml":
+            from wfctl.yamltext import dump
+
+            for index, value in enumerate(results):
+                write(dump(value, start=index > 0))
+            return
+        if fmt == "jsonl":
+            for value in results:
+                write(json_text(compact(value)) + "\n")
+            return
+        for value in results:
+            self.render.value(value)
+
+    def _table(self, results: list[Any]) -> None:
+        from wfctl.shaping import shape_rows
+
+        fmt = self.render.format
+        rows = results[0] if len(results) == 1 and isinstance(results[0], list) else results
+        if not rows:
+            return
+        if self.columns:
+            if not all(isinstance(row, dict) for row in rows):
+                raise CliError(f"{self._said}--columns reads fields of records, and the result holds "
+                               f"{_holds(rows)}; leave out --columns, or make the filter give objects")
+            rows = shape_rows(rows, self.columns)
+        if all(isinstance(row, dict) for row in rows):
+            if fmt == "csv":
+                nested = next((key for row in rows for key, value in row.items() if isinstance(value, dict | list)),
+                              None)
+                if nested is not None:
+                    raise CliError(f"{self._said}-o csv writes flat records, and the field {nested} holds a "
+                                   f"list or an object; pick its parts in the filter, or use -o json, jsonl or yaml")
+            columns = [c.header for c in self.columns] if self.columns else _keys(rows)
+            self.render.records(rows, None, columns)
+            return
+        if fmt != "csv" and not any(isinstance(row, dict | list) for row in rows):
+            self.io.write("".join(f"{row if isinstance(row, str) else compact(row)}\n" for row in rows))  # jq -r
+            return
+        raise CliError(f"{self._said}-o {fmt} shows a list of records (objects), and the result holds "
+                       f"{_holds(rows)}; -o json, jsonl or yaml shows any result")
+
+
+def _money(rows: list[dict[str, Any]], headers: list[str]) -> list[dict[str, Any]]:
+    """`13.5` as `13.50` in the columns of rates (a number stays a number in json, jsonl and yaml)."""
+    if not headers:
+        return rows
+    for row in rows:
+        for header in headers:
+            value = row.get(header)
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                row[header] = f"{value:.2f}"
+    return rows
+
+
+def _holds(rows: list[Any]) -> str:
+    names = {dict: "objects", list: "lists", str: "text", bool: "true/false", int: "numbers", float: "numbers",
+             type(None): "nulls"}
+    kinds = dict.fromkeys(names.get(type(row), "values") for row in rows)
+    return " and ".join(kinds)
+
+
+def _keys(rows: list[dict[str, Any]]) -> list[str]:
+    """Every key of the rows, in the order they first appear."""
+    keys: dict[str, None] = {}
+    for row in rows:
+        keys.update(dict.fromkeys(row))
+    return list(keys)
+
+
+def _chunked(rows: Iterable[dict[str, Any]], size: int = 100) -> Iterator[list[dict[str, Any]]]:
+    chunk: list[dict[str, Any]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _page_rows(pages: Iterable[Page], limit: int | None) -> Iterator[list[dict[str, Any]]]:
+    """Each page's rows as it arrives, stopping (no further page fetched) at `limit`."""
+    left = limit
+    for page in pages:
+        rows = page.data
+        del page  # only the rows travel on
+        if left is not None:
+            rows = rows[:left]
+            left -= len(rows)
+        yield rows
+        if left is not None and left <= 0:
+            return

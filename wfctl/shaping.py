@@ -1,0 +1,187 @@
+"""--sort-by and --columns: the order and the columns of a list, with no query language.
+
+A column is a field (`name`, `address`), a dotted path (`departments.0.name`) or one of the staffing
+pseudo-columns, read from a site's full record:
+
+- `rate:<skill>`: the site's hourly rate for the skill (skills compared as the service compares them:
+  trimmed, any case), empty where it has none;
+- `banned:count`: how many workers the site bans;
+- `dept:<name>.<field>`: a field of the named department (`dept:Goods In.contactPerson`).
+
+Sorting compares text in natural order as the service compares names (`Site 2` before `Site 10`; the
+name key of `wfctl.api.recordrules.natural_key`: case, width and zero-width characters aside), numbers
+as numbers; a missing value sorts last either way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from wfctl.clierror import CliError
+
+#: Fields a pseudo-column reads, which list items lack (a site's list item carries no rates).
+PSEUDO_FIELDS = {"rate": "rates", "banned": "bannedWorkers", "dept": "departments"}
+#: Fields that hold money (`rates list`'s hourlyRate; `rates summary`'s minimum, median and maximum).
+MONEY_FIELDS = frozenset({"hourlyRate", "minimum", "median", "maximum"})
+_DIGITS = re.compile(r"(\d+)")
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    source: str
+
+    @property
+    def needs(self) -> str:
+        """The record field this column reads."""
+        kind, sep, _ = self.source.partition(":")
+        if sep and kind in PSEUDO_FIELDS:
+            return PSEUDO_FIELDS[kind]
+        return self.source.split(".")[0]
+
+    def value(self, record: Any) -> Any:
+        return column_value(record, self.source)
+
+    @property
+    def money(self) -> bool:
+        """Whether the column holds an hourly rate (shown with two decimals in a table and csv)."""
+        return self.source.startswith("rate:") or self.source.split(".")[-1] in MONEY_FIELDS
+
+
+def parse_columns(spec: str | None, option: str = "--columns") -> list[Column] | None:
+    """`Site=name,Client=client,Forklift=rate:Forklift Driver` -> columns; a bare source is its own header."""
+    if not spec:
+        return None
+    columns = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        header, sep, source = part.partition("=")
+        if not sep:
+            header, source = part, part
+        header, source = header.strip(), source.strip()
+        if not header or not source:
+            raise CliError(f"{option} {part}: give HEADER=SOURCE or a field name, e.g. Site=name")
+        _check_source(source, option)
+        columns.append(Column(header, source))
+    if not columns:
+        raise CliError(f"{option}: no columns given")
+    headers = [column.header for column in columns]
+    repeated = sorted({h for h in headers if headers.count(h) > 1})
+    if repeated:
+        raise CliError(f"{option}: the header {repeated[0]} is given twice")
+    return columns
+
+
+def _check_source(source: str, option: str) -> None:
+    kind, sep, rest = source.partition(":")
+    if not sep:
+        return
+    if kind == "rate" and rest.strip():
+        return
+    if kind == "banned" and rest == "count":
+        return
+    if kind == "dept" and "." in rest and rest.rsplit(".", 1)[0].strip() and rest.rsplit(".", 1)[1]:
+        return
+    raise CliError(f"{option} {source}: unknown column; the pseudo-columns are rate:<skill>, banned:count and "
+                   "dept:<name>.<field> (e.g. dept:Goods In.contactPerson)")
+
+
+def column_value(record: Any, source: str) -> Any:
+    from wfctl.api.recordrules import natural_key
+
+    if not isinstance(record, dict):
+        return None
+    kind, sep, rest = source.partition(":")
+    if sep and kind == "rate":
+        skill = natural_key(rest)
+        for rate in record.get("rates") or []:
+            if isinstance(rate, dict) and natural_key(rate.get("skill")) == skill:
+                return rate.get("hourlyRate")
+        return None
+    if sep and kind == "banned":
+        banned = record.get("bannedWorkers")
+        return len(banned) if isinstance(banned, list) else None
+    if sep and kind == "dept":
+        name, field = rest.rsplit(".", 1)
+        for dept in record.get("departments") or []:
+            if isinstance(dept, dict) and natural_key(dept.get("name")) == natural_key(name):
+                return dept.get(field)
+        return None
+    value: Any = record
+    for part in source.split("."):
+        if isinstance(value, dict):
+            value = value.get(part)
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return None
+    return value
+
+
+def shape_rows(rows: list[Any], columns: list[Column]) -> list[dict[str, Any]]:
+    return [{column.header: column.value(row) for column in columns} for row in rows]
+
+
+# -- sorting ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SortKey:
+    source: str
+    descending: bool
+
+
+def parse_sort(spec: str | None, option: str = "--sort-by") -> list[SortKey] | None:
+    """`name,-createdOn` -> keys; `-` before a field sorts it descending."""
+    if not spec:
+        return None
+    keys = []
+    for part in spec.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        descending = part.startswith("-")
+        source = part[1:].strip() if descending else part
+        if not source:
+            raise CliError(f"{option} {part}: give a field, e.g. name or -createdOn")
+        _check_source(source, option)
+        keys.append(SortKey(source, descending))
+    if not keys:
+        raise CliError(f"{option}: no field given")
+    return keys
+
+
+def natural(text: str) -> tuple[Any, ...]:
+    """A name's natural order key: its service key (wfctl.api.recordrules.natural_key), runs of digits
+    compared as numbers (`site 2` < `site 10`)."""
+    from wfctl.api.recordrules import natural_key
+
+    parts = _DIGITS.split(natural_key(text))
+    return tuple((0, int(part), part) if index % 2 else (1, 0, part) for index, part in enumerate(parts))
+
+
+def _rank(value: Any) -> tuple[Any, ...]:
+    """Numbers before text, text before true/false, then lists and objects; None is handled by the caller."""
+    if isinstance(value, bool):
+        return (2, value)
+    if isinstance(value, int | float):
+        return (0, value)
+    if isinstance(value, str):
+        return (1, natural(value))
+    import json
+
+    return (3, json.dumps(value, sort_keys=True))
+
+
+def sort_rows(rows: list[Any], keys: list[SortKey]) -> list[Any]:
+    """`rows` sorted by every key (the first decides first); stable, missing values last."""
+    ordered = list(rows)
+    for key in reversed(keys):
+        present = [(row, column_value(row, key.source)) for row in ordered]
+        have = [pair for pair in present if pair[1] is not None]
+        missing = [row for row, value in present if value is None]
+        have.sort(key=lambda pair: _rank(pair[1]), reverse=key.descending)
+        ordered = [row for row, _ in have] + missing
+    return ordered
