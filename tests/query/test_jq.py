@@ -170,3 +170,27 @@ def test_the_answer_is_the_same_on_every_paging_form(cli: Any, sandbox_factory: 
     r = cli("sites", "list", "--client", client_id, "--all", "--page-size", "1", "--jq", "map(.name) | sort",
             "-o", "json")
     assert (r.exit_code, r.stdout) == (0, '["Site 10","Site 2","site 1"]\n'), r
+
+
+def test_plans_and_runs_take_the_query_options(cli: Any, sandbox: Any, agency_client: str, tmp_path: Any) -> None:
+    """--jq and -o yaml shape a plan's and a run's document as they shape a list (they were accepted and left
+    unused): the answer is the same whatever -o."""
+    path = tmp_path / "sites.csv"
+    path.write_text("name,address,phone\nSite 3,2 Dock Rd,0161\nSite 10,9 Dock Rd,0427\n", encoding="utf-8")
+    plan = ["sites", "import", str(path), "--client", agency_client, "--dry-run", "--on-existing", "update"]
+    wanted = '[["create","Site 3"],["update","Site 10"]]\n'
+    for fmt in ("json", "jsonl"):
+        r = cli(*plan, "-o", fmt, "--jq", "[.rows[] | [.action, .name]]")
+        assert (r.exit_code, r.stdout, r.stderr) == (0, wanted, ""), (fmt, r)
+    r = cli(*plan, "--jq", ".rows[] | .name")  # a table: the text as it is
+    assert (r.exit_code, r.stdout) == (0, "Site 3\nSite 10\n"), r
+    r = cli(*plan, "--jq", ".summary | [.created, .updated, .unchanged]", "-o", "json")
+    assert (r.exit_code, r.stdout) == (0, "[1,1,0]\n"), r
+    r = cli(*plan, "-o", "yaml")
+    assert r.exit_code == 0 and r.stdout.startswith("rows:\n- row: 1\n  action: create\n"), r
+    r = cli("rates", "set", "--client", agency_client, "--skill", "Picker", "--to", "12.00", "--dry-run",
+            "--jq", "[.rows[] | [.site, .old, .new]]", "-o", "json")
+    assert (r.exit_code, r.stdout) == (0, '[["Site 10",11.5,12.0]]\n'), r
+    r = cli("sites", "import", str(path), "--client", agency_client, "--on-existing", "update",
+            "--jq", "[.created, .updated]", "-o", "json")  # a run: its counts, the one document
+    assert (r.exit_code, r.stdout) == (0, "[1,1]\n"), r
