@@ -170,7 +170,7 @@ def takes_output(*, fields: bool = False) -> Callable[[F], F]:
                 from wfctl.commands.options import app_context
 
                 ctx = kwargs.get("ctx", args[0] if args else None)
-                if hasattr(ctx, "find_root"):  # the click context typer hands over (typer.Context's base)
+                if ctx is not None and hasattr(ctx, "find_root"):  # the click context typer hands over (typer.Context's base)
                     app_context(ctx).shape = shape
             return function(*args, output=OutputOptions(format=given.pop("output"), shape=shape, **given), **kwargs)
 
