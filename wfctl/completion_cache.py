@@ -61,6 +61,13 @@ def complete_on_existing(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     return [(value, text) for value, text in ON_EXISTING if value.startswith(incomplete)]
 
 
+def complete_divisions(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """`calendar weeks --division <TAB>`: the UK's bank-holiday divisions."""
+    from wfctl.payroll.bankholidays import DIVISIONS
+
+    return [(name, "") for name in DIVISIONS if name.startswith(incomplete)]
+
+
 def complete_config_keys(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     """The settings `config get|set|unset` take, each with its help line."""
     from wfctl.config import KEYS

@@ -32,6 +32,10 @@ DEFAULT_OPTIONS_PANEL = "Options"
 DEFAULT_ARGUMENTS_PANEL = "Arguments"
 DEFAULT_COMMANDS_PANEL = "Commands"
 ROOT_OPTIONS_PANEL = "Global options"
+#: Panels named on a line or two, not described option by option, and where they are described: the query
+#: options are on every command that prints records, and in full (16 lines at 80 columns) they pushed a
+#: command's own arguments and options off a 24-line screen, as the global options did.
+NAMED_PANELS = {"Query": "wfctl help queries"}
 
 # Options a command cannot run without that click does not enforce itself (the command checks them, as
 # --from-file may give the name): marked as required in help all the same. Keyed by the command's path.
@@ -248,9 +252,27 @@ def _example_lines(line: str, width: int) -> list[str]:
 
 
 def _write_section(formatter: HelpFormatter, name: str, rows: list[tuple[str, str]]) -> None:
-    if rows:
-        with formatter.section(name):
-            formatter.write_dl(rows)
+    if not rows:
+        return
+    if name in NAMED_PANELS:  # one line under the section before it (Output): `--jq; --sort-by ... (where)`
+        names = "; ".join(option.split(" ")[0] for option, _ in rows)
+        indent = " " * (formatter.current_indent + 2)
+        width = max(formatter.width - len(indent), 20)
+        for line in textwrap.wrap(f"{names} ({NAMED_PANELS[name]})", width=width, break_on_hyphens=False,
+                                  break_long_words=False):
+            formatter.write(f"{indent}{line}\n")
+        return
+    with formatter.section(name):
+        formatter.write_dl(rows)
+
+
+def _write_names(formatter: HelpFormatter, heading: str, names: list[str]) -> None:
+    """A section that names its options on a line or two (`--jq <filter>; --sort-by <field,...>`)."""
+    with formatter.section(heading):
+        indent = " " * formatter.current_indent
+        width = max(formatter.width - formatter.current_indent, 20)
+        for line in textwrap.wrap("; ".join(names), width=width, break_on_hyphens=False, break_long_words=False):
+            formatter.write(f"{indent}{line}\n")
 
 
 def _write_inherited_options(ctx: Context, formatter: HelpFormatter) -> None:
@@ -267,8 +289,4 @@ def _write_inherited_options(ctx: Context, formatter: HelpFormatter) -> None:
             names.append(", ".join(sorted(param.opts, key=lambda opt: opt.startswith("--"))))
     if not names:
         return
-    with formatter.section(f"{ROOT_OPTIONS_PANEL} (before or after the command; wfctl --help says more)"):
-        indent = " " * formatter.current_indent
-        width = max(formatter.width - formatter.current_indent, 20)
-        for line in textwrap.wrap("; ".join(names), width=width, break_on_hyphens=False, break_long_words=False):
-            formatter.write(f"{indent}{line}\n")
+    _write_names(formatter, f"{ROOT_OPTIONS_PANEL} (before or after the command; wfctl --help says more)", names)

@@ -29,10 +29,8 @@ def test_help_lists_the_queries_topic_and_the_options_point_to_it(cli: Any) -> N
     r = cli("help", "--help")
     assert re.search(r"^  queries +Describe --jq, --jq-each, --sort-by, --columns, -o yaml and wfctl jq\.$",
                      r.stdout, re.M), r.stdout
-    r = cli("sites", "list", "--help")
-    assert "`wfctl help queries`" in r.stdout
-    for option in ("--jq <filter>", "--jq-each <filter>", "--arg <name> <value>", "--argjson <name> <json>",
-                   "--sort-by <field,...>", "--columns <header=source,...>"):
-        assert f"  {option}" in r.stdout, option
+    r = cli("sites", "list", "--help")  # named on one line under Output, which keeps a 24-line screen for the
+    # command's own arguments and options (tests/messages/test_first_minutes.py); the topic describes them
+    assert "\n  --jq; --jq-each; --arg; --argjson; --sort-by; --columns (wfctl help queries)\n" in r.stdout, r.stdout
     r = cli("jq", "--help")
     assert (r.exit_code, r.stdout.splitlines()[0]) == (0, "Usage: wfctl jq [OPTIONS] <filter> [<file>|-]"), r

@@ -29,7 +29,7 @@ def _envelope(stderr: str) -> dict[str, Any]:
 def test_a_usage_error_is_the_envelope(cli: Any, args: list[str]) -> None:
     r = cli(*args)
     assert (r.exit_code, r.stdout) == (2, ""), r  # was click's Usage:/Error: block whatever -o said
-    assert _envelope(r.stderr) == {"status": None, "code": "usage", "title": "No such option: --bogus",
+    assert _envelope(r.stderr) == {"status": None, "code": "usage", "title": "No such option: --bogus (Possible options: --columns)",
                                    "detail": "Usage: wfctl sites list [OPTIONS]", "errors": {}}
 
 
@@ -37,7 +37,7 @@ def test_a_usage_error_without_json_says_error_in_lower_case(cli: Any) -> None:
     r = cli("sites", "list", "--client", "x", "--bogus")
     assert r.exit_code == 2
     assert r.stderr == ("Usage: wfctl sites list [OPTIONS]\nTry 'wfctl sites list -h' for help.\n\n"
-                        "error: No such option: --bogus\n")  # was "Error: ..." beside wfctl's "error: ..."
+                        "error: No such option: --bogus (Possible options: --columns)\n")  # click's guess; was "Error: ..." beside wfctl's "error: ..."
 
 
 def test_a_bad_option_value_is_the_envelope_too(cli: Any) -> None:
@@ -82,11 +82,11 @@ def test_help_without_a_topic_lists_the_topics(cli: Any) -> None:
 
 
 @pytest.mark.parametrize(("word", "line"), [
-    ("nosuch", "error: no help topic 'nosuch'; the topics are environment, config, exit-codes, csv"),
+    ("nosuch", "error: no help topic 'nosuch'; the topics are environment, config, exit-codes, csv, queries, payroll, rates"),
     ("exit-code", "error: no help topic 'exit-code'; did you mean exit-codes? the topics are environment, "
-                  "config, exit-codes, csv"),
+                  "config, exit-codes, csv, queries, payroll, rates"),
     ("sites", "error: sites is a command, not a help topic: run `wfctl sites --help`; the topics are "
-              "environment, config, exit-codes, csv"),
+              "environment, config, exit-codes, csv, queries, payroll, rates"),
 ])
 def test_help_of_no_topic_lists_the_topics(cli: Any, word: str, line: str) -> None:
     r = cli("help", word)

@@ -154,7 +154,7 @@ def skip_reason(line: str, cwd: Path, home: Path, url: str) -> str | None:
     except ValueError:
         return None
     for index, word in enumerate(words):
-        if word.startswith("./"):
+        if word.startswith("./") or "=./" in word:  # `./fix.sh`, `EDITOR=./fix-rates.sh`
             return f"a script of the reader's ({word})"
         if word.startswith("WFCTL_CA_BUNDLE="):  # a file named in the environment, read as --ca-bundle's is
             value = word.partition("=")[2]

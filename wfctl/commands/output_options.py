@@ -62,41 +62,37 @@ Format = Annotated[
 QUERY_PANEL = "Query"
 Jq = Annotated[
     str | None,
-    typer.Option("--jq", help="A jq filter run once on the whole result (every page), before -o renders it, "
-                 "e.g. '.[] | select(.assessmentRequired) | .name'. `wfctl help queries`.",
+    typer.Option("--jq", help="jq filter on the whole result (wfctl help queries).",
                  rich_help_panel=QUERY_PANEL, metavar="<filter>", show_default=False),
 ]
 JqEach = Annotated[
     str | None,
-    typer.Option("--jq-each", help="A jq filter run on each record as it arrives (streams: --all -o jsonl "
-                 "holds one page at a time), e.g. '{name, email}'.",
+    typer.Option("--jq-each", help="jq filter on each record, streamed.",
                  rich_help_panel=QUERY_PANEL, metavar="<filter>", show_default=False),
 ]
 Args = Annotated[
     list[str] | None,
-    typer.Option("--arg", help="Bind $NAME to the text VALUE in the filter (repeat for each).",
+    typer.Option("--arg", help="Bind $NAME to a text in the filter.",
                  rich_help_panel=QUERY_PANEL, metavar="<name> <value>", show_default=False),
 ]
 ArgJson = Annotated[
     list[str] | None,
-    typer.Option("--argjson", help="Bind $NAME to the JSON value in the filter, e.g. --argjson min 12.5.",
+    typer.Option("--argjson", help="Bind $NAME to a JSON value in the filter.",
                  rich_help_panel=QUERY_PANEL, metavar="<name> <json>", show_default=False),
 ]
 SortBy = Annotated[
     str | None,
-    typer.Option("--sort-by", help="Sort every page's records by these fields (-FIELD descending), text in "
-                 "natural order (Site 2 before Site 10), e.g. -createdOn,name or rate:Forklift Driver.",
+    typer.Option("--sort-by", help="Sort by fields (-FIELD: descending), naturally.",
                  rich_help_panel=QUERY_PANEL, metavar="<field,...>", show_default=False),
 ]
 Columns = Annotated[
     str | None,
-    typer.Option("--columns", help="The columns to show, HEADER=SOURCE, e.g. 'Site=name,Forklift=rate:Forklift "
-                 "Driver,Banned=banned:count,Goods In=dept:Goods In.contactPerson'.",
+    typer.Option("--columns", help="Columns to show: HEADER=SOURCE, ...",
                  rich_help_panel=QUERY_PANEL, metavar="<header=source,...>", show_default=False),
 ]
 Fields = Annotated[
     str | None,
-    typer.Option("--fields", help="Comma-separated fields to show, e.g. id,name,email.",
+    typer.Option("--fields", help="The fields to show, e.g. id,name,email.",
                  rich_help_panel=OUTPUT_PANEL, metavar="<a,b,c>"),
 ]
 

@@ -11,12 +11,8 @@ from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
+from wfctl.completion_cache import complete_divisions
 from wfctl.payroll.bankholidays import DEFAULT_DIVISION, DIVISIONS
-
-
-def _complete_division(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
-    return [(name, "") for name in DIVISIONS if name.startswith(incomplete)]
-
 
 From = Annotated[str | None, typer.Option("--from", help="The first day (its week is the first row); default: "
                                           "the first week of this calendar year.", metavar="<YYYY-MM-DD>",
@@ -25,7 +21,7 @@ To = Annotated[str | None, typer.Option("--to", help="The last day (its week is 
                                         "last week of the calendar year of --from.", metavar="<YYYY-MM-DD>",
                                         show_default=False)]
 Division = Annotated[str, typer.Option("--division", help=f"Whose bank holidays: {', '.join(DIVISIONS)}.",
-                                       metavar="<division>", autocompletion=_complete_division)]
+                                       metavar="<division>", autocompletion=complete_divisions)]
 Deadline = Annotated[str | None, typer.Option(
     "--deadline", help="Add each week's timesheet deadline: this weekday after the week ends, at this time "
     "('Mon 12:00'); a bank holiday moves it to the next working day.", metavar="<day HH:MM>", show_default=False)]

@@ -57,7 +57,6 @@ def import_clients(
       $ wfctl clients import clients.csv --branch <branch-id>
       $ wfctl clients import clients.csv --dry-run --on-existing update
       $ wfctl clients export | wfctl clients import - --branch <other-branch-id> --ignore-ids
-      $ wfctl clients import clients.csv --branch Leeds --prune --dry-run
     """
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import

@@ -50,7 +50,7 @@ def diff_sites(
     Examples:
       $ wfctl sites diff sites.xlsx --client "Pennine Foods Ltd"
       $ wfctl sites diff sites.csv --all-clients --ignore-fields phone -o jsonl
-      $ wfctl sites diff sites.csv --branch "Leeds Riverside" --markdown > drift.md
+      $ wfctl sites diff sites.csv --all-clients --markdown > drift.md
       $ wfctl sites diff --from-profile staging --client "Pennine Foods Ltd"
     """
     from wfctl.commands.driftrun import ReadOptions, ScopeArgs, run_diff
