@@ -196,7 +196,7 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
     if lands is not None:
         summary["effective"] = lands
     out = app.output(fmt)
-    if fmt in ("json", "yaml") or out.shaped:  # the document, which a query reads whole
+    if out.shaped or (out.structured and fmt != "jsonl"):  # the document (json, yaml), which a query reads whole
         out.value({"rows": rows, "summary": summary})
         return
     if fmt == "jsonl":
