@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The pay calendar (issue 35 §5): `python bench/calendar.py [--runs 10] [--checkout]`.
+"""The pay calendar (issue 35 §5): `python bench/paycalendar.py [--runs 10] [--checkout]`.
 
 Measured as bench/reads.py measures: the wheel built from this working tree and installed in a venv of its
 own (`--checkout` runs this checkout's .venv instead), each command that venv's `wfctl` run directly by
@@ -19,19 +19,16 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# this file's folder first on sys.path would make it the standard library's `calendar` (which `email`, so httpx,
-# imports): run as a script, the folder is replaced by the repository's root
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import argparse  # noqa: E402 - after the sys.path fix above
-import importlib  # noqa: E402 - after the sys.path fix above
-import json  # noqa: E402 - after the sys.path fix above
-import shlex  # noqa: E402 - after the sys.path fix above
-import subprocess  # noqa: E402 - after the sys.path fix above
-import tempfile  # noqa: E402 - after the sys.path fix above
+import argparse
+import importlib
+import json
+import shlex
+import subprocess
+import tempfile
 
-from bench._service import ROOT, Service  # noqa: E402 - after the sys.path fix above
+from bench._service import ROOT, Service
 
 LATENCY_MS = 50
 RATIO = 1.2
