@@ -277,3 +277,43 @@ def test_a_file_with_spreadsheet_damage_refuses_even_when_its_changes_are_accept
         assert "error: --prune refuses a file that shows spreadsheet damage (1 row)" in r.stderr, r
     assert sorted(held(cli, cid)) == ["Dock 1", "Dock 2"]
     assert held(cli, cid)["Dock 1"]["phone"] == "01614960000"
+
+
+def test_a_branch_that_still_holds_clients_is_not_deleted_and_the_plan_says_so(cli: Any, tmp_path: Path) -> None:
+    deployment = Deployment([], tmp_path)  # its own service: a branches prune answers for the whole agency
+    try:
+        busy, empty, kept = (deployment.branch(name=name) for name in ("Busy", "Empty", "Kept"))
+        holder = deployment.client(busy["id"], name="Holder")
+        env = {"WFCTL_BASE_URL": deployment.url, "WFCTL_ACCESS_TOKEN": deployment.token}
+        path = write(tmp_path / "b.csv", "name\nKept\n")
+        r = cli("branches", "import", str(path), "--prune", "--dry-run", "--allow-deletes", "1", env=env)
+        assert r.exit_code == 0, r
+        said = f"kept: branch 'Busy' ({busy['id']}) still holds 1 client: not deleted (delete them first, or keep a row for it)\n"
+        assert said in r.stderr, r
+        r = cli("branches", "import", str(path), "--prune", "--yes", "--allow-deletes", "1", env=env)
+        assert r.exit_code == 0, r
+        assert said in r.stderr and "prune: 1 of 3 branches in the agency to delete\n" in r.stderr, r
+        assert deployment.get("branches", empty["id"]) is None
+        assert deployment.get("branches", busy["id"]) is not None
+        assert deployment.get("clients", holder["id"]) is not None
+        assert deployment.get("branches", kept["id"]) is not None
+    finally:
+        deployment.stop()
+
+
+def test_a_scope_given_by_whole_id_is_named_and_checked_by_the_imports_own_look_up(
+        logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid, name, names = client_with_sites(cli, tmp_path, 2)
+    path = write(tmp_path / "keep.csv", site_file(names[:1]))
+    r = cli("-v", "sites", "import", str(path), "--client", cid, "--prune", "--dry-run", "--allow-deletes", "1")
+    reads = [line for line in r.stderr.splitlines() if line.startswith("> GET ") and line.endswith(f"/api/clients/{cid}")]
+    assert len(reads) == 1, r.stderr  # the client read once, beside the reads of its sites
+    r = cli("sites", "import", str(path), "--client", cid, "--prune", "--yes", "--allow-deletes", "1")
+    assert r.exit_code == 0, r
+    assert f"prune: 1 of 2 sites in client {name} to delete\n" in r.stderr, r
+    assert sorted(held(cli, cid)) == names[:1]
+    missing = str(uuid.uuid4())
+    r = cli("sites", "import", str(path), "--client", missing, "--prune", "--dry-run", "--allow-deletes", "1")
+    assert r.exit_code == 4, r
+    assert r.stderr == f"error: no client '{missing}'\n", r

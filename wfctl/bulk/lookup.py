@@ -72,11 +72,16 @@ class _Reading:
         scope = self.options.scope
         in_scope = list(scope.parent_ids or ()) if scope is not None else []
         if scope is not None:  # every parent in scope, the file's rows for it or not
-            self.inventory.parent_names.update(zip(scope.parent_ids or (), scope.parent_names, strict=False))
+            self.inventory.parent_names.update((parent_id, name) for parent_id, name in
+                                               zip(scope.parent_ids or (), scope.parent_names, strict=False) if name)
         refs: set[str] = set()
         given = self.options.parent_id
         if given:
             refs.add("id:" + given)
+        # a scope's parent given by its whole id was not read yet (wfctl.bulk.scope): looked up here, beside
+        # the reads of its records
+        unnamed = [parent_id for parent_id in in_scope if parent_id not in self.inventory.parent_names]
+        refs.update("id:" + parent_id for parent_id in unnamed)
         if not given or self._checks_file_parents:  # --client: the file's own clients are only checked
             id_column, name_column = self.kind.parent_id_column, self.kind.parent_name_column
             for _, _, cells, _ in self.source.records():
@@ -89,7 +94,8 @@ class _Reading:
         names = sorted(ref for ref in refs if ref.startswith("name:"))
         parents = max(len(in_scope), 1 if given else len(ids) + (1 if names else 0))
         pool = self._plan_pool
-        lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids}
+        lookups = {value: pool.submit(self.kind.get_parent, self.api, value) for value in ids
+                   if value not in self.inventory.parent_names}  # a scope's parent, already read
         self._read_existing(in_scope, parents)
         self._read_existing([given] if given else ids, parents)
         by_name: dict[str, list[str]] = {}
@@ -99,6 +105,9 @@ class _Reading:
                 self.inventory.parent_names[str(parent["id"])] = str(parent.get("name", ""))
         for value in ids:
             ref = "id:" + value
+            if value not in lookups:
+                self.inventory.parents[ref] = value
+                continue
             try:
                 self.inventory.parent_names[value] = str(lookups[value].result().get("name", ""))
                 self.inventory.parents[ref] = value
@@ -115,10 +124,24 @@ class _Reading:
                 self.inventory.parent_errors[ref] = (
                     f"no {self.kind.parent} is named {value!r}" if not found else
                     f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
+        if unnamed:
+            self._name_scope(unnamed)
         if given:
             self.inventory.foreign = {ref for ref in refs if self.inventory.parents.get(ref) != given}
         else:
             self._read_existing(sorted({p for p in self.inventory.parents.values() if p}), parents)
+
+    def _name_scope(self, unnamed: list[str]) -> None:
+        """The scope's parents given by whole ids, now read: their names in its label, or NoSuchRecord
+        (exit 4) for one the service does not have, as a look-up before planning would have said."""
+        from wfctl.api.refs import NoSuchRecord
+
+        scope = self.options.scope
+        assert scope is not None and self.kind.parent is not None
+        for parent_id in unnamed:
+            if self.inventory.parents.get("id:" + parent_id) is None:
+                raise NoSuchRecord(self.kind.parent, parent_id)
+        self.options.scope = scope.named(self.inventory.parent_names)
 
     @property
     def _checks_file_parents(self) -> bool:
