@@ -104,7 +104,10 @@ class Service:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.proc = subprocess.Popen([self.python, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
-                                      "--database", self.db, "--latency", str(latency_ms), "--workers", str(workers)],
+                                      "--database", self.db, "--latency", str(latency_ms), "--workers", str(workers),
+                                      # the bench's one access token outlives a slow machine's set-up (15 min:
+                                      # a workbook export on a loaded machine started after it had expired)
+                                      "--access-ttl", "14400"],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env,
                                      cwd=self.tmp.name)
         try:

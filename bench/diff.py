@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import subprocess
 import sys
 import tempfile
@@ -52,7 +53,7 @@ def main() -> int:
                            check=True, stdout=subprocess.DEVNULL)
             checked = subprocess.run([wfctl, "sites", "diff", str(exported), "--client", client, "-o", "json"],
                                      env=env, capture_output=True, text=True, check=False)
-            if checked.returncode != 0 or f'"same": {SITES}' not in checked.stdout:
+            if checked.returncode != 0 or json.loads(checked.stdout)["summary"]["same"] != SITES:
                 raise SystemExit(f"the diff of the export is not {SITES} sites the same: {checked.returncode} "
                                  f"{checked.stdout[-300:]} {checked.stderr[-300:]}")
             times = hyperfine({"export": [wfctl, "sites", "export", "--client", client, "--file", str(again)],

@@ -1,4 +1,9 @@
-"""The root Typer app: global options, the context, one add_typer per group, its click command."""
+"""The root Typer app: global options, the context, one add_typer per group, its click command.
+
+A run registers only the group (or command) its arguments name, so `wfctl sites list` imports the sites
+commands and not the other 70 modules of the tree (about 4 MB and 40 ms a run); anything else (`wfctl
+--help` on the slow path, an unknown or missing command, the help index, `wfctl.cli.app`) has them all.
+"""
 
 from __future__ import annotations
 
@@ -7,24 +12,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 import typer.main
 
-from wfctl.commands import (
-    agency,
-    api,
-    auth,
-    branches,
-    calendar,
-    clients,
-    completion,
-    config,
-    doctor,
-    help,
-    imports,
-    jq,
-    rates,
-    sandbox,
-    sites,
-)
-from wfctl.commands.auth import login, logout
 from wfctl.commands.output_options import OutputFormat, global_output_option
 from wfctl.completion_cache import complete_profiles
 from wfctl.context import AppContext, GlobalOptions, option_source
@@ -35,7 +22,7 @@ if TYPE_CHECKING:
 
 GLOBAL_PANEL = "Global options"
 
-app = typer.Typer(
+_app = typer.Typer(
     name="wfctl",
     cls=WfctlGroup,  # plain-text help with option panels and Examples, for every command (no rich)
     help="""Administer the Workforce Agency Management Service: branches, clients and sites.
@@ -97,7 +84,7 @@ def _version(ctx: typer.Context, value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
+@_app.callback()
 def root(
     ctx: typer.Context,
     profile: Annotated[str | None, typer.Option("--profile", "-p", envvar="WFCTL_PROFILE",
@@ -127,39 +114,111 @@ def root(
                                                           if option_source(name, ctx) == "env")))
 
 
-app.command("login")(login.login)
-app.command("logout")(logout.logout)
-app.add_typer(auth.app, name="auth")
-app.add_typer(config.app, name="config")
-app.add_typer(agency.app, name="agency")
-app.add_typer(branches.app, name="branches")
-app.add_typer(clients.app, name="clients")
-app.add_typer(sites.app, name="sites")
-app.add_typer(rates.app, name="rates")
-app.add_typer(calendar.app, name="calendar")
-app.add_typer(imports.app, name="imports")
-app.command("api")(api.api)
-app.command("jq")(jq.jq)
-app.command("doctor")(doctor.doctor)
-app.command("completion")(completion.completion)
-app.add_typer(help.app, name="help")
-app.add_typer(sandbox.app, name="sandbox")
+#: Every group and top-level command, in the order `wfctl --help` lists them: name -> (module, attribute);
+#: a group's attribute is its Typer app, a command's its function.
+ENTRIES: dict[str, tuple[str, str]] = {
+    "login": ("wfctl.commands.auth.login", "login"),
+    "logout": ("wfctl.commands.auth.logout", "logout"),
+    "auth": ("wfctl.commands.auth", "app"),
+    "config": ("wfctl.commands.config", "app"),
+    "agency": ("wfctl.commands.agency", "app"),
+    "branches": ("wfctl.commands.branches", "app"),
+    "clients": ("wfctl.commands.clients", "app"),
+    "sites": ("wfctl.commands.sites", "app"),
+    "rates": ("wfctl.commands.rates", "app"),
+    "calendar": ("wfctl.commands.calendar", "app"),
+    "imports": ("wfctl.commands.imports", "app"),
+    "api": ("wfctl.commands.api", "api"),
+    "jq": ("wfctl.commands.jq", "jq"),
+    "doctor": ("wfctl.commands.doctor", "doctor"),
+    "completion": ("wfctl.commands.completion", "completion"),
+    "help": ("wfctl.commands.help", "app"),
+    "sandbox": ("wfctl.commands.sandbox", "app"),
+}
+#: The entries that need the others: `wfctl help sites` says that sites is a command, not a topic.
+NEEDS_ALL = frozenset({"help", "completion"})
+_registered: list[str] = []
 
 
-_root_command: Command | None = None
+def register(names: Any = None) -> None:
+    """Add the groups and commands `names` (None: all of them) to the app, each once, in ENTRIES' order."""
+    import importlib
+
+    for name, (module, attribute) in ENTRIES.items():
+        if name in _registered or (names is not None and name not in names):
+            continue
+        entry = getattr(importlib.import_module(module), attribute)
+        if isinstance(entry, typer.Typer):
+            _app.add_typer(entry, name=name)
+        else:
+            _app.command(name)(entry)
+        _registered.append(name)
+    order = list(ENTRIES)  # added one run at a time or all at once, listed in the same order
+
+    def place(info: Any) -> int:
+        name = info.name or getattr(info.callback, "__name__", "")
+        return order.index(name) if name in order else len(order)
+
+    _app.registered_commands.sort(key=place)
+    _app.registered_groups.sort(key=place)
 
 
-def root_command() -> Command:
-    """The click command of the app, built once per process: typer builds it anew on every call of the app,
-    which a process running wfctl many times (the tests) would pay each time. wfctl.main
-    runs it; wfctl.indexbuilder builds the help index from it."""
-    global _root_command
-    if _root_command is None:
+def __getattr__(name: str) -> Any:
+    """`wfctl.cli.app`: the Typer app with every command (a run's own has only the one asked for:
+    root_command)."""
+    if name == "app":
+        register()
+        return _app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_root_commands: dict[str | None, Command] = {}
+
+
+def root_command(args: list[str] | None = None) -> Command:
+    """The click command of the app. With `args`, one that has only the group or command they name
+    (wfctl.main runs it); without, or when they name none that wfctl has, one with every command
+    (wfctl.indexbuilder builds the help index from it). Each is built once per process: typer builds the
+    command anew on every call of the app, which a process running wfctl many times (the tests) would pay
+    each time."""
+    if args is None:
+        return _built(None)
+    guess = _chosen(next((word for word in args if word in ENTRIES), None))  # the root's options: next
+    command = _built(guess)
+    word = _chosen(command_word(command, args))
+    return command if word == guess else _built(word)
+
+
+def _chosen(word: str | None) -> str | None:
+    """The entry to build a run's command with: None (all of them) for no word, an unknown one (click
+    suggests the nearest), and the entries that need the others."""
+    return word if word in ENTRIES and word not in NEEDS_ALL else None
+
+
+def _built(chosen: str | None) -> Command:
+    if chosen not in _root_commands:
         from wfctl.commands.output_options import pair_options
 
-        _root_command = typer.main.get_command(app)
-        pair_options(_root_command)
-    return _root_command
+        register(None if chosen is None else {chosen})
+        command = typer.main.get_command(_app)
+        pair_options(command)
+        _root_commands[chosen] = command
+    return _root_commands[chosen]
+
+
+def command_word(root: Any, args: list[str]) -> str | None:
+    """The first word of `args` that is not one of the root's options or its value: the command asked for."""
+    names = {name: option for option in root.params for name in (*option.opts, *option.secondary_opts)}
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if not word.startswith("-") or word == "-":
+            return word
+        if word == "--":
+            return None
+        option = names.get(word.partition("=")[0])
+        index += 2 if option is not None and _takes_value(option) and "=" not in word else 1
+    return None
 
 
 def hoist_global_options(root: Any, args: list[str]) -> list[str]:

@@ -6,7 +6,7 @@ behaviour when the attribute is missing.
 
 Typer coerces every option value through a pydantic TypeAdapter (built even for an option left unset), so
 any command imported pydantic (a start-up cost). `lighten()` gives options typed `str`, a str Enum, `int`
-(with its min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not sure
+and `float` (with their min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not sure
 of (`--page x`, `--page 1_000`) goes to typer's own, so the accepted spellings do not change; a value
 refused is one plain line in wfctl's words (`error: --page-size: 'abc' is not a whole number`, exit 2).
 Options of other types keep typer's.
@@ -14,6 +14,7 @@ Options of other types keep typer's.
 
 from __future__ import annotations
 
+import re
 import sys
 import types
 import typing
@@ -50,7 +51,7 @@ def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
     if getattr(info, "parser", None) is not None:
         return
     plain = (annotation in (str, bool)
-             or (annotation is int and not info.clamp)
+             or (annotation in (int, float) and not info.clamp)
              or annotation == list[str]
              or (isinstance(annotation, type) and issubclass(annotation, Enum) and issubclass(annotation, str)))
     if plain:
@@ -73,6 +74,18 @@ def _plain_int(value: Any) -> int | None:
         return value
     if isinstance(value, str) and value.isascii() and value.isdigit():
         return int(value)
+    return None
+
+
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _plain_float(value: Any) -> float | None:
+    """A float from a number or a plain decimal (`0.5`, `-3`, `1e3`, ASCII); None for anything else."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):
+        return float(value)
     return None
 
 
@@ -144,6 +157,19 @@ def _plain_runtime_param(base: type) -> type:
                 if info.max is not None and number > info.max:
                     raise _value_error(param, f"{number} is too large (at most {info.max})", ctx)
                 return number
+            if annotation is float:
+                real = _plain_float(value)
+                info = self.parameter_info
+                if real is None:
+                    try:  # typer's spellings (`1_000.5`, `inf`), its words replaced by ours
+                        real = float(self._typer_coercion(value, param, ctx))
+                    except BadParameter:
+                        raise _value_error(param, f"{value!r} is not a number", ctx) from None
+                if info.min is not None and real < info.min:
+                    raise _value_error(param, f"{value} is too small (at least {info.min})", ctx)
+                if info.max is not None and real > info.max:
+                    raise _value_error(param, f"{value} is too large (at most {info.max})", ctx)
+                return real
             if annotation == list[str]:
                 if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
                     return list(value)

@@ -55,7 +55,7 @@ def _run(args: list[str]) -> int:
     try:
         from wfctl.cli import hoist_global_options
 
-        command = _command()
+        command = _command(args)
         rv = command.main(args=hoist_global_options(command, args), prog_name="wfctl", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click's words, wfctl's shape, exit 2
         return _usage_error(exc, args)
@@ -143,11 +143,11 @@ def _json_errors_requested(args: list[str]) -> bool:
     return is_machine(os.environ.get("WFCTL_OUTPUT", "")) and not context.IO().stderr_is_tty
 
 
-def _command():  # no annotation: it would need typing, and `wfctl --version` imports nothing
-    """The click command of the Typer app, built once per process (wfctl.cli.root_command)."""
+def _command(args=None):  # no annotation: it would need typing, and `wfctl --version` imports nothing
+    """The click command of the Typer app for `args`, or with every command (wfctl.cli.root_command)."""
     from wfctl.cli import root_command
 
-    return root_command()
+    return root_command(args)
 
 
 def _reader_left() -> bool:

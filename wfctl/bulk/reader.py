@@ -45,6 +45,17 @@ class Row:
     extra: int = 0  # cells beyond the header's columns
 
 
+def check_path(path: str) -> None:
+    """FileError for a named input that is a directory or is not there (`-`, standard input, is not checked):
+    said before anything is asked of the service."""
+    if path == "-":
+        return
+    if os.path.isdir(path):
+        raise FileError(f"{path}: a directory, not a file; give the CSV file's name")
+    if not os.path.exists(path):
+        raise FileError(f"{path}: no such file")
+
+
 class CsvInput:
     """One input file (or stdin, spooled)."""
 
@@ -69,10 +80,7 @@ class CsvInput:
                 self.path = self._spooled(sys.stdin, text=True)
             self.display = "<stdin>"
         else:
-            if os.path.isdir(path):
-                raise FileError(f"{path}: a directory, not a file; give the CSV file's name")
-            if not os.path.exists(path):
-                raise FileError(f"{path}: no such file")
+            check_path(path)
             self.path = path
             if not os.path.isfile(path):  # a named pipe, `<(cmd)` (/dev/fd/N): read once, so spooled as stdin
                 try:

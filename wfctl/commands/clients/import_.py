@@ -58,9 +58,11 @@ def import_clients(
       $ wfctl clients import clients.csv --dry-run --on-existing update
       $ wfctl clients export | wfctl clients import - --branch <other-branch-id> --ignore-ids
     """
+    from wfctl.bulk.reader import check_path
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import
 
+    check_path(file)  # a file that is not there is said at once, before a reference is looked up
     if branch:
         branch = resolve_ref(ctx, "branch", branch)
     scope = prunerun.declare_scope(app_context(ctx), "client", prune=prune, branch=branch, every=all_branches,

@@ -68,9 +68,11 @@ def import_sites(
       $ wfctl sites import pennine.csv --client "Pennine Foods Ltd" --prune --dry-run
       $ wfctl sites import leeds.csv --branch "Leeds Riverside" --prune --yes --allow-deletes 37
     """
+    from wfctl.bulk.reader import check_path
     from wfctl.commands import prunerun
     from wfctl.commands.bulkrun import run_import
 
+    check_path(file)  # a file that is not there is said at once, before a reference is looked up
     if client:
         client = resolve_ref(ctx, "client", client)
     scope = prunerun.declare_scope(app_context(ctx), "site", prune=prune, clients=[client] if client else [],
