@@ -27,8 +27,8 @@ def test_a_workbook_holds_ids_as_text_and_rates_as_numbers(deployment: Deploymen
     rows = [[(c.value, c.data_type, c.number_format) for c in row] for row in sheet.iter_rows()]
     assert [[v for v, _, _ in row] for row in rows] == [
         HEADER,
-        [client["id"], "'=Pennine 0042", site["id"], "0427", "Picker Packer", 11.5],
-        [client["id"], "'=Pennine 0042", site["id"], "0427", "Forklift Driver", 13.25],
+        [client["id"], "=Pennine 0042", site["id"], "0427", "Picker Packer", 11.5],  # a text cell: no formula
+        [client["id"], "=Pennine 0042", site["id"], "0427", "Forklift Driver", 13.25],
     ]
     for row in rows[1:]:
         assert [(t, f) for _, t, f in row[:5]] == [("s", "@")] * 5  # text, formatted as text: "0427" stays

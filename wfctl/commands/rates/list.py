@@ -126,16 +126,16 @@ def _to_file(app: Any, path: str, options: OutputOptions, rows: Any) -> None:
         rows = (shaped for row in rows for shaped in shape_rows([row], columns))
     count = 0
 
-    def cells(row: dict[str, Any]) -> list[str]:
+    def cells(row: dict[str, Any], protect: Any = neutralise) -> list[str]:
         nonlocal count
         count += 1
-        return [neutralise("" if row.get(name) is None else str(row[name])) for name in names]
+        return [protect("" if row.get(name) is None else str(row[name])) for name in names]
 
     if workbook.is_workbook_name(path):
         with atomic_binary_file(path) as temporary:
             sheet = workbook.SheetWriter(temporary, names, money_columns=money)
-            for row in rows:
-                sheet.write(cells(shown_amounts([row], "xlsx", money)[0]))
+            for row in rows:  # a workbook's text cell is never a formula: written as it is, as export does
+                sheet.write(cells(shown_amounts([row], "xlsx", money)[0], protect=str))
             sheet.close()
     else:
         import csv
