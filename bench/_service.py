@@ -30,6 +30,21 @@ class Run:
     stdout: bytes
 
 
+def installed_bin(doc: str | None, runs: int, runs_help: str = "hyperfine runs of each command") -> tuple[Any, Path]:
+    """The options every wheel bench takes (`--runs`, `--checkout`), read from the command line, and the bin
+    directory of the wfctl it measures: the installed wheel (bench/import.py `installed_wheel`), or with
+    --checkout this checkout's .venv."""
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--runs", type=int, default=runs, help=runs_help)
+    parser.add_argument("--checkout", action="store_true", help="run .venv's wfctl instead of an installed wheel")
+    args = parser.parse_args()
+    bin_dir = ROOT / ".venv" / "bin" if args.checkout else importlib.import_module("bench.import").installed_wheel()
+    return args, bin_dir
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

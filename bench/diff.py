@@ -15,7 +15,6 @@ Prints one PASS/MISS line and a block for README "Performance"; exits 1 when the
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import json
 import subprocess
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._service import ROOT, Service
+from bench._service import Service, installed_bin
 
 LATENCY_MS = 50
 SITES = 3_000
@@ -35,11 +34,7 @@ figure, hyperfine = bench_import.figure, bench_import.hyperfine
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="hyperfine runs of each command")
-    parser.add_argument("--checkout", action="store_true", help="run .venv's wfctl instead of an installed wheel")
-    args = parser.parse_args()
-    bin_dir = ROOT / ".venv" / "bin" if args.checkout else bench_import.installed_wheel()
+    args, bin_dir = installed_bin(__doc__, 3, "hyperfine runs of each command")
     wfctl = str(bin_dir / "wfctl")
     print(f"sandbox --latency {LATENCY_MS}: a client with {SITES:,} sites ...", flush=True)
     service = Service({"full": SITES}, python=str(bin_dir / "python"), latency_ms=LATENCY_MS)

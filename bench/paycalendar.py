@@ -21,14 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import argparse
 import importlib
 import json
 import shlex
 import subprocess
 import tempfile
 
-from bench._service import ROOT, Service
+from bench._service import Service, installed_bin
 
 LATENCY_MS = 50
 RATIO = 1.2
@@ -51,11 +50,7 @@ def cold(command: list[str], env: dict[str, str], runs: int) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=10, help="hyperfine runs of each command")
-    parser.add_argument("--checkout", action="store_true", help="run .venv's wfctl instead of an installed wheel")
-    args = parser.parse_args()
-    bin_dir = ROOT / ".venv" / "bin" if args.checkout else bench_import.installed_wheel()
+    args, bin_dir = installed_bin(__doc__, 10, "hyperfine runs of each command")
     wfctl = str(bin_dir / "wfctl")
     print(f"sandbox --latency {LATENCY_MS} ...", flush=True)
     service = Service({}, python=str(bin_dir / "python"), latency_ms=LATENCY_MS)

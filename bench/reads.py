@@ -20,7 +20,6 @@ Prints one PASS/MISS line per figure and a block for README "Performance"; exits
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 import tempfile
@@ -28,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._service import ROOT, Service
+from bench._service import Service, installed_bin
 
 LATENCY_MS = 50
 SITES = 3_000
@@ -39,11 +38,7 @@ figure, hyperfine = bench_import.figure, bench_import.hyperfine
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=3, help="hyperfine runs of the repeatable commands")
-    parser.add_argument("--checkout", action="store_true", help="run .venv's wfctl instead of an installed wheel")
-    args = parser.parse_args()
-    bin_dir = ROOT / ".venv" / "bin" if args.checkout else bench_import.installed_wheel()
+    args, bin_dir = installed_bin(__doc__, 3, "hyperfine runs of the repeatable commands")
     wfctl = str(bin_dir / "wfctl")
     labels = {"full": SITES, "empty": 0, "one": 0, **{f"c{i:03d}": 0 for i in range(SPREAD)}}
     print(f"sandbox --latency {LATENCY_MS}: a client with {SITES:,} sites and {SPREAD + 2} empty ones ...", flush=True)
