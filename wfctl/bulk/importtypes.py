@@ -73,6 +73,8 @@ class Summary:
     skipped_unread: int = 0  # rows skipped whose record could not be read to tell
     prune: bool = False  # a run with --prune: its counts say `deleted` too
     started: float = field(default_factory=time.monotonic, repr=False)  # when the import began
+    #: the plan's rename cycles (renames.py), each rename as JSON: a plan that holds any is refused
+    cycles: list[list[dict[str, Any]]] = field(default_factory=list)
 
     def timed(self) -> Summary:
         """The summary with `seconds` the whole import, from its start to now, and `plan_seconds` the
@@ -96,7 +98,7 @@ class Summary:
         return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
                 **({"deleted": self.counts.get("deleted", 0)} if self.prune else {}),
                 "skippedDiffer": self.skipped_differ, "blank": self.blank, "seconds": round(self.seconds, 3),
-                "dryRun": self.dry_run}
+                "dryRun": self.dry_run, **({"renameCycles": self.cycles} if self.cycles else {})}
 
 
 class ValidationStopped(Exception):

@@ -52,6 +52,20 @@ class Inventory:
         return self.existing.get((parent_id, natural_key(body.get("name"))))
 
 
+@dataclass(frozen=True)
+class Rename:
+    """A row that renames its record (matched by its id): from `old` to `new`, under `parent`."""
+
+    row: int
+    record_id: str
+    parent: str | None
+    old: str
+    new: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"row": self.row, "id": self.record_id, "from": self.old, "to": self.new}
+
+
 @dataclass
 class PlannedRow:
     """A valid row's action as planning decides it, before a run's journal says what an earlier run did:
@@ -92,6 +106,8 @@ class ImportPlan:
     #: A plan its columns stopped: each row's error as its check says it, made when the report asks.
     unchecked_errors: Callable[[], Iterator[tuple[int, str]]] | None = None
     scope: Scope | None = None  # the records the file is the truth for (--prune, diff): `absent()`
+    #: the rows that carry an id and give their record another name (renames.py finds the cycles)
+    renames: list[Rename] = field(default_factory=list)
 
     def rows(self) -> Iterator[PlannedRow]:
         """Each valid row's planned action, in file order."""

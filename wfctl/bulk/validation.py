@@ -21,7 +21,7 @@ from wfctl.bulk.importtypes import Options, Problem
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.lookup import parent_ref_of, read_inventory
-from wfctl.bulk.planning import ImportPlan, Inventory
+from wfctl.bulk.planning import ImportPlan, Inventory, Rename
 from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.spool import Spool
 
@@ -57,6 +57,7 @@ class Planner:
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
         self._spool: Spool | None = None
         self._errors: Spool | None = None
+        self._renames: list[Rename] = []  # rows that carry an id and rename their record
 
     def plan(self) -> ImportPlan:
         """Passes 1-3: the plan of the file. A plan whose columns are not right (`checked` False) holds
@@ -74,7 +75,8 @@ class Planner:
                     spool.close()
             raise
         return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
-                          self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope)
+                          self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope,
+                          renames=self._renames)
 
     def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
         """(row, error) of each row as its check says it, for the report of a file its columns stopped:
@@ -197,6 +199,9 @@ class Planner:
                     digests.append(0)
                     creates.append(0)
                     continue
+                old = str(self.inventory.by_id[record_id][1].get("name") or "")
+                if natural_key(old) != name:
+                    self._renames.append(Rename(number, record_id, parent, old, str(body.get("name", ""))))
             # The checked body, so the send pass does not decode and validate every row again; a plan's
             # before it, apart, what its create is written from.
             if dry_run:

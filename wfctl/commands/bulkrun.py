@@ -122,6 +122,10 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     if not (accept_spreadsheet_changes or summary.resumed):
         _warn_of_suspect_creates(importer)
+    from wfctl.commands import renamecheck
+
+    if (cycles := renamecheck.cycles_of(importer)) and not summary.dry_run:
+        renamecheck.refuse(importer, cycles)  # issue 33 §3: no order of the updates can succeed
     pruning = None
     if importer.options.prune:  # issue 32 §2: the deletes planned (each record read), or refused
         from wfctl.commands import prunerun
@@ -147,6 +151,9 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         if findings := damage.review(importer.changes(), importer.inventory.existing):
             _show_result(app, importer, output)
             _stop_on_spreadsheet_damage(findings, dry_run=True, prune=pruning is not None)
+    if cycles:  # the plan shown, then its cycles and the refusal a run would meet
+        _show_result(app, importer, output)
+        renamecheck.refuse(importer, cycles)
     if report:
         _write_report(report, importer, source)
     dry_run = summary.dry_run
