@@ -208,7 +208,13 @@ class Importer:
                     from wfctl.bulk.prune import delete_actions
 
                     deletes = delete_actions(writer, self.pruning, journal)
-                writer.send_all(plan, self._prepared, run, deletes)  # raises Stopped (Ctrl-C, the journal, an outage)
+                groups = []
+                if self.options.on_existing == "update":  # issue 33 §3: renames that wait for one another
+                    from wfctl.bulk.renames import rename_groups
+
+                    groups = rename_groups(plan)
+                # raises Stopped (Ctrl-C, the journal, an outage)
+                writer.send_all(plan, self._prepared, run, deletes, groups)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 

@@ -124,8 +124,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         _warn_of_suspect_creates(importer)
     from wfctl.commands import renamecheck
 
-    if (cycles := renamecheck.cycles_of(importer)) and not summary.dry_run:
-        renamecheck.refuse(importer, cycles)  # issue 33 §3: no order of the updates can succeed
+    cycles = renamecheck.cycles_of(importer)  # issue 33 §3: said, and sent through a temporary name
     pruning = None
     if importer.options.prune:  # issue 32 §2: the deletes planned (each record read), or refused
         from wfctl.commands import prunerun
@@ -151,9 +150,6 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         if findings := damage.review(importer.changes(), importer.inventory.existing):
             _show_result(app, importer, output)
             _stop_on_spreadsheet_damage(findings, dry_run=True, prune=pruning is not None)
-    if cycles:  # the plan shown, then its cycles and the refusal a run would meet
-        _show_result(app, importer, output)
-        renamecheck.refuse(importer, cycles)
     if report:
         _write_report(report, importer, source)
     dry_run = summary.dry_run
@@ -163,6 +159,8 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
 
         check_limits(importer, pruning)
     if plan_out:
+        if cycles:
+            renamecheck.refuse_saving(importer, cycles)
         if summary.invalid:
             raise CliError("--plan-out writes only a plan with no invalid rows; nothing was written")
         from wfctl.bulk.savedplan import write_plan
