@@ -145,6 +145,7 @@ class Importer:
         summary.invalid = len(plan.invalid)
         summary.counts["invalid"] += summary.invalid
         summary.blank = getattr(self.source, "blank_rows", 0)
+        summary.not_in_file = plan.not_in_file()
         summary.seconds = time.monotonic() - started
         if summary.invalid and not self.options.skip_invalid:
             raise ValidationStopped(summary)
