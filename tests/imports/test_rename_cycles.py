@@ -187,6 +187,13 @@ def test_clients_swapped_within_a_branch_and_a_cycle_with_prune(logged_in: Any, 
         "error: --prune refuses a file that renames records in a cycle (2 rows rename clients in 1 cycle); "
         "nothing was sent (import the file without it first: the cycles are then done)")
     assert json.loads(cli("clients", "get", first, "-o", "json").stdout)["name"] == "Cycle Client One"
+    saved = tmp_path / "plan.json"  # a saved plan runs its rows as they are: no cycle in it
+    r = cli("clients", "import", str(path), "--branch", branch, "--on-existing", "update", "--dry-run",
+            "--plan-out", str(saved))
+    assert r.exit_code == 2 and not saved.exists(), r
+    assert r.stderr.splitlines()[-1] == (
+        "error: --plan-out cannot save a rename cycle (2 rows rename clients in 1 cycle); a run would send "
+        "nothing (import the file without it first: the cycles are then done)")
     r = cli("clients", "import", str(path), "--branch", branch, "--on-existing", "update")
     assert r.exit_code == 0, r
     assert r.stderr.splitlines()[0] == ("rename cycle: row 1 'Cycle Client One' -> 'Cycle Client Two', "
