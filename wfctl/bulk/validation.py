@@ -166,6 +166,7 @@ class Planner:
         header = self.source.header
         existing = self.inventory.existing
         kept = self._kept
+        by_id = self.inventory.by_id
         fast = self._row_check()
         dry_run = self.options.dry_run
         parent_column = self.kind.parent_id_column
@@ -215,9 +216,9 @@ class Planner:
                     digests.append(0)
                     creates.append(0)
                     continue
-                old = str(self.inventory.by_id[record_id][1].get("name") or "")
-                if natural_key(old) != name:
-                    self._renames.append(Rename(number, record_id, parent, old, str(body.get("name", ""))))
+                old = by_id[record_id][1].get("name")
+                if old != body.get("name") and natural_key(old) != name:  # most rows keep their name as it is
+                    self._renames.append(Rename(number, record_id, parent, str(old or ""), str(body.get("name", ""))))
                 kept.add(record_id)
             elif (matched := existing.get((parent, name))) is not None:
                 kept.add(str(matched.get("id")))
