@@ -18,6 +18,14 @@ from tests.fixtures.cli import REPO_ROOT
 from tests.fixtures.sandbox import ADMIN, SHARED_LOGIN_FAILURE_LIMIT, SandboxServer
 
 EXAMPLE = REPO_ROOT / "examples" / "sites.csv"
+#: What a row of another client's site is told (issue 33 §3): a copy, and how to move it instead.
+TO_BULLRING = ("(--ignore-ids copies the row to 'Bullring Events' as a new site; the original stays: to move it, "
+               "delete it after the copy (--prune, or `wfctl sites delete <id>`))")
+
+
+def _client(wf: Any, name: str) -> dict[str, Any]:
+    clients = json.loads(wf("clients", "list", "--all", "-o", "json").stdout)
+    return next(c for c in clients if c["name"] == name)
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
@@ -37,11 +45,6 @@ def wf(cli: Any, server: SandboxServer) -> Any:
     return cli
 
 
-def _client(wf: Any, name: str) -> dict[str, Any]:
-    clients = json.loads(wf("clients", "list", "--all", "-o", "json").stdout)
-    return next(c for c in clients if c["name"] == name)
-
-
 def _site_names(wf: Any, client_id: str) -> list[str]:
     return sorted(s["name"] for s in json.loads(wf("sites", "list", "--client", client_id, "--all", "-o", "json").stdout))
 
@@ -54,9 +57,9 @@ def test_the_shipped_example_into_another_client_stops_before_anything_is_sent(w
     lines = r.stderr.splitlines()
     assert len(lines) == 21, r.stderr
     assert lines[0] == ("invalid: row 1 (line 2), column client: names client 'Pennine Foods Ltd', not --client "
-                        "'Bullring Events' (--ignore-ids copies the row to 'Bullring Events')")
+                        f"'Bullring Events' {TO_BULLRING}")
     assert lines[19] == ("invalid: row 20 (line 21), column client: names client 'Irwell Logistics', not --client "
-                         "'Bullring Events' (--ignore-ids copies the row to 'Bullring Events')")
+                         f"'Bullring Events' {TO_BULLRING}")
     assert lines[20] == ("error: 20 of 20 rows are invalid; nothing was sent (fix them in the file and run again, "
                          "or use --skip-invalid to import the others)")
     assert _site_names(wf, bullring) == before
@@ -104,10 +107,10 @@ def test_a_parent_given_by_id_or_that_is_not_there_is_named(wf: Any, tmp_path: P
     r = wf("sites", "import", str(path), "--client", "Bullring Events")
     assert r.exit_code == 2, r
     assert r.stderr.splitlines()[:2] == [
-        "invalid: row 1 (line 2), column clientId: names client 'Pennine Foods Ltd', not --client 'Bullring Events' "
-        "(--ignore-ids copies the row to 'Bullring Events')",
+        f"invalid: row 1 (line 2), column clientId: names client 'Pennine Foods Ltd', not --client 'Bullring Events' "
+        f"{TO_BULLRING}",
         "invalid: row 2 (line 3), column clientId: names client 'no-such-client' (no client with id 'no-such-client'), "
-        "not --client 'Bullring Events' (--ignore-ids copies the row to 'Bullring Events')"]
+        f"not --client 'Bullring Events' {TO_BULLRING}"]
 
 
 def test_clients_into_another_branch_stop_too(wf: Any, tmp_path: Path) -> None:
@@ -120,7 +123,8 @@ def test_clients_into_another_branch_stop_too(wf: Any, tmp_path: Path) -> None:
     assert r.exit_code == 2, r
     assert r.stderr.splitlines()[0] == (
         f"invalid: row 1 (line 2), column branch: names branch {leeds['name']!r}, not --branch {other['name']!r} "
-        f"(--ignore-ids copies the row to {other['name']!r})")
+        f"(--ignore-ids copies the row to {other['name']!r} as a new client; the original stays: to move it, "
+        "delete it after the copy (--prune, or `wfctl clients delete <id>`))")
     assert "Parent check client" not in wf("clients", "list", "--all", "-o", "csv").stdout
 
 
@@ -132,8 +136,7 @@ def test_a_stopped_imports_row_problems_are_in_the_one_json_error(wf: Any, tmp_p
         assert error["title"].startswith("20 of 20 rows are invalid; nothing was sent")
         assert len(error["errors"]) == 20
         assert error["errors"][10] == {"row": 11, "line": 12, "column": "client", "message": (
-            "names client 'Irwell Logistics', not --client 'Bullring Events' (--ignore-ids copies the row to "
-            "'Bullring Events')")}
+            f"names client 'Irwell Logistics', not --client 'Bullring Events' {TO_BULLRING}")}
     bad = tmp_path / "bad.csv"
     bad.write_text("nme,address\nx,y\n")
     r = wf("sites", "import", str(bad), "--client", "Bullring Events", "-o", "json")

@@ -17,7 +17,7 @@ from typing import Any
 from tests.bulk.helpers import new_client, site_names, write
 from tests.fixtures.cli import REPO_ROOT
 
-SUMMARY_KEYS = {"run", "rows", "created", "updated", "unchanged", "skipped", "failed", "invalid", "skippedDiffer", "blank",
+SUMMARY_KEYS = {"run", "rows", "created", "updated", "unchanged", "skipped", "failed", "invalid", "skippedDiffer", "notInFile", "blank",
                 "seconds", "dryRun"}
 
 

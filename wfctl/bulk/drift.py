@@ -129,4 +129,12 @@ def _collect(importer: Any, ignore_fields: tuple[str, ...]) -> Drift:
     for parent_id, record in importer.plan().absent():  # by parent in the scope's order, then by name
         found.records.append(DriftRecord("onlyInService", str(record.get("name", "")), str(record.get("id", "")),
                                          0, parent_id or ""))
+    marked = {(r.row, name) for r in found.records for name in r.spreadsheet}
+    if marked and getattr(importer.source, "book", None):  # a workbook's cell typed as text: what was typed
+        from wfctl.bulk.typedtext import typed_cells
+
+        for row, name in typed_cells(importer.source, marked):
+            for record in found.records:
+                if record.row == row:
+                    record.spreadsheet.pop(name, None)
     return found

@@ -145,6 +145,7 @@ class Importer:
         summary.invalid = len(plan.invalid)
         summary.counts["invalid"] += summary.invalid
         summary.blank = getattr(self.source, "blank_rows", 0)
+        summary.not_in_file = plan.not_in_file()
         summary.seconds = time.monotonic() - started
         if summary.invalid and not self.options.skip_invalid:
             raise ValidationStopped(summary)
@@ -208,7 +209,13 @@ class Importer:
                     from wfctl.bulk.prune import delete_actions
 
                     deletes = delete_actions(writer, self.pruning, journal)
-                writer.send_all(plan, self._prepared, run, deletes)  # raises Stopped (Ctrl-C, the journal, an outage)
+                groups = []
+                if self.options.on_existing == "update":  # issue 33 §3: renames that wait for one another
+                    from wfctl.bulk.renames import rename_groups
+
+                    groups = rename_groups(plan)
+                # raises Stopped (Ctrl-C, the journal, an outage)
+                writer.send_all(plan, self._prepared, run, deletes, groups)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":
                 from wfctl.bulk import skipped
 

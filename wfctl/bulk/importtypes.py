@@ -73,6 +73,9 @@ class Summary:
     skipped_unread: int = 0  # rows skipped whose record could not be read to tell
     prune: bool = False  # a run with --prune: its counts say `deleted` too
     started: float = field(default_factory=time.monotonic, repr=False)  # when the import began
+    #: the plan's rename cycles (renames.py), each rename as JSON: a plan that holds any is refused
+    cycles: list[list[dict[str, Any]]] = field(default_factory=list)
+    not_in_file: int = 0  # records the file could reach that no row matches (planning.ImportPlan.not_in_file)
 
     def timed(self) -> Summary:
         """The summary with `seconds` the whole import, from its start to now, and `plan_seconds` the
@@ -95,8 +98,8 @@ class Summary:
         skipped because their record exists, those whose values differ from it, left unsent)."""
         return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
                 **({"deleted": self.counts.get("deleted", 0)} if self.prune else {}),
-                "skippedDiffer": self.skipped_differ, "blank": self.blank, "seconds": round(self.seconds, 3),
-                "dryRun": self.dry_run}
+                "skippedDiffer": self.skipped_differ, "notInFile": self.not_in_file, "blank": self.blank, "seconds": round(self.seconds, 3),
+                "dryRun": self.dry_run, **({"renameCycles": self.cycles} if self.cycles else {})}
 
 
 class ValidationStopped(Exception):

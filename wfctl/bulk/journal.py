@@ -83,6 +83,9 @@ class Entry:
     parent: str = ""  # a create's parent id (its intent)
     body: dict[str, Any] | None = None  # a create's body (its intent)
     action: str = ""  # "delete": a prune's delete (its key is after the file's rows); else a file row's
+    #: a rename cycle's temporary rename (`"o"`, its key after the file's rows): the rows of its cycle in the
+    #: order they were sent after it (undo takes them back in the reverse order, then this one)
+    order: list[int] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -218,11 +221,13 @@ class Journal:
 
     def intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
                create: tuple[str, str | None, dict[str, Any]] | None = None,
-               delete: tuple[str, str | None] | None = None) -> None:
+               delete: tuple[str, str | None] | None = None, order: list[int] | None = None) -> None:
         """Record that `row` is about to be sent (an update: with its record's id and changes, old values
-        read before; a create: with its (name, parent id, body)). Raises JournalError: then it must not
-        be sent."""
+        read before; a create: with its (name, parent id, body); a cycle's temporary rename: its `order`).
+        Raises JournalError: then it must not be sent."""
         line: dict[str, Any] = {"r": row, "s": SENDING}
+        if order:
+            line["o"] = order
         if changes:
             line["c"] = changes
         if record_id:
@@ -240,10 +245,13 @@ class Journal:
 
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None, *,
-               create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None) -> None:
+               create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None,
+               order: list[int] | None = None) -> None:
         """A row's outcome; `create` (parent id, body): what a failed create sent, as its intent said;
-        `deleted`: the parent id ("" for none) of a prune's delete."""
+        `deleted`: the parent id ("" for none) of a prune's delete; `order`: a cycle's temporary rename's."""
         line: dict[str, Any] = {"r": row, "s": status}
+        if order:
+            line["o"] = order
         for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
             if value:
                 line[key] = value
@@ -330,11 +338,12 @@ def _code(status: str) -> int:
 
 
 def _entry(line: dict[str, Any]) -> Entry:
-    left, body = line.get("l"), line.get("b")
+    left, body, order = line.get("l"), line.get("b"), line.get("o")
     return Entry(int(line["r"]), str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
                  str(line.get("n") or ""), dict(line.get("c") or {}),
                  left if isinstance(left, dict) else None, str(line.get("p") or ""),
-                 body if isinstance(body, dict) else None, str(line.get("x") or ""))
+                 body if isinstance(body, dict) else None, str(line.get("x") or ""),
+                 [int(row) for row in order] if isinstance(order, list) else [])
 
 
 # -- finding, reading and locking runs -------------------------------------------------------------

@@ -52,6 +52,20 @@ class Inventory:
         return self.existing.get((parent_id, natural_key(body.get("name"))))
 
 
+@dataclass(frozen=True)
+class Rename:
+    """A row that renames its record (matched by its id): from `old` to `new`, under `parent`."""
+
+    row: int
+    record_id: str
+    parent: str | None
+    old: str
+    new: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"row": self.row, "id": self.record_id, "from": self.old, "to": self.new}
+
+
 @dataclass
 class PlannedRow:
     """A valid row's action as planning decides it, before a run's journal says what an earlier run did:
@@ -92,6 +106,10 @@ class ImportPlan:
     #: A plan its columns stopped: each row's error as its check says it, made when the report asks.
     unchecked_errors: Callable[[], Iterator[tuple[int, str]]] | None = None
     scope: Scope | None = None  # the records the file is the truth for (--prune, diff): `absent()`
+    #: the rows that carry an id and give their record another name (renames.py finds the cycles)
+    renames: list[Rename] = field(default_factory=list)
+    #: the ids of the records the valid rows match, as the planner found them (`not_in_file`)
+    kept_ids: set[str] = field(default_factory=set)
 
     def rows(self) -> Iterator[PlannedRow]:
         """Each valid row's planned action, in file order."""
@@ -123,6 +141,14 @@ class ImportPlan:
         absent.sort(key=lambda item: (order.get(item[0], len(order)), natural_key(item[1].get("name")),
                                       str(item[1].get("id"))))
         yield from absent
+
+    def not_in_file(self) -> int:
+        """How many records the file could reach that no valid row matches: those of the scope (--prune,
+        diff), else of the parents the file's rows name (what the planning read); a row deleted from the
+        file leaves its record so, unless --prune deletes it."""
+        scope, kept = self.scope, self.kept_ids
+        return sum(1 for parent, record in self.inventory.records
+                   if (scope is None or scope.holds(parent)) and str(record.get("id")) not in kept)
 
     def creates_row(self, row: int) -> bool:
         """Whether the plan creates `row` (valid, and nothing of its name exists)."""

@@ -66,6 +66,7 @@ class CsvInput:
         self._sheets: list[str] = []
         self.notes: list[str] = []  # what was noticed about the file (said on stderr by run_import)
         self.workbook = False
+        self.book: str | None = None  # a workbook's own file (`path` is then the CSV of its sheet)
         if path == "-":
             if _isatty(sys.stdin):  # not piped: say what the silence waits for
                 sys.stderr.write("Reading the CSV from standard input: paste or type it, then press Ctrl-D on a "
@@ -105,6 +106,7 @@ class CsvInput:
         allow_tab = False
         if workbook.is_workbook(self.path):
             self.workbook = True
+            self.book = self.path
             spool, self._lines, self.sheet = workbook.sheet_to_csv(self.path, self.display, sheet)
             self._sheets = workbook.sheet_names(self.path)
             self._temporary.append(spool)

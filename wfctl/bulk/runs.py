@@ -223,6 +223,8 @@ def undo_counts(entries: dict[int, Entry], run_entries: dict[int, Entry] | None)
         status = entry.status
         if status == UNDONE:
             original = run_entries.get(row) if run_entries is not None else None
+            if original is not None and original.order:
+                continue  # a rename cycle's temporary rename: one more step, not a row of the run
             restored = original.status == "updated" if original is not None else bool(entry.changes) and all(
                 pair[1] is not None for pair in entry.changes.values())
             status = "restored" if restored else "deleted"

@@ -28,9 +28,10 @@ from wfctl.api.retry import OUTAGE_SECONDS, Pause
 from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.engine import Abandon, Action, Executor, RunContext, Stopped
 from wfctl.bulk.importtypes import UNSENT, Options, Summary
-from wfctl.bulk.journal import Journal, JournalError, idempotency_key
+from wfctl.bulk.journal import DONE, Journal, JournalError, idempotency_key
 from wfctl.bulk.kinds import KINDS
 from wfctl.bulk.planning import ImportPlan, Inventory, PlannedRow, Prepared, update_of, whole_record
+from wfctl.bulk.renames import RenameGroup
 
 #: How long the service may stay down before the run stops (rows wait meanwhile): the SDK's outage
 #: budget, one for every request (wfctl.api.retry; WFCTL_OUTAGE_SECONDS, or WFCTL_UNREACHABLE_SECONDS).
@@ -55,6 +56,24 @@ class RowAction:
         self.writer.send_row(run, self)
 
 
+@dataclass
+class RenameAction:
+    """Renames that must go one after the other (renames.py: a chain, or a cycle through a temporary name)
+    as one action: `rows` are the group's rows' actions in its order (None: done by an earlier run). Its
+    journal key is a cycle's temporary rename's (after the file's rows), else its first row's."""
+
+    writer: RowWriter
+    group: RenameGroup
+    rows: list[RowAction | None]
+    key: int = 0
+
+    def __post_init__(self) -> None:
+        self.key = self.group.key or self.group.rows[0]
+
+    def apply(self, run: RunContext) -> None:
+        self.writer.send_group(run, self)
+
+
 class RowWriter:
     """What the rows of one run share: the Client, the journal, the options, the inventory (its name map
     answers conflicts), the summary's counts, the progress sink and the run's one pause (the executor's,
@@ -75,31 +94,105 @@ class RowWriter:
         self._pause = pause
 
     def send_all(self, plan: ImportPlan, prepared: Prepared | None, run: RunContext,
-                 deletes: Iterable[Action] = ()) -> None:
+                 deletes: Iterable[Action] = (), groups: Iterable[RenameGroup] = ()) -> None:
         """The executor runs the rows' actions, read from the spool in this thread as it goes (`prepared`:
-        the actions a real run planned before it sends), then `deletes` (a prune's, prune.py). Raises Stopped."""
+        the actions a real run planned before it sends), then `deletes` (a prune's, prune.py); the rows of
+        each of `groups` (renames.py) are one action, sent in its order. Raises Stopped."""
         Executor(run, self.options.concurrency, name="wfctl-import").run(
-            itertools.chain(self._actions(run, plan, prepared), deletes))
+            itertools.chain(self._actions(run, plan, prepared, groups), deletes))
 
-    def _actions(self, run: RunContext, plan: ImportPlan, prepared: Prepared | None) -> Iterator[RowAction]:
-        """The action of each row to send; a row whose record exists is skipped here (unless updated)."""
-        journal = self.journal
+    def _actions(self, run: RunContext, plan: ImportPlan, prepared: Prepared | None,
+                 groups: Iterable[RenameGroup] = ()) -> Iterator[Action]:
+        """The action of each row to send; a row whose record exists is skipped here (unless updated). A
+        group's rows wait until its last one is read: then they go as one action (`RenameAction`)."""
         assert not self.options.dry_run, "a plan is shown, not run (Importer.run)"
         planned_rows: Iterator[PlannedRow] = prepared.rows() if prepared is not None else plan.rows()
+        group_of = {row: group for group in groups for row in group.rows}
+        waiting: dict[int, RowAction | None] = {}  # a group's row -> its action (None: nothing to send)
         for planned in planned_rows:
             if run.stopping():
                 return
-            number, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
-            if journal.done(number):
+            group = group_of.get(planned.row)
+            if group is not None:
+                waiting[planned.row] = self._row_action(planned)
+                if all(row in waiting for row in group.rows):
+                    yield RenameAction(self, group, [waiting.pop(row) for row in group.rows])
                 continue
-            if (existing is not None and not planned.by_id and journal.create_in_doubt(number)
-                    and not self._sent_update(number)):
-                existing = None  # created by the run that was stopped, or failed: ours, or not made; the create says
-            if existing is not None and self.options.on_existing != "update":
-                self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
+            if (action := self._row_action(planned)) is not None:
+                yield action
+
+    def _row_action(self, planned: PlannedRow) -> RowAction | None:
+        """The action of one planned row; None when an earlier run did it, or it is skipped (journalled here)."""
+        journal = self.journal
+        number, parent_id, body, existing = planned.row, planned.parent_id, planned.body, planned.existing
+        if journal.done(number):
+            return None
+        if (existing is not None and not planned.by_id and journal.create_in_doubt(number)
+                and not self._sent_update(number)):
+            existing = None  # created by the run that was stopped, or failed: ours, or not made; the create says
+        if existing is not None and self.options.on_existing != "update":
+            self._finish(number, "skipped", str(existing.get("id", "")), name=str(existing.get("name", "")))
+            return None
+        return RowAction(self, number, parent_id, body, existing,
+                         planned.current if existing is planned.existing else None, planned.by_id)
+
+    def send_group(self, run: RunContext, action: RenameAction) -> None:
+        """A group's renames one after the other; a cycle's first record renamed to its temporary name
+        first. A step that fails leaves the later ones failed unsent (the run sent again plans them from
+        what the service then holds); a run that stops leaves them to its resume."""
+        group, steps = action.group, action.rows
+        blocked = ""
+        first = steps[-1]
+        if group.cycle and first is not None and first.existing is not None and not self.journal.done(group.key):
+            blocked = self._rename_temporarily(run, group, first)
+        for step in steps:
+            if run.stopping():
+                return
+            if step is None:
                 continue
-            yield RowAction(self, number, parent_id, body, existing,
-                            planned.current if existing is planned.existing else None, planned.by_id)
+            if blocked:
+                self._record_failure(run, step.key, step.body, f"not sent: {blocked}")
+                continue
+            self.send_row(run, step)
+            status = self.journal.status(step.key)
+            if status == "failed":
+                blocked = f"row {step.key} of its rename {'cycle' if group.cycle else 'chain'} failed"
+            elif status not in DONE:  # not answered: the run is stopping, its resume finds out
+                return
+
+    def _rename_temporarily(self, run: RunContext, group: RenameGroup, first: RowAction) -> str:
+        """Rename a cycle's first record to the group's temporary name, journalled under the group's key
+        with the cycle's order; '' when done, else why the cycle's rows are not sent."""
+        from wfctl.api.errors import ApiError, Interrupted
+
+        assert first.existing is not None
+        record_id, old = str(first.existing.get("id", "")), group.renames[-1].old
+        changes = {"name": [old, group.temporary]}
+        sent_before = self.journal.was_sending(group.key)
+        try:
+            self.journal.intend(group.key, changes, record_id=record_id, order=group.rows)
+            current = first.current
+            run.send(lambda attempt: self.api.update_record(self.options.kind, record_id, {"name": group.temporary},
+                                                            current=current, sender=run.sender))
+            self.journal.record(group.key, "updated", record_id, name=old, changes=changes, order=group.rows)
+        except Abandon as stop:
+            if not stop.sent and not sent_before:
+                with contextlib.suppress(JournalError):
+                    self.journal.record(group.key, UNSENT, order=group.rows)
+            return "the run stopped"
+        except Interrupted:
+            return "the run stopped"
+        except JournalError as exc:
+            run.halt(Stopped("journal", str(exc)))
+            return "the run stopped"
+        except ApiError as exc:
+            error = exc.one_line()
+            with contextlib.suppress(JournalError):
+                self.journal.record(group.key, "failed", record_id, error, old, order=group.rows)
+            return f"renaming {old!r} to {group.temporary!r} first failed ({error})"
+        if first.current is not None:
+            first.current = {**first.current, "name": group.temporary}
+        return ""
 
     def send_row(self, run: RunContext, action: RowAction) -> None:
         from wfctl.api.errors import ApiError, Interrupted

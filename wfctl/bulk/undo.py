@@ -115,7 +115,7 @@ class UndoPlan:
 
     @property
     def restores(self) -> int:
-        return sum(1 for e in self.pending if e.status == "updated")
+        return sum(1 for e in self.pending if e.status == "updated" and not e.order)  # not a cycle's extra step
 
     @property
     def recreates(self) -> int:
@@ -209,11 +209,20 @@ class TakeBack:
 
 
 def inverse_plan(pending: list[Entry], take_back: Callable[[Entry], Entry]) -> list[TakeBack]:
-    """The actions that take back `pending` (newest first): one a record, its rows in order."""
+    """The actions that take back `pending` (newest first): one a record, its rows in order; a rename
+    cycle's rows (issue 33 §3) one action, in the reverse of the order they were sent, then the temporary
+    rename that opened it (its entry's `order`)."""
+    cycles: list[TakeBack] = []
+    by_row = {entry.row: entry for entry in pending}
+    for entry in pending:
+        if entry.order:
+            steps = [by_row.pop(row) for row in reversed(entry.order) if row in by_row]
+            cycles.append(TakeBack(entry.row, [*steps, by_row.pop(entry.row)], take_back))
     groups: dict[str, list[Entry]] = {}
     for entry in pending:  # newest first within each record, as `pending` is
-        groups.setdefault(entry.id or f"row {entry.row}", []).append(entry)
-    return [TakeBack(group[0].row, group, take_back) for group in groups.values()]
+        if entry.row in by_row:
+            groups.setdefault(entry.id or f"row {entry.row}", []).append(entry)
+    return cycles + [TakeBack(group[0].row, group, take_back) for group in groups.values()]
 
 
 def _take_back_all(api: Any, log: journal.Journal | None, pending: list[Entry],

@@ -21,7 +21,7 @@ from wfctl.bulk.importtypes import Options, Problem
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.lookup import parent_ref_of, read_inventory
-from wfctl.bulk.planning import ImportPlan, Inventory
+from wfctl.bulk.planning import ImportPlan, Inventory, Rename
 from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.spool import Spool
 
@@ -57,6 +57,8 @@ class Planner:
         self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
         self._spool: Spool | None = None
         self._errors: Spool | None = None
+        self._renames: list[Rename] = []  # rows that carry an id and rename their record
+        self._kept: set[str] = set()  # the ids of the records the valid rows match (by id, else by name)
 
     def plan(self) -> ImportPlan:
         """Passes 1-3: the plan of the file. A plan whose columns are not right (`checked` False) holds
@@ -74,7 +76,8 @@ class Planner:
                     spool.close()
             raise
         return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
-                          self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope)
+                          self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope,
+                          renames=self._renames, kept_ids=self._kept)
 
     def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
         """(row, error) of each row as its check says it, for the report of a file its columns stopped:
@@ -135,7 +138,20 @@ class Planner:
         given = self.options.parent_id or ""
         target = repr(self.inventory.parent_names.get(given, given))
         return Problem(row.number, row.line, column,
-                       f"names {kind.parent} {named}, not {flag} {target} (--ignore-ids copies the row to {target})")
+                       f"names {kind.parent} {named}, not {flag} {target} ({self._copy_or_move('', target)})")
+
+    def _copy_or_move(self, record_id: str, target: str = "") -> str:
+        """What to do with a row whose record is not where the row goes: a copy (a new record, the
+        original left), or a move (the copy, then the original deleted)."""
+        kind = self.kind
+        if target:
+            copy = f"--ignore-ids copies the row to {target} as a new {kind.name}"
+        else:
+            copy = f"clear the id cell, or give --ignore-ids, to create the row as a new {kind.name}"
+        if not kind.parent:
+            return copy
+        return (f"{copy}; the original stays: to move it, delete it after the copy (--prune, "
+                f"or `wfctl {kind.plural} delete {record_id or '<id>'}`)")
 
     def _validate_rows(self) -> None:
         # Duplicate names in the file, in little memory: each valid row's name digest (8 bytes a row)
@@ -149,6 +165,8 @@ class Planner:
         self._errors = Spool(planned=False)
         header = self.source.header
         existing = self.inventory.existing
+        kept = self._kept
+        by_id = self.inventory.by_id
         fast = self._row_check()
         dry_run = self.options.dry_run
         parent_column = self.kind.parent_id_column
@@ -188,6 +206,7 @@ class Planner:
                         template = templates[fields] = plan.fields_template(f for f in fields if f != parent_column)
                     fields_json = template % tuple(fast.values_json)  # type: ignore[union-attr]
             record_id = csvformat.strip_neutraliser(self._cell(cells, "id")).strip() if has_id else ""
+            matched = None  # the record of the row's name, when it carries no id
             if record_id:
                 problem = self._match_id(number, record_id, parent)
                 if problem:
@@ -197,13 +216,19 @@ class Planner:
                     digests.append(0)
                     creates.append(0)
                     continue
+                old = by_id[record_id][1].get("name")
+                if old != body.get("name") and natural_key(old) != name:  # most rows keep their name as it is
+                    self._renames.append(Rename(number, record_id, parent, str(old or ""), str(body.get("name", ""))))
+                kept.add(record_id)
+            elif (matched := existing.get((parent, name))) is not None:
+                kept.add(str(matched.get("id")))
             # The checked body, so the send pass does not decode and validate every row again; a plan's
             # before it, apart, what its create is written from.
             if dry_run:
                 spool.add_planned(number, parent, str(body.get("name", "")), fields_json, body)
             else:
                 spool.add(number, parent, body)
-            creates.append(not record_id and (parent, name) not in existing)
+            creates.append(not record_id and matched is None)
             digests.append(key)
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):
@@ -226,14 +251,16 @@ class Planner:
         """Match a row that carries an id to its record: '' when it is one of the parent's records not
         named by an earlier row, else the row's error."""
         found = self.inventory.by_id.get(record_id)
-        if found is None or (self.kind.parent and found[0] != parent):
-            where = f" of {self.kind.parent} {parent}" if self.kind.parent and parent else ""
-            copy = f" (to copy records into another {self.kind.parent}, use --ignore-ids)" \
-                if self.kind.parent else ""
-            return f"no {self.kind.name} with id {record_id!r}{where}{copy}"
+        kind = self.kind
+        if found is None or (kind.parent and found[0] != parent):
+            where = f" of {kind.parent} {parent}" if kind.parent and parent else ""
+            if found is not None:  # another parent's record, read as its parent is in the file too
+                where += f": it is {kind.parent} {self.inventory.parent_names.get(found[0] or '', found[0])!r}'s"
+            return f"no {kind.name} with id {record_id!r}{where} ({self._copy_or_move(record_id)})"
         earlier = self._row_of_id.setdefault(record_id, number)
         if earlier != number:
-            return f"id {record_id!r} is already row {earlier}"
+            return (f"id {record_id!r} is already row {earlier} (a copied row? clear the id cell of this one "
+                    f"to create it as a new {kind.name})")
         if self.options.on_existing == "fail":
             return f"{found[1].get('name')!r} already exists (--on-existing fail)"
         self._id_rows[number] = record_id

@@ -43,6 +43,10 @@ AcceptSpreadsheetChanges = Annotated[bool, typer.Option(
     "--accept-spreadsheet-changes", help="Send changes that look like a spreadsheet's doing (leading zeros "
     "dropped, digits past the 15th zeroed, UTF-8 read as Windows-1252); without it they stop the run.",
     rich_help_panel=RUN_PANEL)]
+AcceptRow = Annotated[list[int] | None, typer.Option(
+    "--accept-row", help="Send this row's changes that look like a spreadsheet's doing, as they are (the row "
+    "number the message names; repeat it for more rows): a deliberate `0427 -> 427`.",
+    rich_help_panel=RUN_PANEL, metavar="N", min=1)]
 ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout; a "
                                                    "workbook when its name ends in .xlsx.",
                                                    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]

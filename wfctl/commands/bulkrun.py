@@ -24,9 +24,10 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
                accept_spreadsheet_changes: bool = False, ignore_ids: bool = False,
-               prune: dict[str, Any] | None = None) -> int:
+               prune: dict[str, Any] | None = None, accept_rows: list[int] | None = None) -> int:
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 12, 130).
-    `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py)."""
+    `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py); `accept_rows`:
+    the rows whose spreadsheet-like changes are sent as they are (--accept-row)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.journal import JournalError, RunLocked
@@ -71,7 +72,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
             if settings.get("plan_in"):
                 return _run_saved(app, importer, str(settings["plan_in"]), output, progress, yes=bool(settings["yes"]))
             return _validate_and_run(app, importer, source, report, output, progress, accept_spreadsheet_changes,
-                                     yes=bool(settings.get("yes")), plan_out=settings.get("plan_out"))
+                                     yes=bool(settings.get("yes")), plan_out=settings.get("plan_out"),
+                                     accept_rows=set(accept_rows or ()))
         except Stopped as stop:
             return _stopped(importer, stop, report, source)
         finally:
@@ -96,7 +98,7 @@ def _run_saved(app: AppContext, importer: Any, path: str, output: str | None, pr
 
 def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str | None, output: str | None,
                       progress: Any, accept_spreadsheet_changes: bool = False, *, yes: bool = False,
-                      plan_out: str | None = None) -> int:
+                      plan_out: str | None = None, accept_rows: set[int] | frozenset[int] = frozenset()) -> int:
     from wfctl.bulk.importer import ValidationStopped
 
     try:
@@ -122,6 +124,9 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     if not (accept_spreadsheet_changes or summary.resumed):
         _warn_of_suspect_creates(importer)
+    from wfctl.commands import renamecheck
+
+    cycles = renamecheck.cycles_of(importer)  # issue 33 §3: said, and sent through a temporary name
     pruning = None
     if importer.options.prune:  # issue 32 §2: the deletes planned (each record read), or refused
         from wfctl.commands import prunerun
@@ -131,8 +136,10 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     # prune, whatever --accept-spreadsheet-changes says: a mangled name would make its record look absent)
     if (not ((accept_spreadsheet_changes and pruning is None) or summary.dry_run or summary.resumed)
             and importer.inventory.existing):
-        _stop_on_spreadsheet_damage(_plan_of(importer, terminal=app.io.stderr_is_tty), dry_run=False,
-                                    prune=pruning is not None)
+        from wfctl.bulk.typedtext import trusted
+
+        _stop_on_spreadsheet_damage(trusted(_plan_of(importer, terminal=app.io.stderr_is_tty), source, accept_rows),
+                                    dry_run=False, prune=pruning is not None)
     if pruning is not None and not summary.dry_run and not prunerun.confirm_run(app, importer, pruning, yes=yes):
         return int(ExitCode.USAGE)
     finished = False
@@ -143,8 +150,9 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         progress.stop(clear=not finished)
     if summary.dry_run and (not accept_spreadsheet_changes or pruning is not None):
         from wfctl.bulk import damage
+        from wfctl.bulk.typedtext import trusted
 
-        if findings := damage.review(importer.changes(), importer.inventory.existing):
+        if findings := trusted(damage.review(importer.changes(), importer.inventory.existing), source, accept_rows):
             _show_result(app, importer, output)
             _stop_on_spreadsheet_damage(findings, dry_run=True, prune=pruning is not None)
     if report:
@@ -156,6 +164,8 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
 
         check_limits(importer, pruning)
     if plan_out:
+        if cycles:
+            renamecheck.refuse_saving(importer, cycles)
         if summary.invalid:
             raise CliError("--plan-out writes only a plan with no invalid rows; nothing was written")
         from wfctl.bulk.savedplan import write_plan
@@ -350,6 +360,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
         width = max(len(label) for label, _ in labels)
         app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
         _say_skipped_differ(summary)
+        _say_not_in_file(summary, importer.kind)
         return
     total, plan_share = summary.seconds, summary.plan_seconds
     sent = summary.rows - summary.resumed  # this run's rows: a resumed run's earlier rows took no time here
@@ -391,6 +402,18 @@ def _say_skipped_differ(summary: Summary) -> None:
     if unread:
         text += f" ({unread} more could not be read to compare)"
     IO.write_err(text + "\n")
+
+
+def _say_not_in_file(summary: Summary, kind: Any) -> None:
+    """The records the file could reach that no row keeps (issue 33 §3): a deleted row deletes nothing,
+    said in a plan; a prune's plan lists its deletes instead."""
+    from wfctl.api.resources import RESOURCES, counted
+
+    if summary.not_in_file and not summary.prune:
+        have = "has" if summary.not_in_file == 1 else "have"
+        of = f" of the file's {RESOURCES[kind.parent].plural}" if kind.parent else ""
+        IO.write_err(f"{counted(kind.name, summary.not_in_file)}{of} {have} no row in it: kept, as a row deleted "
+                     "from the file deletes nothing (--prune deletes them)\n")
 
 
 def _labels(summary: Summary) -> list[tuple[str, int]]:

@@ -31,6 +31,7 @@ def import_sites(
     delimiter: bulk.Delimiter = None,
     sheet: bulk.Sheet = None,
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
+    accept_row: bulk.AcceptRow = None,
     ignore_ids: bulk.IgnoreIds = False,
     prune: bulk.Prune = False,
     branch: Annotated[str | None, typer.Option(
@@ -83,4 +84,5 @@ def import_sites(
     return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run, prune=pruning,
                       on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
                       delimiter=delimiter, skip_invalid=skip_invalid, output=output.format,
-                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids)
+                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids,
+                      accept_rows=accept_row or [])
