@@ -6,7 +6,7 @@ behaviour when the attribute is missing.
 
 Typer coerces every option value through a pydantic TypeAdapter (built even for an option left unset), so
 any command imported pydantic (a start-up cost). `lighten()` gives options typed `str`, a str Enum, `int`
-and `float` (with their min/max), `bool` and `list[str]` a plain coercion instead. A value the plain coercion is not sure
+and `float` (with their min/max), `bool`, `list[str]` and `list[int]` a plain coercion instead. A value the plain coercion is not sure
 of (`--page x`, `--page 1_000`) goes to typer's own, so the accepted spellings do not change; a value
 refused is one plain line in wfctl's words (`error: --page-size: 'abc' is not a whole number`, exit 2).
 Options of other types keep typer's.
@@ -52,7 +52,7 @@ def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
         return
     plain = (annotation in (str, bool)
              or (annotation in (int, float) and not info.clamp)
-             or annotation == list[str]
+             or annotation in (list[str], list[int])
              or (isinstance(annotation, type) and issubclass(annotation, Enum) and issubclass(annotation, str)))
     if plain:
         param._runtime_param = _plain_runtime_param(runtime_param_class)(
@@ -143,20 +143,7 @@ def _plain_runtime_param(base: type) -> type:
                 except BadParameter:
                     raise _value_error(param, f"{value!r} is not true or false", ctx) from None
             if annotation is int:
-                number = _plain_int(value)
-                info = self.parameter_info
-                if number is None:
-                    try:  # typer's spellings (`1_000`, ` 5`), its words replaced by ours
-                        number = self._typer_coercion(value, param, ctx)
-                    except BadParameter:
-                        if not isinstance(value, str) or _loose_int(value) is None:
-                            raise _value_error(param, f"{value!r} is not a whole number", ctx) from None
-                        number = _loose_int(value)
-                if info.min is not None and number < info.min:
-                    raise _value_error(param, f"{number} is too small (at least {info.min})", ctx)
-                if info.max is not None and number > info.max:
-                    raise _value_error(param, f"{number} is too large (at most {info.max})", ctx)
-                return number
+                return self._whole(value, param, ctx)
             if annotation is float:
                 real = _plain_float(value)
                 info = self.parameter_info
@@ -170,6 +157,9 @@ def _plain_runtime_param(base: type) -> type:
                 if info.max is not None and real > info.max:
                     raise _value_error(param, f"{value} is too large (at most {info.max})", ctx)
                 return real
+            if annotation == list[int]:  # a repeatable whole number (--accept-row 8 --accept-row 12)
+                items = value if isinstance(value, list | tuple) else [value]
+                return [self._whole(item, param, ctx) for item in items]
             if annotation == list[str]:
                 if isinstance(value, list | tuple) and all(isinstance(item, str) for item in value):
                     return list(value)
@@ -185,11 +175,30 @@ def _plain_runtime_param(base: type) -> type:
                 choices = ", ".join(str(member.value) for member in annotation)
                 raise _value_error(param, f"{value!r} is not one of {choices}", ctx) from None
 
-        def _typer_coercion(self, value: Any, param: Any, ctx: Context) -> Any:
-            """What typer would have done (pydantic): for values the plain path does not decide."""
+        def _whole(self, value: Any, param: Any, ctx: Context) -> int:
+            """A whole number within the option's min and max (typer's spellings taken, its words ours)."""
+            number = _plain_int(value)
+            info = self.parameter_info
+            if number is None:
+                try:  # typer's spellings (`1_000`, ` 5`), its words replaced by ours
+                    number = self._typer_coercion(value, param, ctx, int)
+                except BadParameter:
+                    if not isinstance(value, str) or _loose_int(value) is None:
+                        raise _value_error(param, f"{value!r} is not a whole number", ctx) from None
+                    number = _loose_int(value) or 0
+            if info.min is not None and number < info.min:
+                raise _value_error(param, f"{number} is too small (at least {info.min})", ctx)
+            if info.max is not None and number > info.max:
+                raise _value_error(param, f"{number} is too large (at most {info.max})", ctx)
+            return number
+
+        def _typer_coercion(self, value: Any, param: Any, ctx: Context, annotation: Any = None) -> Any:
+            """What typer would have done (pydantic): for values the plain path does not decide (`annotation`:
+            one item's, for an item of a list)."""
             from wfctl.typercompat import build_runtime_param, resolve_type_descriptor
 
-            typer_param = build_runtime_param(resolve_type_descriptor(self.annotation, self.parameter_info))
+            typer_param = build_runtime_param(resolve_type_descriptor(annotation or self.annotation,
+                                                                      self.parameter_info))
             return typer_param._coerce_value(value, param=param, ctx=ctx)
 
     _plain_classes[base] = PlainRuntimeParam

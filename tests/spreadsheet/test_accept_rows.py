@@ -55,7 +55,7 @@ def test_accept_row_sends_the_rows_it_names_in_a_csv(logged_in: Any, tmp_path: P
     assert _phones(cli, client) == {"Alpha": "1614960001", "Bravo": "1614960002", "Charlie": "01614960003"}
     r = cli(*args, "--accept-row", "0")
     assert r.exit_code == 2 and r.stderr.endswith(
-        "error: Invalid value for '--accept-row': Input should be greater than or equal to 1\n"), r
+        "error: --accept-row: 0 is too small (at least 1)\n"), r
 
 
 def _excel_edit(path: Path, ids: dict[str, str]) -> Path:
