@@ -10,6 +10,7 @@ import typer.main
 from wfctl.commands import (
     agency,
     api,
+    audit,
     auth,
     branches,
     calendar,
@@ -138,6 +139,7 @@ app.add_typer(sites.app, name="sites")
 app.add_typer(rates.app, name="rates")
 app.add_typer(calendar.app, name="calendar")
 app.add_typer(imports.app, name="imports")
+app.command("audit")(audit.audit)
 app.command("api")(api.api)
 app.command("jq")(jq.jq)
 app.command("doctor")(doctor.doctor)
