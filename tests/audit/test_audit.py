@@ -32,8 +32,7 @@ def expected(w: World) -> list[dict[str, str]]:
                 f"add one: wfctl sites update {w.dock} --set-rate '<skill>=<amount>'"),
         finding("under-floor", w.bakery, "Ashworth Bakery", *a,
                 "Picker Packer 11.85 an hour, under the pay floor 12.71", under.format(w.bakery, "'Picker Packer'", "12.71")),
-        *[finding("under-charge-floor", site, name, *a, f"{skill} {rate} an hour, under the charge floor 17.48 (pay "
-                  "12.71 + holiday 12.07% + ni 15% + pension 3% + levy 0.5% + overhead 0.60)",
+        *[finding("under-charge-floor", site, name, *a, f"{skill} {rate} an hour, under the charge floor 17.48",
                   under.format(site, quoted, "17.48"))
           for site, name, skill, quoted, rate in [
               (w.bakery, "Ashworth Bakery", "Forklift Driver", "'Forklift Driver'", "13.00"),
@@ -169,3 +168,11 @@ def test_nlw_on_a_date_is_that_dates_rate(wf: Any, world: World) -> None:
 def test_a_failed_read_is_not_exit_1(cli: Any, world: World) -> None:
     r = cli("--base-url", world.url, "audit", "--all-clients", env={"WFCTL_ACCESS_TOKEN": "not-a-token"})
     assert r.exit_code not in (0, 1), r
+
+
+def test_a_terminal_is_told_the_charge_floor_and_its_parts(wf: Any, world: World) -> None:
+    r = wf("audit", "--client", "Calder Logistics", "--only", "under-charge-floor", "--charge-floor",
+           "pay=nlw,holiday=12.07%,ni=15%,pension=3%,levy=0.5%,overhead=0.60", "--on", "2026-04-06", tty=True)
+    assert (r.exit_code, r.stdout) == (0, "")  # 17.50 and 17.48: on or over the floor
+    assert r.stderr == ("--charge-floor is 17.48 (pay 12.71 (nlw 21+ on 2026-04-06) + holiday 12.07% + ni 15% + "
+                        "pension 3% + levy 0.5% + overhead 0.60)\nno findings in 2 sites\n")

@@ -40,7 +40,7 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
           all_clients: opt.AllClients = False, site: opt.Site = None, floor: Floor = None,
           charge_floor: ChargeFloor = None, on: On = None, only: Only = None, skip: Skip = None,
           concurrency: opt.ReadConcurrency = 16, output: OutputOptions = AS_CONFIGURED) -> int:
-    """Check the agency's sites for what payroll, compliance and clean data want mended.
+    """Check the agency's sites and say what to mend: rates, floors, records, bans, names.
 
     Reads every site in scope (its full record, 16 at once) and changes nothing. One finding per
     record and problem: the check, the record (kind, id, name, client), what was found, and what to
@@ -69,6 +69,8 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
         report = _prepared(floor, charge_floor, on, only or [], skip or [])
         app_ = app_context(ctx)
         out = output.writer(app_)
+        if report.charge_floor is not None:
+            app_.io.note(f"--charge-floor is {report.charge_floor.describe()}")
         for record, client_name in read_scope(app_, client, branch, all_clients, site, concurrency,
                                               label="auditing sites"):
             report.add(record, client_name)

@@ -144,8 +144,9 @@ class Audit:
             return
         for check, floor in (("under-floor", self.floor), ("under-charge-floor", self.charge_floor)):
             if check in self.checks and floor is not None and hourly < floor.amount:
-                kind = "the pay floor" if check == "under-floor" else "the charge floor"
-                self._site(named, check, f"{skill} {_money(hourly)} an hour, under {kind} {floor.describe()}",
+                under = f"the pay floor {floor.describe()}" if check == "under-floor" else \
+                    f"the charge floor {floor.amount}"  # its parts: the command's note, docs/payroll.md
+                self._site(named, check, f"{skill} {_money(hourly)} an hour, under {under}",
                            f"wfctl rates set --site {named.site_id} --skill {shlex.quote(skill)} "
                            f"--floor {floor.amount}")
 
