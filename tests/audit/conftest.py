@@ -18,6 +18,7 @@ class World:
 
     def __init__(self, server: SandboxServer) -> None:
         self.url = server.url
+        self.db_path = server.db_path
         self.http = httpx.Client(base_url=server.url, headers=auth_headers(server, *ADMIN), timeout=10)
         one, two = self.post("/api/branches", name="Audit North"), self.post("/api/branches", name="Audit South")
         self.ashworth = self.client("Ashworth Foods", one)

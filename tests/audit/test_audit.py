@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from tests.audit.conftest import World
+from tests.fixtures.sandbox import ADMIN
 
 DAY = "2026-11-28"
 CHARGE = "pay=12.71,holiday=12.07%,ni=15%,pension=3%,levy=0.5%,overhead=0.60"  # 17.48
@@ -166,8 +167,18 @@ def test_nlw_on_a_date_is_that_dates_rate(wf: Any, world: World) -> None:
 
 
 def test_a_failed_read_is_not_exit_1(cli: Any, world: World) -> None:
+    from tests.fixtures.sandbox import SandboxServer
+
     r = cli("--base-url", world.url, "audit", "--all-clients", env={"WFCTL_ACCESS_TOKEN": "not-a-token"})
-    assert r.exit_code not in (0, 1), r
+    assert r.exit_code == 3, r  # not logged in: its own code
+    odd = SandboxServer(world.db_path, seed=False, quirks=["empty-get"])  # a site's GET answers an empty body
+    try:
+        assert cli.login_as(odd.url, *ADMIN).exit_code == 0
+        r = cli("audit", "--client", world.kirkby)
+    finally:
+        odd.stop()
+    assert (r.exit_code, r.stdout) == (2, ""), r  # an unexpected answer: 2 with its line, never 1 ("findings")
+    assert r.stderr.startswith("error: ") and r.stderr.count("\n") == 1, r.stderr
 
 
 def test_a_terminal_is_told_the_charge_floor_and_its_parts(wf: Any, world: World) -> None:

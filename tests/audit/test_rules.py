@@ -94,6 +94,7 @@ def test_look_alikes_across_clients_only() -> None:
                                   6: [7], 7: [6]}  # two letters swapped; other digits, short keys: not alike
 
 
+@pytest.mark.serial  # a time bound
 def test_look_alikes_of_3000_sites_take_well_under_a_second() -> None:
     import random
     import string
