@@ -19,6 +19,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -51,6 +53,11 @@ def main() -> int:
             "sites export": [wfctl, "sites", "export", "--all-clients"],
             "audit": [wfctl, "audit", "--all-clients", "--floor", "12.71", "--charge-floor", CHARGE],
         }
+        for name, argv in commands.items():  # each once, untimed: an exit other than its answer is no figure
+            answer = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+            if answer.returncode != (1 if name == "audit" else 0) or not answer.stdout:
+                raise SystemExit(f"{shlex.join(argv)}: exit {answer.returncode}\n{answer.stderr[-3000:]}")
+            print(f"{name}: exit {answer.returncode}, {len(answer.stdout.splitlines()):,} lines", flush=True)
         times = bench_import.hyperfine(commands, env, runs=args.runs, warmup=1, ignore_failure=True)
     finally:
         service.stop()
