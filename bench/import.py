@@ -140,12 +140,14 @@ def check_once(argv: list[str], env: dict[str, str]) -> dict:
     return json.loads(r.stdout)
 
 
-def hyperfine(commands: dict[str, list[str]], env: dict[str, str], runs: int, warmup: int = 0) -> dict[str, float]:
-    """Median wall-clock seconds of each command, run directly (`hyperfine -N`), stdout to /dev/null."""
+def hyperfine(commands: dict[str, list[str]], env: dict[str, str], runs: int, warmup: int = 0, *,
+              ignore_failure: bool = False) -> dict[str, float]:
+    """Median wall-clock seconds of each command, run directly (`hyperfine -N`), stdout to /dev/null;
+    `ignore_failure`: a non-zero exit is an answer (`audit`'s 1: findings), not a failed run."""
     with tempfile.TemporaryDirectory(prefix="wfctl-hyperfine-") as tmp:
         export = Path(tmp) / "out.json"
         argv = [HYPERFINE, "-N", "--style", "none", "--output", "null", "--runs", str(runs), "--warmup", str(warmup),
-                "--export-json", str(export)]
+                "--export-json", str(export), *(["--ignore-failure"] if ignore_failure else [])]
         for name, command in commands.items():
             argv += ["-n", name, shlex.join(command)]
         r = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)

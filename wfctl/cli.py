@@ -128,6 +128,7 @@ ENTRIES: dict[str, tuple[str, str]] = {
     "rates": ("wfctl.commands.rates", "app"),
     "calendar": ("wfctl.commands.calendar", "app"),
     "imports": ("wfctl.commands.imports", "app"),
+    "audit": ("wfctl.commands.audit", "audit"),
     "api": ("wfctl.commands.api", "api"),
     "jq": ("wfctl.commands.jq", "jq"),
     "doctor": ("wfctl.commands.doctor", "doctor"),

@@ -68,6 +68,13 @@ def complete_divisions(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     return [(name, "") for name in DIVISIONS if name.startswith(incomplete)]
 
 
+def complete_audit_checks(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """`audit --only|--skip <TAB>`: the checks, each with what it finds."""
+    from wfctl.payroll.audit import CHECKS
+
+    return [(name, text) for name, text in CHECKS.items() if name.startswith(incomplete)]
+
+
 def complete_config_keys(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     """The settings `config get|set|unset` take, each with its help line."""
     from wfctl.config import KEYS

@@ -36,6 +36,7 @@ CASES = [
     ("wfctl config set output cs", "csv"),
     ("wfctl config set allow_insecure_http t", "true"),
     ("wfctl rates set --skill Cle", "Cleaner"),  # a skill of the sites read
+    ("wfctl audit --only assess", "assessment-document"),  # a check of the audit
 ]
 
 

@@ -47,17 +47,11 @@ def run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArgs
              from_profile: str | None, output: str | None, markdown: bool) -> int:
     """`<kind> diff`: 0 when the file (or the other profile's scope) equals the service within the scope,
     1 when something differs; an error is 2 or its own code, never 1 (a CI drift check reads 1 as drift)."""
-    try:
+    from wfctl.commands.findings import one_means_found
+
+    with one_means_found():
         return _run_diff(app, kind, file, scope_args, reading, from_profile=from_profile, output=output,
                          markdown=markdown)
-    except CliError:
-        raise
-    except Exception as exc:
-        from wfctl.errors import exit_code_for, message_for
-
-        if exit_code_for(exc) == ExitCode.FAILURE:  # a 5xx or an unexpected error: not "it differs"
-            raise CliError(message_for(exc), ExitCode.USAGE) from None
-        raise
 
 
 def _run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArgs, reading: ReadOptions, *,
