@@ -11,6 +11,7 @@ from wfctl.commands import (
     agency,
     api,
     auth,
+    bans,
     branches,
     calendar,
     clients,
@@ -136,6 +137,7 @@ app.add_typer(branches.app, name="branches")
 app.add_typer(clients.app, name="clients")
 app.add_typer(sites.app, name="sites")
 app.add_typer(rates.app, name="rates")
+app.add_typer(bans.app, name="bans")
 app.add_typer(calendar.app, name="calendar")
 app.add_typer(imports.app, name="imports")
 app.command("api")(api.api)
