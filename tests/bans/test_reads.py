@@ -32,7 +32,7 @@ def sites_of(wf: Any) -> list[dict[str, Any]]:
     for site in sites:
         client = clients[site["clientId"]]
         site.update(client=client["name"], branchId=client["branchId"], branch=branches[client["branchId"]])
-    return sites  # type: ignore[no-any-return]
+    return sites
 
 
 def test_where_lists_every_site_banning_the_worker_with_client_and_branch(wf: Any) -> None:

@@ -68,7 +68,7 @@ def test_a_colleagues_change_between_the_plan_and_the_write_is_kept(cli: Any, sa
     # planned: that site held [lifted, kept]; a colleague now lifts one ban and bans W-9 there
     r = cli("sites", "update", before[at]["id"], "--remove-banned-worker", lifted, "--add-banned-worker", "W-9")
     assert r.exit_code == 0, r
-    out, err = proc.communicate(timeout=120)
+    _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()
     assert err.decode().endswith("updated 30\n"), err.decode()
     after = bans_at(cli, client_id)
