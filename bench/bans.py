@@ -4,11 +4,14 @@ As bench/rates.py and bench/prune.py: the installed wheel (bench/import.py build
 venv, byte-compiled), its `wfctl` run directly, against that installation's sandbox with `--latency 50`
 (bench/_service.py), baselines measured in the same run.
 
-- add:   `bans add W-BENCH-<n> --client <id> --concurrency 16 --yes` over a client of 300 sites, a fresh
+- add:   `bans add W-BENCH-<n> --client <id> --concurrency 8 --yes` over a client of 300 sites, a fresh
          client each round. Each site is read, written and read back (3 round trips). The send pass is the
          run's own figure (its closing line: `plan 1.2s, send 3.0s`), measured in the process, so a loaded
          machine's noise between commands does not enter it. Little's law for 300 sites x 3 requests at
-         16 in flight against 50 ms: 300 x 3 x 0.05 / 16 = 2.81 s; target >= 0.85 of it.
+         8 in flight against 50 ms: 300 x 3 x 0.05 / 8 = 5.625 s; target >= 0.85 of it. 8, as
+         bench/prune.py: at 16 in flight (2.81 s by Little's law) the one sandbox process is the limit on
+         2 loaded cores (900 requests in 4.2 s, 214 requests/s at load 8: 0.67), not wfctl; `--concurrency`
+         measures another.
 - where: `bans where W-BENCH-0` over every site of the agency (3,000 bench sites and the seed's; the add
          rounds' bans among them), `-o csv`, against `sites export --all-clients`, alternated by
          `hyperfine -N`: target <= 1.2x.
@@ -34,7 +37,7 @@ from bench._service import Service
 
 bench = importlib.import_module("bench.import")  # `import` is a keyword: the module by name
 
-SITES, BANNED, CONCURRENCY, LATENCY_MS = 3_000, 300, 16, 50
+SITES, BANNED, LATENCY_MS = 3_000, 300, 50
 REQUESTS_A_SITE = 3  # read, write, read back
 
 
@@ -42,6 +45,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=3, help="bans add over 300 sites (default 3)")
     parser.add_argument("--runs", type=int, default=3, help="hyperfine runs of where and the export (default 3)")
+    parser.add_argument("--concurrency", type=int, default=8, help="sites a bans add changes at once (default 8)")
     parser.add_argument("--from-head", action="store_true", help="build the wheel from git HEAD, not the tree")
     args = parser.parse_args()
     if not Path(bench.HYPERFINE).exists():
@@ -59,7 +63,7 @@ def main() -> int:
         env = service.env()
         for n, label in enumerate(adds):
             command = [wfctl, "bans", "add", f"W-BENCH-{n}", "--client", service.client_ids[label],
-                       "--concurrency", str(CONCURRENCY), "--yes"]
+                       "--concurrency", str(args.concurrency), "--yes"]
             began = time.monotonic()
             r = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
             runs.append(time.monotonic() - began)
@@ -76,13 +80,13 @@ def main() -> int:
     finally:
         service.stop()
     send = statistics.median(sends)
-    little = BANNED * REQUESTS_A_SITE * (LATENCY_MS / 1000) / CONCURRENCY
+    little = BANNED * REQUESTS_A_SITE * (LATENCY_MS / 1000) / args.concurrency
     print(f"add: runs {', '.join(f'{s:.2f}' for s in runs)} s, their send passes "
           f"{', '.join(f'{s:.2f}' for s in sends)} s", flush=True)
-    bench.figure(f"`bans add` over {BANNED} sites at --concurrency {CONCURRENCY} against `--latency {LATENCY_MS}` "
+    bench.figure(f"`bans add` over {BANNED} sites at --concurrency {args.concurrency} against `--latency {LATENCY_MS}` "
                  "(each site read, written, read back): the run's send pass, as its closing line says it "
                  "(`bench/bans.py`)", f"{send:.2f} s ({BANNED / send:,.0f} sites/s)",
-                 f"Little's law {BANNED} x {REQUESTS_A_SITE} x {LATENCY_MS / 1000:g} s / {CONCURRENCY} = {little:.3f} s",
+                 f"Little's law {BANNED} x {REQUESTS_A_SITE} x {LATENCY_MS / 1000:g} s / {args.concurrency} = {little:.3f} s",
                  f"{little / send:.2f}", ">= 0.85", little / send >= 0.85)
     export, where = times["sites export"], times["bans where"]
     total = BANNED * args.rounds + others * 30
