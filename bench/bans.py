@@ -8,10 +8,10 @@ venv, byte-compiled), its `wfctl` run directly, against that installation's sand
          client each round. Each site is read, written and read back (3 round trips). The send pass is the
          run's own figure (its closing line: `plan 1.2s, send 3.0s`), measured in the process, so a loaded
          machine's noise between commands does not enter it. Little's law for 300 sites x 3 requests at
-         8 in flight against 50 ms: 300 x 3 x 0.05 / 8 = 5.625 s; target >= 0.85 of it. 8, as
-         bench/prune.py: at 16 in flight (2.81 s by Little's law) the one sandbox process is the limit on
-         2 loaded cores (900 requests in 4.2 s, 214 requests/s at load 8: 0.67), not wfctl; `--concurrency`
-         measures another.
+         8 in flight against 50 ms: 300 x 3 x 0.05 / 8 = 5.625 s; target >= 0.85 of it (8, as bench/prune.py;
+         `--concurrency` measures another). Measured 2026-11-28 on 2 cores: at load 2, 0.91 at 8 and 0.85 at
+         16 (2.81 s by Little's law); at load 7-8 (other runs on the machine), 0.71 and 0.67: the client, the
+         one sandbox process and the other runs share the 2 cores.
 - where: `bans where W-BENCH-0` over every site of the agency (3,000 bench sites and the seed's; the add
          rounds' bans among them), `-o csv`, against `sites export --all-clients`, alternated by
          `hyperfine -N`: target <= 1.2x.
