@@ -126,6 +126,7 @@ ENTRIES: dict[str, tuple[str, str]] = {
     "clients": ("wfctl.commands.clients", "app"),
     "sites": ("wfctl.commands.sites", "app"),
     "rates": ("wfctl.commands.rates", "app"),
+    "bans": ("wfctl.commands.bans", "app"),
     "calendar": ("wfctl.commands.calendar", "app"),
     "imports": ("wfctl.commands.imports", "app"),
     "audit": ("wfctl.commands.audit", "audit"),

@@ -97,7 +97,12 @@ class Run:
         return {"run": self.id, "kind": self.kind, "file": self.header.get("path") or None,
                 "profile": self.header.get("profile"), "target": self.header.get("target"),
                 "started": self.started or None, "counts": self.counts, "state": self.state,
-                "undo": self.undo_of}
+                "undo": self.undo_of, **({"note": str(self.note)} if self.note else {})}
+
+    @property
+    def note(self) -> str:
+        """What the person who ran it said about it (`bans add --note`): kept in the journal only."""
+        return str(self.header.get("note") or "")
 
     def _load(self) -> tuple[dict[int, Entry], dict[str, Any] | None]:
         if self._read is None:
@@ -161,13 +166,15 @@ def find_run(runs: list[Run], wanted: str) -> Run:
 
 
 def heading(run: Run) -> str:
-    """`run <id>  site import  sites.csv  started <when>  complete`, the first line of `imports show`."""
+    """`run <id>  site import  sites.csv  started <when>  complete`, the first line of `imports show`, and the
+    run's note on a line of its own when it has one."""
     from wfctl.safetext import one_line
 
     what = f"{run.kind} undo of run {run.undo_of}" if run.undo_of else f"{run.kind} import"
     parts = [f"run {run.id}", what, str(run.header.get("path") or "") if not run.undo_of else "",
              f"started {run.started}" if run.started else "", run.state]
-    return one_line("  ".join(part for part in parts if part)) + "\n"
+    note = f"note: {one_line(run.note)}\n" if run.note else ""
+    return one_line("  ".join(part for part in parts if part)) + "\n" + note
 
 
 def count_lines(counts: dict[str, int], undo: bool, *, planned: bool = False, aligned: bool = False) -> str:

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from wfctl.commands import scopeoptions as opt
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
-from wfctl.commands.rates import options as opt
 from wfctl.completion_cache import complete_audit_checks
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
       $ wfctl audit --all-clients --floor nlw:18-20 --on 2026-04-06 -o json
     """
     from wfctl.commands.findings import one_means_found
-    from wfctl.commands.rates.common import check_scope, read_scope
+    from wfctl.commands.sitescope import check_scope, read_scope
 
     check_scope(client, branch, all_clients, site)
     with one_means_found():

@@ -1,4 +1,5 @@
-"""The options of the `rates` commands, declared once (typer only: `--help` stays fast)."""
+"""The options of the `rates` commands, declared once (typer only: `--help` stays fast); the scope
+options are every site command's (wfctl.commands.scopeoptions)."""
 
 from __future__ import annotations
 
@@ -6,25 +7,22 @@ from typing import Annotated
 
 import typer
 
+from wfctl.commands.scopeoptions import (
+           RUN_PANEL,
+           SCOPE_PANEL,
+           AllClients,
+           Branch,
+           Client,
+           ReadConcurrency,
+           Site,
+)
 from wfctl.completion_cache import complete_skills
 
-SCOPE_PANEL = "Scope (one is required)"
-CHANGE_PANEL = "Change (exactly one of --to, --by, --floor, --ceiling)"
-RUN_PANEL = "Run"
+__all__ = ["CHANGE_PANEL", "RUN_PANEL", "SCOPE_PANEL", "AllClients", "Branch", "Client", "ReadConcurrency", "Site",
+           "SkillFilter"]
 
-Client = Annotated[list[str] | None, typer.Option(
-    "--client", help="Sites of this client: its id, the beginning of the id, or its name (repeatable).",
-    metavar="<client>", rich_help_panel=SCOPE_PANEL)]
-Branch = Annotated[list[str] | None, typer.Option(
-    "--branch", help="Sites of every client of this branch: id or name (repeatable).", metavar="<branch>",
-    rich_help_panel=SCOPE_PANEL)]
-AllClients = Annotated[bool, typer.Option("--all-clients", help="Sites of every client.",
-                                          rich_help_panel=SCOPE_PANEL)]
-Site = Annotated[list[str] | None, typer.Option(
-    "--site", help="This site: its id, the beginning of the id, or its name (repeatable).", metavar="<site>",
-    rich_help_panel=SCOPE_PANEL)]
+CHANGE_PANEL = "Change (exactly one of --to, --by, --floor, --ceiling)"
+
 SkillFilter = Annotated[list[str] | None, typer.Option(
     "--skill", help="Only this skill, matched trimmed and case-insensitively (repeatable).", metavar="<name>",
     autocompletion=complete_skills)]
-ReadConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites read at once.",
-                                              rich_help_panel=RUN_PANEL, min=1, max=64)]

@@ -1,0 +1,43 @@
+"""The actions of `wfctl bans add|remove`: each site whose banned workers change is one action of the one
+executor (wfctl.bulk.engine), journalled as `wfctl.bulk.siteaction` says, its changes
+`{"bannedWorkers": [old, new]}`: `old` the list as read just before the write, `new` that list with the
+run's own ids added or taken off, so that `wfctl imports undo` takes back those ids only. The write is
+`wfctl.api.banapply.apply_bans` (read, the ids added to the list as read, read back), on the lean writer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wfctl.bulk.engine import RunContext
+from wfctl.bulk.siteaction import SentOutcome, SiteAction, rows_for
+
+if TYPE_CHECKING:
+    from wfctl.api.bans import SiteBans
+
+
+@dataclass
+class SetBans(SiteAction):
+    """The change of one site's banned workers."""
+
+    FIELD = "bannedWorkers"
+    add: tuple[str, ...] = ()
+    remove: tuple[str, ...] = ()
+
+    def send(self, run: RunContext, intend: Any) -> SentOutcome:
+        from wfctl.api.banapply import apply_bans
+
+        outcome: SentOutcome = apply_bans(run.api, self.site.site_id, add=self.add, remove=self.remove,
+                                          sender=run.sender, before_send=intend)
+        return outcome
+
+
+def ban_plan(work: Iterable[SiteBans], add: Iterable[str], remove: Iterable[str],
+             before: dict[str, tuple[int, str]]) -> list[SetBans]:
+    """The actions of a change of bans: one a site, each sending the whole change (an id the site holds
+    by then is left), journalled under the earlier run's row for a site it journalled, else the next free row."""
+    sites, adding, removing = list(work), tuple(add), tuple(remove)
+    return [SetBans(row, site, adding, removing)
+            for row, site in zip(rows_for([s.site_id for s in sites], before), sites, strict=True)]

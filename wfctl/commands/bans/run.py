@@ -1,0 +1,130 @@
+"""`wfctl bans add|remove`: plan, show or ask, then a journalled run on the one executor.
+
+Each site whose banned workers change is one action (`wfctl.bulk.banset`), journalled as an `updated` row
+of kind site whose changes are `{"bannedWorkers": [old, new]}`: the list as read just before the write,
+and that list with the run's own ids added or taken off. So `wfctl imports list|show|undo` know the run
+as every other, and an undo takes back only the ids the run added or removed. What makes two runs the
+same change (the resume and lock key): the verb, the ids and the scope, the service and the profile.
+`--note` is kept in the journal's header only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import TYPE_CHECKING, Any
+
+from wfctl.commands.siterun import journalled
+from wfctl.commands.sitescope import Scope, read_scope
+from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
+from wfctl.safetext import one_line
+
+if TYPE_CHECKING:
+    from wfctl.api.bans import BanPlan
+    from wfctl.context import AppContext
+
+#: A real run on a terminal asks first when it would change more sites than this (--yes: never asks).
+ASK_OVER = 10
+PLAN_COLUMNS = ["client", "site", "worker", "change"]
+CSV_COLUMNS = ["clientId", "client", "siteId", "site", "worker", "change"]
+
+
+def checked_workers(workers: list[str]) -> list[str]:
+    """The ids as the service keeps them (trimmed, each once); a bad one is a one-line error, exit 2."""
+    from wfctl.api.bans import BanError, worker_id
+
+    try:
+        return list(dict.fromkeys(worker_id(worker) for worker in workers))
+    except BanError as exc:
+        raise CliError(str(exc)) from None
+
+
+def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dry_run: bool, yes: bool,
+             concurrency: int, journal_path: str | None, note: str | None, output: str | None) -> int:
+    """Plan `verb` (add or remove) of `workers` over `scope`, then show the plan (`dry_run`) or send it."""
+    from wfctl.api import bans
+    from wfctl.bulk.banset import ban_plan
+    from wfctl.bulk.journal import DONE
+    from wfctl.commands.siterun import send_sites
+
+    started = time.monotonic()
+    add, remove = (workers, []) if verb == "add" else ([], workers)
+    header = _header(app, verb, workers, scope, note)
+    with journalled(app, header, journal_path, dry_run=dry_run, what=f"bans {verb}") as resumable:
+        before = resumable.before
+        sites = read_scope(app, scope.client, scope.branch, scope.all_clients, scope.site, 16,
+                           "planning" if dry_run else "reading sites",
+                           output_to_terminal=app.io.stdout_is_tty and (dry_run or app.output_format(output) != "table"))
+        try:
+            plan = bans.plan_bans(sites, add=add, remove=remove,
+                                  done=lambda site_id: site_id in before and before[site_id][1] in DONE)
+        except bans.BanError as exc:
+            raise CliError(f"{exc}; nothing was sent") from None
+        plan_seconds = time.monotonic() - started
+        if dry_run:
+            resumable.note_dry_run(app)
+            _show_plan(app, plan, output)
+            return 0
+        if not _confirmed(app, verb, plan, yes=yes):
+            app.io.write_err("Nothing was sent.\n")
+            return int(ExitCode.USAGE)
+        return send_sites(app, app.client, plan.sites, lambda work: ban_plan(work, add, remove, before),
+                          resumable.sending(header, journal_path, "banning" if verb == "add" else "lifting bans",
+                                            f"wfctl-bans-{verb}"),
+                          concurrency=concurrency, output=output, started=started, plan_seconds=plan_seconds)
+
+
+def _header(app: AppContext, verb: str, workers: list[str], scope: Scope, note: str | None) -> dict[str, Any]:
+    import shlex
+
+    what = f"{' '.join(shlex.quote(w) for w in workers)} {scope.describe()}"
+    header = {"kind": "site", "file": f"bans-{verb}:" + hashlib.sha256(what.encode()).hexdigest()[:40],
+              "path": f"bans {verb} {what}", "target": str(getattr(app.client, "base_url", "") or ""),
+              "profile": app.settings.profile, "parent": "", "onExisting": "update", "undo": None,
+              "command": f"bans {verb}"}
+    if note:
+        header["note"] = note
+    return header
+
+
+def _confirmed(app: AppContext, verb: str, plan: BanPlan, *, yes: bool) -> bool:
+    """A run changing more than ASK_OVER sites asks on a terminal first (the counts on stderr); --yes, or
+    no terminal to ask on (a script), sends as `rates set` does."""
+    changing = len(plan.to_change)
+    if yes or changing <= ASK_OVER or not app.io.can_prompt:
+        return True
+    from wfctl.commands.prompts import confirm
+
+    asked = plan.add or plan.remove
+    workers = asked[0] if len(asked) == 1 else f"{len(asked)} workers"
+    app.io.write_err(f"bans {verb}: {changing} of {len(plan.sites)} sites to change "
+                     f"({len(plan.sites) - changing} unchanged)\n")
+    question = (f"Ban {one_line(workers)} at {changing} sites? [y/N] " if verb == "add"
+                else f"Lift the ban on {one_line(workers)} at {changing} sites? [y/N] ")
+    return confirm(question)
+
+
+def _show_plan(app: AppContext, plan: BanPlan, output: str | None) -> None:
+    fmt = app.output_format(output)
+    rows = plan.rows()
+    summary = {"sites": {"toChange": len(plan.to_change), "unchanged": len(plan.sites) - len(plan.to_change)},
+               "add": list(plan.add), "remove": list(plan.remove), "dryRun": True}
+    out = app.output(fmt)
+    if out.shaped or (out.structured and fmt != "jsonl"):  # the document (json, yaml), which a query reads whole
+        out.value({"rows": rows, "summary": summary})
+        return
+    if fmt == "jsonl":
+        out.run_rows(rows)
+        out.line({"summary": summary})
+        return
+    if fmt == "csv":
+        out.records(rows, columns=CSV_COLUMNS)
+        return
+    if rows:
+        out.records(rows, columns=PLAN_COLUMNS if fmt == "table" else CSV_COLUMNS)
+    else:
+        app.io.note("no site in scope")
+    lines = [("sites to change", len(plan.to_change)), ("unchanged", len(plan.sites) - len(plan.to_change))]
+    width = max(len(label) for label, _ in lines)
+    app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in lines))
