@@ -22,7 +22,10 @@ LOWEST = {"typer": "0.29.0", "rich": "13.8.0", "httpx": "0.27.0", "keyring": "25
           "xlsxwriter": "3.1.0", "jq": "1.13.0", "pyyaml": "6.0.1"}
 
 
+# its own pytest runs the smoke tests one after another: 240 s beside the suite's other workers, and the
+# default 300 s cut it once the smoke tests grew; its subprocesses are bounded (`run`'s timeouts)
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_cli_works_with_the_lowest_allowed_dependencies(tmp_path: Path, uv: list[str], wheel: Path) -> None:
     venv = tmp_path / "lowest"
     python = venv / "bin" / "python"

@@ -57,16 +57,16 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         importer = Importer(api, source, options, progress=progress.advance,
                             on_total=lambda total, done: progress.start(total, done),
                             note=_say)
+        if options.prune:  # before the journal is opened: a refusal leaves nothing open
+            from wfctl.commands.prunerun import check_options
+
+            check_options(options)
         try:
             importer.open_journal()
         except RunLocked as exc:
             raise CliError(str(exc)) from None
         except JournalError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
-        if options.prune:
-            from wfctl.commands.prunerun import check_options
-
-            check_options(options)
         settings = prune or {}
         try:
             if settings.get("plan_in"):
