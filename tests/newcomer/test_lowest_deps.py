@@ -17,6 +17,10 @@ from tests.newcomer.helpers import REPO_ROOT
 SMOKE = ["tests/newcomer/test_fast_path.py", "tests/newcomer/test_first_minute.py",
          "tests/newcomer/test_help.py::test_every_command_help_has_summary_description_and_examples",
          "tests/newcomer/test_import_cost.py", "tests/auth/test_commands.py"]
+#: test_fast_path compares every command's help and Tab answers from the index with typer's own (160 s of
+#: the suite's CPU): with the lowest versions, two commands' with the most option kinds say
+#: whether typer's private API is still what wfctl.typercompat reads; the suite checks every command.
+SMOKE_SELECTION = "not from_the_index_is_what or (sites and import) or (rates and set)"
 LOWEST = {"typer": "0.29.0", "rich": "13.8.0", "httpx": "0.27.0", "keyring": "25.0.0", "pydantic": "2.7.0",
           "tomli-w": "1.0.0", "filelock": "3.13.0", "certifi": "2024.2.2", "platformdirs": "4.0.0",
           "xlsxwriter": "3.1.0", "jq": "1.13.0", "pyyaml": "6.0.1"}
@@ -43,4 +47,4 @@ def test_cli_works_with_the_lowest_allowed_dependencies(tmp_path: Path, uv: list
     listed = run(*uv, "pip", "list", "--python", str(python), "--format", "freeze").stdout
     installed = dict(line.lower().split("==", 1) for line in listed.splitlines() if "==" in line)
     assert {name: installed.get(name) for name in LOWEST} == LOWEST
-    run(str(python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *SMOKE, timeout=600)
+    run(str(python), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-k", SMOKE_SELECTION, *SMOKE, timeout=600)
