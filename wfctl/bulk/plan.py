@@ -21,6 +21,7 @@ every JSON document: `-o jsonl` one line per row, `-o json` `{"rows": [...], "su
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from json.encoder import encode_basestring as _json_string
@@ -153,10 +154,16 @@ def row_json(entry: Entry | Created, parents: Mapping[str, str] | None = None) -
     if type(entry) is Created and entry.fields_json:
         parent = ""
         if parents is not None and entry.parent:
-            parent = f',"parent":{_encode({"id": entry.parent, "name": parents.get(entry.parent)})}'
+            parent = _parent_json(entry.parent, parents.get(entry.parent))
         return (f'{{"row":{entry.row},"action":"create","status":"created","id":null,'
                 f'"name":{_json_string(entry.name)},"changes":{{{entry.fields_json}}}{parent}}}')
     return _encode(row_object(entry, parents))
+
+
+@functools.lru_cache(maxsize=256)
+def _parent_json(parent_id: str, name: str | None) -> str:
+    """`,"parent":{...}` of a create row: a file's rows share few parents, each encoded once."""
+    return f',"parent":{_encode({"id": parent_id, "name": name})}'
 
 
 def _is_delete(entry: Entry | Created) -> bool:
