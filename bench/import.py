@@ -231,6 +231,14 @@ class Figure:
 FIGURES: list[Figure] = []
 
 
+def print_rows(heading: str = "same run, `sandbox serve --latency 50`, installed wheel") -> int:
+    """The README "Performance" rows of every figure taken; 0 when each met its target, else 1."""
+    print(f"\nREADME \"Performance\" rows ({heading}):")
+    for fig in FIGURES:
+        print(fig.row())
+    return 0 if all(fig.ok for fig in FIGURES) else 1
+
+
 def figure(*args: object) -> None:
     FIGURES.append(Figure(*args))  # type: ignore[arg-type]
     print(FIGURES[-1].line(), flush=True)

@@ -90,10 +90,7 @@ def main() -> int:
                    ">= 0.5", rate / little >= 0.5)
     finally:
         service.stop()
-    print("\nREADME \"Performance\" rows (same run, `sandbox serve --latency 50`, installed wheel):")
-    for fig in bench_import.FIGURES:
-        print(fig.row())
-    return 0 if all(fig.ok for fig in bench_import.FIGURES) else 1
+    return bench_import.print_rows()
 
 
 if __name__ == "__main__":
