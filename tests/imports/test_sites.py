@@ -49,7 +49,10 @@ def test_list_and_show_a_run(logged_in: Any, tmp_path: Path) -> None:
         "created\t1\nupdated\t2\nunchanged\t1\nskipped\t0\nfailed\t0\n")
     r = cli("imports", "show", second, tty=True)  # issue 36: a terminal reads the counts in a column, not tabbed
     assert r.stdout.endswith("created    1\nupdated    2\nunchanged  1\nskipped    0\nfailed     0\n"), r.stdout
-    r = cli("imports", "show", second[:9], "-o", "jsonl")  # a unique beginning of the id is enough
+    # a unique beginning of the id is enough (9 characters, or more where the two runs' ids share them:
+    # 2 of the hex digits after the date, so 1 run in 256 did, and the test failed once)
+    unique = next(n for n in range(9, len(second) + 1) if second[:n] != first[:n])
+    r = cli("imports", "show", second[:unique], "-o", "jsonl")
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert rows[0] == {"row": 1, "action": "update", "status": "updated", "id": a, "name": "Site A",
                        "changes": {"address": {"old": "1 High St", "new": "9 Low St"}}}
