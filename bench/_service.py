@@ -196,3 +196,26 @@ class Service:
         self.proc.terminate()
         self.proc.wait(timeout=10)
         self.tmp.cleanup()
+
+
+def agency_sites(doc: str | None, prefix: str) -> tuple[Any, str, Service]:
+    """The set-up of the benches over the agency's sites (rates, audit): their options (--sites extra sites
+    over --clients clients named `prefix`-NN, --runs, --latency), the installed wheel's `wfctl`, and a
+    sandbox serving them with that latency (stop it when done)."""
+    import argparse
+    import importlib
+
+    parser = argparse.ArgumentParser(description=(doc or "").splitlines()[0] if doc else None)
+    parser.add_argument("--sites", type=int, default=3000)
+    parser.add_argument("--clients", type=int, default=30)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--latency", type=int, default=50)
+    args = parser.parse_args()
+    bench_import = importlib.import_module("bench.import")
+    if not Path(bench_import.HYPERFINE).exists():
+        raise SystemExit(f"{bench_import.HYPERFINE} is not installed (apt-get install -y hyperfine)")
+    bin_dir = bench_import.installed_wheel()
+    args.sites = args.sites // args.clients * args.clients  # the sites the clients hold
+    service = Service({f"{prefix}-{i:02d}": args.sites // args.clients for i in range(args.clients)},
+                      python=str(bin_dir / "python"), latency_ms=args.latency)
+    return args, str(bin_dir / "wfctl"), service

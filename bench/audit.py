@@ -16,7 +16,6 @@ Prints one line per figure and the rows for README "Performance"; exits 1 when a
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import os
 import shlex
@@ -27,26 +26,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._service import Service
+from bench._service import agency_sites
 
 bench_import = importlib.import_module("bench.import")  # `import` is a keyword: no `from bench.import import`
 CHARGE = "pay=12.71,holiday=12.07%,ni=15%,pension=3%,levy=0.5%,overhead=0.60"
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sites", type=int, default=3000)
-    parser.add_argument("--clients", type=int, default=30)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--latency", type=int, default=50)
-    args = parser.parse_args()
-    if not Path(bench_import.HYPERFINE).exists():
-        raise SystemExit(f"{bench_import.HYPERFINE} is not installed (apt-get install -y hyperfine)")
-    bin_dir = bench_import.installed_wheel()
-    wfctl = str(bin_dir / "wfctl")
-    per_client = args.sites // args.clients
-    service = Service({f"audit-{i:02d}": per_client for i in range(args.clients)}, python=str(bin_dir / "python"),
-                      latency_ms=args.latency)
+    args, wfctl, service = agency_sites(__doc__, "audit")
     try:
         env = service.env()
         commands = {
@@ -62,17 +49,14 @@ def main() -> int:
     finally:
         service.stop()
     export, audited = times["sites export"], times["audit"]
-    sites = per_client * args.clients
+    sites = args.sites
     load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"{sites:,} sites (+ the seed's), --latency {args.latency}: export {export:.2f} s, audit {audited:.2f} s "
           f"(load average {load})", flush=True)
     bench_import.figure(f"`audit --all-clients` (every check), {sites:,} sites against `--latency {args.latency}` "
                         "(`bench/audit.py`)", f"{audited:.2f} s", f"`sites export --all-clients` {export:.2f} s",
                         f"{audited / export:.2f}", "<= 1.5", audited / export <= 1.5)
-    print(f"\nREADME \"Performance\" rows (installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}):")
-    for fig in bench_import.FIGURES:
-        print(fig.row())
-    return 0 if all(fig.ok for fig in bench_import.FIGURES) else 1
+    return bench_import.print_rows(f"installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ Prints one line per figure and the rows for README "Performance"; exits 1 when a
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 import time
@@ -22,25 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._service import Service
+from bench._service import agency_sites
 
 bench_import = importlib.import_module("bench.import")  # `import` is a keyword: no `from bench.import import`
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sites", type=int, default=3000)
-    parser.add_argument("--clients", type=int, default=30)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--latency", type=int, default=50)
-    args = parser.parse_args()
-    if not Path(bench_import.HYPERFINE).exists():
-        raise SystemExit(f"{bench_import.HYPERFINE} is not installed (apt-get install -y hyperfine)")
-    bin_dir = bench_import.installed_wheel()
-    wfctl = str(bin_dir / "wfctl")
-    per_client = args.sites // args.clients
-    service = Service({f"rates-{i:02d}": per_client for i in range(args.clients)}, python=str(bin_dir / "python"),
-                      latency_ms=args.latency)
+    args, wfctl, service = agency_sites(__doc__, "rates")
     try:
         env = service.env()
         commands = {
@@ -52,7 +39,7 @@ def main() -> int:
     finally:
         service.stop()
     export, listed, changed = times["sites export"], times["rates list"], times["rates set"]
-    sites = per_client * args.clients
+    sites = args.sites
     print(f"{sites:,} sites (+ the seed's), --latency {args.latency}: export {export:.2f} s, rates list "
           f"{listed:.2f} s, rates set {changed:.2f} s", flush=True)
     bench_import.figure(f"`rates list --all-clients`, {sites:,} sites against `--latency {args.latency}` "
@@ -61,10 +48,7 @@ def main() -> int:
     bench_import.figure(f"`rates set --all-clients --by +1%`, {sites:,} sites against `--latency {args.latency}` "
                         "(`bench/rates.py`)", f"{changed:.2f} s", f"`sites export --all-clients` {export:.2f} s",
                         f"{changed / export:.2f}", "<= 2.5", changed / export <= 2.5)
-    print(f"\nREADME \"Performance\" rows (installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}):")
-    for fig in bench_import.FIGURES:
-        print(fig.row())
-    return 0 if all(fig.ok for fig in bench_import.FIGURES) else 1
+    return bench_import.print_rows(f"installed wheel, hyperfine -N, {time.strftime('%Y-%m-%d')}")
 
 
 if __name__ == "__main__":

@@ -210,6 +210,17 @@ class Output:
             return
         self.io.write(json_text(compact(obj)) + "\n")
 
+    def plan_document(self, rows: Iterable[Any], summary: dict[str, Any]) -> bool:
+        """A plan's rows and counts for a program, as `run_rows` writes a run's: json and yaml, the document
+        `{"rows": [...], "summary": {...}}` (what a query reads, when shaped); jsonl, a line per row, then the
+        summary's line. False, writing nothing, for a person's format (table, wide, csv)."""
+        if not (self.shaped or self.structured):
+            return False
+        self.run_rows(rows, summary)
+        if self.format == "jsonl":
+            self.line({"summary": summary})
+        return True
+
     def run_rows(self, rows: Iterable[Any], summary: dict[str, Any] | None = None, *, key: str = "rows",
                  as_json: Callable[[Any], Any] | None = None, as_text: Callable[[Any], str] | None = None) -> int:
         """The rows of a plan or a run (or a diff's records), for a program, written a row at a time (memory
@@ -231,15 +242,20 @@ class Output:
                 write(json_text(to_text(row)) + "\n")
                 count += 1
             return count
-        pretty = self._pretty
-        write(f'{{"{key}": [' if pretty else f'{{"{key}":[')
+        if not self._pretty:
+            write(f'{{"{key}":[')
+            for row in rows:
+                write(json_text(("," if count else "") + to_text(row)))
+                count += 1
+            write('],"summary":' + json_text(compact(summary or {})) + "}\n")
+            return count
+        # on a terminal, laid out as `value` lays out the whole document (json.dumps' indent=2)
+        write(f'{{\n  "{key}": [')
         for row in rows:
-            text = _indented(to_json(row)) if pretty else to_text(row)
-            write(json_text((",\n" if count else "\n") + text if pretty else ("," if count else "") + text))
+            write(json_text(("," if count else "") + "\n    " + _indented(to_json(row)).replace("\n", "\n    ")))
             count += 1
-        tail = compact(summary or {}) if not pretty else _indented(summary or {}).replace("\n", "\n  ")
-        write(("\n" if pretty and count else "") + ('], "summary": ' if pretty else '],"summary":')
-              + json_text(tail) + "}\n")
+        write(("\n  ]" if count else "]") + ',\n  "summary": '
+              + json_text(_indented(summary or {}).replace("\n", "\n  ")) + "\n}\n")
         return count
 
     # -- json ----------------------------------------------------------------------

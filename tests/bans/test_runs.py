@@ -7,15 +7,13 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.bulk.helpers import new_client, site_rows
-from tests.fixtures.cli import REPO_ROOT
+from tests.fixtures.runs import rows_in_state, started_run
 
-WFCTL = str(REPO_ROOT / ".venv" / "bin" / "wfctl")
+BANS_ADD = '"command": "bans add"'  # the journal's header says so
 
 
 def client_with_sites(cli: Any, tmp_path: Path, count: int) -> tuple[str, list[dict[str, Any]]]:
@@ -35,24 +33,7 @@ def bans_at(cli: Any, client_id: str) -> list[dict[str, Any]]:
 
 
 def updated_lines(path: Path) -> int:
-    return sum(1 for line in path.read_text(encoding="utf-8").splitlines()[1:]
-               if line.endswith("}") and json.loads(line).get("s") == "updated")
-
-
-def started_run(cli: Any, tmp_path: Path, command: list[str], updated: int) -> tuple[subprocess.Popen[bytes], Path]:
-    """`wfctl COMMAND` in a process of its own, once its journal holds `updated` sites done."""
-    proc = subprocess.Popen([WFCTL, *command], env=cli.env, cwd=str(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    runs_dir = tmp_path / "state" / "wfctl" / "runs" / "default"
-    deadline = time.monotonic() + 120
-    journal = None
-    while time.monotonic() < deadline:
-        journal = next((p for p in runs_dir.glob("*.journal") if '"command": "bans add"' in p.read_text()), None)
-        if journal is not None and updated_lines(journal) >= updated:
-            break
-        time.sleep(0.02)
-    assert journal is not None and proc.poll() is None, "the run ended before the test could act"
-    return proc, journal
+    return rows_in_state(path, "updated")
 
 
 def test_a_colleagues_change_between_the_plan_and_the_write_is_kept(cli: Any, sandbox_factory: Any,
@@ -64,7 +45,8 @@ def test_a_colleagues_change_between_the_plan_and_the_write_is_kept(cli: Any, sa
     assert at >= 20
     lifted, kept = before[at]["bannedWorkers"]  # site_rows: site i bans W-i and W-(i+1), i % 3 != 0
 
-    proc, journal = started_run(cli, tmp_path, ["bans", "add", "W-20417", "--client", client_id, "-j", "1"], 1)
+    proc, journal = started_run(cli, tmp_path, ["bans", "add", "W-20417", "--client", client_id, "-j", "1"],
+                                header=BANS_ADD, state="updated", rows=1)
     # planned: that site held [lifted, kept]; a colleague now lifts one ban and bans W-9 there
     r = cli("sites", "update", before[at]["id"], "--remove-banned-worker", lifted, "--add-banned-worker", "W-9")
     assert r.exit_code == 0, r
@@ -89,7 +71,7 @@ def test_a_run_killed_midway_resumes_and_changes_no_site_twice(cli: Any, sandbox
     assert cli.login_as(slow.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
     client_id, before = client_with_sites(cli, tmp_path, sites)
     command = ["bans", "add", "W-20417", "--client", client_id, "-j", "2"]
-    proc, journal = started_run(cli, tmp_path, command, 40)
+    proc, journal = started_run(cli, tmp_path, command, header=BANS_ADD, state="updated", rows=40)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=10)
     killed_at = updated_lines(journal)

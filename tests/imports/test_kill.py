@@ -5,22 +5,18 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 from tests.bulk.helpers import new_client, site_rows
-from tests.fixtures.cli import REPO_ROOT
+from tests.fixtures.runs import rows_in_state, started_run
 from tests.imports.helpers import import_file, runs, sites_of
 
-WFCTL = str(REPO_ROOT / ".venv" / "bin" / "wfctl")
 ROWS = 80  # more than the 16 rows an undo sends at once: it is killed midway
 
 
 def undone_rows(path: Path) -> int:
-    lines = path.read_text(encoding="utf-8").splitlines()[1:]
-    return sum(1 for line in lines if line.endswith("}") and json.loads(line).get("s") == "undone")
+    return rows_in_state(path, "undone")
 
 
 def test_undo_killed_midway_resumes_and_deletes_nothing_twice(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
@@ -30,17 +26,8 @@ def test_undo_killed_midway_resumes_and_deletes_nothing_twice(cli: Any, sandbox_
     run = import_file(cli, "sites", tmp_path / "sites.csv", site_rows(ROWS), "--client", cid, "--concurrency", "16")
     assert len(sites_of(cli, cid)) == ROWS
 
-    proc = subprocess.Popen([WFCTL, "imports", "undo", run, "--yes"], env=cli.env, cwd=str(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    runs_dir = tmp_path / "state" / "wfctl" / "runs" / "default"
-    deadline = time.monotonic() + 30
-    journal = None
-    while time.monotonic() < deadline:
-        journal = next((p for p in runs_dir.glob("*.journal") if f'"undo": "{run}"' in p.read_text()), None)
-        if journal is not None and undone_rows(journal) >= 5:
-            break
-        time.sleep(0.02)
-    assert journal is not None and proc.poll() is None, "the undo ended before it could be killed"
+    proc, journal = started_run(cli, tmp_path, ["imports", "undo", run, "--yes"], header=f'"undo": "{run}"',
+                                state="undone", rows=5, seconds=30)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=10)
     killed_at = undone_rows(journal)

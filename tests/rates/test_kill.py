@@ -8,16 +8,13 @@ import io
 import json
 import os
 import signal
-import subprocess
-import time
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
 from tests.bulk.helpers import new_client, site_rows
-from tests.fixtures.cli import REPO_ROOT
+from tests.fixtures.runs import rows_in_state, started_run
 
-WFCTL = str(REPO_ROOT / ".venv" / "bin" / "wfctl")
 SITES = 2000
 
 
@@ -33,8 +30,7 @@ def forklift_rates(cli: Any, client_id: str) -> dict[str, Decimal]:
 
 
 def updated_lines(path: Path) -> int:
-    return sum(1 for line in path.read_text(encoding="utf-8").splitlines()[1:]
-               if line.endswith("}") and json.loads(line).get("s") == "updated")
+    return rows_in_state(path, "updated")
 
 
 def test_a_run_killed_midway_resumes_and_changes_no_site_twice(cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
@@ -49,17 +45,7 @@ def test_a_run_killed_midway_resumes_and_changes_no_site_twice(cli: Any, sandbox
 
     # two at once: slow enough to be killed midway, and the rerun resumes the same run (same service)
     command = ["rates", "set", "--client", client_id, "--skill", "forklift driver", "--by", "+3%", "-j", "2"]
-    proc = subprocess.Popen([WFCTL, *command], env=cli.env, cwd=str(tmp_path),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    runs_dir = tmp_path / "state" / "wfctl" / "runs" / "default"
-    deadline = time.monotonic() + 120
-    journal = None
-    while time.monotonic() < deadline:
-        journal = next((p for p in runs_dir.glob("*.journal") if '"command": "rates set"' in p.read_text()), None)
-        if journal is not None and updated_lines(journal) >= 300:
-            break
-        time.sleep(0.05)
-    assert journal is not None and proc.poll() is None, "the run ended before it could be killed"
+    proc, journal = started_run(cli, tmp_path, command, header='"command": "rates set"', state="updated", rows=300)
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate(timeout=10)
     killed_at = updated_lines(journal)

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
 
 import typer
 
+from wfctl.commands.optiongroup import option_group
 from wfctl.commands.output_options import OUTPUT_PANEL
 from wfctl.completion_cache import complete_on_existing
 
+F = TypeVar("F", bound=Callable[..., Any])
 INPUT_PANEL = "Input"
 RUN_PANEL = "Run"
 
@@ -99,3 +103,83 @@ AllClients = Annotated[bool, typer.Option(
 AllBranches = Annotated[bool, typer.Option(
     "--all-branches", help="With --prune: the scope is every branch (rows name their branch).",
     rich_help_panel=PRUNE_PANEL)]
+
+
+@dataclass(frozen=True)
+class ImportRun:
+    """What an `import`'s run options asked for (--dry-run ... --prune, in --help's order)."""
+
+    dry_run: bool = False
+    on_existing: str = "skip"
+    concurrency: int = 8
+    skip_invalid: bool = False
+    report: str | None = None
+    journal: str | None = None
+    delimiter: str | None = None
+    sheet: str | None = None
+    accept_spreadsheet_changes: bool = False
+    accept_row: list[int] | None = None
+    ignore_ids: bool = False
+    prune: bool = False
+
+
+@dataclass(frozen=True)
+class PruneLimits:
+    """What an `import`'s prune limits asked for (--max-deletes ... --plan, after the kind's scope options)."""
+
+    max_deletes: int = 10
+    max_delete_share: float = 0.25
+    allow_deletes: int | None = None
+    yes: bool = False
+    plan_out: str | None = None
+    plan: str | None = None
+
+
+_RUN_OPTIONS = {"dry_run": DryRun, "on_existing": OnExisting, "concurrency": Concurrency, "skip_invalid": SkipInvalid,
+                "report": Report, "journal": Journal, "delimiter": Delimiter, "sheet": Sheet,
+                "accept_spreadsheet_changes": AcceptSpreadsheetChanges, "accept_row": AcceptRow,
+                "ignore_ids": IgnoreIds, "prune": Prune}
+_LIMIT_OPTIONS = {"max_deletes": MaxDeletes, "max_delete_share": MaxDeleteShare, "allow_deletes": AllowDeletes,
+                  "yes": Yes, "plan_out": PlanOut, "plan": PlanIn}
+#: The defaults of the groups (a command's `run` and `limits` parameters).
+IMPORT_RUN = ImportRun()
+PRUNE_LIMITS = PruneLimits()
+
+
+def _group(kind: type, options: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
+    defaults = kind()
+    return {name: (option, getattr(defaults, name)) for name, option in options.items()}
+
+
+def takes_import_run() -> Callable[[F], F]:
+    """Give an `import` command the run options in place of its parameter `run: ImportRun = IMPORT_RUN`."""
+    return option_group("run", _group(ImportRun, _RUN_OPTIONS), lambda values, ctx: ImportRun(**values))
+
+
+def takes_prune_limits() -> Callable[[F], F]:
+    """Give an `import` command the prune limits in place of its parameter `limits: PruneLimits = PRUNE_LIMITS`."""
+    return option_group("limits", _group(PruneLimits, _LIMIT_OPTIONS), lambda values, ctx: PruneLimits(**values))
+
+
+@dataclass(frozen=True)
+class DiffAsked:
+    """What a `diff`'s options asked for (--from-profile ... --markdown, after the kind's scope options)."""
+
+    from_profile: str | None = None
+    field_map: list[str] | None = None
+    ignore_fields: str | None = None
+    ignore_ids: bool = False
+    delimiter: str | None = None
+    sheet: str | None = None
+    concurrency: int = 16
+    markdown: bool = False
+
+
+_DIFF_OPTIONS = {"from_profile": FromProfile, "field_map": Map, "ignore_fields": IgnoreFields, "ignore_ids": IgnoreIds,
+                 "delimiter": Delimiter, "sheet": Sheet, "concurrency": DiffConcurrency, "markdown": Markdown}
+DIFF_ASKED = DiffAsked()
+
+
+def takes_diff_options() -> Callable[[F], F]:
+    """Give a `diff` command its options in place of its parameter `asked: DiffAsked = DIFF_ASKED`."""
+    return option_group("asked", _group(DiffAsked, _DIFF_OPTIONS), lambda values, ctx: DiffAsked(**values))

@@ -19,6 +19,8 @@ from wfctl.exit_codes import ExitCode
 if TYPE_CHECKING:
     from wfctl.bulk.crossprofile import FieldMap
     from wfctl.bulk.drift import Drift
+    from wfctl.commands.bulkoptions import DiffAsked
+    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
 
 
@@ -41,6 +43,15 @@ class ReadOptions:
     ignore_fields: str | None = None
     concurrency: int = 16
     maps: list[str] = field(default_factory=list)
+
+
+def diff_file(app: AppContext, kind: str, file: str | None, scope_args: ScopeArgs, asked: DiffAsked,
+              output: OutputOptions) -> int:
+    """`<kind> diff` as its option groups ask (`run_diff`)."""
+    reading = ReadOptions(asked.delimiter, asked.sheet, asked.ignore_ids, asked.ignore_fields, asked.concurrency,
+                          list(asked.field_map or ()))
+    return run_diff(app, kind, file, scope_args, reading, from_profile=asked.from_profile, output=output.format,
+                    markdown=asked.markdown)
 
 
 def run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArgs, reading: ReadOptions, *,

@@ -17,8 +17,6 @@ applied by `wfctl.output.Output`.
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -26,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from wfctl.commands.optiongroup import option_group
 from wfctl.output import FORMATS
 from wfctl.shaped import Shape
 
@@ -141,37 +140,19 @@ def takes_output(*, fields: bool = False) -> Callable[[F], F]:
     """Give a command the output options (-o/--output; `fields`: --fields too) in place of its parameter
     `output: OutputOptions = AS_CONFIGURED`, which then receives what they asked for."""
     group = {"output": Format, **({"fields": Fields} if fields else {}), **QUERY}  # parameter: its option
+    return option_group("output", {name: (option, None) for name, option in group.items()}, _asked)
 
-    def attach(function: F) -> F:
-        signature = inspect.signature(function, eval_str=True)
-        if "output" not in signature.parameters:
-            raise TypeError(f"{function.__qualname__} has no `output` parameter for the output options")
-        params: list[inspect.Parameter] = []
-        for param in signature.parameters.values():
-            if param.name != "output":
-                params.append(param)
-                continue
-            params += [inspect.Parameter(name, param.kind, annotation=option, default=None)
-                       for name, option in group.items()]
 
-        @functools.wraps(function)
-        def command(*args: Any, **kwargs: Any) -> Any:
-            given = {name: kwargs.pop(name, None) for name in group}
-            if given["output"] is not None:
-                given["output"] = str(given["output"])  # the format's name (a StrEnum's str is its value)
-            shape = Shape(jq=given.pop("jq"), jq_each=given.pop("jq_each"), args=tuple(given.pop("args") or ()),
-                          argjson=tuple(given.pop("argjson") or ()), sort_by=given.pop("sort_by"),
-                          columns=given.pop("columns"))
-            if shape:  # every Output the command makes applies them (AppContext.output), not only `writer`'s
-                from wfctl.commands.options import app_context
+def _asked(given: dict[str, Any], ctx: Any) -> OutputOptions:
+    """The OutputOptions the group's values ask for; a query option shapes every Output the command makes
+    (AppContext.output), not only `writer`'s."""
+    if given["output"] is not None:
+        given["output"] = str(given["output"])  # the format's name (a StrEnum's str is its value)
+    shape = Shape(jq=given.pop("jq"), jq_each=given.pop("jq_each"), args=tuple(given.pop("args") or ()),
+                  argjson=tuple(given.pop("argjson") or ()), sort_by=given.pop("sort_by"),
+                  columns=given.pop("columns"))
+    if shape and ctx is not None:
+        from wfctl.commands.options import app_context
 
-                ctx = kwargs.get("ctx", args[0] if args else None)
-                if ctx is not None and hasattr(ctx, "find_root"):  # the click context typer hands over (typer.Context's base)
-                    app_context(ctx).shape = shape
-            return function(*args, output=OutputOptions(format=given.pop("output"), shape=shape, **given), **kwargs)
-
-        command.__signature__ = signature.replace(parameters=params)  # type: ignore[attr-defined]
-        command.__annotations__ = {param.name: param.annotation for param in params}
-        return command  # type: ignore[return-value]
-
-    return attach
+        app_context(ctx).shape = shape
+    return OutputOptions(format=given.pop("output"), shape=shape, **given)

@@ -111,12 +111,7 @@ def _show_plan(app: AppContext, plan: BanPlan, output: str | None) -> None:
     summary = {"sites": {"toChange": len(plan.to_change), "unchanged": len(plan.sites) - len(plan.to_change)},
                "add": list(plan.add), "remove": list(plan.remove), "dryRun": True}
     out = app.output(fmt)
-    if out.shaped or (out.structured and fmt != "jsonl"):  # the document (json, yaml), which a query reads whole
-        out.value({"rows": rows, "summary": summary})
-        return
-    if fmt == "jsonl":
-        out.run_rows(rows)
-        out.line({"summary": summary})
+    if out.plan_document(rows, summary):
         return
     if fmt == "csv":
         out.records(rows, columns=CSV_COLUMNS)

@@ -12,17 +12,11 @@ from wfctl.commands.verbs import verb
 
 @verb("diff")
 @takes_output()
+@bulk.takes_diff_options()
 def diff_branches(
     ctx: typer.Context,
     file: bulk.DiffFile = None,
-    from_profile: bulk.FromProfile = None,
-    field_map: bulk.Map = None,
-    ignore_fields: bulk.IgnoreFields = None,
-    ignore_ids: bulk.IgnoreIds = False,
-    delimiter: bulk.Delimiter = None,
-    sheet: bulk.Sheet = None,
-    concurrency: bulk.DiffConcurrency = 16,
-    markdown: bulk.Markdown = False,
+    asked: bulk.DiffAsked = bulk.DIFF_ASKED,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Compare branches with a file or another profile, sending nothing.
@@ -36,8 +30,6 @@ def diff_branches(
       $ wfctl branches diff branches.csv --markdown
       $ wfctl branches diff --from-profile staging --map email:@staging.example=@example.com
     """
-    from wfctl.commands.driftrun import ReadOptions, ScopeArgs, run_diff
+    from wfctl.commands.driftrun import ScopeArgs, diff_file
 
-    return run_diff(app_context(ctx), "branch", file, ScopeArgs(),
-                    ReadOptions(delimiter, sheet, ignore_ids, ignore_fields, concurrency, list(field_map or ())),
-                    from_profile=from_profile, output=output.format, markdown=markdown)
+    return diff_file(app_context(ctx), "branch", file, ScopeArgs(), asked, output)

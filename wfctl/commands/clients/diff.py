@@ -15,6 +15,7 @@ from wfctl.completion_cache import complete_branch_ids
 
 @verb("diff")
 @takes_output()
+@bulk.takes_diff_options()
 def diff_clients(
     ctx: typer.Context,
     file: bulk.DiffFile = None,
@@ -22,14 +23,7 @@ def diff_clients(
         "--branch", help="Compare the clients of this branch: its id, the beginning of the id, or its name "
         "(default: every client).", metavar="<branch-id>", rich_help_panel=bulk.INPUT_PANEL,
         autocompletion=complete_branch_ids)] = None,
-    from_profile: bulk.FromProfile = None,
-    field_map: bulk.Map = None,
-    ignore_fields: bulk.IgnoreFields = None,
-    ignore_ids: bulk.IgnoreIds = False,
-    delimiter: bulk.Delimiter = None,
-    sheet: bulk.Sheet = None,
-    concurrency: bulk.DiffConcurrency = 16,
-    markdown: bulk.Markdown = False,
+    asked: bulk.DiffAsked = bulk.DIFF_ASKED,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Compare clients with a file or another profile, sending nothing.
@@ -43,8 +37,6 @@ def diff_clients(
       $ wfctl clients diff clients.csv --branch "Leeds Riverside" -o json
       $ wfctl clients diff --from-profile staging --branch "Leeds Riverside"
     """
-    from wfctl.commands.driftrun import ReadOptions, ScopeArgs, run_diff
+    from wfctl.commands.driftrun import ScopeArgs, diff_file
 
-    return run_diff(app_context(ctx), "client", file, ScopeArgs(branch=branch),
-                    ReadOptions(delimiter, sheet, ignore_ids, ignore_fields, concurrency, list(field_map or ())),
-                    from_profile=from_profile, output=output.format, markdown=markdown)
+    return diff_file(app_context(ctx), "client", file, ScopeArgs(branch=branch), asked, output)

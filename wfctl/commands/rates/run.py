@@ -117,12 +117,7 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
     if lands is not None:
         summary["effective"] = lands
     out = app.output(fmt)
-    if out.shaped or (out.structured and fmt != "jsonl"):  # the document (json, yaml), which a query reads whole
-        out.value({"rows": rows, "summary": summary})
-        return
-    if fmt == "jsonl":
-        out.run_rows(rows)
-        out.line({"summary": summary})
+    if out.plan_document(rows, summary):
         return
     from wfctl.commands.rates.common import shown_amounts
 

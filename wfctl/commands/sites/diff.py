@@ -15,6 +15,7 @@ from wfctl.completion_cache import complete_branch_ids, complete_client_ids
 
 @verb("diff")
 @takes_output()
+@bulk.takes_diff_options()
 def diff_sites(
     ctx: typer.Context,
     file: bulk.DiffFile = None,
@@ -27,14 +28,7 @@ def diff_sites(
         rich_help_panel=bulk.INPUT_PANEL, autocompletion=complete_branch_ids)] = None,
     all_clients: Annotated[bool, typer.Option("--all-clients", help="Compare the sites of every client.",
                                               rich_help_panel=bulk.INPUT_PANEL)] = False,
-    from_profile: bulk.FromProfile = None,
-    field_map: bulk.Map = None,
-    ignore_fields: bulk.IgnoreFields = None,
-    ignore_ids: bulk.IgnoreIds = False,
-    delimiter: bulk.Delimiter = None,
-    sheet: bulk.Sheet = None,
-    concurrency: bulk.DiffConcurrency = 16,
-    markdown: bulk.Markdown = False,
+    asked: bulk.DiffAsked = bulk.DIFF_ASKED,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Compare sites with a file or another profile, sending nothing.
@@ -53,8 +47,7 @@ def diff_sites(
       $ wfctl sites diff sites.csv --all-clients --markdown > drift.md
       $ wfctl sites diff --from-profile staging --client "Pennine Foods Ltd"
     """
-    from wfctl.commands.driftrun import ReadOptions, ScopeArgs, run_diff
+    from wfctl.commands.driftrun import ScopeArgs, diff_file
 
-    return run_diff(app_context(ctx), "site", file, ScopeArgs(tuple(client or ()), branch, all_clients),
-                    ReadOptions(delimiter, sheet, ignore_ids, ignore_fields, concurrency, list(field_map or ())),
-                    from_profile=from_profile, output=output.format, markdown=markdown)
+    return diff_file(app_context(ctx), "site", file, ScopeArgs(tuple(client or ()), branch, all_clients), asked,
+                     output)

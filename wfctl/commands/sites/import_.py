@@ -15,6 +15,8 @@ from wfctl.completion_cache import complete_branch_ids, complete_client_ids
 
 @verb("import")
 @takes_output()
+@bulk.takes_prune_limits()
+@bulk.takes_import_run()
 def import_sites(
     ctx: typer.Context,
     file: bulk.File,
@@ -22,29 +24,13 @@ def import_sites(
         "--client", help="Put every row in this client: its id, the beginning of the id, or its name. A "
         "row whose clientId or client column names another client stops the run (--ignore-ids: a copy).", rich_help_panel=bulk.INPUT_PANEL, metavar="<client-id>",
         autocompletion=complete_client_ids)] = None,
-    dry_run: bulk.DryRun = False,
-    on_existing: bulk.OnExisting = "skip",
-    concurrency: bulk.Concurrency = 8,
-    skip_invalid: bulk.SkipInvalid = False,
-    report: bulk.Report = None,
-    journal: bulk.Journal = None,
-    delimiter: bulk.Delimiter = None,
-    sheet: bulk.Sheet = None,
-    accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
-    accept_row: bulk.AcceptRow = None,
-    ignore_ids: bulk.IgnoreIds = False,
-    prune: bulk.Prune = False,
+    run: bulk.ImportRun = bulk.IMPORT_RUN,
     branch: Annotated[str | None, typer.Option(
         "--branch", help="With --prune: the scope is every client of this branch (its id, the beginning of the "
         "id, or its name); rows name their client.", rich_help_panel=bulk.PRUNE_PANEL, metavar="<branch-id>",
         autocompletion=complete_branch_ids)] = None,
     all_clients: bulk.AllClients = False,
-    max_deletes: bulk.MaxDeletes = 10,
-    max_delete_share: bulk.MaxDeleteShare = 0.25,
-    allow_deletes: bulk.AllowDeletes = None,
-    yes: bulk.Yes = False,
-    plan_out: bulk.PlanOut = None,
-    plan: bulk.PlanIn = None,
+    limits: bulk.PruneLimits = bulk.PRUNE_LIMITS,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Create or update sites from a workbook (.xlsx) or CSV file.
@@ -71,18 +57,12 @@ def import_sites(
     """
     from wfctl.bulk.reader import check_path
     from wfctl.commands import prunerun
-    from wfctl.commands.bulkrun import run_import
+    from wfctl.commands.importverb import import_file
 
     check_path(file)  # a file that is not there is said at once, before a reference is looked up
     if client:
         client = resolve_ref(ctx, "client", client)
-    scope = prunerun.declare_scope(app_context(ctx), "site", prune=prune, clients=[client] if client else [],
+    scope = prunerun.declare_scope(app_context(ctx), "site", prune=run.prune, clients=[client] if client else [],
                                    branch=branch, every=all_clients, every_option="--all-clients")
-    pruning = prunerun.settings(scope, prune=prune, max_deletes=max_deletes, max_delete_share=max_delete_share,
-                                allow_deletes=allow_deletes, yes=yes, plan_out=plan_out, plan_in=plan,
-                                dry_run=dry_run)
-    return run_import(app_context(ctx), "site", file, parent_id=client, dry_run=dry_run, prune=pruning,
-                      on_existing=on_existing, concurrency=concurrency, report=report, journal=journal,
-                      delimiter=delimiter, skip_invalid=skip_invalid, output=output.format,
-                      sheet=sheet, accept_spreadsheet_changes=accept_spreadsheet_changes, ignore_ids=ignore_ids,
-                      accept_rows=accept_row or [])
+    return import_file(app_context(ctx), "site", file, parent_id=client, scope=scope, run=run, limits=limits,
+                       output=output)
