@@ -70,6 +70,8 @@ def test_add_plans_bans_everywhere_and_undo_lifts_only_the_runs_bans(deployment:
         "site", "complete", {"updated": 2, "unchanged": 1, "skipped": 0, "failed": 0}, "timesheet fraud, case 114")
     assert listed["file"] == f"bans add W-20417 --client '{name}'"
     shown = run("imports", "show", listed["run"])
+    assert shown.stdout.splitlines()[0] == (f"run {listed['run']}  bans add W-20417 --client '{name}'  "
+                                            f"started {listed['started']}  complete")  # not "site import"
     assert shown.stdout.splitlines()[1] == "note: timesheet fraud, case 114"
     assert "  + banned worker W-20417" in shown.stdout.splitlines()
 

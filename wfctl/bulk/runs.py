@@ -166,11 +166,17 @@ def find_run(runs: list[Run], wanted: str) -> Run:
 
 
 def heading(run: Run) -> str:
-    """`run <id>  site import  sites.csv  started <when>  complete`, the first line of `imports show`, and the
-    run's note on a line of its own when it has one."""
+    """`run <id>  site import  sites.csv  started <when>  complete` (a command's run: `run <id>  bans add
+    W-1 --client Acme  started ...`), the first line of `imports show`, and the run's note on a line of its
+    own when it has one."""
     from wfctl.safetext import one_line
 
-    what = f"{run.kind} undo of run {run.undo_of}" if run.undo_of else f"{run.kind} import"
+    if run.undo_of:
+        what = f"{run.kind} undo of run {run.undo_of}"
+    elif run.header.get("command"):  # `bans add`, `rates set`: the path says the command and what it changed
+        what = ""
+    else:
+        what = f"{run.kind} import"
     parts = [f"run {run.id}", what, str(run.header.get("path") or "") if not run.undo_of else "",
              f"started {run.started}" if run.started else "", run.state]
     note = f"note: {one_line(run.note)}\n" if run.note else ""
