@@ -49,7 +49,13 @@ def test_accept_row_sends_the_rows_it_names_in_a_csv(logged_in: Any, tmp_path: P
     assert _phones(cli, client) == {"Alpha": "01614960001", "Bravo": "01614960002", "Charlie": "01614960003"}
     plan = cli(*args, "--accept-row", "1", "--accept-row", "2", "--dry-run")
     assert plan.exit_code == 0 and "spreadsheet:" not in plan.stderr, plan
-    assert f"  phone: 01614960001 -> 1614960001: {TO_NUMBER}\n" in plan.stdout  # marked, and sent
+    assert plan.stdout.count(f": {TO_NUMBER}; sent as it is (--accept-row ") == 2  # marked, and sent
+    assert f"  phone: 01614960001 -> 1614960001: {TO_NUMBER}; sent as it is (--accept-row 1)\n" in plan.stdout
+    plan = cli(*args, "--accept-spreadsheet-changes", "--dry-run")
+    assert plan.exit_code == 0 and "spreadsheet:" not in plan.stderr, plan
+    assert f"  phone: 01614960002 -> 1614960002: {TO_NUMBER}; sent as it is (--accept-spreadsheet-changes)\n" in plan.stdout
+    plan = cli(*args, "--accept-row", "1", "--dry-run")  # row 2 is not accepted: marked only, and refused
+    assert plan.exit_code == 2 and f"  phone: 01614960002 -> 1614960002: {TO_NUMBER}\n" in plan.stdout, plan
     r = cli(*args, "--accept-row", "1", "--accept-row", "2")
     assert r.exit_code == 0, r
     assert _phones(cli, client) == {"Alpha": "1614960001", "Bravo": "1614960002", "Charlie": "01614960003"}

@@ -79,7 +79,7 @@ def names_like(name: str, names: Iterable[str]) -> list[str]:
     """The names of `names` that `name` is a spreadsheet's version of (`427` of `0427`, `MÃ¼ller` of
     `Müller`); compared trimmed, as names are."""
     name = name.strip()
-    if not _suspect_name(name):
+    if not suspect_name(name):
         return []
     return [other for other in names if other.strip() != name and explain(other.strip(), name) is not None]
 
@@ -217,17 +217,22 @@ class Finding:
                         f"{self.reason}")
 
 
-def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]]) -> list[Finding]:
+def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]],
+           creates: Iterable[tuple[int, str, Any]] | None = None) -> list[Finding]:
     """The rows of a plan (its `changes`: each row's entry, with its status, name, changes and parent)
     whose changes look like what a spreadsheet does to text: an update whose every changed value of a
     field is such a variant, and a create whose name is such a variant of the name of an existing record
-    (`existing`: the plan's inventory, (parent, key) -> record) in the same parent."""
+    (`existing`: the plan's inventory, (parent, key) -> record) in the same parent. `creates`: the
+    plan's creates with a suspect name, (row, name, parent), when `changes` holds none (a dry run's
+    journal: a plan's creates are not journalled)."""
     seen = Review()
     for entry in changes:
         if entry.status == "updated":
             seen.update(entry.row, entry.name, entry.changes)
         elif entry.status == "created":
             seen.create(entry.row, entry.name, entry.parent or None)
+    for row, name, parent in creates or ():
+        seen.create(row, name, parent or None)
     return seen.findings(existing)
 
 
@@ -248,7 +253,7 @@ class Review:
 
     def create(self, row: int, name: str, parent: Any) -> None:
         """A create of `name` under `parent` (its id; None for a kind without a parent)."""
-        if _suspect_name(name):
+        if suspect_name(name):
             self._created[row] = (name, parent)
 
     def findings(self, existing: dict[Any, dict[str, Any]]) -> list[Finding]:
@@ -273,7 +278,9 @@ class Review:
         return findings
 
 
-def _suspect_name(name: str) -> bool:
+def suspect_name(name: str) -> bool:
+    """Whether a new record's name may be a spreadsheet's doing (a number, not ASCII, a `?`, a value a
+    spreadsheet reads), so that the review compares it with the existing names."""
     name = name.strip()
     return _could_be_number(name) or not name.isascii() or "?" in name or _readable(name, written=True)
 

@@ -298,6 +298,15 @@ class Importer:
         with its creates (importview.py)."""
         return importview.changes(self._plan, self.journal, self.options.kind, dry_run=self.options.dry_run)
 
+    def plan_findings(self) -> list[Finding]:
+        """A dry run's spreadsheet findings (damage.py): its updates from the journal, its creates as
+        planning found them (a suspect name), so the plan's creates are not walked for it."""
+        from wfctl.bulk import damage
+
+        plan = self.plan()
+        updates = self.journal.iter_entries() if self.journal is not None else iter(())
+        return damage.review(updates, self.inventory.existing, creates=plan.suspect_creates())
+
     @property
     def parent_names(self) -> dict[str, str]:
         """The name of each parent the run looked up, by id (a plan names each row's)."""

@@ -52,6 +52,16 @@ class Options:
     max_deletes: int = 10  # --max-deletes: more deletes than this refuse ...
     max_delete_share: float = 0.25  # --max-delete-share: ... and so does a larger share of the scope's records
     allow_deletes: int | None = None  # --allow-deletes N: past the limits, when the plan deletes exactly N
+    #: --accept-spreadsheet-changes, --accept-row N: spreadsheet-like changes sent as they are (the plan
+    #: view says so beside each one, `accepted_by`)
+    accept_spreadsheet_changes: bool = False
+    accept_rows: frozenset[int] = frozenset()
+
+    def accepted_by(self, row: int) -> str | None:
+        """The option that sends `row`'s spreadsheet-like changes as they are, if one does."""
+        if self.accept_spreadsheet_changes:
+            return "--accept-spreadsheet-changes"
+        return f"--accept-row {row}" if row in self.accept_rows else None
 
 
 @dataclass

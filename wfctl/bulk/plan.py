@@ -79,9 +79,12 @@ def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None)
     return obj
 
 
-def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Mapping[str, str] | None = None) -> str:
+def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Mapping[str, str] | None = None,
+               accepted: Callable[[int], str | None] | None = None) -> str:
     """The row's heading line and one indented line per change; with `parents` (a plan's: parent id ->
-    name), first a line naming the parent the row is under (`in client Bullring Events`)."""
+    name), first a line naming the parent the row is under (`in client Bullring Events`). A change that
+    looks like a spreadsheet's doing says so, and, when `accepted` names the option that sends the row's
+    as they are, that it is sent as it is."""
     from wfctl.api.resources import RESOURCES
     from wfctl.safetext import one_line
 
@@ -98,15 +101,16 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
     elif entry.status == "created":  # every field is new: its value, without the name the heading gives
         said = [f"{name}: {field_text(name, new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
     else:
-        said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry))
+        said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry, accepted))
     if parents is not None and entry.parent:  # the target, on a line of its own: the heading fits 80 columns
         said.insert(0, f"in {RESOURCES[kind].parent} {parents.get(entry.parent) or entry.parent}")
     body = [one_line(_short(line) if shorten else line) for line in said]
     return head + "\n" + "".join(f"  {line}\n" for line in body)
 
 
-def _spreadsheet_marks(entry: Entry | Created) -> dict[str, str]:
-    """field -> why its change looks like a spreadsheet's doing (issue 21 §3)."""
+def _spreadsheet_marks(entry: Entry | Created, accepted: Callable[[int], str | None] | None = None) -> dict[str, str]:
+    """field -> why its change looks like a spreadsheet's doing (issue 21 §3), and that it is sent as it
+    is when `accepted` names the option that says so."""
     if entry.status != "updated":
         return {}
     from wfctl.bulk.damage import explain
@@ -116,7 +120,8 @@ def _spreadsheet_marks(entry: Entry | Created) -> dict[str, str]:
         reason = explain(pair[0], pair[1])
         if reason is not None:
             marks[name] = reason
-    return marks
+    option = accepted(entry.row) if marks and accepted is not None else None
+    return {name: f"{reason}; sent as it is ({option})" for name, reason in marks.items()} if option else marks
 
 
 def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
@@ -135,11 +140,12 @@ def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
 
 
 def write(write_out: Any, kind: str, entries: Iterable[Entry | Created], *, terminal: bool,
-          parents: Mapping[str, str] | None = None) -> int:
-    """Write each entry as text (`text_block`; `parents`: see there); returns how many rows were written."""
+          parents: Mapping[str, str] | None = None, accepted: Callable[[int], str | None] | None = None) -> int:
+    """Write each entry as text (`text_block`; `parents`, `accepted`: see there); returns how many rows
+    were written."""
     count = 0
     for entry in entries:
-        write_out(text_block(kind, entry, shorten=terminal, parents=parents))
+        write_out(text_block(kind, entry, shorten=terminal, parents=parents, accepted=accepted))
         count += 1
     return count
 

@@ -110,6 +110,9 @@ class ImportPlan:
     renames: list[Rename] = field(default_factory=list)
     #: the ids of the records the valid rows match, as the planner found them (`not_in_file`)
     kept_ids: set[str] = field(default_factory=set)
+    #: a dry run's creates whose name a spreadsheet may have made (`damage.suspect_name`), as planning
+    #: found them: row -> (name, parent id)
+    suspect_names: dict[int, tuple[str, str | None]] = field(default_factory=dict)
 
     def rows(self) -> Iterator[PlannedRow]:
         """Each valid row's planned action, in file order."""
@@ -153,6 +156,12 @@ class ImportPlan:
     def creates_row(self, row: int) -> bool:
         """Whether the plan creates `row` (valid, and nothing of its name exists)."""
         return row < len(self.creates) and self.creates[row] == 1 and row not in self.invalid
+
+    def suspect_creates(self) -> Iterator[tuple[int, str, str | None]]:
+        """(row, name, parent id) of each create of a dry run whose name a spreadsheet may have made."""
+        for row, (name, parent) in self.suspect_names.items():
+            if self.creates_row(row):
+                yield row, name, parent
 
     def create_count(self) -> int:
         creates, invalid = self.creates, self.invalid

@@ -13,8 +13,10 @@ FIRST_ROWS = 10
 
 
 def write_rows(write_out: Callable[[str], Any], kind: str, entries: Iterable[Any], *, terminal: bool,
-               shorten: bool, hint: str, parents: Mapping[str, str] | None = None) -> int:
-    """Each entry as its text block (`wfctl.bulk.plan.text_block`, naming its parent with `parents`); with
+               shorten: bool, hint: str, parents: Mapping[str, str] | None = None,
+               accepted: Callable[[int], str | None] | None = None) -> int:
+    """Each entry as its text block (`wfctl.bulk.plan.text_block`, naming its parent with `parents`, and
+    what `accepted` sends as it is); with
     `shorten`, only the first
     FIRST_ROWS, then `... and N more rows (HINT)`. Returns how many rows there were."""
     from wfctl.bulk.plan import text_block
@@ -22,7 +24,7 @@ def write_rows(write_out: Callable[[str], Any], kind: str, entries: Iterable[Any
     count = 0
     for entry in entries:
         if not shorten or count < FIRST_ROWS:
-            write_out(text_block(kind, entry, shorten=terminal, parents=parents))
+            write_out(text_block(kind, entry, shorten=terminal, parents=parents, accepted=accepted))
         count += 1
     if shorten and count > FIRST_ROWS:
         more = count - FIRST_ROWS

@@ -16,6 +16,7 @@ from typing import Any
 from wfctl import csvformat
 from wfctl.api.recordrules import natural_key
 from wfctl.bulk import plan
+from wfctl.bulk.damage import suspect_name
 from wfctl.bulk.fastcheck import RowCheck, create_body
 from wfctl.bulk.importtypes import Options, Problem
 from wfctl.bulk.journal import Journal
@@ -59,6 +60,8 @@ class Planner:
         self._errors: Spool | None = None
         self._renames: list[Rename] = []  # rows that carry an id and rename their record
         self._kept: set[str] = set()  # the ids of the records the valid rows match (by id, else by name)
+        #: a plan's creates whose name a spreadsheet may have made (damage.py): row -> (name, parent id)
+        self._suspect_names: dict[int, tuple[str, str | None]] = {}
 
     def plan(self) -> ImportPlan:
         """Passes 1-3: the plan of the file. A plan whose columns are not right (`checked` False) holds
@@ -77,7 +80,7 @@ class Planner:
             raise
         return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
                           self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope,
-                          renames=self._renames, kept_ids=self._kept)
+                          renames=self._renames, kept_ids=self._kept, suspect_names=self._suspect_names)
 
     def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
         """(row, error) of each row as its check says it, for the report of a file its columns stopped:
@@ -224,11 +227,15 @@ class Planner:
                 kept.add(str(matched.get("id")))
             # The checked body, so the send pass does not decode and validate every row again; a plan's
             # before it, apart, what its create is written from.
+            created = not record_id and matched is None
             if dry_run:
-                spool.add_planned(number, parent, str(body.get("name", "")), fields_json, body)
+                shown_name = str(body.get("name", ""))
+                spool.add_planned(number, parent, shown_name, fields_json, body)
+                if created and suspect_name(shown_name):  # for the plan's review, without a second walk
+                    self._suspect_names[number] = (shown_name, parent)
             else:
                 spool.add(number, parent, body)
-            creates.append(not record_id and matched is None)
+            creates.append(created)
             digests.append(key)
             bit = key % (BITMAP_BYTES * 8)
             if seen[bit >> 3] & (1 << (bit & 7)):

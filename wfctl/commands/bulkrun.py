@@ -50,8 +50,9 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
                           file_path=source.display if file == "-" else os.path.abspath(file),
-                          ignore_ids=ignore_ids, **{k: v for k, v in (prune or {}).items()
-                                                    if k not in ("yes", "plan_out", "plan_in")})
+                          ignore_ids=ignore_ids, accept_spreadsheet_changes=accept_spreadsheet_changes,
+                          accept_rows=frozenset(accept_rows or ()), **{k: v for k, v in (prune or {}).items()
+                                                                       if k not in ("yes", "plan_out", "plan_in")})
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,
@@ -149,10 +150,9 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
     finally:  # a run stopped (Ctrl-C, an outage) leaves no stale rate and ETA: its error says how far it got
         progress.stop(clear=not finished)
     if summary.dry_run and (not accept_spreadsheet_changes or pruning is not None):
-        from wfctl.bulk import damage
         from wfctl.bulk.typedtext import trusted
 
-        if findings := trusted(damage.review(importer.changes(), importer.inventory.existing), source, accept_rows):
+        if findings := trusted(importer.plan_findings(), source, accept_rows):
             _show_result(app, importer, output)
             _stop_on_spreadsheet_damage(findings, dry_run=True, prune=pruning is not None)
     if report:
@@ -344,14 +344,15 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
             if fmt == "json" or not out.machine:
                 return
         elif not app.io.stdout_is_tty:
-            plan.write(app.io.write, kind, rows, terminal=False, parents=parents)
+            plan.write(app.io.write, kind, rows, terminal=False, parents=parents, accepted=importer.options.accepted_by)
         else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
             from wfctl.bulk.shortview import write_rows
 
-            write_rows(app.io.write, kind, rows, terminal=True, shorten=True,
+            write_rows(app.io.write, kind, rows, terminal=True, shorten=True, accepted=importer.options.accepted_by,
                        hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
-        plan.write(app.io.write_err, kind, plan.changing(importer.changes()), terminal=app.io.stderr_is_tty)
+        plan.write(app.io.write_err, kind, plan.changing(importer.changes()), terminal=app.io.stderr_is_tty,
+                   accepted=importer.options.accepted_by)
     if out.machine or out.structured or out.shaped:
         out.line(summary.as_json())
         return
