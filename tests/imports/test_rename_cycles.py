@@ -136,6 +136,24 @@ def test_the_name_column_sorted_alone_and_a_rotation_are_cycles_a_chain_is_sent_
     assert r.exit_code == 0 and "rename cycle" not in r.stderr, r
 
 
+def test_a_chain_of_renames_is_undone_in_one_go(logged_in: Any, tmp_path: Path) -> None:
+    """The run sends a chain from its free end (Echo -> Foxtrot first); its undo must go the other way
+    (Foxtrot -> Echo only once Echo is free): taken back all at once, every row but one met a 409."""
+    cli = logged_in
+    client, ids = _client_with_sites(cli, tmp_path, SITES + "Echo,5 High St\n")
+    rows = _export(cli, client)
+    following = {"Alpha": "Bravo", "Bravo": "Charlie", "Charlie": "Delta", "Delta": "Echo", "Echo": "Foxtrot"}
+    for row in rows[1:]:
+        row[1] = following[row[1]]
+    r = cli("sites", "import", str(_write(tmp_path / "chain.csv", rows)), "--client", client,
+            "--on-existing", "update", "--concurrency", "16")
+    assert r.exit_code == 0 and "rename cycle" not in r.stderr, r
+    assert _held(cli, client) == {following[name]: record for name, record in ids.items()}
+    undone = cli("imports", "undo", runs(cli)[0]["run"], "--yes", "--concurrency", "16")
+    assert undone.exit_code == 0 and undone.stderr.endswith(": restored 5 sites\n"), undone
+    assert _held(cli, client) == ids
+
+
 def test_a_run_killed_after_the_temporary_rename_resumes_and_undo_puts_every_name_back(
         cli: Any, sandbox_factory: Any, tmp_path: Path) -> None:
     server = sandbox_factory(latency_ms=150)

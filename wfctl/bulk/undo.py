@@ -222,7 +222,48 @@ def inverse_plan(pending: list[Entry], take_back: Callable[[Entry], Entry]) -> l
     for entry in pending:  # newest first within each record, as `pending` is
         if entry.row in by_row:
             groups.setdefault(entry.id or f"row {entry.row}", []).append(entry)
-    return cycles + [TakeBack(group[0].row, group, take_back) for group in groups.values()]
+    return cycles + _chained([TakeBack(group[0].row, group, take_back) for group in groups.values()])
+
+
+def _renamed(action: TakeBack) -> tuple[str, str] | None:
+    """(the name its record holds now, the name the undo gives it back), by natural key, when the run
+    renamed it."""
+    from wfctl.api.recordrules import natural_key
+
+    names = [pair for entry in action.entries if entry.status in ("updated", SENDING)
+             and isinstance(pair := entry.changes.get("name"), list) and len(pair) == 2]
+    return (natural_key(names[0][1]), natural_key(names[-1][0])) if names else None
+
+
+def _chained(actions: list[TakeBack]) -> list[TakeBack]:
+    """`actions`, a chain of renames as one action in the order the names allow. The run sent a chain
+    (each record renamed into the name of one renamed after it) from its free end (renames.py), so each
+    record's old name is held by another record of the run until that one is taken back: taken back at
+    once, each but one met a 409. A record whose old name another holds now follows that one. Names are
+    compared across parents (the journal does not say an update's parent): at worst two undos that did not
+    need to wait for one another run one after the other."""
+    renamed = {id(action): _renamed(action) for action in actions}
+    holder = {names[0]: action for action in actions if (names := renamed[id(action)])}
+    following: dict[int, TakeBack] = {}  # id(action) -> the action that takes back its name next
+    waiting: set[int] = set()
+    for action in actions:
+        names = renamed[id(action)]
+        first = holder.get(names[1]) if names else None
+        if first is not None and first is not action and id(first) not in following:
+            following[id(first)] = action
+            waiting.add(id(action))
+    out: list[TakeBack] = []
+    placed: set[int] = set()
+    for action in actions:
+        if id(action) in waiting:
+            continue
+        chain = [action]
+        while (after := following.get(id(chain[-1]))) is not None and id(after) not in placed | {id(a) for a in chain}:
+            chain.append(after)
+        placed.update(id(a) for a in chain)
+        out.append(action if len(chain) == 1 else
+                   TakeBack(action.key, [entry for a in chain for entry in a.entries], action.take_back))
+    return out + [action for action in actions if id(action) not in placed]  # a loop of names across parents
 
 
 def _take_back_all(api: Any, log: journal.Journal | None, pending: list[Entry],
