@@ -48,7 +48,7 @@ from wfctl.bulk.importtypes import (
 )
 from wfctl.bulk.journal import Entry, Journal, JournalError
 from wfctl.bulk.kinds import KINDS, Kind
-from wfctl.bulk.plan import Created
+from wfctl.bulk.plan import TYPED, Created
 from wfctl.bulk.planning import ImportPlan, Inventory, Prepared
 from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.sending import UNREACHABLE_SECONDS, RowWriter
@@ -87,6 +87,7 @@ class Importer:
         self._lock_held: Any = None
         self._plan: ImportPlan | None = None
         self._prepared: Prepared | None = None  # a real run's planned actions (prepare.py), when it planned first
+        self._typed: set[tuple[int, str]] | None = None  # (row, field) of the findings' cells typed as text
         self.pruning: PrunePlan | None = None  # --prune: the deletes (`plan_prune`), planned after validation
         self.summary.prune = options.prune
 
@@ -306,6 +307,18 @@ class Importer:
         plan = self.plan()
         updates = self.journal.iter_entries() if self.journal is not None else iter(())
         return damage.review(updates, self.inventory.existing, creates=plan.suspect_creates())
+
+    def sent_as_is(self, row: int, field: str) -> str | None:
+        """Of `row`'s change of `field` that looks like a spreadsheet's doing (plan.Accepted): the option that
+        sends it as it is, plan.TYPED when its workbook cell was typed as text, None when it stops a run."""
+        option = self.options.accepted_by(row)
+        if option is not None or not getattr(self.source, "book", None):
+            return option
+        if self._typed is None:  # once: the workbook's cells of every finding
+            from wfctl.bulk.typedtext import typed_cells
+
+            self._typed = typed_cells(self.source, {(f.row, f.field) for f in self.plan_findings()})
+        return TYPED if (row, field) in self._typed else None
 
     @property
     def parent_names(self) -> dict[str, str]:

@@ -61,6 +61,13 @@ class Created:
         return self._changes()
 
 
+#: What `Accepted` answers for a workbook's cell typed as text: what the person typed, no spreadsheet's doing.
+TYPED = ""
+#: (row, field) -> of a change that looks like a spreadsheet's doing: the option that sends it as it is
+#: (`--accept-row 2`), TYPED (its workbook cell was typed as text: not marked at all), or None (it stops a run).
+Accepted = Callable[[int, str], "str | None"]
+
+
 def fields_template(names: Iterable[str]) -> str:
     """The JSON text of a create's changes of these fields, `%s` for each new value's JSON text."""
     return ",".join(f'{_json_string(name).replace("%", "%%")}:{{"old":null,"new":%s}}' for name in names)
@@ -80,11 +87,10 @@ def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None)
 
 
 def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Mapping[str, str] | None = None,
-               accepted: Callable[[int], str | None] | None = None) -> str:
+               accepted: Accepted | None = None) -> str:
     """The row's heading line and one indented line per change; with `parents` (a plan's: parent id ->
     name), first a line naming the parent the row is under (`in client Bullring Events`). A change that
-    looks like a spreadsheet's doing says so, and, when `accepted` names the option that sends the row's
-    as they are, that it is sent as it is."""
+    looks like a spreadsheet's doing says so, and what `accepted` says of it (`Accepted`)."""
     from wfctl.api.resources import RESOURCES
     from wfctl.safetext import one_line
 
@@ -108,9 +114,8 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
     return head + "\n" + "".join(f"  {line}\n" for line in body)
 
 
-def _spreadsheet_marks(entry: Entry | Created, accepted: Callable[[int], str | None] | None = None) -> dict[str, str]:
-    """field -> why its change looks like a spreadsheet's doing (issue 21 §3), and that it is sent as it
-    is when `accepted` names the option that says so."""
+def _spreadsheet_marks(entry: Entry | Created, accepted: Accepted | None = None) -> dict[str, str]:
+    """field -> why its change looks like a spreadsheet's doing (issue 21 §3), with what `accepted` says."""
     if entry.status != "updated":
         return {}
     from wfctl.bulk.damage import explain
@@ -118,10 +123,10 @@ def _spreadsheet_marks(entry: Entry | Created, accepted: Callable[[int], str | N
     marks = {}
     for name, pair in entry.changes.items():
         reason = explain(pair[0], pair[1])
-        if reason is not None:
-            marks[name] = reason
-    option = accepted(entry.row) if marks and accepted is not None else None
-    return {name: f"{reason}; sent as it is ({option})" for name, reason in marks.items()} if option else marks
+        said = accepted(entry.row, name) if reason is not None and accepted is not None else None
+        if reason is not None and said != TYPED:
+            marks[name] = f"{reason}; sent as it is ({said})" if said else reason
+    return marks
 
 
 def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
@@ -140,7 +145,7 @@ def _marked(said: list[str], marks: dict[str, str]) -> list[str]:
 
 
 def write(write_out: Any, kind: str, entries: Iterable[Entry | Created], *, terminal: bool,
-          parents: Mapping[str, str] | None = None, accepted: Callable[[int], str | None] | None = None) -> int:
+          parents: Mapping[str, str] | None = None, accepted: Accepted | None = None) -> int:
     """Write each entry as text (`text_block`; `parents`, `accepted`: see there); returns how many rows
     were written."""
     count = 0

@@ -6,7 +6,10 @@ person reads the counts and the first rows; a pipe (or `--all`, or `-o jsonl`) s
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from wfctl.bulk.plan import Accepted
 
 #: Rows shown on a terminal before the "... and N more" line.
 FIRST_ROWS = 10
@@ -14,7 +17,7 @@ FIRST_ROWS = 10
 
 def write_rows(write_out: Callable[[str], Any], kind: str, entries: Iterable[Any], *, terminal: bool,
                shorten: bool, hint: str, parents: Mapping[str, str] | None = None,
-               accepted: Callable[[int], str | None] | None = None) -> int:
+               accepted: Accepted | None = None) -> int:
     """Each entry as its text block (`wfctl.bulk.plan.text_block`, naming its parent with `parents`, and
     what `accepted` sends as it is); with
     `shorten`, only the first

@@ -344,15 +344,15 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
             if fmt == "json" or not out.machine:
                 return
         elif not app.io.stdout_is_tty:
-            plan.write(app.io.write, kind, rows, terminal=False, parents=parents, accepted=importer.options.accepted_by)
+            plan.write(app.io.write, kind, rows, terminal=False, parents=parents, accepted=importer.sent_as_is)
         else:  # a terminal: the first rows and the counts; a pipe or -o jsonl gets every row
             from wfctl.bulk.shortview import write_rows
 
-            write_rows(app.io.write, kind, rows, terminal=True, shorten=True, accepted=importer.options.accepted_by,
+            write_rows(app.io.write, kind, rows, terminal=True, shorten=True, accepted=importer.sent_as_is,
                        hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`", parents=parents)
     elif app.options.verbose:
         plan.write(app.io.write_err, kind, plan.changing(importer.changes()), terminal=app.io.stderr_is_tty,
-                   accepted=importer.options.accepted_by)
+                   accepted=importer.sent_as_is)
     if out.machine or out.structured or out.shaped:
         out.line(summary.as_json())
         return
