@@ -18,15 +18,16 @@ DAY = "2026-11-28"
 CHARGE = "pay=12.71,holiday=12.07%,ni=15%,pension=3%,levy=0.5%,overhead=0.60"  # 17.48
 
 
-def finding(check: str, site_id: str, name: str, client_id: str, client: str, found: str, fix: str,
-            kind: str = "site") -> dict[str, str]:
+def finding(check: str, site_id: str, name: str, client_id: str, client: str, branch_id: str, branch: str,
+            found: str, fix: str, kind: str = "site") -> dict[str, str]:
     return {"check": check, "kind": kind, "id": site_id, "name": name, "clientId": client_id, "client": client,
-            "found": found, "fix": fix}
+            "branchId": branch_id, "branch": branch, "found": found, "fix": fix}
 
 
 def expected(w: World) -> list[dict[str, str]]:
     """Every finding of `audit --all-clients --floor 12.71 --charge-floor CHARGE`, in order."""
-    a, c = (w.ashworth, "Ashworth Foods"), (w.calder, "Calder Logistics")
+    a = (w.ashworth, "Ashworth Foods", w.branch_one, "Audit North")
+    c = (w.calder, "Calder Logistics", w.branch_two, "Audit South")
     under = "wfctl rates set --site {} --skill {} --floor {}"
     return [
         finding("no-rates", w.dock, "Ardwick Cross-Dock", *a, "no hourly rate for any skill",
@@ -75,7 +76,7 @@ def test_clean_data_is_exit_0_and_an_empty_list(wf: Any, world: World) -> None:
            "-o", "json")
     assert (r.exit_code, r.stdout, r.stderr) == (0, "[]\n", "")
     r = wf("audit", "--client", world.kirkby, "-o", "csv")
-    assert (r.exit_code, r.stdout) == (0, "check,kind,id,name,clientId,client,found,fix\n")
+    assert (r.exit_code, r.stdout) == (0, "check,kind,id,name,clientId,client,branchId,branch,found,fix\n")
     r = wf("audit", "--client", world.kirkby, tty=True)
     assert (r.exit_code, r.stdout) == (0, "")
     assert r.stderr == ("no findings in 1 site\n"
@@ -111,7 +112,8 @@ def test_a_pipe_gets_a_plain_table_of_every_field(wf: Any, world: World) -> None
     r = wf("audit", "--client", world.ashworth, "--only", "department-email")
     assert (r.exit_code, r.stderr) == (1, "")
     header, row = r.stdout.splitlines()
-    assert header.split() == ["check", "kind", "id", "name", "clientId", "client", "found", "fix"]
+    assert header.split() == ["check", "kind", "id", "name", "clientId", "client", "branchId", "branch", "found",
+                              "fix"]
     assert row.split("  ")[0] == "department-email"
     assert row.endswith(f"department 'Dispatch' (contact Bob Ray) has no contact e-mail  add it: wfctl sites edit "
                         f"{world.cold}")

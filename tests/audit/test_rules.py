@@ -136,5 +136,5 @@ def test_a_rate_on_the_floor_is_no_finding_a_penny_under_is() -> None:
         {"skill": "Cleaner", "hourlyRate": 12.71}, {"skill": "Picker", "hourlyRate": 12.7}]}, "Acme")
     assert [f.row() for f in report.findings()] == [{
         "check": "under-floor", "kind": "site", "id": "s1", "name": "Yard", "clientId": "c1", "client": "Acme",
-        "found": "Picker 12.70 an hour, under the pay floor 12.71",
+        "branchId": "", "branch": "", "found": "Picker 12.70 an hour, under the pay floor 12.71",
         "fix": "wfctl rates set --site s1 --skill Picker --floor 12.71"}]

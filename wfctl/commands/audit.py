@@ -43,7 +43,7 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
     """Check the agency's sites and say what to mend: rates, floors, records, bans, names.
 
     Reads every site in scope (its full record, 16 at once) and changes nothing. One finding per
-    record and problem: the check, the record (kind, id, name, client), what was found, and what to
+    record and problem: the check, the record (kind, id, name, client, branch), what was found, and what to
     do (the wfctl command that mends it, where there is one). Exits 0 when nothing was found, 1 when
     something was, 2 on bad usage or a failed read (never 1: a CI job reads 1 as findings).
 
@@ -61,6 +61,9 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
       $ wfctl audit --all-clients --charge-floor 'pay=nlw,holiday=12.07%,ni=15%,pension=3%,levy=0.5%,overhead=0.60'
       $ wfctl audit --all-clients --floor nlw:18-20 --on 2026-04-06 -o json
     """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from wfctl.api.banreads import client_branches
     from wfctl.commands.findings import one_means_found
     from wfctl.commands.sitescope import check_scope, read_scope
 
@@ -71,10 +74,13 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
         out = output.writer(app_)
         if report.charge_floor is not None:
             app_.io.note(f"--charge-floor is {report.charge_floor.describe()}")
-        for record, client_name in read_scope(app_, client, branch, all_clients, site, concurrency,
-                                              label="auditing sites"):
-            report.add(record, client_name)
-        findings = [finding.row() for finding in report.findings()]
+        with ThreadPoolExecutor(1, thread_name_prefix="wfctl-branches") as pool:
+            branches = pool.submit(client_branches, app_.client)  # each client's branch, beside the sites
+            for record, client_name in read_scope(app_, client, branch, all_clients, site, concurrency,
+                                                  label="auditing sites"):
+                report.add(record, client_name)
+            of_client = branches.result()
+        findings = [finding.row(of_client.get(finding.clientId, ("", ""))) for finding in report.findings()]
     from wfctl.payroll.audit import FIELDS, NEEDS
 
     if out.format == "table" and app_.io.stdout_is_tty and not out.shaped:

@@ -34,7 +34,7 @@ CHECKS: dict[str, str] = {
 #: The checks that run only when their floor is given, and the option that gives it.
 NEEDS = {"under-floor": "--floor", "under-charge-floor": "--charge-floor"}
 #: A finding's fields, in the order -o csv writes them.
-FIELDS = ["check", "kind", "id", "name", "clientId", "client", "found", "fix"]
+FIELDS = ["check", "kind", "id", "name", "clientId", "client", "branchId", "branch", "found", "fix"]
 #: Names listed in one finding before `and N more`.
 LISTED = 5
 
@@ -54,8 +54,11 @@ class Finding:
     found: str
     fix: str
 
-    def row(self) -> dict[str, Any]:
-        return asdict(self)
+    def row(self, branch: tuple[str, str] = ("", "")) -> dict[str, Any]:
+        """The finding as -o json and csv give it (FIELDS), with the client's `branch` (id, name)."""
+        fields = asdict(self)
+        fields["branchId"], fields["branch"] = branch
+        return {name: fields[name] for name in FIELDS}
 
 
 def choose(only: Iterable[str] = (), skip: Iterable[str] = (), *, floors: Iterable[str] = ()) -> list[str]:
