@@ -1,7 +1,7 @@
 """The root Typer app: global options, the context, one add_typer per group, its click command.
 
 A run registers only the group (or command) its arguments name, so `wfctl sites list` imports the sites
-commands and not the other 70 modules of the tree (about 4 MB and 40 ms a run); anything else (`wfctl
+commands and not the other 70 modules of the tree (memory and start-up: README, Performance); anything else (`wfctl
 --help` on the slow path, an unknown or missing command, the help index, `wfctl.cli.app`) has them all.
 """
 

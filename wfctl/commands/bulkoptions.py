@@ -14,7 +14,7 @@ from wfctl.completion_cache import complete_on_existing
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: The groups' values (ImportRun, PruneLimits, DiffAsked) are namespaces, not dataclasses: a dataclass is
-#: made by compiling its methods, 2 ms at the start of every import, export, list or diff of the group.
+#: made by compiling its methods, at the start of every command of the group (README, Performance).
 INPUT_PANEL = "Input"
 RUN_PANEL = "Run"
 

@@ -1,8 +1,8 @@
 """UK bank holidays of a division, from the `holidays` library (offline; its UK rules and the one-off
 holidays it lists), imported only when a row needs them and remembered in a small cache file.
 
-Importing the library's UK calendar takes 100-190 ms on a loaded machine (`python -X importtime`), more
-than a whole `calendar weeks` over a warm agency cache, so the days it gives are kept in a JSON file
+Importing the library's UK calendar (`python -X importtime` says how long) takes longer than a whole
+`calendar weeks` over a warm agency cache, so the days it gives are kept in a JSON file
 (`cache`, the CLI's cache folder) keyed by the library's file: an upgrade of the library is a new key.
 Nothing at startup imports this module: `wfctl --version`, `--help` and Tab never pay for it.
 """
