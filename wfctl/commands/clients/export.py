@@ -34,7 +34,7 @@ def export_clients(
       $ wfctl clients export > clients.csv
       $ wfctl clients export --branch <branch-id> --file clients.csv
     """
-    from wfctl.commands.bulkrun import run_export
+    from wfctl.commands.exportrun import run_export
 
     parents: list[str | None] = [*resolve_refs(ctx, "branch", branch, check=True)]
     return run_export(app_context(ctx), "client", parent_ids=parents, all_parents=False,

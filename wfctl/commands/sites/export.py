@@ -42,7 +42,7 @@ def export_sites(
     """
     if bool(client) == all_clients:
         raise CliError("give --client <client-id> or --all-clients")
-    from wfctl.commands.bulkrun import run_export
+    from wfctl.commands.exportrun import run_export
 
     parents: list[str | None] = [*resolve_refs(ctx, "client", client, check=True)]
     return run_export(app_context(ctx), "site", parent_ids=parents, all_parents=all_clients,
