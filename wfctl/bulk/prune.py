@@ -19,10 +19,10 @@ the plan shows it, the journal keeps it for undo, the send pass sends only the D
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from wfctl.api.ordered import ordered_map
 from wfctl.api.resources import RESOURCES, counted, resource
 from wfctl.bulk.engine import Abandon, RunContext, Stopped
 from wfctl.bulk.errors import BulkError
@@ -104,20 +104,26 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
     done = _journalled_deletes(journal)
     next_key = max([plan.rows_read, *(key for key, _, _ in done.values())], default=0) + 1
     child = _child_kind(options.kind)
-    with ThreadPoolExecutor(max_workers=max(1, options.concurrency), thread_name_prefix="wfctl-prune") as pool:
-        children = [pool.submit(_children, api, child, str(r["id"])) if child else None for _, r in absent]
-        wholes = [pool.submit(_whole, api, spec, r) for _, r in absent]
-        for (parent, record), held, whole in zip(absent, children, wholes, strict=True):
-            count = held.result() if held is not None else 0
-            if count and child:
-                prune.held.append(Held(parent, record, child, count))
-                continue
-            record_id = str(record["id"])
-            if record_id in done:
-                key = done.pop(record_id)[0]
-            else:
-                key, next_key = next_key, next_key + 1
-            prune.deletes.append((key, parent, whole.result()))
+
+    def read(task: tuple[str, dict[str, Any]]) -> Any:  # a record's children (how many), or its whole record
+        what, record = task
+        return _children(api, str(child), str(record["id"])) if what == "children" else _whole(api, spec, record)
+
+    reads = ("children", "whole") if child else ("whole",)
+    answers = ordered_map(read, [(what, record) for _, record in absent for what in reads], options.concurrency,
+                          name="wfctl-prune")
+    for parent, record in absent:
+        count = next(answers) if child else 0
+        whole = next(answers)
+        if count and child:
+            prune.held.append(Held(parent, record, child, count))
+            continue
+        record_id = str(record["id"])
+        if record_id in done:
+            key = done.pop(record_id)[0]
+        else:
+            key, next_key = next_key, next_key + 1
+        prune.deletes.append((key, parent, whole))
     # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
     prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
                      if journal is not None and journal.was_sending(key)]

@@ -16,10 +16,10 @@ any that changed since (`changed_since`); otherwise it runs exactly those action
 from __future__ import annotations
 
 import json
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from wfctl.api.ordered import ordered_map
 from wfctl.api.resources import resource
 from wfctl.bulk.errors import BulkError, FileError
 from wfctl.bulk.files import atomic_text_file
@@ -48,8 +48,8 @@ def write_plan(path: str, importer: Any, pruning: PrunePlan | None) -> dict[str,
         elif (entry := outcomes.get(planned.row)) is not None and entry.status == "updated":
             updates.append({"row": planned.row, "id": entry.id, "name": entry.name, "parent": planned.parent_id,
                             "byId": planned.by_id, "body": planned.body, "changes": entry.changes})
-    with ThreadPoolExecutor(max_workers=max(1, options.concurrency), thread_name_prefix="wfctl-plan") as pool:
-        states = list(pool.map(lambda update: api.get_record(kind, update["id"]), updates))
+    states = ordered_map(lambda update: api.get_record(kind, update["id"]), updates, options.concurrency,
+                         name="wfctl-plan")
     for update, state in zip(updates, states, strict=True):
         update["state"] = state
     scope = options.scope
@@ -127,9 +127,9 @@ def changed_since(api: Any, saved: SavedPlan, concurrency: int) -> list[str]:
         return None if found is None else \
             f"{kind} {item.get('name')!r}: made since the plan ({found.get('id')}); the plan creates it"
 
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="wfctl-plan") as pool:
-        said = [*pool.map(check, [*saved.data["updates"], *saved.data["deletes"]]),
-                *pool.map(free, saved.data["creates"])]
+    asked = [*((check, item) for item in [*saved.data["updates"], *saved.data["deletes"]]),
+             *((free, item) for item in saved.data["creates"])]
+    said = ordered_map(lambda ask: ask[0](ask[1]), asked, concurrency, name="wfctl-plan")
     return [text for text in said if text]
 
 

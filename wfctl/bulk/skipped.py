@@ -11,9 +11,9 @@ all equal, at most `concurrency` at a time.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from wfctl.api.ordered import ordered_map
 from wfctl.api.recordrules import changed_fields, natural_key, writable_changes
 from wfctl.api.resources import RESOURCES
 
@@ -48,7 +48,5 @@ def count(plan: Any, journal: Any, api: Any, options: Any) -> tuple[int, int]:
         except ApiError:
             return None
 
-    with ThreadPoolExecutor(max_workers=max(1, options.concurrency),
-                            thread_name_prefix="wfctl-skipped") as pool:
-        answers = list(pool.map(read, to_read))
+    answers = list(ordered_map(read, to_read, options.concurrency, name="wfctl-skipped"))
     return differ + answers.count(True), answers.count(None)
