@@ -14,9 +14,10 @@ import pytest
 from tests.terminal.conftest import run_in_terminal
 
 
+@pytest.mark.parametrize("columns", [80, 120])
 @pytest.mark.parametrize("rows", [2, 0], ids=["two rows", "no row"])
 def test_a_plan_on_a_terminal_is_indented_as_every_document(wf: Any, long_records: dict[str, str],
-                                                            tmp_path: Path, rows: int) -> None:
+                                                            tmp_path: Path, rows: int, columns: int) -> None:
     sheet = tmp_path / "sites.csv"
     sheet.write_text("name,address,phone,email\n" + "".join(
         f"Plan Layout {n},{n} Mill Lane,+44 161 496 70{n:02d},plan{n}@example.test\n" for n in range(rows)))
@@ -27,7 +28,7 @@ def test_a_plan_on_a_terminal_is_indented_as_every_document(wf: Any, long_record
     assert len(document["rows"]) == rows
     assert piped.stdout == json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
 
-    screen = run_in_terminal(wf, columns=80, rows=24, shell=f"wfctl {shlex.join(argv)} 2>/dev/null")
+    screen = run_in_terminal(wf, columns=columns, rows=24 if columns == 80 else 40, shell=f"wfctl {shlex.join(argv)} 2>/dev/null")
     assert screen.exit_status == 0, screen.text
     shown = json.loads(screen.text)  # the same plan (its summary's timings are this run's)
     assert shown["rows"] == document["rows"] and shown["summary"].keys() == document["summary"].keys()

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wfctl.api.recordrules import natural_key
 from wfctl.api.resources import counted
 from wfctl.bulk import journal
 from wfctl.bulk.engine import Executor, RunContext
@@ -228,8 +229,6 @@ def inverse_plan(pending: list[Entry], take_back: Callable[[Entry], Entry]) -> l
 def _renamed(action: TakeBack) -> tuple[str, str] | None:
     """(the name its record holds now, the name the undo gives it back), by natural key, when the run
     renamed it."""
-    from wfctl.api.recordrules import natural_key
-
     names = [pair for entry in action.entries if entry.status in ("updated", SENDING)
              and isinstance(pair := entry.changes.get("name"), list) and len(pair) == 2]
     return (natural_key(names[0][1]), natural_key(names[-1][0])) if names else None
@@ -258,9 +257,10 @@ def _chained(actions: list[TakeBack]) -> list[TakeBack]:
         if id(action) in waiting:
             continue
         chain = [action]
-        while (after := following.get(id(chain[-1]))) is not None and id(after) not in placed | {id(a) for a in chain}:
+        placed.add(id(action))
+        while (after := following.get(id(chain[-1]))) is not None and id(after) not in placed:
             chain.append(after)
-        placed.update(id(a) for a in chain)
+            placed.add(id(after))
         out.append(action if len(chain) == 1 else
                    TakeBack(action.key, [entry for a in chain for entry in a.entries], action.take_back))
     return out + [action for action in actions if id(action) not in placed]  # a loop of names across parents

@@ -16,7 +16,6 @@ from typing import Any
 from wfctl import csvformat
 from wfctl.api.recordrules import natural_key
 from wfctl.bulk import plan
-from wfctl.bulk.damage import suspect_name
 from wfctl.bulk.fastcheck import RowCheck, create_body
 from wfctl.bulk.importtypes import Options, Problem
 from wfctl.bulk.journal import Journal
@@ -172,6 +171,8 @@ class Planner:
         by_id = self.inventory.by_id
         fast = self._row_check()
         dry_run = self.options.dry_run
+        if dry_run:  # its review reads the creates marked here (damage.py: loaded only when a plan is shown)
+            from wfctl.bulk.damage import suspect_name
         parent_column = self.kind.parent_id_column
         templates: dict[tuple[str, ...], str] = {}
         has_parent = bool(self.kind.parent)

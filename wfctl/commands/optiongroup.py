@@ -6,11 +6,12 @@ parameter name -> (its `Annotated` typer option, its default), and put where the
 of that group stands, so that `--help` lists the options in that place:
 
     @verb("import")
-    @option_group("run", IMPORT_RUN_OPTIONS, lambda values, ctx: ImportRun(**values))
-    def import_sites(ctx: typer.Context, file: ..., run: ImportRun = IMPORT_RUN) -> int: ...
+    @takes_import_run()     # option_group("run", {"dry_run": (DryRun, False), ...}, make an ImportRun)
+    def import_sites(ctx: typer.Context, file: File, run: ImportRun = IMPORT_RUN) -> int: ...
 
 The command then receives one value for the whole group (what `make` builds from the options' values and
-the click context), not a parameter per option.
+the click context), not a parameter per option. The groups: `takes_output` (wfctl.commands.output_options),
+`takes_import_run`, `takes_prune_limits` and `takes_diff_options` (wfctl.commands.bulkoptions).
 """
 
 from __future__ import annotations
