@@ -25,7 +25,7 @@ def test_log_requests_prints_one_line_a_request(tmp_path: Path) -> None:
             match = re.match(r"wfctl sandbox on (http://\S+)", line)
             if match:
                 url = match.group(1)
-            if line.startswith("press Ctrl-C to stop"):
+            if line.startswith("stop with: kill"):
                 break
         assert url
         httpx.get(f"{url}/api/branches?page=2", timeout=10)

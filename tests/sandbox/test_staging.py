@@ -43,7 +43,7 @@ def _serve(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Po
         if not line:
             break
         lines.append(line)
-        if line.startswith("press Ctrl-C to stop"):
+        if line.startswith("stop with: kill"):
             url = next(seen for seen in lines if seen.startswith("wfctl sandbox on ")).split()[3]
             threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True).start()  # type: ignore[arg-type]
             proc.banner = lines  # type: ignore[attr-defined]

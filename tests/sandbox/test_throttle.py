@@ -115,7 +115,7 @@ def test_log_requests_names_the_user_and_no_secret(tmp_path: Path) -> None:
         for line in proc.stderr:
             match = re.match(r"wfctl sandbox on (http://\S+)", line)
             url = match.group(1) if match else url
-            if line.startswith("press Ctrl-C to stop"):
+            if line.startswith("stop with: kill"):
                 break
         tokens = httpx.post(f"{url}/identity/login", json={"username": ADMIN[0], "password": ADMIN[1]},
                             timeout=10).json()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import ipaddress
+import os
 from typing import Annotated
 
 import typer
@@ -18,6 +19,8 @@ from wfctl.commands.sandbox_accounts import INSTALL_HINT, agencies, users
 from wfctl.errors import CliError
 from wfctl.sandbox.quirks import QUIRKS, parse_quirks
 from wfctl.streams import IO
+
+DEFAULT_ACCESS_TTL = 900  # seconds: the 15-minute access token of the service's specification
 
 HELP = """Run the local reference service (the sandbox).
 
@@ -68,7 +71,7 @@ def serve(
     seed: Annotated[bool, typer.Option("--seed/--no-seed", help="Fill an empty database with sample branches, "
                                        "clients and sites (the agencies and logins are always created).")] = True,
     access_ttl: Annotated[int, typer.Option("--access-ttl", min=1, help="Access token lifetime in seconds.",
-                                            metavar="<seconds>")] = 900,
+                                            metavar="<seconds>")] = DEFAULT_ACCESS_TTL,
     rate_limit: Annotated[int | None, typer.Option("--rate-limit", min=1, help="Answer 429 past N requests "
                                                       "a second.", metavar="<n>")] = None,
     latency: Annotated[int, typer.Option("--latency", min=0, help="Delay every answer by this many "
@@ -144,10 +147,13 @@ def serve(
 
     def banner(new_passwords: dict[str, str]) -> None:
         IO.write_err(f"wfctl sandbox on {url}  (OpenAPI: {url}/openapi.json, docs: {url}/docs)\n")
-        where = describe(database) if database else "in memory (lost at exit; --database keeps it)"
+        where = describe(database) if database else "in memory (lost at exit; --db FILE keeps it)"
         IO.write_err(f"data: {where}" + (f", {workers} workers" if workers > 1 else "")
                      + (", fast commits (a database server crash can lose the last second of writes)"
                         if fast_commit else "") + "\n")
+        plays = _harder_service(access_ttl, rate_limit, latency)
+        if plays:
+            IO.write_err(f"plays a harder service: {plays}\n")
         if quirks.names():
             IO.write_err(f"quirks: {', '.join(quirks.names())} (not the contract's decisions: see docs/sandbox.md)\n")
         if new_passwords:
@@ -164,7 +170,7 @@ def serve(
                 IO.write_err(f"  {username:<24} {password:<16} {role:<8} {agency}\n")
         ca = "--ca-bundle <its CA file> " if tls_cert else ""
         IO.write_err(f"log in with: wfctl {ca}login --base-url {url} --username admin@northwind.test\n")
-        IO.write_err("press Ctrl-C to stop\n")
+        IO.write_err(_how_to_stop() + "\n")
 
     # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
     try:
@@ -178,6 +184,29 @@ def serve(
     except RuntimeError as exc:
         raise CliError(str(exc)) from None
     IO.write_err("sandbox stopped\n")
+
+
+def _harder_service(access_ttl: int, rate_limit: int | None, latency: int) -> str:
+    """The options that make the sandbox harder than the contract's defaults, said once in the banner."""
+    parts = []
+    if latency:
+        parts.append(f"{latency} ms latency on every answer")
+    if rate_limit:
+        parts.append(f"429 past {rate_limit} requests a second")
+    if access_ttl != DEFAULT_ACCESS_TTL:
+        parts.append(f"access tokens last {access_ttl} s")
+    return ", ".join(parts)
+
+
+def _how_to_stop() -> str:
+    """Ctrl-C only reaches a sandbox in the terminal's foreground; a background job or a service is stopped by pid."""
+    for fd in (2, 0):
+        try:
+            if os.isatty(fd) and os.tcgetpgrp(fd) == os.getpgrp():
+                return "press Ctrl-C to stop"
+        except OSError:
+            continue
+    return f"stop with: kill {os.getpid()}"
 
 
 def _check_tls(cert: str, key: str) -> None:
