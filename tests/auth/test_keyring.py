@@ -127,3 +127,18 @@ echo "AFTER $(secret-tool lookup service wfctl username default@{sandbox.url} ||
             assert token.encode() not in path.read_bytes(), path
             assert ADMIN[1].encode() not in path.read_bytes() or path.name.endswith(".db"), path
     assert shutil.which("gnome-keyring-daemon")
+
+
+@pytest.mark.parametrize(("backend", "said"), [
+    ("keyring.backends.SecretService.Keyring", "the Secret Service keyring (GNOME Keyring, KWallet)"),
+    ("keyring.backends.macOS.Keyring", "the macOS Keychain"),
+    ("keyring.backends.Windows.WinVaultKeyring", "Windows Credential Manager"),
+    ("keyrings.alt.file.PlaintextKeyring", "the keyring keyrings.alt.file.PlaintextKeyring"),
+])
+def test_the_login_line_names_the_keyring_as_a_person_knows_it(monkeypatch, tmp_path, backend, said):
+    """Issue 49: the login line and `auth status` name the desktop's store, not a backend's class path."""
+    from wfctl.api import store
+
+    monkeypatch.setattr(store, "_backend_name_quick", lambda: backend)
+    entry = "default@http://127.0.0.1:8765"
+    assert store.KeyringStore(entry, tmp_path / "lock").describe() == f"{said}, entry {entry!r} of service 'wfctl'"

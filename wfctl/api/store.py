@@ -260,7 +260,12 @@ class KeyringStore(_Locking):
         return self._call(remove, "remove the tokens from the keyring")
 
     def describe(self) -> str:
-        return f"keyring {self.location()}"
+        """Where the tokens are, in a person's words (the login line): the desktop's store, not a class path."""
+        try:
+            name = _backend_name_quick()
+        except Exception:
+            name = "keyring"
+        return f"{_backend_label(name)}, entry {self.entry!r} of service {KEYRING_SERVICE!r}"
 
     def location(self) -> str:
         """The keyring backend and the entry the tokens are kept in."""
@@ -378,6 +383,24 @@ def _backend_name_quick() -> str:
     if backend is None:
         return "keyring"
     return f"{type(backend).__module__}.{type(backend).__name__}"
+
+
+#: the keyring backends a person knows by their desktop's name (module prefix -> name)
+_DESKTOP_STORES = (
+    ("keyring.backends.SecretService", "the Secret Service keyring (GNOME Keyring, KWallet)"),
+    ("keyring.backends.libsecret", "the Secret Service keyring (libsecret)"),
+    ("keyring.backends.kwallet", "KWallet"),
+    ("keyring.backends.macOS", "the macOS Keychain"),
+    ("keyring.backends.Windows", "Windows Credential Manager"),
+)
+
+
+def _backend_label(name: str) -> str:
+    """A backend's class path as a person knows it; another backend (a plugin) is named by its path."""
+    for prefix, label in _DESKTOP_STORES:
+        if name.startswith(prefix):
+            return label
+    return "the keyring" if name == "keyring" else f"the keyring {name}"
 
 
 def _keyring_reason(exc: BaseException) -> str:

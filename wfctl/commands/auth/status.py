@@ -77,7 +77,8 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
 
             mode = file_mode(store.path)
             info["credentialStoreMode"] = f"{mode:04o}" if mode is not None else None
-        where = store.describe().partition(" ")[2]  # what a person reads: the path and its mode, or the entry
+        # what a person reads: the path and its mode (the store's name is a row of its own), or the keyring
+        where = store.describe().partition(" ")[2] if isinstance(store, FileStore) else store.describe()
         problem = store.mode_problem() if isinstance(store, FileStore) else None
         if problem and isinstance(store, FileStore):
             warnings.append(f"token file {store.path} has {problem}; run `chmod 600 {store.path}` "
