@@ -100,3 +100,23 @@ def test_undo_of_an_interrupted_run_reports_rows_of_unknown_outcome(logged_in: A
 
     r = cli("--base-url", "http://127.0.0.1:9", "imports", "undo", "261002-cccccc", "--yes")
     assert r.exit_code == 2 and f"was made against {sandbox.url}, but this profile uses http://127.0.0.1:9" in r.stderr
+
+
+def test_nothing_to_prune_is_said_and_a_run_is_found_by_its_own_part(cli: Any) -> None:
+    """Issue 49: a prune with nothing to remove says so; `imports show 397049` finds run 261206-397049."""
+    directory = runs_dir(cli)
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    run = journal.Journal(journal.journal_path(directory, "261206-397049"), header("261206-397049", now))
+    run.record(1, "created", "id-1", name="A", changes={"name": [None, "A"]})
+    run.finish({"created": 1})
+    r = cli("imports", "prune", "--older-than", "30d", tty=True)
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        0, "", "no run of profile default started more than 30d ago: nothing removed (1 run kept)\n")
+    r = cli("imports", "prune", "--older-than", "30d", "--dry-run", tty=True)
+    assert r.stderr == "no run of profile default started more than 30d ago: nothing would be removed (1 run kept)\n"
+    for wanted in ("397049", "3970", "261206-397049", "2612"):
+        r = cli("imports", "show", wanted, "-o", "json")
+        assert (r.exit_code, json.loads(r.stdout)["summary"]["run"]) == (0, "261206-397049"), wanted
+    r = cli("imports", "show", "9999")
+    assert (r.exit_code, r.stderr) == (4, "error: no run '9999' in this profile (`wfctl imports list` shows the "
+                                          "runs)\n")

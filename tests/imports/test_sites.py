@@ -94,6 +94,11 @@ def test_undo_restores_and_deletes_newest_first_then_says_nothing_to_do(logged_i
     assert (after["Site A"]["address"], get(cli, "sites", b)["email"]) == ("1 High St", "b@x.test")  # type: ignore[index]
     states = {row["run"]: row["state"] for row in runs(cli)}
     assert states == {undo_run["run"]: "complete", second: "undone", first: "complete"}
+    # issue 49: the undone run names the run that undid it (`undo` names the run an undo run took back)
+    assert {row["run"]: row["undoneBy"] for row in runs(cli)} == {undo_run["run"]: None, second: undo_run["run"],
+                                                                 first: None}
+    r = cli("imports", "show", second)
+    assert r.stdout.splitlines()[0].endswith(f"  undone by run {undo_run['run']}"), r.stdout
 
     r = cli("imports", "undo", second, "--yes")  # again: nothing changes, and it says so
     assert (r.exit_code, r.stderr) == (0, f"run {second} is undone already (by run {undo_run['run']}): "

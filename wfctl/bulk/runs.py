@@ -44,6 +44,8 @@ class Run:
     header: dict[str, Any]
     finished: bool
     state: str = ""
+    #: the finished undo runs that took this run back (all or some of it), newest first
+    undone_by: list[str] = field(default_factory=list)
     _read: tuple[dict[int, Entry], dict[str, Any] | None] | None = field(default=None, repr=False)
 
     @property
@@ -97,7 +99,8 @@ class Run:
         return {"run": self.id, "kind": self.kind, "file": self.header.get("path") or None,
                 "profile": self.header.get("profile"), "target": self.header.get("target"),
                 "started": self.started or None, "counts": self.counts, "state": self.state,
-                "undo": self.undo_of, **({"note": str(self.note)} if self.note else {})}
+                "undo": self.undo_of, "undoneBy": self.undone_by[0] if self.undone_by else None,
+                **({"note": str(self.note)} if self.note else {})}
 
     @property
     def note(self) -> str:
@@ -137,6 +140,10 @@ def load_runs(directory: str) -> list[Run]:
         else:  # rows failed (a rerun retries them), or the run was stopped before its end
             run.state = "incomplete" if run.counts.get("failed") else "interrupted"
     runs.sort(key=lambda run: (run.timestamp, _mtime(run.path)), reverse=True)  # ties: within a second
+    by_id = {run.id: run for run in runs}
+    for run in runs:  # newest first, so each run's newest undo comes first
+        if run.undo_of and run.finished and run.undo_of in by_id:
+            by_id[run.undo_of].undone_by.append(run.id)
     return runs
 
 
@@ -151,11 +158,13 @@ def find_profile_run(profile: str, wanted: str) -> Run:
 
 
 def find_run(runs: list[Run], wanted: str) -> Run:
-    """The run whose id is `wanted`, or the one run whose id starts with it."""
+    """The run whose id is `wanted`, or the one run whose id, or whose id's part after its date (`397049` of
+    `261206-397049`, the part that tells runs apart), starts with it."""
     for run in runs:
         if run.id == wanted:
             return run
-    matches = [run for run in runs if wanted and run.id.startswith(wanted)]
+    matches = [run for run in runs if wanted and (run.id.startswith(wanted)
+                                                  or run.id.partition("-")[2].startswith(wanted))]
     if len(matches) == 1:
         return matches[0]
     if matches:
@@ -178,7 +187,8 @@ def heading(run: Run) -> str:
     else:
         what = f"{run.kind} import"
     parts = [f"run {run.id}", what, str(run.header.get("path") or "") if not run.undo_of else "",
-             f"started {run.started}" if run.started else "", run.state]
+             f"started {run.started}" if run.started else "",
+             f"{run.state} by run {run.undone_by[0]}" if run.undone_by else run.state]
     note = f"note: {one_line(run.note)}\n" if run.note else ""
     return one_line("  ".join(part for part in parts if part)) + "\n" + note
 

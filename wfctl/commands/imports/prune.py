@@ -39,7 +39,8 @@ def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
         raise CliError(f"--older-than: {exc}") from None
     app_ = app_context(ctx)
     out = output.writer(app_)
-    old = prunable(profile_runs(app_.settings.profile), age, time.time())
+    runs = profile_runs(app_.settings.profile)
+    old = prunable(runs, age, time.time())
     removed = []
     for run in old:
         if not dry_run:
@@ -51,4 +52,9 @@ def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
     if removed or out.structured:
         out.records(removed, columns=["run", "kind", "started", "file"])
     verb = "would remove" if dry_run else "removed"
+    if not removed:
+        kept = len(runs)
+        app_.io.note(f"no run of profile {app_.settings.profile} started more than {older_than} ago: nothing "
+                     f"{'would be removed' if dry_run else 'removed'} ({kept} run{'s' if kept != 1 else ''} kept)")
+        return
     app_.io.note(f"{verb} {len(removed)} run{'s' if len(removed) != 1 else ''} older than {older_than}")
