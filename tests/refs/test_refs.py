@@ -82,7 +82,8 @@ def test_a_site_name_of_two_clients_is_ambiguous_unless_the_client_is_given(logg
     assert r.exit_code == 2 and r.stdout == ""
     assert r.stderr.startswith(f"error: '{site_name}' names 2 sites: ")
     assert one in r.stderr and two in r.stderr and f"client '{first_name}'" in r.stderr
-    assert r.stderr.rstrip().endswith("give the id (or more of it)")
+    # issue 49: the other way out is named too, where the command takes it
+    assert r.stderr.rstrip().endswith("give the id (or more of it), or name its client (--client <client>)")
     assert _json(logged_in("sites", "get", site_name, "--client", first_name, "-o", "json"))["id"] == one
     r = logged_in("sites", "get", "Nothing Like It", "--client", first_name)
     assert (r.exit_code, r.stderr) == (4, f"error: no site 'Nothing Like It' of client {first}\n")
@@ -156,3 +157,18 @@ def test_a_beginning_of_an_id_too_short_says_how_long_it_must_be(logged_in: Any)
     assert _json(logged_in("sites", "get", site_id[:4], "--client", client_id, "-o", "json"))["id"] == site_id
     r = logged_in("sites", "get", "zz9", "--client", client_id)  # no id begins with it: no hint
     assert r.stderr == f"error: no site 'zz9' of client {client_id}\n", r
+
+
+def test_a_whole_id_of_another_kind_says_whose_id_it_is(logged_in: Any) -> None:
+    """Issue 49: `sites get <a client's id>` was the service's bare 404."""
+    client, _, _ = new_client(logged_in)
+    r = logged_in("sites", "get", client)
+    assert (r.exit_code, r.stdout, r.stderr) == (
+        4, "", f"error: no site {client}: it is a client's id (`wfctl clients get {client}`)\n")
+    branch = _branch(logged_in, "Manchester Central")["id"]
+    r = logged_in("clients", "get", branch)
+    assert (r.exit_code, r.stderr) == (4, f"error: no client {branch}: it is a branch's id (`wfctl branches get "
+                                          f"{branch}`)\n")
+    missing = str(uuid.uuid4())
+    r = logged_in("sites", "get", missing)
+    assert (r.exit_code, r.stderr) == (4, f"error: Not Found: site {missing} not found (HTTP 404)\n")

@@ -105,9 +105,9 @@ def test_invalid_input_is_one_line_naming_the_option_and_exit_2(wf: Any, args: l
 
 def test_branch_and_client_input_rules(wf: Any) -> None:
     r = wf("branches", "create", "--address", "x")
-    assert (r.exit_code, r.stderr) == (2, "error: --name: is required\n")
+    assert (r.exit_code, r.stderr) == (2, "error: missing option --name\n")  # as `sites list` says --client (issue 49)
     r = wf("clients", "create", "--name", "Acme")
-    assert (r.exit_code, r.stderr) == (2, "error: --branch: is required\n")
+    assert (r.exit_code, r.stderr) == (2, "error: missing option --branch\n")
     r = wf("clients", "update", "any", "--billing-address", "x" * 501)
     assert (r.exit_code, r.stderr) == (2, "error: --billing-address: is longer than 500 characters\n")
     r = wf("branches", "update", "any")

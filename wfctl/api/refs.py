@@ -109,6 +109,23 @@ def resolve(api: Any, kind: str, ref: str, *, parent: str | None = None) -> str:
     return text
 
 
+def kind_of(api: Any, record_id: str, *, besides: str) -> str | None:
+    """The kind, other than `besides`, of the record whose id is `record_id` (one GET a kind), or None: what a
+    404 for a whole id of the wrong kind tells a person (`sites get <a client's id>`). Any error is None."""
+    from wfctl.api.errors import ApiError
+    from wfctl.api.resources import RESOURCES
+
+    for other in RESOURCES:
+        if other == besides:
+            continue
+        try:
+            api.get_record(other, record_id)
+        except ApiError:
+            continue
+        return str(other)
+    return None
+
+
 def require(api: Any, kind: str, record_id: str, ref: str | None = None) -> dict[str, Any]:
     """The record `record_id` (one GET); NoSuchRecord (named as `ref`, the reference given) when the
     service has none."""

@@ -27,9 +27,20 @@ def resolve_ref(ctx: typer.Context, kind: str, ref: str, *, parent: str | None =
     """The id of the `kind` record that `ref` names (its id, a unique beginning of it, or its name:
     wfctl.api.refs), `parent` (an id) scoping a name; a whole id is returned with no request. No match
     is exit 4 (`no branch 'X'`), several exit 2 (each candidate with its id)."""
-    from wfctl.api.refs import resolve
+    from wfctl.api.refs import AmbiguousReference, resolve
+    from wfctl.api.resources import RESOURCES
+    from wfctl.errors import CliError
 
-    return resolve(app_context(ctx).client, kind, ref, parent=parent)
+    try:
+        return resolve(app_context(ctx).client, kind, ref, parent=parent)
+    except AmbiguousReference as exc:
+        owner = RESOURCES[kind].parent
+        option = f"--{owner}"
+        if (parent is not None or not owner or len({c.parent for c in exc.candidates}) < 2
+                or not any(option in param.opts for param in ctx.command.params)):
+            raise
+        # the same name under several parents: naming the parent is the other way out (issue 49)
+        raise CliError(f"{exc}, or name its {owner} ({option} <{owner}>)") from None
 
 
 def resolve_refs(ctx: typer.Context, kind: str, refs: list[str] | None, *, check: bool = False) -> list[str]:

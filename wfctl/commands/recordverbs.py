@@ -183,11 +183,26 @@ def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputO
     out = output.writer(app, kind)
     record_id = _resolved(ctx, kind, record_id, scope)
     client = _client(app)
-    record = client.get_record(kind, record_id)
+    record = _read_or_say_its_kind(client, kind, record_id)
     parent_field = RESOURCES[kind].parent_field
     if out.tabular and app.io.stdout_is_tty and parent_field and record.get(parent_field):
         record = _with_parent_name(client, kind, record, parent_field)
     out.record(record, kind)
+
+
+def _read_or_say_its_kind(client: Any, kind: str, record_id: str) -> dict[str, Any]:
+    """The record; a whole id of another kind's record (a client's id given to `sites get`) is said so, exit 4."""
+    from wfctl.api.errors import NotFound
+    from wfctl.api.refs import is_whole_id, kind_of
+
+    try:
+        return dict(client.get_record(kind, record_id))
+    except NotFound:
+        other = kind_of(client, record_id, besides=kind) if is_whole_id(record_id) else None
+        if other is None:
+            raise
+    raise CliError(f"no {kind} {record_id}: it is a {other}'s id (`wfctl {RESOURCES[other].plural} get {record_id}`)",
+                   ExitCode.NOT_FOUND)
 
 
 def _with_parent_name(client: Any, kind: str, record: dict[str, Any], parent_field: str) -> dict[str, Any]:
@@ -432,7 +447,10 @@ def validate_body(kind: str, action: str, values: dict[str, Any], given: set[str
             where = OPTION_FOR[field]
         elif field in values:
             where = f"--from-file: {location}"
-        else:  # a required field that nobody gave
+        elif field in OPTION_FOR and messages == ["is required"]:  # a required option nobody gave: as click says it
+            parts.append(f"missing option {OPTION_FOR[field]}")
+            continue
+        else:
             where = OPTION_FOR.get(field, field)
         parts.append(f"{where}: {'; '.join(messages)}")
     raise CliError("; ".join(parts), title="invalid input", errors=errors)
