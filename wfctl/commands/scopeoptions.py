@@ -23,3 +23,6 @@ Site = Annotated[list[str] | None, typer.Option(
     rich_help_panel=SCOPE_PANEL)]
 ReadConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites read at once.",
                                               rich_help_panel=RUN_PANEL, min=1, max=64)]
+Yes = Annotated[bool, typer.Option(
+    "--yes", "-y", help="Send without asking, however many sites change (a terminal asks when more than 10 do).",
+    rich_help_panel=RUN_PANEL)]

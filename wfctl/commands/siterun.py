@@ -23,6 +23,22 @@ if TYPE_CHECKING:
 COUNTS = ("updated", "unchanged", "skipped", "failed")
 #: Listed on stderr one by one, at most this many (the report has every one).
 SHOWN = 50
+#: A real run on a terminal asks first when it would change more sites than this (--yes: never asks).
+ASK_OVER = 10
+
+
+def confirmed(app: AppContext, changing: int, plan_lines: str, question: str, *, yes: bool) -> tuple[bool, float]:
+    """Whether to send a run changing `changing` sites, and the seconds spent asking (a summary's rate leaves
+    them out). More than ASK_OVER sites on a terminal: `plan_lines` (the plan's counts) on stderr, then
+    `question`; --yes, or no terminal to ask on (a script), sends."""
+    if yes or changing <= ASK_OVER or not app.io.can_prompt:
+        return True, 0.0
+    from wfctl.commands.prompts import confirm
+
+    asked = time.monotonic()
+    app.io.write_err(plan_lines)
+    answer = confirm(question)
+    return answer, time.monotonic() - asked
 
 
 def unfinished(directory: str, header: dict[str, Any], journal_path: str | None) -> str | None:

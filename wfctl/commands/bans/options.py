@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands.scopeoptions import RUN_PANEL
+from wfctl.commands.scopeoptions import RUN_PANEL, Yes
+
+__all__ = ["Concurrency", "DryRun", "Note", "Workers", "Yes"]
 
 Workers = Annotated[list[str], typer.Argument(
     help="The worker ids, as the service holds them (W-20417); several at once.", metavar="<worker-id>...",
@@ -17,9 +19,6 @@ Note = Annotated[str | None, typer.Option(
     "it); the service has no field for it.", metavar="<text>", rich_help_panel=RUN_PANEL)]
 DryRun = Annotated[bool, typer.Option(
     "--dry-run", help="Print the plan (each site and worker: add, remove, or held already); send nothing.",
-    rich_help_panel=RUN_PANEL)]
-Yes = Annotated[bool, typer.Option(
-    "--yes", "-y", help="Send without asking, however many sites change (a terminal asks when more than 10 do).",
     rich_help_panel=RUN_PANEL)]
 Concurrency = Annotated[int, typer.Option(
     "--concurrency", "-j", help="Sites changed at once (each is read, written and read back).",

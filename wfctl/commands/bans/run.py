@@ -14,7 +14,7 @@ import hashlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from wfctl.commands.siterun import journalled
+from wfctl.commands.siterun import confirmed, journalled
 from wfctl.commands.sitescope import Scope, read_scope
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
@@ -24,8 +24,6 @@ if TYPE_CHECKING:
     from wfctl.api.bans import BanPlan
     from wfctl.context import AppContext
 
-#: A real run on a terminal asks first when it would change more sites than this (--yes: never asks).
-ASK_OVER = 10
 PLAN_COLUMNS = ["client", "site", "worker", "change"]
 CSV_COLUMNS = ["clientId", "client", "siteId", "site", "worker", "change"]
 
@@ -66,13 +64,15 @@ def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dr
             resumable.note_dry_run(app)
             _show_plan(app, plan, output)
             return 0
-        if not _confirmed(app, verb, plan, yes=yes):
+        go, asking = _confirmed(app, verb, plan, yes=yes)
+        if not go:
             app.io.write_err("Nothing was sent.\n")
             return int(ExitCode.USAGE)
         return send_sites(app, app.client, plan.sites, lambda work: ban_plan(work, add, remove, before),
                           resumable.sending(header, journal_path, "banning" if verb == "add" else "lifting bans",
                                             f"wfctl-bans-{verb}"),
-                          concurrency=concurrency, output=output, started=started, plan_seconds=plan_seconds)
+                          concurrency=concurrency, output=output, started=started + asking,
+                          plan_seconds=plan_seconds)
 
 
 def _header(app: AppContext, verb: str, workers: list[str], scope: Scope, note: str | None) -> dict[str, Any]:
@@ -88,21 +88,16 @@ def _header(app: AppContext, verb: str, workers: list[str], scope: Scope, note: 
     return header
 
 
-def _confirmed(app: AppContext, verb: str, plan: BanPlan, *, yes: bool) -> bool:
-    """A run changing more than ASK_OVER sites asks on a terminal first (the counts on stderr); --yes, or
-    no terminal to ask on (a script), sends as `rates set` does."""
+def _confirmed(app: AppContext, verb: str, plan: BanPlan, *, yes: bool) -> tuple[bool, float]:
+    """A run changing more than ASK_OVER sites asks on a terminal first (wfctl.commands.siterun.confirmed)."""
     changing = len(plan.to_change)
-    if yes or changing <= ASK_OVER or not app.io.can_prompt:
-        return True
-    from wfctl.commands.prompts import confirm
-
     asked = plan.add or plan.remove
     workers = asked[0] if len(asked) == 1 else f"{len(asked)} workers"
-    app.io.write_err(f"bans {verb}: {changing} of {len(plan.sites)} sites to change "
-                     f"({len(plan.sites) - changing} unchanged)\n")
+    counts = (f"bans {verb}: {changing} of {len(plan.sites)} sites to change "
+              f"({len(plan.sites) - changing} unchanged)\n")
     question = (f"Ban {one_line(workers)} at {changing} sites? [y/N] " if verb == "add"
                 else f"Lift the ban on {one_line(workers)} at {changing} sites? [y/N] ")
-    return confirm(question)
+    return confirmed(app, changing, counts, question, yes=yes)
 
 
 def _show_plan(app: AppContext, plan: BanPlan, output: str | None) -> None:

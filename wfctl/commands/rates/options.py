@@ -15,11 +15,12 @@ from wfctl.commands.scopeoptions import (
            Client,
            ReadConcurrency,
            Site,
+           Yes,
 )
 from wfctl.completion_cache import complete_skills
 
 __all__ = ["CHANGE_PANEL", "RUN_PANEL", "SCOPE_PANEL", "AllClients", "Branch", "Client", "ReadConcurrency", "Site",
-           "SkillFilter"]
+           "SkillFilter", "Yes"]
 
 CHANGE_PANEL = "Change (exactly one of --to, --by, --floor, --ceiling)"
 

@@ -15,9 +15,10 @@ import hashlib
 import time
 from typing import TYPE_CHECKING, Any
 
-from wfctl.commands.siterun import SHOWN, Sending, journalled
+from wfctl.commands.siterun import SHOWN, Sending, confirmed, journalled
 from wfctl.commands.sitescope import Scope
 from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
 from wfctl.safetext import one_line
 from wfctl.streams import IO
 
@@ -31,7 +32,7 @@ REPORT_COLUMNS = ["clientId", "client", "siteId", "site", "skill", "old", "new",
 
 def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, concurrency: int,
             report: str | None, journal_path: str | None, output: str | None,
-            lands: dict[str, Any] | None = None) -> int:
+            lands: dict[str, Any] | None = None, yes: bool = False) -> int:
     """Plan `change` over `scope`, then show the plan (`dry_run`) or send it; `lands`: the pay week an
     --effective change lands in (wfctl.commands.rates.effective), named in the plan and the run."""
     from wfctl.api.rates import RateError
@@ -62,10 +63,16 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
             if too_large is not None:  # the plan is shown, its changes over the limit marked; a run would stop
                 raise too_large
             return 0
+        changing = len(plan.to_change)
+        go, asking = confirmed(app, changing, _count_lines(_plan_summary(plan)),
+                               f"Change {one_line(change.describe())} at {changing} sites? [y/N] ", yes=yes)
+        if not go:
+            app.io.write_err("Nothing was sent.\n")
+            return int(ExitCode.USAGE)
         if lands is not None:
             app.io.write_err(f"this change {lands['statement']} (effective {lands['effective']})\n")
         return _send(app, api, plan, change, resumable.sending(header, journal_path, "changing rates", "wfctl-rates-set"),
-                     concurrency, report, output, started, plan_seconds)
+                     concurrency, report, output, started + asking, plan_seconds)
 
 
 # -- planning --------------------------------------------------------------------------------------

@@ -74,6 +74,7 @@ def set_rates(
     effective: Effective = None,
     now: Now = False,
     dry_run: DryRun = False,
+    yes: opt.Yes = False,
     concurrency: Concurrency = 64,
     report: Report = None,
     journal: bulk.Journal = None,
@@ -89,7 +90,8 @@ def set_rates(
 
     A run is journalled like an import: `run <id>:` ends it, a killed run resumes when the same
     command runs again (no site is changed twice), exit 10 when some sites failed, and
-    `wfctl imports undo <run-id>` puts every rate back. The how-to: docs/rates.md.
+    `wfctl imports undo <run-id>` puts every rate back. On a terminal a run changing more than 10
+    sites shows the plan's counts and asks first (--yes does not). The how-to: docs/rates.md.
 
     --effective DATE names the pay week the change lands in (the first starting on or after DATE,
     in the agency's calendar) and refuses to send before that week starts (exit 2, saying when it
@@ -120,4 +122,4 @@ def set_rates(
         raise CliError(str(exc)) from None
     scope = Scope(list(client or []), list(branch or []), all_clients, list(site or []))
     return run_set(app_, change, scope, dry_run=dry_run, concurrency=concurrency, report=report,
-                   journal_path=journal, output=output.format, lands=lands)
+                   journal_path=journal, output=output.format, lands=lands, yes=yes)
