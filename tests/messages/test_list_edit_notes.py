@@ -26,12 +26,24 @@ def _rates(cli: Any, site_id: str) -> list[dict[str, Any]]:
     return list(json.loads(cli("sites", "get", site_id, "-o", "json").stdout)["rates"])
 
 
-def test_adding_a_skill_says_so_and_names_the_nearest(logged_in: Any, site: str) -> None:
-    r = logged_in("sites", "update", site, "--set-rate", "forklift=14", "-o", "json")
-    assert r.exit_code == 0, r  # the edit is made as asked: a new skill is allowed
-    assert r.stderr == ("note: --set-rate forklift=14 adds the skill 'forklift' to the site; it has "
-                        'Forklift Driver=13.25: to change that one, give --set-rate "Forklift Driver=14"\n')
+def test_a_skill_near_one_the_site_has_is_refused_and_add_rate_adds_it(logged_in: Any, site: str) -> None:
+    """Issue 49: `--set-rate forklift=14` beside `Forklift Driver` added a second forklift rate (a note said so);
+    it is refused, naming both ways out, and `--add-rate` adds a new skill on purpose."""
+    for value in ("forklift=14", "Forklift Drivr=14"):
+        r = logged_in("sites", "update", site, "--set-rate", value, "-o", "json")
+        wanted = value.partition("=")[0]
+        assert (r.exit_code, r.stdout) == (2, ""), r
+        assert json.loads(r.stderr)["error"]["detail"] == (
+            f"--set-rate {value}: the site has no skill {wanted!r}; did you mean Forklift Driver=13.25? to change "
+            f'it, give --set-rate "Forklift Driver=14"; to add {wanted!r} as a skill of its own, --add-rate '
+            f'"{wanted}=14"')
+    assert [rate["skill"] for rate in _rates(logged_in, site)] == ["Forklift Driver", "Picker Packer"]
+    r = logged_in("sites", "update", site, "--add-rate", "forklift=14", "-o", "json")
+    assert (r.exit_code, r.stderr) == (0, ""), r  # on purpose: no note
     assert [rate["skill"] for rate in _rates(logged_in, site)] == ["Forklift Driver", "Picker Packer", "forklift"]
+    r = logged_in("sites", "update", site, "--add-rate", "picker packer=12")
+    assert (r.exit_code, r.stderr) == (2, "error: --add-rate picker packer=12: the site has Picker Packer=11.60 "
+                                          "already; --set-rate changes it\n"), r
 
 
 def test_the_note_comes_with_a_dry_run_too(logged_in: Any, site: str) -> None:

@@ -18,6 +18,7 @@ EDITS = {
     "--add-banned-worker": ("bannedWorkers", "add"),
     "--remove-banned-worker": ("bannedWorkers", "remove"),
     "--set-rate": ("rates", "add"),
+    "--add-rate": ("rates", "new"),
     "--remove-rate": ("rates", "remove"),
     "--add-department": ("departments", "add"),
     "--remove-department": ("departments", "remove"),
@@ -32,9 +33,11 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
     `again`: the edits are made once more, to a newer state of the record (an update checked after
     its write): an entry to remove that is not there is then no error (the removal holds).
 
-    An edit that adds an entry rather than changing one (`--set-rate forklift=14` on a site whose skill
-    is `Forklift Driver`) is told to `note` (default: a `note:` line on stderr), with the nearest entry
-    the site has; not when made `again` (it was told the first time)."""
+    An edit that adds an entry rather than changing one is told to `note` (default: a `note:` line on stderr),
+    with the entries the site has; not when made `again` (it was told the first time). A rate whose skill is
+    near one the site has (`--set-rate forklift=14` beside `Forklift Driver`) is refused instead, exit 2: it
+    would charge a second rate for one skill; `--add-rate` adds a skill on purpose (and refuses one the site
+    has)."""
     from wfctl import csvformat
 
     tell = note or say
@@ -47,10 +50,23 @@ def apply(current: dict[str, Any], body: dict[str, Any], edits: dict[str, list[s
         items = list(result.get(field, current.get(field) or []))
         for value in values:
             try:
-                if operation == "add":
+                if operation == "new":
+                    new = _decode(field, value, csvformat)
+                    held = _matching(option, field, items, _key(field, new))
+                    if held is not None and not again:
+                        raise CliError(f"{option} {value}: the site has {_entry_text(field, held)} already; "
+                                       f"--set-rate changes it", title="invalid input",
+                                       errors={field: [f"{_key(field, new)!r} is on the site"]})
+                    items = _put(option, field, items, new)
+                elif operation == "add":
                     new = _decode(field, value, csvformat)
                     if field != "bannedWorkers" and not again and items \
                             and _matching(option, field, items, _key(field, new)) is None:
+                        near = _nearest(field, items, _key(field, new)) if field == "rates" else None
+                        if near is not None:  # a second rate for one skill, by a slip: refused (issue 49)
+                            raise CliError(_near_rate(option, value, items, near, _key(field, new)),
+                                           title="invalid input",
+                                           errors={field: [f"{_key(field, new)!r} is near {_key(field, near)!r}"]})
                         tell(_adds(option, value, field, items, _key(field, new)))
                     items = _put(option, field, items, new)
                 else:
@@ -138,6 +154,14 @@ def _adds(option: str, value: str, field: str, items: list[Any], wanted: str) ->
     key = _key(field, near)
     way = f'{option} "{key}={value.partition("=")[2]}"' if field == "rates" else f"{_REPLACING[field]} (the whole list)"
     return f"{text}; it has {_entry_text(field, near)}: to change that one, give {way}"
+
+
+def _near_rate(option: str, value: str, items: list[Any], near: Any, wanted: str) -> str:
+    """`--set-rate forklift=14: the site has no skill 'forklift'; did you mean Forklift Driver=13.25? ...`"""
+    amount = value.partition("=")[2]
+    return (f"{option} {value}: the site has no skill {wanted!r}; did you mean {_entry_text('rates', near)}? "
+            f'to change it, give {option} "{_key("rates", near)}={amount}"; to add {wanted!r} as a skill of its '
+            f'own, --add-rate "{wanted}={amount}"')
 
 
 def _missing(option: str, value: str, field: str, items: list[Any]) -> str:

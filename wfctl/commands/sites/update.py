@@ -25,6 +25,9 @@ RemoveBannedWorker = Annotated[list[str] | None, _edit(
 SetRate = Annotated[list[str] | None, _edit(
     "--set-rate", "Set the hourly rate of one skill, e.g. \"Forklift Driver=14\"; the other rates stay (repeatable).",
     "<skill=rate>")]
+AddRate = Annotated[list[str] | None, _edit(
+    "--add-rate", "Add the rate of a skill the site does not have yet, e.g. \"Welder=15\" (repeatable).",
+    "<skill=rate>")]
 RemoveRate = Annotated[list[str] | None, _edit(
     "--remove-rate", "Remove the rate of one skill; the other rates stay (repeatable).", "<skill>")]
 AddDepartment = Annotated[list[str] | None, _edit(
@@ -42,15 +45,17 @@ def update(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.
            assessment_required: recordverbs.AssessmentRequired = None, rate: recordverbs.Rates = None,
            department: recordverbs.Departments = None, banned_worker: recordverbs.BannedWorkers = None,
            add_banned_worker: AddBannedWorker = None, remove_banned_worker: RemoveBannedWorker = None,
-           set_rate: SetRate = None, remove_rate: RemoveRate = None, add_department: AddDepartment = None,
+           set_rate: SetRate = None, add_rate: AddRate = None, remove_rate: RemoveRate = None,
+           add_department: AddDepartment = None,
            remove_department: RemoveDepartment = None,
            from_file: recordverbs.FromFile = None, dry_run: DryRun = False, output: OutputOptions = AS_CONFIGURED) -> None:
     """Change fields of a site.
 
     Changes only the fields you give; every other field keeps its value. --add-banned-worker,
     --set-rate, --add-department and their --remove-* twins change one entry of a list and keep the
-    rest; --banned-worker, --rate and --department REPLACE the whole list. --dry-run shows what would
-    change. Prints the whole updated site.
+    rest; --banned-worker, --rate and --department REPLACE the whole list. --set-rate refuses a skill
+    near one the site has (forklift beside Forklift Driver): --add-rate adds a new skill on purpose.
+    --dry-run shows what would change. Prints the whole updated site.
 
     Examples:
       $ wfctl sites update <site-id> --no-assessment-required
@@ -62,7 +67,7 @@ def update(ctx: typer.Context, site_id: recordverbs.SiteId, client: recordverbs.
                "assessmentRequired": assessment_required, "rates": rate, "departments": department,
                "bannedWorkers": banned_worker}
     edits = {"--add-banned-worker": add_banned_worker, "--remove-banned-worker": remove_banned_worker,
-             "--set-rate": set_rate, "--remove-rate": remove_rate, "--add-department": add_department,
+             "--set-rate": set_rate, "--add-rate": add_rate, "--remove-rate": remove_rate, "--add-department": add_department,
              "--remove-department": remove_department}
     recordverbs.update_record(ctx, "site", site_id, changes, from_file=from_file, dry_run=dry_run, output=output,
                           edits={k: v for k, v in edits.items() if v}, scope=client)
