@@ -46,7 +46,7 @@ def test_list_and_show_a_run(logged_in: Any, tmp_path: Path) -> None:
         f"row 1  update  Site A  ({a})\n  address: 1 High St -> 9 Low St\n"
         f"row 2  update  Site B  ({b})\n  email: b@x.test -> bb@x.test\n"
         f"row 4  create  Site D  ({d})\n  address: 4 High St\n  email: d@x.test\n"
-        "created\t1\nupdated\t2\nunchanged\t1\nskipped\t0\nfailed\t0\n")
+        "created    1\nupdated    2\nunchanged  1\nskipped    0\nfailed     0\n")  # aligned in a pipe too (issue 49)
     r = cli("imports", "show", second, tty=True)  # issue 36: a terminal reads the counts in a column, not tabbed
     assert r.stdout.endswith("created    1\nupdated    2\nunchanged  1\nskipped    0\nfailed     0\n"), r.stdout
     # a unique beginning of the id is enough (9 characters, or more where the two runs' ids share them:
@@ -77,7 +77,8 @@ def test_undo_restores_and_deletes_newest_first_then_says_nothing_to_do(logged_i
         "  email: d@x.test -> (empty)\n"
         f"row 2  restore  Site B  ({b})\n  email: bb@x.test -> b@x.test\n"
         f"row 1  restore  Site A  ({a})\n  address: 9 Low St -> 1 High St\n"
-        "to delete\t1\nto restore\t2\nalready gone\t0\nchanged since the run\t0\ncannot undo\t0\n")
+        "to delete              1\nto restore             2\nalready gone           0\n"
+        "changed since the run  0\ncannot undo            0\n")
     assert set(sites_of(cli, cid)) == {"Site A", "Site B", "Site C", "Site D"}  # a dry run changes nothing
 
     r = cli("imports", "undo", second)  # no terminal, no --yes

@@ -193,18 +193,16 @@ def heading(run: Run) -> str:
     return one_line("  ".join(part for part in parts if part)) + "\n" + note
 
 
-def count_lines(counts: dict[str, int], undo: bool, *, planned: bool = False, aligned: bool = False) -> str:
-    """The counts as `label<TAB>count` lines, the last lines of `imports show` and of an undo plan; `aligned`
-    (a terminal): the counts in a column, as a person reads them (a tab jumps to the next stop)."""
+def count_lines(counts: dict[str, int], undo: bool, *, planned: bool = False) -> str:
+    """The counts as `label  count` lines, the counts in a column (as a rate or ban plan's counts), the last lines
+    of `imports show` and of an undo plan, on a terminal and in a pipe alike (a pipe got TABs; issue 49)."""
     if undo:
         pairs = summary_parts(counts, planned=planned)
     else:
         pairs = [(name, counts.get(name, 0)) for name in IMPORT_COUNTS]
         pairs += [(name, count) for name, count in counts.items() if name not in IMPORT_COUNTS and count]
-    if aligned:
-        width = max((len(label) for label, _ in pairs), default=0)
-        return "".join(f"{label:<{width}}  {count}\n" for label, count in pairs)
-    return "".join(f"{label}\t{count}\n" for label, count in pairs)
+    width = max((len(label) for label, _ in pairs), default=0)
+    return "".join(f"{label:<{width}}  {count}\n" for label, count in pairs)
 
 
 def parse_age(text: str) -> float:

@@ -49,4 +49,4 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     io.write(heading(run))
     write_rows(io.write, run.kind, rows, terminal=io.stdout_is_tty, shorten=io.stdout_is_tty and not all_rows,
                hint=f"`wfctl imports show {run.id} --all` shows every one, `-o jsonl` one per line")
-    io.write(count_lines(run.counts, run.undo_of is not None, aligned=io.stdout_is_tty))
+    io.write(count_lines(run.counts, run.undo_of is not None))

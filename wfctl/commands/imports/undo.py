@@ -61,7 +61,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         counts = runs.count_outcomes(outcomes, run.entries())
         _write(app_, out_format, run.kind, outcomes, _summary(plan, counts, dry_run=True))
         if not is_machine(out_format):
-            app_.io.write(runs.count_lines(counts, True, planned=True, aligned=app_.io.stdout_is_tty))
+            app_.io.write(runs.count_lines(counts, True, planned=True))
         return 0
     if not yes:
         if not app_.io.can_prompt:
