@@ -43,10 +43,23 @@ def test_a_branch_that_is_not_there_is_exit_4_never_an_empty_list(logged_in: Any
         real = _branch(logged_in, "Manchester Central")["id"]
         ref = real[:-1] + ("0" if real[-1] != "0" else "1")
     r = logged_in("clients", "list", "--branch", ref)
-    assert (r.exit_code, r.stdout, r.stderr) == (4, "", f"error: no branch '{ref}'\n")
+    # a name a letter off is answered with the nearest (issue 49); a wrong id is not a slip of a name
+    hint = "; did you mean 'Manchester Central'?" if ref == "Manchester Centrall" else ""
+    assert (r.exit_code, r.stdout, r.stderr) == (4, "", f"error: no branch '{ref}'{hint}\n")
     r = logged_in("clients", "list", "--branch", ref, "-o", "json")
     assert r.exit_code == 4 and r.stdout == ""
-    assert json.loads(r.stderr)["error"]["title"] == f"no branch '{ref}'"
+    assert json.loads(r.stderr)["error"]["title"] == f"no branch '{ref}'{hint}"
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["sites", "list", "--client", "Penine Foods Ltd"], "no client 'Penine Foods Ltd'; did you mean 'Pennine Foods Ltd'?"),
+    (["clients", "get", "pennine food ltd"], "no client 'pennine food ltd'; did you mean 'Pennine Foods Ltd'?"),
+    (["sites", "list", "--client", "Nothing Like Any Client"], "no client 'Nothing Like Any Client'"),
+])
+def test_a_misspelt_name_gets_the_nearest(logged_in: Any, args: list[str], message: str) -> None:
+    """Issue 49: options, skills, fields and config keys had a did-you-mean; names did not."""
+    r = logged_in(*args)
+    assert (r.exit_code, r.stdout, r.stderr) == (4, "", f"error: {message}\n")
 
 
 def test_an_empty_branch_given_by_id_is_an_empty_list(logged_in: Any) -> None:
@@ -114,7 +127,8 @@ def test_an_export_of_a_branch_that_is_not_there_writes_nothing(logged_in: Any) 
     target = logged_in.tmp_path / "clients.csv"
     for ref in ("Manchester Centrall", wrong):
         r = logged_in("clients", "export", "--branch", ref, "--file", str(target))
-        assert (r.exit_code, r.stderr) == (4, f"error: no branch '{ref}'\n")
+        hint = "; did you mean 'Manchester Central'?" if ref == "Manchester Centrall" else ""
+        assert (r.exit_code, r.stderr) == (4, f"error: no branch '{ref}'{hint}\n")
         assert not target.exists()
         r = logged_in("clients", "export", "--branch", ref)
         assert (r.exit_code, r.stdout) == (4, "")

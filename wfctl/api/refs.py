@@ -141,10 +141,12 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
     folded: list[Candidate] = []
     prefixed: list[Candidate] = []
     too_short = 0  # ids that begin with a reference too short to be taken as an id's beginning
+    names: list[str] = []  # every name seen, for a did-you-mean when none matches
     key = _natural_key(ref)
     lowered = ref.lower()
     try:
         for candidate in _candidates(api, kind, parent):
+            names.append(candidate.name)
             if candidate.id == ref:
                 return candidate  # an id that is not a UUID (another deployment's ids): as it is
             if candidate.name == ref:
@@ -169,7 +171,21 @@ def _search(api: Any, kind: str, ref: str, parent: str | None) -> Candidate:
     if too_short:
         ids = "an id begins" if too_short == 1 else f"{too_short} ids begin"
         hint = f"{ids} with it, but the beginning of an id needs at least {MIN_PREFIX} characters"
+    elif (near := nearest_name(ref, names)) is not None:
+        hint = f"did you mean {_quoted(near)}?"
     raise NoSuchRecord(kind, ref, parent=parent, parent_kind=resource(kind).parent, hint=hint)
+
+
+def nearest_name(ref: str, names: list[str]) -> str | None:
+    """The one name of `names` closest to `ref` as the service compares names (a slip of a letter or two:
+    `Penine Foods Ltd`, `Trafford Park Bakry`), or None when none is near."""
+    import difflib
+
+    by_key: dict[str, str] = {}
+    for name in names:
+        by_key.setdefault(_natural_key(name), name)
+    close = difflib.get_close_matches(_natural_key(ref), list(by_key), n=1, cutoff=0.8)
+    return by_key[close[0]] if close else None
 
 
 def _candidates(api: Any, kind: str, parent: str | None) -> Iterator[Candidate]:
