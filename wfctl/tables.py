@@ -216,6 +216,8 @@ GIVE_WAY: dict[str, list[str]] = {
     "site": ["createdOn", "assessmentRequired", "email", "phone", "address"],
     # wfctl imports list
     "run": ["kind", "started"],
+    # a `rates set` plan: the change is new - old, read off the two before it
+    "rate change": ["change"],
     # the sandbox's accounts (wfctl sandbox users|agencies list)
     "user": ["branch", "agency"],
     "agency": ["phone", "email", "users"],

@@ -144,7 +144,7 @@ def _show_plan(app: AppContext, plan: Plan, output: str | None, done_before: dic
         if app.io.stdout_is_tty and len(clients) == 1:  # one client: said once, its column left for the names
             app.io.write(f"client {one_line(clients.pop())}\n")  # (at 80 columns they wrapped onto a 2nd line)
             columns = [name for name in columns if name != "client"]
-        out.records(rows, columns=columns)
+        out.records(rows, "rate change", columns=columns)  # at 80 columns the change gives way, names stay whole
     else:
         app.io.note("no rate would change")
     app.io.write(_count_lines(summary))
