@@ -226,3 +226,23 @@ def test_branches_clients_and_the_agency(wf: Any, editor: Any, tag: str) -> None
     assert r.stderr == 'agency "Northwind Staffing": 1 field would change\n  workWeekStart: Monday -> Sunday\n'
     editor.steps({"replace": [["workWeekStart: Sunday", "workWeekStart: Monday"]]})
     assert wf("agency", "edit", "--yes", env=editor.env).exit_code == 0
+
+
+def test_a_rate_moved_past_max_change_reopens_the_file(wf: Any, editor: Any, tag: str) -> None:
+    """Issue 49: `1225.00` typed for `12.25` in an edit was sent, where `rates set` stops at 25%."""
+    ids = make_site(wf, tag)
+    editor.steps({"replace": [["- Forklift Driver: 13.25", "- Forklift Driver: 1325.00"]]},
+                 {"replace": [["- Forklift Driver: 1325.00", "- Forklift Driver: 13.50"]]})
+    r = wf("sites", "edit", ids["site"], "--yes", env=editor.env)
+    assert r.exit_code == 0, r
+    assert ("rates:\n"
+            "# ERROR: rates: Forklift Driver 13.25 -> 1325.00 moves the rate by 9900%, more than 25%: a slip? To send "
+            f"it on purpose: `wfctl sites edit {ids['site']} --recover --max-change 9900%`\n"
+            "- Forklift Driver: 1325.00\n") in editor.seen(1)
+    assert _site(wf, ids["site"])["rates"] == [{"skill": "Forklift Driver", "hourlyRate": 13.5}]
+    editor.steps({"replace": [["- Forklift Driver: 13.50", "- Forklift Driver: 27.00"]]})
+    r = wf("sites", "edit", ids["site"], "--yes", "--max-change", "100%", env=editor.env)
+    assert r.exit_code == 0, r  # on purpose
+    assert _site(wf, ids["site"])["rates"] == [{"skill": "Forklift Driver", "hourlyRate": 27}]
+    r = wf("sites", "edit", ids["site"], "--max-change", "lots")
+    assert (r.exit_code, r.stderr) == (2, "error: --max-change 'lots': give a percentage like 25%\n")

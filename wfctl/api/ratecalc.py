@@ -201,6 +201,24 @@ class RateChange:
         return abs(self.new - self.old) * 100 / self.old
 
 
+def rates_moved(old: Iterable[dict[str, Any]], new: Iterable[dict[str, Any]], limit: Decimal = MAX_CHANGE,
+                ) -> list[tuple[RateChange, Decimal]]:
+    """The rates of `new` (a site's rates list, edited) that move by more than `limit` percent from the same
+    skill's rate in `old` (skills compared as the service compares them): `1225.00` typed for `12.25`. What
+    `rates set --max-change` guards, for an edit of the list (`sites edit`)."""
+    before = {skill_key(str(rate.get("skill") or "")): rate for rate in old}
+    moved = []
+    for rate in new:
+        was = before.get(skill_key(str(rate.get("skill") or "")))
+        if was is None or was.get("hourlyRate") is None or rate.get("hourlyRate") is None:
+            continue
+        change = RateChange(str(rate["skill"]), Decimal(str(was["hourlyRate"])), Decimal(str(rate["hourlyRate"])))
+        share = change.percent()
+        if share is not None and share > limit:
+            moved.append((change, share))
+    return moved
+
+
 @dataclass
 class SitePlan:
     """One site of a plan: its rates as read, and what changes (`status`: change, unchanged, skipped)."""

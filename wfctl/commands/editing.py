@@ -43,6 +43,9 @@ Force = Annotated[bool, typer.Option(
     "(overwrites those changes; the other changes are still merged in).", rich_help_panel=EDIT_PANEL)]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Send the change without asking (scripts).",
                                    rich_help_panel=EDIT_PANEL)]
+MaxChange = Annotated[str | None, typer.Option(
+    "--max-change", help="Reopen the file when a rate would move by more than this share of its old value "
+    "(default 25%, as `rates set`): 1225.00 typed for 12.25.", metavar="<percent>", rich_help_panel=EDIT_PANEL)]
 
 #: The editor used when neither $VISUAL nor $EDITOR is set, in this order (the first found).
 DEFAULT_EDITORS = ("notepad",) if sys.platform == "win32" else ("vi", "nano")
@@ -59,13 +62,20 @@ class Session:
     command: str
     force: bool
     yes: bool
+    max_change: Any = None  # a site's edit: the largest share (a Decimal percentage) a rate may move by
 
 
 def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = None, recover: bool, yes: bool,
-         force: bool, output: OutputOptions) -> int:
+         force: bool, output: OutputOptions, max_change: str | None = None) -> int:
     """Edit one record of `kind` (`ref`; the agency: None), or with `scope` and no `ref` every site of
-    that client. Returns the exit code."""
+    that client. Returns the exit code. `max_change` (sites): --max-change, the largest move of a rate."""
+    from wfctl.api.ratecalc import MAX_CHANGE, RateError, parse_percent
     from wfctl.api.resources import RESOURCES
+
+    try:
+        limit = MAX_CHANGE if max_change is None else parse_percent(max_change, "--max-change")
+    except RateError as exc:
+        raise CliError(str(exc)) from None
     from wfctl.bulk.editdoc import shape_of
     from wfctl.bulk.editstore import Buffer
 
@@ -86,7 +96,7 @@ def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = 
         parent = resolve_ref(ctx, owner, scope) if scope and owner else None
         key = resolve_ref(ctx, kind, str(ref), parent=parent)
         title, command = f"{kind} {key}", f"wfctl {plural} edit {key}"
-    session = Session(app, kind, key, title, command, force, yes)
+    session = Session(app, kind, key, title, command, force, yes, limit if kind == "site" else None)
     profile = app.settings.profile
     if recover:
         buffer = Buffer.newest(profile, kind, key)
@@ -124,7 +134,7 @@ def _loop(session: Session, out: Any, buffer: Buffer, text: str, bases: list[dic
             buffer.remove()
             app.io.write_err("Edit cancelled (the file was emptied); nothing was sent.\n")
             return 0
-        pairs, problems = _read_back(shape, clean, bases, stream)
+        pairs, problems = _read_back(shape, clean, bases, stream, session)
         if problems:
             if text == shown and editdoc.ERROR_MARK in shown:  # reopened with problems, closed unchanged: stop
                 buffer.save(text, bases)
@@ -151,10 +161,9 @@ def _loop(session: Session, out: Any, buffer: Buffer, text: str, bases: list[dic
         return _send(session, out, buffer, shape, merges, stream)
 
 
-def _read_back(shape: Shape, text: str, bases: list[dict[str, Any]], stream: bool) -> tuple[list[tuple[dict[str, Any],
-                                                                                                     dict[str, Any]]],
-                                                                                          list[Any]]:
-    """(base, mine) for each record of the buffer, and the problems."""
+def _read_back(shape: Shape, text: str, bases: list[dict[str, Any]], stream: bool,
+               session: Session) -> tuple[list[tuple[dict[str, Any], dict[str, Any]]], list[Any]]:
+    """(base, mine) for each record of the buffer, and the problems (a rate moved past --max-change among them)."""
     from wfctl.bulk import editdoc
 
     try:
@@ -184,8 +193,30 @@ def _read_back(shape: Shape, text: str, bases: list[dict[str, Any]], stream: boo
             base = bases[0]
         mine, found = editdoc.read_record(shape, doc, base)
         problems.extend(found)
+        if session.max_change is not None and not found:
+            problems.extend(_rates_moved(doc, base, mine, session))
         pairs.append((base, mine))
     return pairs, problems
+
+
+def _rates_moved(doc: Any, base: dict[str, Any], mine: dict[str, Any], session: Session) -> list[Any]:
+    """A problem at each rate that moves by more than --max-change (issue 49: `1225.00` typed for `12.25` was
+    sent), saying how to send it on purpose."""
+    import math
+
+    from wfctl.api.ratecalc import rates_moved
+    from wfctl.bulk import editdoc
+
+    problems = []
+    new = list(mine.get("rates") or [])
+    for change, share in rates_moved(base.get("rates") or [], new, session.max_change):
+        index = next(i for i, rate in enumerate(new) if rate.get("skill") == change.skill)
+        allows = f"{math.ceil(share)}%" if share.is_finite() else "a larger share"
+        problems.append(editdoc.Problem(doc.lines.get(f"rates[{index}]", doc.line), (
+            f"rates: {change.skill} {change.old:.2f} -> {change.new:.2f} moves the rate by "
+            f"{'more than from 0' if not share.is_finite() else f'{share:.0f}%'}, more than {session.max_change:g}%: "
+            f"a slip? To send it on purpose: `{session.command} --recover --max-change {allows}`")))
+    return problems
 
 
 def _reopen_with_conflicts(session: Session, shape: Shape, bases: list[dict[str, Any]], merges: list[Any],

@@ -23,7 +23,8 @@ EditClient = Annotated[str | None, typer.Option(
 @verb("edit")
 @takes_output(fields=True)
 def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None, recover: editing.Recover = False,
-         yes: editing.Yes = False, force: editing.Force = False, output: OutputOptions = AS_CONFIGURED) -> int:
+         yes: editing.Yes = False, force: editing.Force = False, max_change: editing.MaxChange = None,
+         output: OutputOptions = AS_CONFIGURED) -> int:
     """Edit a site in your editor ($VISUAL, $EDITOR, else vi).
 
     The site opens as YAML, one rate, department or banned worker a line, read-only fields as
@@ -31,7 +32,8 @@ def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None,
     the message above its line) and the change is shown and asked for. Someone else's change made
     while you edited is merged in, field by field and entry by entry, and said; a change to the same
     field or entry reopens the file with both values (--force keeps yours). What you typed is kept
-    until the service has it: --recover reopens it. Guide: docs/edit.md.
+    until the service has it: --recover reopens it. A rate moved by more than --max-change (25%)
+    reopens the file: 1225.00 typed for 12.25. Guide: docs/edit.md.
 
     Examples:
       $ wfctl sites edit <site-id>
@@ -43,4 +45,5 @@ def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None,
         from wfctl.errors import CliError
 
         raise CliError("missing <site-id> (or --client <client-id> to edit every site of a client)")
-    return editing.edit(ctx, "site", site_id, scope=client, recover=recover, yes=yes, force=force, output=output)
+    return editing.edit(ctx, "site", site_id, scope=client, recover=recover, yes=yes, force=force, output=output,
+                        max_change=max_change)
