@@ -5,33 +5,14 @@ Each quirky server shares its database with a default one, which shows what the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import httpx
-import pytest
 
-from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
 from tests.sandbox.helpers import create_branch, create_client, create_site
+from tests.sandbox.test_quirks import pair as pair  # the fixture: a quirky server and a default one
 
 Pair = tuple[httpx.Client, httpx.Client]  # (the quirky server, a default server on the same database)
-
-
-@pytest.fixture
-def pair(sandbox_factory: Callable[..., SandboxServer]) -> Iterator[Callable[..., Pair]]:
-    clients: list[httpx.Client] = []
-
-    def start(*quirks: str) -> Pair:
-        plain = sandbox_factory(seed=False)
-        odd = sandbox_factory(seed=False, db_path=plain.db_path, quirks=quirks)
-        token = login_token(plain, *ADMIN)["accessToken"]
-        made = [httpx.Client(base_url=s.url, headers={"Authorization": f"Bearer {token}"}, timeout=10)
-                for s in (odd, plain)]
-        clients.extend(made)
-        return made[0], made[1]
-
-    yield start
-    for client in clients:
-        client.close()
 
 
 def _listed(client: httpx.Client, path: str, size: int = 5) -> tuple[list[dict], int]:
