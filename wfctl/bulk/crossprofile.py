@@ -65,7 +65,8 @@ def export_scope(api: Any, kind: str, parent_ids: Iterable[str | None], folder: 
     from wfctl.bulk.exporter import export
 
     buffer = io.StringIO()
-    count = export(api, kind, buffer, parent_ids=parent_ids, concurrency=concurrency, bom=False)
+    # proven whole: a copy's rows decide its prune's deletes, so a source listing that lies stops it here
+    count = export(api, kind, buffer, parent_ids=parent_ids, concurrency=concurrency, bom=False, proven=True)
     path = os.path.join(folder, _file_name(label) + ".csv")
     with open(path, "w", encoding="utf-8", newline="") as out:
         if not maps:

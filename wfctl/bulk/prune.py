@@ -112,9 +112,13 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
     reads = ("children", "whole") if child else ("whole",)
     answers = ordered_map(read, [(what, record) for _, record in absent for what in reads], options.concurrency,
                           name="wfctl-prune")
+    misplaced: list[dict[str, Any]] = []
     for parent, record in absent:
         count = next(answers) if child else 0
         whole = next(answers)
+        if _elsewhere(spec, whole, parent):  # the record itself names another parent: never a delete here
+            misplaced.append(whole)
+            continue
         if count and child:
             prune.held.append(Held(parent, record, child, count))
             continue
@@ -124,6 +128,10 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
         else:
             key, next_key = next_key, next_key + 1
         prune.deletes.append((key, parent, whole))
+    if misplaced:
+        from wfctl.api.listcheck import Listing, check_whole
+
+        check_whole(Listing(misplaced=misplaced), options.kind, set(), scope.label)  # ListingUntrue: exit 1
     # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
     prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
                      if journal is not None and journal.was_sending(key)]
@@ -297,6 +305,15 @@ def _whole(api: Any, spec: Any, record: dict[str, Any]) -> dict[str, Any]:
         return dict(api.get_record(spec.name, str(record["id"])))
     except NotFound:  # deleted since the inventory was read: the delete will say it is gone
         return record
+
+
+def _elsewhere(spec: Any, whole: dict[str, Any], parent: str | None) -> bool:
+    """Whether a record read by id names, in its own parent field, a parent other than the one it was
+    listed under (a listing that lies; a list item without the field is proven here)."""
+    if not spec.parent_field or parent is None:
+        return False
+    value = whole.get(spec.parent_field)
+    return value not in (None, "") and str(value) != str(parent)
 
 
 def _suppress_journal() -> Any:

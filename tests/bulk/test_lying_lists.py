@@ -1,0 +1,190 @@
+"""Deletes no one meant (issue 43): a prune, a diff and a copy on deployments whose listings lie (sandbox
+quirks foreign-sites, short-listing, young-missing, churn-pages) lose no record they should keep, say
+which listing lied, and still delete what they should where the listing can be proven."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.bulk.helpers import write
+from tests.fixtures.sandbox import ADMIN
+from tests.matrix.conftest import Deployment
+
+
+@pytest.fixture
+def lying(tmp_path: Path) -> Iterator[Callable[[str], Deployment]]:
+    started: list[Deployment] = []
+
+    def start(quirk: str) -> Deployment:
+        started.append(Deployment(quirk.split("+"), tmp_path))
+        return started[-1]
+
+    yield start
+    for deployment in started:
+        deployment.stop()
+
+
+def _env(deployment: Deployment) -> dict[str, str]:
+    return {"WFCTL_BASE_URL": deployment.url, "WFCTL_ACCESS_TOKEN": deployment.token}
+
+
+def _sites(deployment: Deployment, client_id: str, count: int, prefix: str) -> list[dict[str, Any]]:
+    return [deployment.site(client_id, name=f"{prefix} {i:02d}") for i in range(count)]
+
+
+def _names(deployment: Deployment, client_id: str) -> list[str]:
+    return sorted(s["name"] for s in deployment.all(f"/api/clients/{client_id}/sites"))
+
+
+def _file(tmp_path: Path, names: list[str]) -> Path:
+    return write(tmp_path / "exact.csv", "name\n" + "".join(f"{name}\n" for name in names))
+
+
+def test_a_prune_never_deletes_another_clients_sites_the_listing_held(lying: Callable[[str], Deployment], cli: Any,
+                                                                      tmp_path: Path) -> None:
+    deployment = lying("foreign-sites")
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    _sites(deployment, a["id"], 3, "A")
+    theirs = _sites(deployment, b["id"], 3, "B")
+    path = _file(tmp_path, ["A 00", "A 01"])  # A 02 is no longer in the file: the one delete meant
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    line = r.stderr.strip().splitlines()[-1]
+    assert line.startswith("error: the service listed 3 sites under client Acme that belong to another client: "
+                           f"B 00 ({theirs[0]['id']}, clientId {b['id']})"), r.stderr
+    assert line.endswith("its listing cannot be trusted to decide deletes: nothing was deleted"), r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01", "A 02"]  # nothing deleted, B's sites included
+    assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
+
+    r = cli("sites", "diff", str(path), "--client", "Acme", env=_env(deployment))
+    assert r.exit_code == 2 and "belong to another client" in r.stderr, r  # diff: 1 means "differs"
+
+
+@pytest.mark.parametrize("reader", [
+    ("bans", "where", "W-1", "-o", "json"),
+    ("sites", "export", "--all-clients", "-o", "json"),
+    ("rates", "list", "--all-clients", "-o", "json"),
+    ("sites", "list", "--client", "Acme", "--all", "-o", "json"),
+])
+def test_readers_by_parent_list_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any,
+                                                                   reader: tuple[str, ...]) -> None:
+    deployment = lying("foreign-sites")
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    mine, theirs = _sites(deployment, a["id"], 3, "A"), _sites(deployment, b["id"], 3, "B")
+    owner = {s["id"]: a["id"] for s in mine} | {s["id"]: b["id"] for s in theirs}
+
+    r = cli(*reader, env=_env(deployment))
+    assert r.exit_code == 0, r
+    rows = json.loads(r.stdout)
+    ids = [row.get("siteId") or row.get("id") for row in rows]
+    if reader[0] == "rates":  # a row per rate: each site's rows together, once
+        ids = list(dict.fromkeys(ids))
+    expected = [s["id"] for s in mine] if "Acme" in reader else [*owner]
+    assert sorted(ids) == sorted(expected), r.stdout  # 6 sites, not 12; Acme's 3, not 6
+    for row in rows:
+        assert row["clientId"] == owner[row.get("siteId") or row["id"]]
+
+
+def test_a_short_listing_deletes_nothing_and_says_so(lying: Callable[[str], Deployment], cli: Any,
+                                                    tmp_path: Path) -> None:
+    deployment = lying("short-listing")
+    client = deployment.client(name="Acme")
+    _sites(deployment, client["id"], 13, "S")
+    names = _names(deployment, client["id"])
+    path = _file(tmp_path, names[:12])  # S 12 is the one delete meant
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    assert r.stderr.strip().splitlines()[-1] == (
+        "error: the listing of sites under client Acme was short: it gave 11 records where its count "
+        "(totalRecordCount) says 13; nothing was deleted on its word"), r.stderr
+    assert _names(deployment, client["id"]) == names
+
+
+def test_a_short_listing_with_nothing_left_out_still_prunes(lying: Callable[[str], Deployment], cli: Any,
+                                                           tmp_path: Path) -> None:
+    deployment = lying("short-listing")  # 5 records: none at position 6, the listing is whole
+    client = deployment.client(name="Acme")
+    _sites(deployment, client["id"], 5, "S")
+    r = cli("sites", "import", str(_file(tmp_path, ["S 00", "S 01", "S 02", "S 03"])), "--client", "Acme",
+            "--prune", "--yes", "--allow-deletes", "1", env=_env(deployment))
+    assert r.exit_code == 0, r
+    assert _names(deployment, client["id"]) == ["S 00", "S 01", "S 02", "S 03"]
+
+
+def test_young_records_missing_from_the_listing_are_never_deleted(lying: Callable[[str], Deployment], cli: Any,
+                                                                  tmp_path: Path) -> None:
+    deployment = lying("young-missing")
+    client = deployment.client(name="Acme")
+    time.sleep(1.1)  # a second later: Acme is not among the two newest clients, it is listed
+    deployment.client(), deployment.client()
+    _sites(deployment, client["id"], 6, "S")
+    order = [s["name"] for s in deployment.all(f"/api/clients/{client['id']}/sites")]
+    young = order[-2:]  # the two newest, in the service's order: the listing leaves them out
+    path = _file(tmp_path, [*order[:2], *young])  # order[2:4] are the two deletes meant
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "2",
+            "--on-existing", "update", env=_env(deployment))
+    assert _names(deployment, client["id"]) == sorted([*order[:2], *young]), r  # the young kept, 2 deleted
+    assert r.exit_code == 10, r  # the young ones' rows met 409 as creates: said, never deleted
+
+
+def test_a_list_changing_while_a_prune_reads_it_deletes_nothing(lying: Callable[[str], Deployment], cli: Any,
+                                                               tmp_path: Path) -> None:
+    deployment = lying("churn-pages")
+    client = deployment.client(name="Acme")
+    for i in range(101):  # two pages of 100: the churn happens between them
+        deployment.site(client["id"], name=f"S {i:03d}")
+    names = _names(deployment, client["id"])
+    path = _file(tmp_path, names[1:])
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    assert "nothing was deleted" in r.stderr.strip().splitlines()[-1], r.stderr
+    assert len(_names(deployment, client["id"])) == 101  # the churned record is re-made, nothing deleted
+
+
+@pytest.fixture
+def profiles(cli: Any, sandbox_factory: Any) -> Callable[[str], Any]:
+    """`cli` logged in to a plain destination (the default profile) and a source playing `quirk` (`src`)."""
+
+    def start(quirk: str) -> Any:
+        destination, source = sandbox_factory(seed=False), sandbox_factory(seed=False, quirks=[quirk])
+        assert cli.login_as(destination.url, *ADMIN).exit_code == 0
+        assert cli("-p", "src", "login", "--base-url", source.url, "--username", ADMIN[0], "--password-stdin",
+                   "--credential-store", "file", input=ADMIN[1]).exit_code == 0
+        for profile in ("default", "src"):
+            branch = json.loads(cli("-p", profile, "branches", "create", "--name", "Leeds", "-o", "json").stdout)
+            assert cli("-p", profile, "clients", "create", "--branch", branch["id"], "--name", "Acme").exit_code == 0
+        return cli
+
+    return start
+
+
+def _profile_names(cli: Any, profile: str) -> list[str]:
+    r = cli("-p", profile, "sites", "list", "--client", "Acme", "--all", "-o", "json")
+    assert r.exit_code == 0, r
+    return sorted(s["name"] for s in json.loads(r.stdout))
+
+
+def test_a_copy_from_a_short_listing_deletes_nothing(profiles: Callable[[str], Any], tmp_path: Path) -> None:
+    cli = profiles("short-listing")
+    names = [f"S {i:02d}" for i in range(13)]
+    for profile in ("default", "src"):  # the destination already holds a copy of every source record
+        r = cli("-p", profile, "sites", "import", str(_file(tmp_path, names)), "--client", "Acme")
+        assert r.exit_code == 0, r
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes",
+            "--allow-deletes", "2")
+    assert r.exit_code == 1, r
+    assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
+    assert _profile_names(cli, "default") == names
