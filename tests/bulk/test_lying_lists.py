@@ -160,15 +160,24 @@ def profiles(cli: Any, sandbox_factory: Any) -> Callable[[str], Any]:
 
     def start(quirk: str) -> Any:
         destination, source = sandbox_factory(seed=False), sandbox_factory(seed=False, quirks=[quirk])
-        assert cli.login_as(destination.url, *ADMIN).exit_code == 0
-        assert cli("-p", "src", "login", "--base-url", source.url, "--username", ADMIN[0], "--password-stdin",
-                   "--credential-store", "file", input=ADMIN[1]).exit_code == 0
-        for profile in ("default", "src"):
-            branch = json.loads(cli("-p", profile, "branches", "create", "--name", "Leeds", "-o", "json").stdout)
-            assert cli("-p", profile, "clients", "create", "--branch", branch["id"], "--name", "Acme").exit_code == 0
-        return cli
+        return _two_profiles(cli, destination.url, source.url)
 
     return start
+
+
+def _login_src(cli: Any, url: str) -> None:
+    assert cli("-p", "src", "login", "--base-url", url, "--username", ADMIN[0], "--password-stdin",
+               "--credential-store", "file", input=ADMIN[1]).exit_code == 0
+
+
+def _two_profiles(cli: Any, destination: str, source: str) -> Any:
+    """`cli` logged in to `destination` (the default profile) and `source` (`src`), each with client Acme."""
+    assert cli.login_as(destination, *ADMIN).exit_code == 0
+    _login_src(cli, source)
+    for profile in ("default", "src"):
+        branch = json.loads(cli("-p", profile, "branches", "create", "--name", "Leeds", "-o", "json").stdout)
+        assert cli("-p", profile, "clients", "create", "--branch", branch["id"], "--name", "Acme").exit_code == 0
+    return cli
 
 
 def _profile_names(cli: Any, profile: str) -> list[str]:
@@ -188,3 +197,30 @@ def test_a_copy_from_a_short_listing_deletes_nothing(profiles: Callable[[str], A
     assert r.exit_code == 1, r
     assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
     assert _profile_names(cli, "default") == names
+
+
+def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbox_factory: Any,
+                                                               tmp_path: Path) -> None:
+    destination, honest = sandbox_factory(seed=False), sandbox_factory(seed=False)
+    lagging = sandbox_factory(seed=False, db_path=honest.db_path, quirks=["young-missing"])  # the same service
+    _two_profiles(cli, destination.url, honest.url)
+    time.sleep(1.1)  # Acme is older than what follows: the lagging listing of clients holds it
+    for profile in ("default", "src"):
+        assert cli("-p", profile, "clients", "create", "--branch", "Leeds", "--name", "Later 1").exit_code == 0
+        assert cli("-p", profile, "clients", "create", "--branch", "Leeds", "--name", "Later 2").exit_code == 0
+    names = [f"S {i:02d}" for i in range(6)]
+    assert cli("-p", "src", "sites", "import", str(_file(tmp_path, names)), "--client", "Acme").exit_code == 0
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--yes")  # every site, honestly listed
+    assert r.exit_code == 0, r
+    assert _profile_names(cli, "default") == names
+    source = {s["name"]: s for s in json.loads(cli("-p", "src", "sites", "list", "--client", "Acme", "--all",
+                                                   "-o", "json").stdout)}
+    order = sorted(source, key=lambda n: (source[n]["createdOn"], source[n]["id"]))
+    assert cli("-p", "src", "sites", "delete", source[order[0]]["id"], "--yes").exit_code == 0  # meant to go
+
+    _login_src(cli, lagging.url)  # the same service, now through a listing that lags
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1")
+    assert r.exit_code == 0, r
+    for young in order[-2:]:  # left out by the source's listing, found there by id: kept
+        assert f"kept: site '{young}' (" in r.stderr and "which profile src still holds" in r.stderr, r.stderr
+    assert _profile_names(cli, "default") == sorted(order[1:])  # the one deleted at the source: deleted here

@@ -56,6 +56,11 @@ class Options:
     #: view says so beside each one, `accepted_by`)
     accept_spreadsheet_changes: bool = False
     accept_rows: frozenset[int] = frozenset()
+    #: a copy (`copy --from-profile`): file row -> the id of the record it copies in the other profile
+    #: (journalled with the row's outcome), and the look-up of a delete's record there (wfctl.bulk.prune:
+    #: `SourceCheck`); None for an import of a file
+    row_sources: dict[int, str] | None = None
+    source_check: Any = None
 
     def accepted_by(self, row: int) -> str | None:
         """The option that sends `row`'s spreadsheet-like changes as they are, if one does."""

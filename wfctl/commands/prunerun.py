@@ -52,6 +52,9 @@ def plan(app: AppContext, importer: Any) -> PrunePlan:
         app.io.write_err(f"kept: {pruning.kind} {name!r} ({held.record.get('id')}) still holds "
                          f"{counted(held.child, held.children)}: not deleted (delete them first, or keep a row "
                          "for it)\n")
+    for record, said in pruning.at_source:
+        name = one_line(str(record.get("name", "")))
+        app.io.write_err(f"kept: {pruning.kind} {name!r} ({record.get('id')}) {one_line(said)}: not deleted\n")
     return pruning
 
 
