@@ -61,6 +61,9 @@ class Options:
     #: `SourceCheck`); None for an import of a file
     row_sources: dict[int, str] | None = None
     source_check: Any = None
+    #: a diff (issue 49): a row whose id the service no longer has is only in the file (a create), not an
+    #: invalid row; an import keeps refusing it (`no site with id ...`)
+    gone_ids_are_new: bool = False
 
     def accepted_by(self, row: int) -> str | None:
         """The option that sends `row`'s spreadsheet-like changes as they are, if one does."""
