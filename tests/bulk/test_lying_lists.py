@@ -224,3 +224,16 @@ def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbo
     for young in order[-2:]:  # left out by the source's listing, found there by id: kept
         assert f"kept: site '{young}' (" in r.stderr and "which profile src still holds" in r.stderr, r.stderr
     assert _profile_names(cli, "default") == sorted(order[1:])  # the one deleted at the source: deleted here
+
+
+def test_audit_finds_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any) -> None:
+    deployment = lying("foreign-sites")
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    owner = {deployment.site(client["id"], rates=[])["id"]: client["name"] for client in (a, b, b)}
+
+    r = cli("audit", "--all-clients", "--only", "no-rates", "-o", "json", env=_env(deployment))
+    assert r.exit_code == 1, r  # 1: found
+    found = json.loads(r.stdout)
+    assert sorted(f["id"] for f in found) == sorted(owner), found  # 3 findings, not 6
+    assert all(f["client"] == owner[f["id"]] for f in found), found
