@@ -62,12 +62,22 @@ def test_a_prune_never_deletes_another_clients_sites_the_listing_held(lying: Cal
                        for s in deployment.all(f"/api/clients/{b['id']}/sites"))
     assert r.stderr.strip().splitlines()[-1] == (
         f"error: the service listed 3 sites under client Acme that belong to another client: {listed}; its listing "
-        "cannot be trusted to decide deletes: nothing was deleted"), r.stderr
+        "cannot be trusted to decide deletes: nothing was deleted (--skip-misplaced leaves them out and deletes only what "
+        "is proven)"), r.stderr
     assert _names(deployment, a["id"]) == ["A 00", "A 01", "A 02"]  # nothing deleted, B's sites included
     assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
 
     r = cli("sites", "diff", str(path), "--client", "Acme", env=_env(deployment))
     assert r.exit_code == 2 and "belong to another client" in r.stderr, r  # diff: 1 means "differs"
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            "--skip-misplaced", env=_env(deployment))  # the explicit way on: only what is proven goes
+    assert r.exit_code == 0, r
+    for site in deployment.all(f"/api/clients/{b['id']}/sites"):
+        assert (f"skipped: site {site['name']!r} ({site['id']}) was listed in client Acme but its clientId is "
+                f"{b['id']}: not deleted (--skip-misplaced)\n") in r.stderr, r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01"]
+    assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
 
 
 @pytest.mark.parametrize("reader", [

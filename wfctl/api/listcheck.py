@@ -63,9 +63,11 @@ class Listing:
 
 
 def read_whole(client: Any, kind: str, parent_id: str | None, *, concurrency: int | None = None,
-               where: str = "") -> Listing:
+               where: str = "", skip_misplaced: bool = False) -> Listing:
     """Every record of `kind` under `parent_id`, proven whole (see the module): ListingUntrue otherwise.
-    `where` names the listing in the message (`client Pennine Foods Ltd`; default: the parent's id)."""
+    `where` names the listing in the message (`client Pennine Foods Ltd`; default: the parent's id).
+    `skip_misplaced`: another parent's rows are left in `misplaced` (the caller says so) instead of
+    stopping the read; the count is checked all the same."""
     listing = Listing()
     counts: set[int] = set()
     for page in client.list_records(kind, parent_id, page_size=100, all_pages=True, concurrency=concurrency):
@@ -73,16 +75,17 @@ def read_whole(client: Any, kind: str, parent_id: str | None, *, concurrency: in
         listing.misplaced.extend(page.misplaced)
         if "totalRecordCount" in page.raw:
             counts.add(page.total_record_count)
-    check_whole(listing, kind, counts, where or (f"{resource(kind).parent} {parent_id}" if parent_id else ""))
+    check_whole(listing, kind, counts, where or (f"{resource(kind).parent} {parent_id}" if parent_id else ""),
+                skip_misplaced=skip_misplaced)
     return listing
 
 
-def check_whole(listing: Listing, kind: str, counts: set[int], where: str) -> None:
-    """ListingUntrue when `listing` holds another parent's records, or gave another number of records than
-    its count (or its count changed while it was read)."""
+def check_whole(listing: Listing, kind: str, counts: set[int], where: str, *, skip_misplaced: bool = False) -> None:
+    """ListingUntrue when `listing` holds another parent's records (unless `skip_misplaced`), or gave another
+    number of records than its count (or its count changed while it was read)."""
     spec = resource(kind)
     under = f" under {where}" if where else ""
-    if listing.misplaced:
+    if listing.misplaced and not skip_misplaced:
         field_name = spec.parent_field or "parent"
         shown = ", ".join(f"{row.get('name', '')} ({row.get('id')}, {field_name} {row.get(field_name)})"
                           for row in listing.misplaced[:SHOWN])

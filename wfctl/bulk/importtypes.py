@@ -52,6 +52,9 @@ class Options:
     max_deletes: int = 10  # --max-deletes: more deletes than this refuse ...
     max_delete_share: float = 0.25  # --max-delete-share: ... and so does a larger share of the scope's records
     allow_deletes: int | None = None  # --allow-deletes N: past the limits, when the plan deletes exactly N
+    #: --skip-misplaced: records the service lists in scope whose own parent is another are left out of a
+    #: prune (said), instead of stopping it (wfctl.api.listcheck)
+    skip_misplaced: bool = False
     #: --accept-spreadsheet-changes, --accept-row N: spreadsheet-like changes sent as they are (the plan
     #: view says so beside each one, `accepted_by`)
     accept_spreadsheet_changes: bool = False

@@ -47,6 +47,9 @@ class _Reading:
         self.inventory = inventory
         self._matches_ids = by_id
         self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
+        import threading
+
+        self._misplaced_lock = threading.Lock()  # parents are read in the plan's pool
 
     def _cell(self, cells: list[str], column: str | None) -> str:
         i = self._positions.get(column or "")
@@ -168,7 +171,11 @@ class _Reading:
         from wfctl.api.listcheck import read_whole
 
         where = f"{self.kind.parent} {scope.name_of(parent_id)}" if parent_id else ""
-        return read_whole(self.api, self.kind.name, parent_id, concurrency=concurrency, where=where).records
+        listing = read_whole(self.api, self.kind.name, parent_id, concurrency=concurrency, where=where,
+                             skip_misplaced=self.options.skip_misplaced)
+        with self._misplaced_lock:
+            self.inventory.misplaced.extend((parent_id, record) for record in listing.misplaced)
+        return listing.records
 
     def _share(self, parents: int) -> int:
         """Requests in flight for one parent's pages, so that all parents together keep to `concurrency`."""
@@ -189,9 +196,10 @@ class _Reading:
                     records = self._reads[parent_id].result()
                 except ListingUntrue as exc:  # named now that the parents' look-ups are in
                     name = self.inventory.parent_names.get(parent_id or "")
-                    if not name or not parent_id:
-                        raise
-                    raise ListingUntrue(exc.title.replace(f" {parent_id} ", f" {name} ", 1)) from None
+                    title = exc.title.replace(f" {parent_id} ", f" {name} ", 1) if name and parent_id else exc.title
+                    if self.options.prune and "belong to another" in title:
+                        title += " (--skip-misplaced leaves them out and deletes only what is proven)"
+                    raise ListingUntrue(title) from None
                 for record in records:
                     self.inventory.add(parent_id, record, by_id=self._matches_ids)
             self.inventory.read = True

@@ -38,6 +38,8 @@ class Inventory:
     #: every record read, with its parent, in the order read (`existing` keeps one per name: a deployment
     #: without unique names, G12, may hold two)
     records: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
+    #: --skip-misplaced: (parent listed under, record) of each record a listing held under a parent not its own
+    misplaced: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
 
     def add(self, parent_id: str | None, record: dict[str, Any], *, by_id: bool = False) -> None:
         self.records.append((parent_id, record))

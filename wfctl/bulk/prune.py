@@ -63,6 +63,8 @@ class PrunePlan:
     #: a copy's: the records not deleted because the other profile still holds the record each was copied
     #: from, found by its id there though its listing left it out (record, what was found)
     at_source: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    #: --skip-misplaced: the records listed in scope whose own parent is another, left out (never deleted)
+    misplaced: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -88,6 +90,7 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
                         "and be deleted; fix the invalid rows instead")
     spec = resource(options.kind)
     prune = PrunePlan(scope, options.kind)
+    prune.misplaced = [record for _, record in plan.inventory.misplaced]
     held_rows: dict[str | None, int] = {}
     for planned in plan.rows():
         held_rows[planned.parent_id] = held_rows.get(planned.parent_id, 0) + 1
@@ -134,7 +137,9 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
     if misplaced:
         from wfctl.api.listcheck import Listing, check_whole
 
-        check_whole(Listing(misplaced=misplaced), options.kind, set(), scope.label)  # ListingUntrue: exit 1
+        check_whole(Listing(misplaced=misplaced), options.kind, set(), scope.label,  # ListingUntrue: exit 1
+                    skip_misplaced=options.skip_misplaced)
+        prune.misplaced.extend(misplaced)
     _check_at_source(prune, options)
     # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
     prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
