@@ -43,7 +43,9 @@ def test_a_site_made_again_with_a_new_id_is_a_difference(logged_in: Any, tmp_pat
 
     r = cli("sites", "diff", str(exported), "--client", client)
     assert r.exit_code == 1, r
-    assert "only in the file: North Yard  (row 1)" in r.stdout, r.stdout
+    row = 1 + [line.split(",")[2] for line in exported.read_text(encoding="utf-8-sig").splitlines()[1:]].index(
+        "North Yard")  # the export's order: same-second records by id
+    assert f"only in the file: North Yard  (row {row})" in r.stdout, r.stdout
     assert f"only in the service: North Yard  ({new_id})" in r.stdout, r.stdout
     assert r.stdout.endswith("only in the file     1\nchanged              0\nonly in the service  1\n"
                              "the same             2\n"), r.stdout
