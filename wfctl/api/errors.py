@@ -97,5 +97,11 @@ class PaginationError(ApiError):
     """The service's pagination links loop or cannot be followed."""
 
 
+class ListingUntrue(PaginationError):
+    """A listing read to decide deletes is not the whole truth of its scope: it gave fewer or more records
+    than its own count, or held records of another parent (wfctl.api.listcheck). Nothing may be deleted
+    on its word."""
+
+
 class CredentialStoreError(ApiError):
     """The keyring or token file cannot be used (locked, missing, timed out, silently dropping writes)."""

@@ -24,6 +24,9 @@ class Page:
     total_record_count: int
     next_url: str | None = None  # absolute, same-origin URL of the next page, already resolved (G8)
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
+    #: Rows the service listed here whose own parent field names another parent (a listing that lies,
+    #: wfctl.api.listcheck): never in `data`, kept so that a reader that feeds a delete can say so.
+    misplaced: list[dict[str, Any]] = field(default_factory=list, repr=False)
 
 
 def request_key(url: httpx.URL) -> str:

@@ -80,9 +80,11 @@ def read_sites(api: Any, clients: Iterable[tuple[str, str]], *, site_ids: Iterab
                 names[client_id] = ""
         return names[client_id]
 
+    given: set[str] = set()  # a listing that lies may give one site under two clients: read once
     for item in ordered_map(full, summaries(), concurrency):
-        if item is None:
+        if item is None or str(item[0].get("id")) in given:
             continue
+        given.add(str(item[0].get("id")))
         if on_site is not None:
             on_site()
         yield item

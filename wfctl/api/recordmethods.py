@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from wfctl.api import branchfilter, updates, writes
+from wfctl.api import branchfilter, listcheck, updates, writes
 from wfctl.api.errors import InvalidId, ServerError
 from wfctl.api.resources import resource
 from wfctl.api.responses import decode_body, snippet
@@ -47,14 +47,19 @@ class RecordMethods:
                      page_size: int | None = None, all_pages: bool = False, concurrency: int | None = None,
                      limit: int | None = None) -> Iterator[Page]:
         """Pages of the records of `kind`; under `parent_id` (a client's sites: required for a nested
-        kind; a branch's clients: optional, filtered here where the service ignores the filter, G9).
+        kind; a branch's clients: optional, filtered here where the service ignores the filter, G9). A row
+        that names another parent in its own parent field is never given as this parent's (its page's
+        `misplaced`, wfctl.api.listcheck).
         UnknownKind for a kind no definition names; ValueError for a parent given to a kind that has none."""
         spec = resource(kind)
         if spec.nested:
             if not parent_id:
                 raise InvalidId(f"listing {spec.plural} needs the id of their {spec.parent}")
-            path = spec.collection_path(parent_id)
-        elif parent_id:
+            # a listing that lies (another parent's records under this one): those rows never count as its
+            return listcheck.own_pages(self.pages(spec.collection_path(parent_id), page=page, page_size=page_size,
+                                                  all_pages=all_pages, concurrency=concurrency, limit=limit),
+                                       kind, parent_id)
+        if parent_id:
             if spec.parent is None:
                 raise ValueError(f"{spec.plural} have no parent: listed without one, not under {parent_id!r}")
             return branchfilter.children(self, kind, parent_id, page, page_size, all_pages, concurrency=concurrency,

@@ -65,7 +65,8 @@ def export_scope(api: Any, kind: str, parent_ids: Iterable[str | None], folder: 
     from wfctl.bulk.exporter import export
 
     buffer = io.StringIO()
-    count = export(api, kind, buffer, parent_ids=parent_ids, concurrency=concurrency, bom=False)
+    # proven whole: a copy's rows decide its prune's deletes, so a source listing that lies stops it here
+    count = export(api, kind, buffer, parent_ids=parent_ids, concurrency=concurrency, bom=False, proven=True)
     path = os.path.join(folder, _file_name(label) + ".csv")
     with open(path, "w", encoding="utf-8", newline="") as out:
         if not maps:
@@ -87,3 +88,67 @@ def export_scope(api: Any, kind: str, parent_ids: Iterable[str | None], folder: 
 def _file_name(label: str) -> str:
     """`staging-sites-Pennine-Foods-Ltd`: a file name (`imports list` and undo show it) from a label."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-.")[:120] or "copy"
+
+
+def row_sources(path: str) -> dict[int, str]:
+    """A copy's file row -> its `id` cell (the id of the record it copies in the other profile), numbered as
+    the import numbers its rows."""
+    from wfctl.bulk.reader import CsvInput
+
+    with CsvInput(path) as source:
+        if "id" not in source.header:
+            return {}
+        position = source.header.index("id")
+        return {number: cell for number, _, cells, _ in source.records()
+                if (cell := csvformat.strip_neutraliser(cells[position]).strip())}
+
+
+class SourceCheck:
+    """A copy's prune asks, for each record it would delete here: did an earlier copy make it (its source
+    id journalled, `Entry.source`), and does the other profile still hold that record, read by its id
+    under the copy's parent? Then the delete is the other listing's omission, and the record is kept.
+    One request per delete; the earlier copies' journals are read on the first question only."""
+
+    def __init__(self, source_api: Any, kind: str, source_parent: str | None, profile: str, source_profile: str,
+                 target: str) -> None:
+        import threading
+
+        self.api, self.kind, self.parent = source_api, kind, source_parent
+        self.profile, self.source_profile, self.target = profile, source_profile, target
+        self._copied: dict[str, str] | None = None
+        self._lock = threading.Lock()
+
+    def __call__(self, record_id: str) -> str | None:
+        """Why the record `record_id` (of this profile) must be kept, or None (no copy made it, or the other
+        profile no longer holds its source)."""
+        from wfctl.api.errors import NotFound
+        from wfctl.api.resources import resource
+
+        source_id = self.copied().get(record_id)
+        if not source_id:
+            return None
+        try:
+            source = self.api.get_record(self.kind, source_id)
+        except NotFound:
+            return None
+        field = resource(self.kind).parent_field
+        if field and self.parent is not None and str(source.get(field)) != str(self.parent):
+            return None  # moved out of the copied scope there
+        return (f"is the copy of {self.kind} {source_id}, which profile {self.source_profile} still holds "
+                f"(read by its id; its listing left it out)")
+
+    def copied(self) -> dict[str, str]:
+        """Record id here -> the id of the record an earlier copy into this profile made it from."""
+        with self._lock:
+            if self._copied is None:
+                from wfctl.bulk.runs import profile_runs
+
+                found: dict[str, str] = {}
+                for run in reversed(profile_runs(self.profile)):  # oldest first: a later copy's word wins
+                    if run.kind != self.kind or run.undo_of or str(run.header.get("target") or "") != self.target:
+                        continue
+                    for entry in run.entries().values():
+                        if entry.source and entry.id:
+                            found[entry.id] = entry.source
+                self._copied = found
+            return self._copied

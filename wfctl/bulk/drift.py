@@ -91,7 +91,8 @@ def drift(api: Any, source: Any, options: Options, *, ignore_fields: tuple[str, 
     importer's summary says which), Stopped (Ctrl-C, an outage), RunLocked never (a plan takes no lock)."""
     from wfctl.bulk.importer import Importer
 
-    options = dataclasses.replace(options, on_existing="update", dry_run=True, skip_invalid=False)
+    options = dataclasses.replace(options, on_existing="update", dry_run=True, skip_invalid=False,
+                                  gone_ids_are_new=True)
     importer = Importer(api, source, options, progress=progress, on_total=on_total, note=note)
     try:
         importer.open_journal()

@@ -20,10 +20,12 @@ EXPORT_CONCURRENCY = 16
 
 def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None],
            concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None,
-           bom: bool | None = None) -> int:
+           bom: bool | None = None, proven: bool = False) -> int:
     """Write the header and one line per record of each parent (None: no parent); returns the count.
     `on_record` is called after each record written (the progress line). `bom`: start with a UTF-8
-    byte order mark; None: when `out` writes to the start of a regular file."""
+    byte order mark; None: when `out` writes to the start of a regular file. `proven`: each parent's
+    listing is proven whole before a line is written (a copy's source, whose rows decide deletes:
+    wfctl.api.listcheck.read_whole; ListingUntrue otherwise)."""
     columns = csvformat.export_columns(kind)
     if bom or (bom is None and _regular_file_at_start(out)):
         # `export > sites.csv`: a spreadsheet opens the file with the BOM as UTF-8 (docs/csv.md); a pipe
@@ -31,16 +33,17 @@ def export(api: Any, kind: str, out: IO[str], *, parent_ids: Iterable[str | None
         out.write("\ufeff")
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(columns)
-    return _write_records(api, kind, writer.writerow, parent_ids, concurrency, on_record)
+    return _write_records(api, kind, writer.writerow, parent_ids, concurrency, on_record, proven=proven)
 
 
 def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], parent_ids: Iterable[str | None],
-                   concurrency: int, on_record: Callable[[], None] | None, *, protect: bool = True) -> int:
+                   concurrency: int, on_record: Callable[[], None] | None, *, protect: bool = True,
+                   proven: bool = False) -> int:
     """Each record's cells to `write_row`; `protect`: a cell a spreadsheet would run as a formula gets its
     `'` (CSV); a workbook's text cells run nothing, and get none (issue 33 §4)."""
     columns = csvformat.export_columns(kind)
     count = 0
-    for record in full_records(api, kind, parent_ids, concurrency):
+    for record in full_records(api, kind, parent_ids, concurrency, proven=proven):
         write_row(csvformat.encode_record(kind, record, columns, protect=protect))
         count += 1
         if on_record is not None:
@@ -49,12 +52,19 @@ def _write_records(api: Any, kind: str, write_row: Callable[[list[str]], Any], p
 
 
 def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
-                 concurrency: int = EXPORT_CONCURRENCY) -> Iterator[dict[str, Any]]:
+                 concurrency: int = EXPORT_CONCURRENCY, *, proven: bool = False) -> Iterator[dict[str, Any]]:
     """Every record of each parent (None: no parent), read whole, in the service's order, memory bounded
-    (what an export writes, and what `export --jq` queries)."""
+    (what an export writes, and what `export --jq` queries); a record listed twice is written once.
+    `proven`: see `export`."""
     spec = KINDS[kind]
 
     def summaries() -> Iterator[dict[str, Any]]:
+        if proven:
+            from wfctl.api.listcheck import read_whole
+
+            for parent in parent_ids:
+                yield from read_whole(api, kind, parent, concurrency=max(1, concurrency // 2)).records
+            return
         parents = iter(parent_ids)
         first = next(parents, _NONE)
         second = next(parents, _NONE)
@@ -79,8 +89,10 @@ def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
     records: Iterable[dict[str, Any] | None] = summaries()
     if not spec.list_is_full:
         records = _ordered_map(full, records, concurrency)
+    given: set[str] = set()  # a listing that lies may give one record under two parents: written once
     for record in records:
-        if record is not None:
+        if record is not None and str(record.get("id")) not in given:
+            given.add(str(record.get("id")))
             yield record
 
 

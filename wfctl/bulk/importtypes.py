@@ -52,10 +52,21 @@ class Options:
     max_deletes: int = 10  # --max-deletes: more deletes than this refuse ...
     max_delete_share: float = 0.25  # --max-delete-share: ... and so does a larger share of the scope's records
     allow_deletes: int | None = None  # --allow-deletes N: past the limits, when the plan deletes exactly N
+    #: --skip-misplaced: records the service lists in scope whose own parent is another are left out of a
+    #: prune (said), instead of stopping it (wfctl.api.listcheck)
+    skip_misplaced: bool = False
     #: --accept-spreadsheet-changes, --accept-row N: spreadsheet-like changes sent as they are (the plan
     #: view says so beside each one, `accepted_by`)
     accept_spreadsheet_changes: bool = False
     accept_rows: frozenset[int] = frozenset()
+    #: a copy (`copy --from-profile`): file row -> the id of the record it copies in the other profile
+    #: (journalled with the row's outcome), and the look-up of a delete's record there (wfctl.bulk.prune:
+    #: `SourceCheck`); None for an import of a file
+    row_sources: dict[int, str] | None = None
+    source_check: Any = None
+    #: a diff (issue 49): a row whose id the service no longer has is only in the file (a create), not an
+    #: invalid row; an import keeps refusing it (`no site with id ...`)
+    gone_ids_are_new: bool = False
 
     def accepted_by(self, row: int) -> str | None:
         """The option that sends `row`'s spreadsheet-like changes as they are, if one does."""

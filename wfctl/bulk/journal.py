@@ -16,6 +16,7 @@ One JSON object per line:
   a killed run's create did; a prune's delete (`"x": "delete"`, its key after the file's rows) with the
   record's id, parent (`"p"`) and every field it held as changes (`[old, null]`), so an undo re-creates it;
 - its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes, "l": left}` (a
+  copy's row also with `"src"`, the id of the record it copies in the other profile; a
   failed create's also with `"b"` and `"p"`, as its intent, so the run that retries it can tell) where
   `changes` is `{field: [old, new]}`: for an update the values before and after (what undo puts
   back), for a create the fields it was given (old null); `left` is a created record as the run
@@ -86,6 +87,8 @@ class Entry:
     #: a rename cycle's temporary rename (`"o"`, its key after the file's rows): the rows of its cycle in the
     #: order they were sent after it (undo takes them back in the reverse order, then this one)
     order: list[int] = field(default_factory=list)
+    #: a copy's row (`copy --from-profile`): the id of the record it was copied from, in the other profile
+    source: str = ""
 
     @property
     def done(self) -> bool:
@@ -246,10 +249,13 @@ class Journal:
     def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None, *,
                create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None,
-               order: list[int] | None = None) -> None:
+               order: list[int] | None = None, source: str = "") -> None:
         """A row's outcome; `create` (parent id, body): what a failed create sent, as its intent said;
-        `deleted`: the parent id ("" for none) of a prune's delete; `order`: a cycle's temporary rename's."""
+        `deleted`: the parent id ("" for none) of a prune's delete; `order`: a cycle's temporary rename's;
+        `source`: a copy's row, the id of the record it copies in the other profile (`"src"`)."""
         line: dict[str, Any] = {"r": row, "s": status}
+        if source:
+            line["src"] = source
         if order:
             line["o"] = order
         for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
@@ -343,7 +349,7 @@ def _entry(line: dict[str, Any]) -> Entry:
                  str(line.get("n") or ""), dict(line.get("c") or {}),
                  left if isinstance(left, dict) else None, str(line.get("p") or ""),
                  body if isinstance(body, dict) else None, str(line.get("x") or ""),
-                 [int(row) for row in order] if isinstance(order, list) else [])
+                 [int(row) for row in order] if isinstance(order, list) else [], str(line.get("src") or ""))
 
 
 # -- finding, reading and locking runs -------------------------------------------------------------

@@ -47,6 +47,9 @@ class _Reading:
         self.inventory = inventory
         self._matches_ids = by_id
         self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
+        import threading
+
+        self._misplaced_lock = threading.Lock()  # parents are read in the plan's pool
 
     def _cell(self, cells: list[str], column: str | None) -> str:
         i = self._positions.get(column or "")
@@ -161,7 +164,18 @@ class _Reading:
                 self._reads[parent_id] = self._plan_pool.submit(self._existing_of, parent_id, share)
 
     def _existing_of(self, parent_id: str | None, concurrency: int) -> list[dict[str, Any]]:
-        return list(self.api.iter_records(self.kind.name, parent_id, concurrency=concurrency))
+        scope = self.options.scope
+        if scope is None or not scope.holds(parent_id):
+            return list(self.api.iter_records(self.kind.name, parent_id, concurrency=concurrency))
+        # a read that decides what is absent (--prune, diff): proven whole, no other parent's record in it
+        from wfctl.api.listcheck import read_whole
+
+        where = f"{self.kind.parent} {scope.name_of(parent_id)}" if parent_id else ""
+        listing = read_whole(self.api, self.kind.name, parent_id, concurrency=concurrency, where=where,
+                             skip_misplaced=self.options.skip_misplaced)
+        with self._misplaced_lock:
+            self.inventory.misplaced.extend((parent_id, record) for record in listing.misplaced)
+        return listing.records
 
     def _share(self, parents: int) -> int:
         """Requests in flight for one parent's pages, so that all parents together keep to `concurrency`."""
@@ -174,9 +188,19 @@ class _Reading:
             given = self.options.parent_id
             parents = [*sorted({p for p in self.inventory.parents.values() if p and (p == given or not given)}
                                | set(self.options.scope.parent_ids or () if self.options.scope else ()))]
+        from wfctl.api.errors import ListingUntrue
+
         try:  # a parent that is not there has no read to wait for: its rows say so
             for parent_id in parents:
-                for record in self._reads[parent_id].result():
+                try:
+                    records = self._reads[parent_id].result()
+                except ListingUntrue as exc:  # named now that the parents' look-ups are in
+                    name = self.inventory.parent_names.get(parent_id or "")
+                    title = exc.title.replace(f" {parent_id} ", f" {name} ", 1) if name and parent_id else exc.title
+                    if self.options.prune and "belong to another" in title:
+                        title += " (--skip-misplaced leaves them out and deletes only what is proven)"
+                    raise ListingUntrue(title) from None
+                for record in records:
                     self.inventory.add(parent_id, record, by_id=self._matches_ids)
             self.inventory.read = True
         finally:

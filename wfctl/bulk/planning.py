@@ -38,6 +38,8 @@ class Inventory:
     #: every record read, with its parent, in the order read (`existing` keeps one per name: a deployment
     #: without unique names, G12, may hold two)
     records: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
+    #: --skip-misplaced: (parent listed under, record) of each record a listing held under a parent not its own
+    misplaced: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
 
     def add(self, parent_id: str | None, record: dict[str, Any], *, by_id: bool = False) -> None:
         self.records.append((parent_id, record))
@@ -113,17 +115,20 @@ class ImportPlan:
     #: a dry run's creates whose name a spreadsheet may have made (`damage.suspect_name`), as planning
     #: found them: row -> (name, parent id)
     suspect_names: dict[int, tuple[str, str | None]] = field(default_factory=dict)
+    #: a diff's rows whose id the service no longer has: created, never matched by their name
+    gone_rows: set[int] = field(default_factory=set)
 
     def rows(self) -> Iterator[PlannedRow]:
         """Each valid row's planned action, in file order."""
         if self.spool is None:
             return
-        invalid, id_rows, match = self.invalid, self.id_rows, self.inventory.match
+        invalid, id_rows, match, gone = self.invalid, self.id_rows, self.inventory.match, self.gone_rows
         for number, parent_id, body in self.spool.checked_rows():
             if number in invalid:
                 continue
             record_id = id_rows.get(number)
-            yield PlannedRow(number, parent_id, body, match(parent_id, body, record_id), record_id is not None)
+            existing = None if number in gone else match(parent_id, body, record_id)
+            yield PlannedRow(number, parent_id, body, existing, record_id is not None)
 
     def kept(self) -> set[str]:
         """The ids of the records the file's valid rows keep: the record each one matches (by its id when

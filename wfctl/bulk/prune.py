@@ -60,6 +60,11 @@ class PrunePlan:
     held: list[Held] = field(default_factory=list)
     in_scope: int = 0
     settled: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (key, id, parent, name) gone since
+    #: a copy's: the records not deleted because the other profile still holds the record each was copied
+    #: from, found by its id there though its listing left it out (record, what was found)
+    at_source: list[tuple[dict[str, Any], str]] = field(default_factory=list)
+    #: --skip-misplaced: the records listed in scope whose own parent is another, left out (never deleted)
+    misplaced: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -85,6 +90,7 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
                         "and be deleted; fix the invalid rows instead")
     spec = resource(options.kind)
     prune = PrunePlan(scope, options.kind)
+    prune.misplaced = [record for _, record in plan.inventory.misplaced]
     held_rows: dict[str | None, int] = {}
     for planned in plan.rows():
         held_rows[planned.parent_id] = held_rows.get(planned.parent_id, 0) + 1
@@ -112,9 +118,13 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
     reads = ("children", "whole") if child else ("whole",)
     answers = ordered_map(read, [(what, record) for _, record in absent for what in reads], options.concurrency,
                           name="wfctl-prune")
+    misplaced: list[dict[str, Any]] = []
     for parent, record in absent:
         count = next(answers) if child else 0
         whole = next(answers)
+        if _elsewhere(spec, whole, parent):  # the record itself names another parent: never a delete here
+            misplaced.append(whole)
+            continue
         if count and child:
             prune.held.append(Held(parent, record, child, count))
             continue
@@ -124,6 +134,13 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
         else:
             key, next_key = next_key, next_key + 1
         prune.deletes.append((key, parent, whole))
+    if misplaced:
+        from wfctl.api.listcheck import Listing, check_whole
+
+        check_whole(Listing(misplaced=misplaced), options.kind, set(), scope.label,  # ListingUntrue: exit 1
+                    skip_misplaced=options.skip_misplaced)
+        prune.misplaced.extend(misplaced)
+    _check_at_source(prune, options)
     # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
     prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
                      if journal is not None and journal.was_sending(key)]
@@ -297,6 +314,30 @@ def _whole(api: Any, spec: Any, record: dict[str, Any]) -> dict[str, Any]:
         return dict(api.get_record(spec.name, str(record["id"])))
     except NotFound:  # deleted since the inventory was read: the delete will say it is gone
         return record
+
+
+def _check_at_source(prune: PrunePlan, options: Options) -> None:
+    """A copy's prune: each delete whose record an earlier copy made (its source id journalled) is looked up
+    in the other profile by that id, one request per delete and only while the plan keeps to its delete
+    limit (past it, the limit refuses anyway); one found there is kept (`at_source`), not deleted. A record
+    no copy made cannot be looked up so (docs/imports.md)."""
+    check = options.source_check
+    bound = max(options.max_deletes, options.allow_deletes or 0)
+    if check is None or not prune.deletes or prune.count > bound:
+        return
+    found = list(ordered_map(lambda item: check(str(item[2].get("id", ""))), prune.deletes, options.concurrency,
+                             name="wfctl-source"))
+    prune.at_source = [(record, said) for (_, _, record), said in zip(prune.deletes, found, strict=True) if said]
+    prune.deletes = [item for item, said in zip(prune.deletes, found, strict=True) if not said]
+
+
+def _elsewhere(spec: Any, whole: dict[str, Any], parent: str | None) -> bool:
+    """Whether a record read by id names, in its own parent field, a parent other than the one it was
+    listed under (a listing that lies; a list item without the field is proven here)."""
+    if not spec.parent_field or parent is None:
+        return False
+    value = whole.get(spec.parent_field)
+    return value not in (None, "") and str(value) != str(parent)
 
 
 def _suppress_journal() -> Any:

@@ -328,7 +328,10 @@ class RowWriter:
     def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
                 changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None,
                 create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None) -> None:
-        self.journal.record(row, status, record_id, error, name, changes, left, create=create, deleted=deleted)
+        sources = self.options.row_sources
+        source = sources.get(row, "") if sources and record_id and deleted is None else ""
+        self.journal.record(row, status, record_id, error, name, changes, left, create=create, deleted=deleted,
+                            source=source)
         with self._lock:
             self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
         self._progress(status)

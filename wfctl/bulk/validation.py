@@ -61,6 +61,7 @@ class Planner:
         self._kept: set[str] = set()  # the ids of the records the valid rows match (by id, else by name)
         #: a plan's creates whose name a spreadsheet may have made (damage.py): row -> (name, parent id)
         self._suspect_names: dict[int, tuple[str, str | None]] = {}
+        self._gone_rows: set[int] = set()  # a diff's rows whose id the service no longer has: only in the file
 
     def plan(self) -> ImportPlan:
         """Passes 1-3: the plan of the file. A plan whose columns are not right (`checked` False) holds
@@ -79,7 +80,8 @@ class Planner:
             raise
         return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
                           self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope,
-                          renames=self._renames, kept_ids=self._kept, suspect_names=self._suspect_names)
+                          renames=self._renames, kept_ids=self._kept, suspect_names=self._suspect_names,
+                          gone_rows=self._gone_rows)
 
     def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
         """(row, error) of each row as its check says it, for the report of a file its columns stopped:
@@ -211,6 +213,10 @@ class Planner:
                     fields_json = template % tuple(fast.values_json)  # type: ignore[union-attr]
             record_id = csvformat.strip_neutraliser(self._cell(cells, "id")).strip() if has_id else ""
             matched = None  # the record of the row's name, when it carries no id
+            gone = bool(record_id) and self._gone(record_id)
+            if gone:  # a diff: the service no longer has the row's record (deleted, or re-made with a new id)
+                self._gone_rows.add(number)
+                record_id = ""
             if record_id:
                 problem = self._match_id(number, record_id, parent)
                 if problem:
@@ -224,7 +230,7 @@ class Planner:
                 if old != body.get("name") and natural_key(old) != name:  # most rows keep their name as it is
                     self._renames.append(Rename(number, record_id, parent, str(old or ""), str(body.get("name", ""))))
                 kept.add(record_id)
-            elif (matched := existing.get((parent, name))) is not None:
+            elif not gone and (matched := existing.get((parent, name))) is not None:
                 kept.add(str(matched.get("id")))
             # The checked body, so the send pass does not decode and validate every row again; a plan's
             # before it, apart, what its create is written from.
@@ -254,6 +260,11 @@ class Planner:
     def _matches_ids(self) -> bool:
         """Whether rows that carry an id are matched by it (the file has an id column, and no --ignore-ids)."""
         return "id" in self._positions and not self.options.ignore_ids
+
+    def _gone(self, record_id: str) -> bool:
+        """A diff (`Options.gone_ids_are_new`): whether the service holds no record of this id at all (a
+        colleague deleted it, or an undo re-made it with a new id): the row is then only in the file."""
+        return self.options.gone_ids_are_new and record_id not in self.inventory.by_id
 
     def _match_id(self, number: int, record_id: str, parent: str | None) -> str:
         """Match a row that carries an id to its record: '' when it is one of the parent's records not

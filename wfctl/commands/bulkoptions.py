@@ -90,6 +90,10 @@ MaxDeleteShare = Annotated[float, typer.Option(
 AllowDeletes = Annotated[int | None, typer.Option(
     "--allow-deletes", help="Go past the limits when the plan deletes exactly N records (the number it showed); "
     "any other number refuses.", rich_help_panel=PRUNE_PANEL, min=0, metavar="N")]
+SkipMisplaced = Annotated[bool, typer.Option(
+    "--skip-misplaced", help="With --prune: where the service lists records of another parent in the scope "
+    "(their own clientId or branchId names it), leave them out and delete only what is proven, instead of "
+    "stopping (exit 1). Each is named.", rich_help_panel=PRUNE_PANEL)]
 Yes = Annotated[bool, typer.Option("--yes", "-y", help="Prune without asking (scripts); without a terminal "
                                    "to ask on, a prune needs it.", rich_help_panel=PRUNE_PANEL)]
 PlanOut = Annotated[str | None, typer.Option(
@@ -130,6 +134,7 @@ class PruneLimits(SimpleNamespace):
     max_deletes: int = 10
     max_delete_share: float = 0.25
     allow_deletes: int | None = None
+    skip_misplaced: bool = False
     yes: bool = False
     plan_out: str | None = None
     plan: str | None = None
@@ -140,7 +145,7 @@ _RUN_OPTIONS = {"dry_run": DryRun, "on_existing": OnExisting, "concurrency": Con
                 "accept_spreadsheet_changes": AcceptSpreadsheetChanges, "accept_row": AcceptRow,
                 "ignore_ids": IgnoreIds, "prune": Prune}
 _LIMIT_OPTIONS = {"max_deletes": MaxDeletes, "max_delete_share": MaxDeleteShare, "allow_deletes": AllowDeletes,
-                  "yes": Yes, "plan_out": PlanOut, "plan": PlanIn}
+                  "skip_misplaced": SkipMisplaced, "yes": Yes, "plan_out": PlanOut, "plan": PlanIn}
 #: The defaults of the groups (a command's `run` and `limits` parameters).
 IMPORT_RUN = ImportRun()
 PRUNE_LIMITS = PruneLimits()

@@ -82,7 +82,7 @@ def _run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArg
     if from_profile is not None:
         if file is not None:
             raise CliError("give a FILE or --from-profile, not both")
-        with _other_profile_file(app, kind, from_profile, scope_args, reading) as (path, parent_id):
+        with _other_profile_file(app, kind, from_profile, scope_args, reading) as (path, parent_id, _):
             reading.ignore_ids = True
             scope = _scope(app, kind, scope_args)  # the same parent here (names match, ids differ)
             found = _drift(app, kind, path, parent_id, scope, reading, ignored)
@@ -204,22 +204,25 @@ def _plural(kind: str) -> str:
 
 @contextlib.contextmanager
 def _other_profile_file(app: AppContext, kind: str, from_profile: str, scope_args: ScopeArgs,
-                        reading: ReadOptions) -> Iterator[tuple[str, str | None]]:
-    """The other profile's scope exported (maps applied) to a temporary file, and the parent its rows go
-    to in this profile; the file is removed at the end. Refused when both profiles are one service and
-    scope."""
+                        reading: ReadOptions) -> Iterator[tuple[str, str | None, Any]]:
+    """The other profile's scope exported (maps applied) to a temporary file, the parent its rows go to in
+    this profile, and the look-up of a copied record in the other profile (crossprofile.SourceCheck); the
+    file is removed at the end. Refused when both profiles are one service and scope."""
     from wfctl.bulk.crossprofile import FieldMap, export_scope
 
     try:
         maps: list[FieldMap] = [FieldMap.parse(text, kind) for text in reading.maps]
     except ValueError as exc:
         raise CliError(str(exc)) from None
+    from wfctl.bulk.crossprofile import SourceCheck
+
     source_api, source_parent, target_parent, label = resolve_pair(app, kind, from_profile, scope_args)
     folder = tempfile.mkdtemp(prefix="wfctl-copy-")
     try:
         path, _ = export_scope(source_api, kind, [source_parent], folder, label, maps=maps,
                                concurrency=reading.concurrency)
-        yield path, target_parent
+        yield path, target_parent, SourceCheck(source_api, kind, source_parent, app.settings.profile, from_profile,
+                                               str(getattr(app.client, "base_url", "") or ""))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -297,13 +300,17 @@ def run_copy(app: AppContext, kind: str, from_profile: str, scope_args: ScopeArg
     if not dry_run and not yes and not app.io.can_prompt:
         raise CliError(f"refusing to copy into profile {app.settings.profile} without confirmation: no terminal "
                        "to ask on; pass --yes (or --dry-run to see the plan)")
-    with _other_profile_file(app, kind, from_profile, scope_args, reading) as (path, parent_id):
+    with _other_profile_file(app, kind, from_profile, scope_args, reading) as (path, parent_id, source):
+        from wfctl.bulk.crossprofile import row_sources
+
+        # each row's source id journalled (a later copy's prune looks its record up there by it)
+        copying: dict[str, Any] = {"row_sources": row_sources(path)}
         if prune is not None:  # the scope here, as `import --prune` declares it; the same guards
-            prune = {**prune, "scope": _scope(app, kind, scope_args)}
+            prune = {**prune, "scope": _scope(app, kind, scope_args), "source_check": source}
 
         def run(plan_only: bool) -> int:
             # the copy's own question was the prune's too: asked once
-            pruning = None if prune is None else {**prune, "yes": prune["yes"] or not plan_only}
+            pruning = copying if prune is None else {**copying, **prune, "yes": prune["yes"] or not plan_only}
             return run_import(app, kind, path, parent_id=parent_id, dry_run=plan_only, on_existing="update",
                               concurrency=reading.concurrency, report=report, journal=journal, delimiter=None,
                               skip_invalid=False, output=output, ignore_ids=True,

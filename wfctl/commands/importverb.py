@@ -21,7 +21,8 @@ def import_file(app: AppContext, kind: str, file: str, *, parent_id: str | None,
 
     pruning = prunerun.settings(scope, prune=run.prune, max_deletes=limits.max_deletes,
                                 max_delete_share=limits.max_delete_share, allow_deletes=limits.allow_deletes,
-                                yes=limits.yes, plan_out=limits.plan_out, plan_in=limits.plan, dry_run=run.dry_run)
+                                yes=limits.yes, plan_out=limits.plan_out, plan_in=limits.plan, dry_run=run.dry_run,
+                                skip_misplaced=limits.skip_misplaced)
     return run_import(app, kind, file, parent_id=parent_id, dry_run=run.dry_run, prune=pruning,
                       on_existing=run.on_existing, concurrency=run.concurrency, report=run.report,
                       journal=run.journal, delimiter=run.delimiter, skip_invalid=run.skip_invalid,

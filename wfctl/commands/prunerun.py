@@ -44,7 +44,7 @@ def check_options(options: Any) -> None:
 def plan(app: AppContext, importer: Any) -> PrunePlan:
     """The prune's deletes (each record read); the records kept because they still hold others, said."""
     pruning: PrunePlan = importer.plan_prune()
-    from wfctl.api.resources import counted
+    from wfctl.api.resources import counted, resource
     from wfctl.safetext import one_line
 
     for held in pruning.held:
@@ -52,6 +52,15 @@ def plan(app: AppContext, importer: Any) -> PrunePlan:
         app.io.write_err(f"kept: {pruning.kind} {name!r} ({held.record.get('id')}) still holds "
                          f"{counted(held.child, held.children)}: not deleted (delete them first, or keep a row "
                          "for it)\n")
+    field_name = resource(pruning.kind).parent_field or "parent"
+    for record in pruning.misplaced:
+        name = one_line(str(record.get("name", "")))
+        app.io.write_err(f"skipped: {pruning.kind} {name!r} ({record.get('id')}) was listed in "
+                         f"{pruning.scope.label} but its {field_name} is {one_line(str(record.get(field_name)))}: "
+                         f"not deleted (--skip-misplaced)\n")
+    for record, said in pruning.at_source:
+        name = one_line(str(record.get("name", "")))
+        app.io.write_err(f"kept: {pruning.kind} {name!r} ({record.get('id')}) {one_line(said)}: not deleted\n")
     return pruning
 
 
@@ -106,16 +115,19 @@ def check_limits(importer: Any, pruning: PrunePlan) -> None:
 
 def settings(scope: Scope | None, *, prune: bool, max_deletes: int, max_delete_share: float,
              allow_deletes: int | None, yes: bool, plan_out: str | None = None, plan_in: str | None = None,
-             dry_run: bool = False) -> dict[str, Any]:
+             dry_run: bool = False, skip_misplaced: bool = False) -> dict[str, Any]:
     """What `run_import` is given for --prune: the Options' fields, and --yes, --plan-out, --plan."""
     if not prune and allow_deletes is not None:
         raise CliError("--allow-deletes is for --prune: add --prune")
+    if not prune and skip_misplaced:
+        raise CliError("--skip-misplaced is for --prune: add --prune")
     if plan_out and not dry_run:
         raise CliError("--plan-out writes the plan of a --dry-run: add --dry-run")
     if plan_in and (dry_run or plan_out):
         raise CliError("--plan runs a saved plan: leave out --dry-run and --plan-out")
     return {"scope": scope, "prune": prune, "max_deletes": max_deletes, "max_delete_share": max_delete_share,
-            "allow_deletes": allow_deletes, "yes": yes, "plan_out": plan_out, "plan_in": plan_in}
+            "allow_deletes": allow_deletes, "yes": yes, "plan_out": plan_out, "plan_in": plan_in,
+            "skip_misplaced": skip_misplaced}
 
 
 def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:

@@ -37,6 +37,15 @@ def page(api: Service, request: Request, table: str, cols: str, where: str, args
     seek = None if raw_cursor is None else _read_cursor(api.store.cursor_key, path, raw_cursor)
     if seek is not None and not page_given:
         page = seek.page + 1 if seek.forward else seek.page - 1
+    if api.quirks.young_missing:  # quirk young-missing: the list's two newest records, not listed nor counted
+        where = (f"{where} AND id NOT IN (SELECT id FROM {table} WHERE {where} "
+                 f"ORDER BY created_on DESC, id DESC LIMIT 2)")
+        args = [*args, *args]
+    if api.quirks.short_listing:  # quirk short-listing: every page by its offset, every sixth record left out
+        seek = None
+        rows, paging = _jump(api, request, path, table, cols, where, args, page, size)
+        first = (page - 1) * size
+        return [row for i, row in enumerate(rows) if (first + i) % 6 != 5], paging
     if api.churn is not None:
         api.churn.before_page(api.store, path, page, table, where, args)
     if api.quirks.ignore_page_number:  # every page answers page 1's rows, under the number asked for
@@ -61,8 +70,15 @@ def page(api: Service, request: Request, table: str, cols: str, where: str, args
                                (*args, rows[-1][-1], rows[-1][0])).fetchone()
             return rows, _Paging(api, request, path, total, page, size, rows, after is not None)
         page = 1  # back at the start of the list: page 1, as a jump serves it
-    rows = db.execute(f"{select} ORDER BY created_on, id LIMIT ? OFFSET ?",
-                      (*args, size + 1, _offset(page, size))).fetchall()
+    return _jump(api, request, path, table, cols, where, args, page, size)
+
+
+def _jump(api: Service, request: Request, path: str, table: str, cols: str, where: str, args: list[Any],
+          page: int, size: int) -> tuple[list[tuple[Any, ...]], _Paging]:
+    """Page `page` by its offset (a direct jump)."""
+    total = api.store.count(table, where, args)
+    rows = api.db.execute(f"SELECT {cols} FROM {table} WHERE {where} ORDER BY created_on, id LIMIT ? OFFSET ?",
+                          (*args, size + 1, _offset(page, size))).fetchall()
     more = len(rows) > size
     return rows[:size], _Paging(api, request, path, total, page, size, rows[:size], more)
 

@@ -51,6 +51,12 @@ QUIRKS: dict[str, tuple[str, str]] = {
                           "place (once per listing, see listquirks.py)"),
     "ignore-page-number": ("G7", "every list request answers page 1's rows (pageNumber and cursor ignored), "
                                  "under the page number asked for, with a link to the next"),
+    "foreign-sites": ("G7", "a client's site list also holds the sites of every other client of its branch (each "
+                            "item's clientId its own), counted in totalRecordCount"),
+    "short-listing": ("G7", "a list's pages leave out every sixth record (positions 6, 12, ...) while "
+                            "totalRecordCount counts them all"),
+    "young-missing": ("G7", "a list leaves out its two newest records, in its pages and its counts (an index "
+                            "that lags behind); a GET by id finds them"),
 }
 
 
@@ -74,6 +80,9 @@ class Quirks:
     text_create_answer: bool = False
     churn_pages: bool = False
     ignore_page_number: bool = False
+    foreign_sites: bool = False
+    short_listing: bool = False
+    young_missing: bool = False
 
     def names(self) -> list[str]:
         """The quirks that are on, as `--quirk` spells them (empty for the default sandbox)."""

@@ -35,8 +35,11 @@ _SITE_COLS = _SITE_SUMMARY_COLS + ", departments, rates, banned_workers, documen
 async def list_sites(api: Service, request: Request, who: Principal) -> Response:
     client_id = request.path_params["clientId"]
     page_params(request)  # a bad pageNumber/pageSize is a 400 before a missing client is a 404
-    client_row(api, who, client_id)
-    rows, paging = page(api, request, "sites", _SITE_SUMMARY_COLS, "client_id = ?", [client_id])
+    client = client_row(api, who, client_id)
+    where, args = "client_id = ?", [client_id]
+    if api.quirks.foreign_sites:  # quirk foreign-sites: every site of the client's branch
+        where, args = "branch_id = ?", [client[-1]]
+    rows, paging = page(api, request, "sites", _SITE_SUMMARY_COLS, where, args)
     return json_answer(paging.envelope([_site_summary(r) for r in rows]))
 
 

@@ -34,6 +34,7 @@ def copy_sites(
     max_deletes: bulk.MaxDeletes = 10,
     max_delete_share: bulk.MaxDeleteShare = 0.25,
     allow_deletes: bulk.AllowDeletes = None,
+    skip_misplaced: bulk.SkipMisplaced = False,
     output: OutputOptions = AS_CONFIGURED,
 ) -> int:
     """Make a client's sites here equal to another profile's.
@@ -56,7 +57,7 @@ def copy_sites(
     from wfctl.commands.driftrun import ReadOptions, ScopeArgs, run_copy
 
     pruning = prunerun.settings(None, prune=prune, max_deletes=max_deletes, max_delete_share=max_delete_share,
-                                allow_deletes=allow_deletes, yes=yes, dry_run=dry_run)
+                                allow_deletes=allow_deletes, yes=yes, dry_run=dry_run, skip_misplaced=skip_misplaced)
     return run_copy(app_context(ctx), "site", from_profile, ScopeArgs((client,)),
                     ReadOptions(concurrency=concurrency, maps=list(field_map or ())), dry_run=dry_run, yes=yes,
                     report=report, journal=journal, output=output.format,

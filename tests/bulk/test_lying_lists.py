@@ -1,0 +1,250 @@
+"""Deletes no one meant (issue 43): a prune, a diff and a copy on deployments whose listings lie (sandbox
+quirks foreign-sites, short-listing, young-missing, churn-pages) lose no record they should keep, say
+which listing lied, and still delete what they should where the listing can be proven."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.bulk.helpers import write
+from tests.fixtures.sandbox import ADMIN
+from tests.matrix.conftest import Deployment
+
+
+@pytest.fixture
+def lying(tmp_path: Path) -> Iterator[Callable[[str], Deployment]]:
+    started: list[Deployment] = []
+
+    def start(quirk: str) -> Deployment:
+        started.append(Deployment(quirk.split("+"), tmp_path))
+        return started[-1]
+
+    yield start
+    for deployment in started:
+        deployment.stop()
+
+
+def _env(deployment: Deployment) -> dict[str, str]:
+    return {"WFCTL_BASE_URL": deployment.url, "WFCTL_ACCESS_TOKEN": deployment.token}
+
+
+def _sites(deployment: Deployment, client_id: str, count: int, prefix: str) -> list[dict[str, Any]]:
+    return [deployment.site(client_id, name=f"{prefix} {i:02d}") for i in range(count)]
+
+
+def _names(deployment: Deployment, client_id: str) -> list[str]:
+    return sorted(s["name"] for s in deployment.all(f"/api/clients/{client_id}/sites"))
+
+
+def _file(tmp_path: Path, names: list[str]) -> Path:
+    return write(tmp_path / "exact.csv", "name\n" + "".join(f"{name}\n" for name in names))
+
+
+def test_a_prune_never_deletes_another_clients_sites_the_listing_held(lying: Callable[[str], Deployment], cli: Any,
+                                                                      tmp_path: Path) -> None:
+    deployment = lying("foreign-sites")
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    _sites(deployment, a["id"], 3, "A")
+    _sites(deployment, b["id"], 3, "B")
+    path = _file(tmp_path, ["A 00", "A 01"])  # A 02 is no longer in the file: the one delete meant
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    listed = ", ".join(f"{s['name']} ({s['id']}, clientId {b['id']})"  # in the service's order
+                       for s in deployment.all(f"/api/clients/{b['id']}/sites"))
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"error: the service listed 3 sites under client Acme that belong to another client: {listed}; its listing "
+        "cannot be trusted to decide deletes: nothing was deleted (--skip-misplaced leaves them out and deletes only what "
+        "is proven)"), r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01", "A 02"]  # nothing deleted, B's sites included
+    assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
+
+    r = cli("sites", "diff", str(path), "--client", "Acme", env=_env(deployment))
+    assert r.exit_code == 2 and "belong to another client" in r.stderr, r  # diff: 1 means "differs"
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            "--skip-misplaced", env=_env(deployment))  # the explicit way on: only what is proven goes
+    assert r.exit_code == 0, r
+    for site in deployment.all(f"/api/clients/{b['id']}/sites"):
+        assert (f"skipped: site {site['name']!r} ({site['id']}) was listed in client Acme but its clientId is "
+                f"{b['id']}: not deleted (--skip-misplaced)\n") in r.stderr, r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01"]
+    assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
+
+
+@pytest.mark.parametrize("reader", [
+    ("bans", "where", "W-1", "-o", "json"),
+    ("sites", "export", "--all-clients", "-o", "json"),
+    ("rates", "list", "--all-clients", "-o", "json"),
+    ("sites", "list", "--client", "Acme", "--all", "-o", "json"),
+])
+def test_readers_by_parent_list_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any,
+                                                                   reader: tuple[str, ...]) -> None:
+    deployment = lying("foreign-sites")
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    mine, theirs = _sites(deployment, a["id"], 3, "A"), _sites(deployment, b["id"], 3, "B")
+    owner = {s["id"]: a["id"] for s in mine} | {s["id"]: b["id"] for s in theirs}
+
+    r = cli(*reader, env=_env(deployment))
+    assert r.exit_code == 0, r
+    rows = json.loads(r.stdout)
+    ids = [row.get("siteId") or row.get("id") for row in rows]
+    if reader[0] == "rates":  # a row per rate: each site's rows together, once
+        ids = list(dict.fromkeys(ids))
+    expected = [s["id"] for s in mine] if "Acme" in reader else [*owner]
+    assert sorted(ids) == sorted(expected), r.stdout  # 6 sites, not 12; Acme's 3, not 6
+    for row in rows:
+        assert row["clientId"] == owner[row.get("siteId") or row["id"]]
+
+
+def test_a_short_listing_deletes_nothing_and_says_so(lying: Callable[[str], Deployment], cli: Any,
+                                                    tmp_path: Path) -> None:
+    deployment = lying("short-listing")
+    client = deployment.client(name="Acme")
+    _sites(deployment, client["id"], 13, "S")
+    names = _names(deployment, client["id"])
+    path = _file(tmp_path, names[:12])  # S 12 is the one delete meant
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    assert r.stderr.strip().splitlines()[-1] == (
+        "error: the listing of sites under client Acme was short: it gave 11 records where its count "
+        "(totalRecordCount) says 13; nothing was deleted on its word"), r.stderr
+    assert _names(deployment, client["id"]) == names
+
+
+def test_a_short_listing_with_nothing_left_out_still_prunes(lying: Callable[[str], Deployment], cli: Any,
+                                                           tmp_path: Path) -> None:
+    deployment = lying("short-listing")  # 5 records: none at position 6, the listing is whole
+    client = deployment.client(name="Acme")
+    _sites(deployment, client["id"], 5, "S")
+    r = cli("sites", "import", str(_file(tmp_path, ["S 00", "S 01", "S 02", "S 03"])), "--client", "Acme",
+            "--prune", "--yes", "--allow-deletes", "1", env=_env(deployment))
+    assert r.exit_code == 0, r
+    assert _names(deployment, client["id"]) == ["S 00", "S 01", "S 02", "S 03"]
+
+
+def test_young_records_missing_from_the_listing_are_never_deleted(lying: Callable[[str], Deployment], cli: Any,
+                                                                  tmp_path: Path) -> None:
+    deployment = lying("young-missing")
+    client = deployment.client(name="Acme")
+    time.sleep(1.1)  # a second later: Acme is not among the two newest clients, it is listed
+    deployment.client(), deployment.client()
+    _sites(deployment, client["id"], 6, "S")
+    order = [s["name"] for s in deployment.all(f"/api/clients/{client['id']}/sites")]
+    young = order[-2:]  # the two newest, in the service's order: the listing leaves them out
+    path = _file(tmp_path, [*order[:2], *young])  # order[2:4] are the two deletes meant
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "2",
+            "--on-existing", "update", env=_env(deployment))
+    assert _names(deployment, client["id"]) == sorted([*order[:2], *young]), r  # the young kept, 2 deleted
+    assert r.exit_code == 10, r  # the young ones' rows met 409 as creates: said, never deleted
+
+
+def test_a_list_changing_while_a_prune_reads_it_deletes_nothing(lying: Callable[[str], Deployment], cli: Any,
+                                                               tmp_path: Path) -> None:
+    deployment = lying("churn-pages")
+    client = deployment.client(name="Acme")
+    for i in range(101):  # two pages of 100: the churn happens between them
+        deployment.site(client["id"], name=f"S {i:03d}")
+    names = _names(deployment, client["id"])
+    path = _file(tmp_path, names[1:])
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    assert "nothing was deleted" in r.stderr.strip().splitlines()[-1], r.stderr
+    assert len(_names(deployment, client["id"])) == 101  # the churned record is re-made, nothing deleted
+
+
+@pytest.fixture
+def profiles(cli: Any, sandbox_factory: Any) -> Callable[[str], Any]:
+    """`cli` logged in to a plain destination (the default profile) and a source playing `quirk` (`src`)."""
+
+    def start(quirk: str) -> Any:
+        destination, source = sandbox_factory(seed=False), sandbox_factory(seed=False, quirks=[quirk])
+        return _two_profiles(cli, destination.url, source.url)
+
+    return start
+
+
+def _login_src(cli: Any, url: str) -> None:
+    assert cli("-p", "src", "login", "--base-url", url, "--username", ADMIN[0], "--password-stdin",
+               "--credential-store", "file", input=ADMIN[1]).exit_code == 0
+
+
+def _two_profiles(cli: Any, destination: str, source: str) -> Any:
+    """`cli` logged in to `destination` (the default profile) and `source` (`src`), each with client Acme."""
+    assert cli.login_as(destination, *ADMIN).exit_code == 0
+    _login_src(cli, source)
+    for profile in ("default", "src"):
+        branch = json.loads(cli("-p", profile, "branches", "create", "--name", "Leeds", "-o", "json").stdout)
+        assert cli("-p", profile, "clients", "create", "--branch", branch["id"], "--name", "Acme").exit_code == 0
+    return cli
+
+
+def _profile_names(cli: Any, profile: str) -> list[str]:
+    r = cli("-p", profile, "sites", "list", "--client", "Acme", "--all", "-o", "json")
+    assert r.exit_code == 0, r
+    return sorted(s["name"] for s in json.loads(r.stdout))
+
+
+def test_a_copy_from_a_short_listing_deletes_nothing(profiles: Callable[[str], Any], tmp_path: Path) -> None:
+    cli = profiles("short-listing")
+    names = [f"S {i:02d}" for i in range(13)]
+    for profile in ("default", "src"):  # the destination already holds a copy of every source record
+        r = cli("-p", profile, "sites", "import", str(_file(tmp_path, names)), "--client", "Acme")
+        assert r.exit_code == 0, r
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes",
+            "--allow-deletes", "2")
+    assert r.exit_code == 1, r
+    assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
+    assert _profile_names(cli, "default") == names
+
+
+def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbox_factory: Any,
+                                                               tmp_path: Path) -> None:
+    destination, honest = sandbox_factory(seed=False), sandbox_factory(seed=False)
+    lagging = sandbox_factory(seed=False, db_path=honest.db_path, quirks=["young-missing"])  # the same service
+    _two_profiles(cli, destination.url, honest.url)
+    time.sleep(1.1)  # Acme is older than what follows: the lagging listing of clients holds it
+    for profile in ("default", "src"):
+        assert cli("-p", profile, "clients", "create", "--branch", "Leeds", "--name", "Later 1").exit_code == 0
+        assert cli("-p", profile, "clients", "create", "--branch", "Leeds", "--name", "Later 2").exit_code == 0
+    names = [f"S {i:02d}" for i in range(6)]
+    assert cli("-p", "src", "sites", "import", str(_file(tmp_path, names)), "--client", "Acme").exit_code == 0
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--yes")  # every site, honestly listed
+    assert r.exit_code == 0, r
+    assert _profile_names(cli, "default") == names
+    source = {s["name"]: s for s in json.loads(cli("-p", "src", "sites", "list", "--client", "Acme", "--all",
+                                                   "-o", "json").stdout)}
+    order = sorted(source, key=lambda n: (source[n]["createdOn"], source[n]["id"]))
+    assert cli("-p", "src", "sites", "delete", source[order[0]]["id"], "--yes").exit_code == 0  # meant to go
+
+    _login_src(cli, lagging.url)  # the same service, now through a listing that lags
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1")
+    assert r.exit_code == 0, r
+    for young in order[-2:]:  # left out by the source's listing, found there by id: kept
+        assert f"kept: site '{young}' (" in r.stderr and "which profile src still holds" in r.stderr, r.stderr
+    assert _profile_names(cli, "default") == sorted(order[1:])  # the one deleted at the source: deleted here
+
+
+def test_audit_finds_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any) -> None:
+    deployment = lying("foreign-sites")
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    owner = {deployment.site(client["id"], rates=[])["id"]: client["name"] for client in (a, b, b)}
+
+    r = cli("audit", "--all-clients", "--only", "no-rates", "-o", "json", env=_env(deployment))
+    assert r.exit_code == 1, r  # 1: found
+    found = json.loads(r.stdout)
+    assert sorted(f["id"] for f in found) == sorted(owner), found  # 3 findings, not 6
+    assert all(f["client"] == owner[f["id"]] for f in found), found
