@@ -150,8 +150,9 @@ class Program:
                  build: str, debug: Callable[[JV], None], stderr: Callable[[JV], None]) -> None:
         lib = self._lib = library()
         self.errors: list[str] = []
-        self._callbacks = (CALLBACK(lambda _data, e: self.errors.append(_error_text(e))),
-                           CALLBACK(lambda _data, v: debug(v)), CALLBACK(lambda _data, v: stderr(v)))
+        self.pending: BaseException | None = None  # raised in a callback: raised again once libjq returns
+        self._callbacks = (self._guard(lambda e: self.errors.append(_error_text(e))), self._guard(debug),
+                           self._guard(stderr))
         self._state = _P(lib.jq_init())
         if not self._state:
             raise MemoryError("jq_init")
@@ -190,7 +191,23 @@ class Program:
         self._lib.jq_start(self._state, value, 0)
 
     def next(self) -> JV:
-        return self._lib.jq_next(self._state)
+        result = self._lib.jq_next(self._state)
+        if self.pending is not None:  # a closed stderr, Ctrl-C in `debug`: not a traceback from a callback
+            error, self.pending = self.pending, None
+            self._lib.jv_free(result)
+            raise error
+        return result
+
+    def _guard(self, function: Callable[[JV], None]) -> Any:
+        def call(_data: Any, value: JV) -> None:
+            try:
+                function(value)
+            except OSError:  # stderr closed: jq loses the line and goes on, so does wfctl
+                pass
+            except BaseException as exc:
+                self.pending = exc
+
+        return CALLBACK(call)
 
     def halted(self) -> bool:
         return bool(self._lib.jq_halted(self._state))
