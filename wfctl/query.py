@@ -64,6 +64,23 @@ class QueryHalt(CliError):
         super().__init__(f"the filter halted with status {status}", status)
 
 
+def compile_query(expression: str, **options: Any) -> Query:
+    """The filter compiled: on libjq's C API, or where the jq package hides it (its Windows builds) on the
+    package's Python API (`wfctl.querybinding`, which cannot give all of jq: docs/queries.md)."""
+    try:
+        jqlib.library()
+    except jqlib.JqUnavailable:
+        from wfctl.querybinding import BindingQuery
+
+        return BindingQuery(expression, **options)
+    return Query(expression, **options)
+
+
+def check_name(flag: str, name: str) -> None:
+    if not _NAME.match(name):
+        raise QueryError(f"{flag} {name}: not a jq variable name (letters, digits and _)")
+
+
 def parse_argjson(name: str, text: str, option: str = "--argjson") -> Any:
     try:
         return json.loads(text)
@@ -96,7 +113,7 @@ class Query:
             raise CliError(str(exc)) from None
         self.option = option
         self._said = f"{option}: " if option else ""  # `wfctl jq`: jq's words alone
-        self._err = err or _stderr
+        self._err = err or write_stderr
         self._debug_flags = debug_flags
         named = self._named(args, argjson, slurpfile, rawfile)
         values = [jqlib.parse(json.dumps(value).encode()) for value in positional]
@@ -161,10 +178,10 @@ class Query:
     # -- jq's main loop ---------------------------------------------------------------------------
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
                 source: str = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
-        loads = _loads
+        decode, dump = loads, jqlib.dump
         for result in self._results(data, slurp=slurp, null_input=null_input, source=source,
                                     raise_errors=raise_errors):
-            yield loads(jqlib.dump(result))
+            yield decode(dump(result))
 
     def _results(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
                  source: str = "<stdin>", raise_errors: bool = False) -> Iterator[jqlib.JV]:
@@ -228,8 +245,7 @@ class Query:
         for flag, pairs in (("--arg", args), ("--argjson", argjson), ("--slurpfile", slurpfile),
                             ("--rawfile", rawfile)):
             for name, value in pairs:
-                if not _NAME.match(name):
-                    raise QueryError(f"{flag} {name}: not a jq variable name (letters, digits and _)")
+                check_name(flag, name)
                 if flag == "--arg":
                     text = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
                 elif flag == "--argjson":
@@ -300,11 +316,12 @@ def _number(text: str) -> float:
     return value
 
 
-def _loads(text: bytes) -> Any:
+def loads(text: str | bytes) -> Any:
+    """JSON text as Python values, a number beyond a double as the largest one (as jq prints it)."""
     return json.loads(text, parse_float=_number)
 
 
-def _stderr(text: str) -> None:
+def write_stderr(text: str) -> None:
     from wfctl.streams import IO
 
     IO.write_err(text)

@@ -81,9 +81,9 @@ class ShapedOutput(Output):
         self.query = query
         expression = shape.jq if shape.jq is not None else shape.jq_each
         if expression is not None and query is None:
-            from wfctl.query import Query
+            from wfctl.query import compile_query
 
-            self.query = Query(expression, option=self.option, args=shape.args, argjson=shape.argjson,
+            self.query = compile_query(expression, option=self.option, args=shape.args, argjson=shape.argjson,
                                err=io.write_err)
         self.each = shape.jq_each is not None
         self.sort = parse_sort(shape.sort_by)

@@ -193,3 +193,31 @@ def _env(cli: Any) -> dict[str, str]:
     from tests.fixtures.cli import REPO_ROOT
 
     return dict(cli.env, PYTHONPATH=str(REPO_ROOT))
+
+
+def test_where_libjqs_api_is_hidden_the_packages_python_api_answers(cli: Any, tmp_path: Any,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A jq build that exports nothing but its module (the package's Windows wheels): the same filters,
+    options and messages through the package's Python API, less what it cannot give (docs/queries.md)."""
+    from wfctl import jqlib
+
+    def hidden() -> Any:
+        raise jqlib.JqUnavailable("no libjq API")
+
+    monkeypatch.setattr(jqlib, "library", hidden)
+    saved = tmp_path / "sites.jsonl"
+    saved.write_text('{"name": "Site 2", "n": 123456789012345678901}\n{"name": "Site 1", "n": 2}\n', encoding="utf-8")
+    r = cli("jq", "-c", "--arg", "a", "x", "--arg", "a", "y", "{name, a: $a}", str(saved))
+    assert (r.exit_code, r.stdout) == (0, '{"name":"Site 2","a":"x"}\n{"name":"Site 1","a":"x"}\n'), r
+    assert cli("jq", "-r", ".name", str(saved)).stdout == "Site 2\nSite 1\n"
+    assert cli("jq", ".n", str(saved)).stdout == "123456789012345678901\n2\n"
+    assert cli("jq", "-s", "--tab", "map(.n > 1)", str(saved)).stdout == "[\n\ttrue,\n\ttrue\n]\n"
+    assert cli("jq", "-n", "-c", "[env, $ENV]").stdout == "[{},{}]\n"
+    r = cli("jq", ".[0", str(saved))
+    assert (r.exit_code, r.stderr) == (2, "error: jq: error: syntax error, unexpected end of file, expecting "
+                                          "'|' or ',' or ':' or ']' at <top-level>, line 1, column 3\n"), r
+    r = cli("jq", ".name + 1", str(saved))
+    assert (r.exit_code, r.stdout) == (5, ""), r
+    assert r.stderr == 'jq: error: string ("Site 2") and number (1) cannot be added\n'
+    r = cli("jq", 'import "a" as a; .', str(saved))
+    assert r.stderr.startswith("error: modules are not offered"), r
