@@ -48,9 +48,11 @@ def test_a_ci_check_written_with_halt_error_fails(cli: Any, sandbox: Any) -> Non
     check = 'if .name == "Northwind Staffing" then "agency is Northwind\\n" | halt_error(1) else . end'
     r = cli("agency", "show", "--jq", check, "-o", "json")
     assert (r.exit_code, r.stdout, r.stderr) == (1, "", "agency is Northwind\n"), r
-    r = cli("branches", "list", "--all", "-o", "jsonl", "--jq-each", 'if .name == "Leeds" then halt_error(3) '
-                                                                     'else .name end')
-    assert r.exit_code in (0, 3), r  # Leeds may not exist in the seed: then every name is printed
+    names = json.loads(cli("branches", "list", "--all", "-o", "json", "--jq", "map(.name)").stdout)
+    stop = 'if .name == "Manchester Central" then "stop\\n" | halt_error(3) else .name end'
+    r = cli("branches", "list", "--all", "-o", "jsonl", "--jq-each", stop)
+    assert (r.exit_code, r.stderr) == (3, "stop\n"), r  # the records before it, then no more
+    assert r.stdout.splitlines() == [json.dumps(n) for n in names[:names.index("Manchester Central")]], r
     r = cli("agency", "show", "--jq", 'error("no")', "-o", "json")
     assert r.exit_code == 5 and json.loads(r.stderr)["error"]["code"] == "jq", r
 
