@@ -64,18 +64,6 @@ class QueryHalt(CliError):
         super().__init__(f"the filter halted with status {status}", status)
 
 
-def compile_query(expression: str, **options: Any) -> Query:
-    """The filter compiled: on libjq's C API, or where the jq package hides it (its Windows builds) on the
-    package's Python API (`wfctl.querybinding`, which cannot give all of jq: docs/queries.md)."""
-    try:
-        jqlib.library()
-    except jqlib.JqUnavailable:
-        from wfctl.querybinding import BindingQuery
-
-        return BindingQuery(expression, **options)
-    return Query(expression, **options)
-
-
 def check_name(flag: str, name: str) -> None:
     if not _NAME.match(name):
         raise QueryError(f"{flag} {name}: not a jq variable name (letters, digits and _)")

@@ -1,5 +1,6 @@
-"""The query engine where libjq's C API is hidden: the `jq` package's Python API (its Windows builds export
-nothing but the module's own entry point, so `wfctl.jqlib` cannot reach libjq there).
+"""Which engine runs a filter (`compile_query`): `wfctl.query` on libjq's C API, or where the `jq` package
+hides that API (its Windows builds export nothing but the module's own entry point, so `wfctl.jqlib`
+cannot reach libjq there) `BindingQuery`, on the package's Python API.
 
 The same language, semantics and messages (libjq runs the filter), with what that API cannot give said in
 docs/queries.md: `input`/`inputs`, `halt`/`halt_error`, `debug` and `stderr` do nothing useful, an error on
@@ -29,6 +30,15 @@ from wfctl.query import (
     read_file,
     write_stderr,
 )
+
+
+def compile_query(expression: str, **options: Any) -> Query:
+    """The filter compiled, on libjq's C API where the jq package offers it, else on its Python API."""
+    try:
+        jqlib.library()
+    except jqlib.JqUnavailable:
+        return BindingQuery(expression, **options)
+    return Query(expression, **options)
 
 
 class BindingQuery(Query):

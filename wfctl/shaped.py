@@ -81,7 +81,7 @@ class ShapedOutput(Output):
         self.query = query
         expression = shape.jq if shape.jq is not None else shape.jq_each
         if expression is not None and query is None:
-            from wfctl.query import compile_query
+            from wfctl.querybinding import compile_query
 
             self.query = compile_query(expression, option=self.option, args=shape.args, argjson=shape.argjson,
                                err=io.write_err)

@@ -76,7 +76,7 @@ def jq(
       $ wfctl jq -n '[inputs | .bannedWorkers | length] | add' sites.jsonl
     """
     from wfctl import jqlib
-    from wfctl.query import compile_query
+    from wfctl.querybinding import compile_query
 
     app = app_context(ctx)
     values = list(files or ())
@@ -91,9 +91,9 @@ def jq(
         raise CliError("-o renders results in a format of its own: leave out -r, -j, -a, -c, -S, --tab and "
                        "--indent, or -o")
     flags = _flags(compact=compact, tab=tab, indent=indent, sort_keys=sort_keys, ascii=ascii)
-    query = compile_query(expression, option="", args=_pairs(args), argjson=_pairs(argjson), slurpfile=_pairs(slurpfile),
-                  rawfile=_pairs(rawfile), positional=positional, err=app.io.write_err,
-                  debug_flags=flags & (jqlib.SORTED | jqlib.ASCII))
+    query = compile_query(expression, option="", args=_pairs(args), argjson=_pairs(argjson),
+                          slurpfile=_pairs(slurpfile), rawfile=_pairs(rawfile), positional=positional,
+                          err=app.io.write_err, debug_flags=flags & (jqlib.SORTED | jqlib.ASCII))
     data, source = _read(values, needed=not null_input)
     if output is not None:
         from wfctl.shaped import Shape, ShapedOutput
