@@ -256,13 +256,17 @@ class Inputs:
         """The next value; invalid without a message at the end, with one for a parse error."""
         return self._lib.jq_util_input_next_input(self.state)
 
-    def line(self) -> int:
-        """The line jq names in `jq: error (at <file>:LINE)`: every line the parser was given so far
-        (jq gives its parser a line at a time)."""
-        consumed = len(self.data) - self._lib.jv_parser_remaining(self._parser)
-        if consumed <= 0:
+    def consumed(self) -> int:
+        """How many bytes of the text the parser has read."""
+        return len(self.data) - self._lib.jv_parser_remaining(self._parser)
+
+    def line(self, start: int = 0) -> int:
+        """The line jq names in `jq: error (at <file>:LINE)`, counted from `start` (where the file began in
+        the text): every line the parser was given so far (jq gives its parser a line at a time)."""
+        consumed = self.consumed()
+        if consumed <= start:
             return 0
-        lines = self.data.count(b"\n", 0, consumed)
+        lines = self.data.count(b"\n", start, consumed)
         if self.data[consumed - 1:consumed] != b"\n" and self.data.find(b"\n", consumed) != -1:
             lines += 1  # the rest of the line was read too
         return lines

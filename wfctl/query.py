@@ -38,6 +38,9 @@ MODULES = ("modules are not offered: wfctl runs a filter without a library path,
 BUILD = "wfctl (libjq 1.8.2, through the jq package)"
 RUNTIME = 5  # jq's exit status for an error in the filter (JQ_ERROR_UNKNOWN)
 NO_OUTPUT, NULL_KIND, OK = -4, -1, 0  # jq's process() results that -e reads
+#: What jq names the input by in an error: a name (`<stdin>`, a file), or for several files read as one
+#: stream each one's name and where it starts in the text.
+Source = str | tuple[tuple[int, str], ...]
 
 
 class QueryError(CliError):
@@ -134,7 +137,7 @@ class Query:
         return self._python("\n".join(_dumps(doc) for doc in documents))
 
     def run_texts(self, texts: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                  source: str = "<stdin>") -> Iterator[Any]:
+                  source: Source = "<stdin>") -> Iterator[Any]:
         """The results of the filter on each JSON value in `texts` (`slurp`: on one list of them all)."""
         return self._python(texts, slurp=slurp, null_input=null_input, source=source)
 
@@ -152,7 +155,7 @@ class Query:
 
     # -- jq's text (wfctl jq) ---------------------------------------------------------------------
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
-              slurp: bool = False, null_input: bool = False, source: str = "<stdin>") -> Iterator[str]:
+              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>") -> Iterator[str]:
         """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j)."""
         lib = self._lib
         end = "" if join else "\n"
@@ -165,14 +168,14 @@ class Query:
 
     # -- jq's main loop ---------------------------------------------------------------------------
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: str = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
+                source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
         decode, dump = loads, jqlib.dump
         for result in self._results(data, slurp=slurp, null_input=null_input, source=source,
                                     raise_errors=raise_errors):
             yield decode(dump(result))
 
     def _results(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                 source: str = "<stdin>", raise_errors: bool = False) -> Iterator[jqlib.JV]:
+                 source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[jqlib.JV]:
         if self.halted:
             return
         lib = self._lib
@@ -186,12 +189,12 @@ class Query:
                 message, _text = jqlib.message_of(value)
                 if message is None:
                     return
-                raise QueryError(f"{source}: not JSON: parse error: {message}")
+                raise QueryError(f"{_file(source, inputs)[1]}: not JSON: parse error: {message}")
             yield from self._process(value, inputs, source, raise_errors)
             if self.halted:
                 return
 
-    def _process(self, value: jqlib.JV, inputs: jqlib.Inputs, source: str, raise_errors: bool) -> Iterator[jqlib.JV]:
+    def _process(self, value: jqlib.JV, inputs: jqlib.Inputs, source: Source, raise_errors: bool) -> Iterator[jqlib.JV]:
         """jq's process(): the results of one input, then what ended them (the end, an error, a halt)."""
         lib, program = self._lib, self._program
         program.start(value)
@@ -219,7 +222,8 @@ class Query:
                 said = message if text else f"(not a string): {message}"
                 if raise_errors:
                     raise QueryFailed(f"{self._said}jq: error: {said}")
-                where = f" (at {source}:{inputs.line()})" if not self.option else ""
+                start, name = _file(source, inputs)
+                where = f" (at {name}:{inputs.line(start)})" if not self.option else ""
                 self._err(f"{self._said}jq: error{where}{': ' if text else ' '}{said}\n")
         self.status = status
         if status in (OK, NULL_KIND):
@@ -259,6 +263,14 @@ class Query:
             self._err(jqlib.text_of(value).decode("utf-8", "replace"))
         else:
             self._err(jqlib.dump(value).decode("utf-8", "replace"))
+
+
+def _file(source: Source, inputs: jqlib.Inputs) -> tuple[int, str]:
+    """Where the file the parser is in starts in the text, and its name."""
+    if isinstance(source, str):
+        return 0, source
+    consumed = inputs.consumed()
+    return next(((start, name) for start, name in reversed(source) if start < consumed), source[0])
 
 
 def _compile_errors(expression: str, named: list[tuple[str, bytes, str]], values: list[jqlib.JV]) -> list[str]:

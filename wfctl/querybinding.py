@@ -24,6 +24,7 @@ from wfctl.query import (
     Query,
     QueryError,
     QueryFailed,
+    Source,
     check_name,
     loads,
     parse_argjson,
@@ -79,7 +80,7 @@ class BindingQuery(Query):
             raise QueryError(f"{self._said}{'; '.join(lines) or 'jq: error: the filter does not compile'}") from None
 
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: str = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
+                source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         status = NO_OUTPUT
         try:
@@ -91,7 +92,8 @@ class BindingQuery(Query):
         except ValueError as exc:  # the binding ends the run at an error: no next input
             message = (str(exc).strip().splitlines() or ["the filter failed"])[0]
             if message.startswith("parse error"):
-                raise QueryError(f"{source}: not JSON: {message}") from None
+                name = source if isinstance(source, str) else source[0][1]
+                raise QueryError(f"{name}: not JSON: {message}") from None
             status = RUNTIME
             self.failures += 1
             if raise_errors:
@@ -101,7 +103,7 @@ class BindingQuery(Query):
             self.status = status
 
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
-              slurp: bool = False, null_input: bool = False, source: str = "<stdin>") -> Iterator[str]:
+              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>") -> Iterator[str]:
         end = "" if join else "\n"
         indent: str | int | None = None
         if flags & jqlib.PRETTY:

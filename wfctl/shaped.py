@@ -26,7 +26,7 @@ from wfctl.tables import compact
 
 if TYPE_CHECKING:
     from wfctl.api.client import Page
-    from wfctl.query import Query
+    from wfctl.query import Query, Source
     from wfctl.streams import IO
 
 
@@ -126,7 +126,7 @@ class ShapedOutput(Output):
     def value(self, obj: Any) -> None:
         self._document(obj, None, one=True)
 
-    def texts(self, text: str | bytes, *, slurp: bool = False, null_input: bool = False, source: str = "<stdin>",
+    def texts(self, text: str | bytes, *, slurp: bool = False, null_input: bool = False, source: Source = "<stdin>",
               exit_status: bool = False) -> None:
         """The filter on JSON text (`wfctl jq -o FORMAT`): each value in turn, or one list of them all (`slurp`)."""
         assert self.query is not None

@@ -84,6 +84,17 @@ def test_an_error_on_one_input_and_the_run_goes_on(cli: Any, sandbox: Any) -> No
     assert r.stderr == "--jq-each: jq: error: skip\n", r
 
 
+def test_several_files_are_one_stream_and_an_error_names_its_file(cli: Any, tmp_path: Any) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text("1\n2\n", encoding="utf-8")
+    second.write_text('3\n"x"\n4\n', encoding="utf-8")
+    r = cli("jq", ".+1", str(first), str(second))
+    assert (r.exit_code, r.stdout) == (0, "2\n3\n4\n5\n"), r
+    assert r.stderr == f'jq: error (at {second}:2): string ("x") and number (1) cannot be added\n'
+    r = cli("jq", "-n", "[inputs] | length", str(first), str(second))
+    assert r.stdout == "5\n", r
+
+
 def test_args_as_jq(cli: Any, tmp_path: Any) -> None:
     r = cli("jq", "-n", "-c", "--arg", "foo", "1", "--argjson", "bar", "2", "{$foo, $bar} | ., . == $ARGS.named")
     assert (r.exit_code, r.stdout) == (0, '{"foo":"1","bar":2}\ntrue\n'), r

@@ -4,13 +4,16 @@ on Windows too)."""
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import Format
 from wfctl.errors import CliError
+
+if TYPE_CHECKING:
+    from wfctl.query import Source
 
 JQ_PANEL = "jq's options"
 
@@ -139,8 +142,9 @@ def _json_arg(text: str) -> Any:
         raise CliError(f"--jsonargs: invalid JSON text: {text[:60]}") from None
 
 
-def _read(files: list[str], *, needed: bool) -> tuple[bytes, str]:
-    """The input as bytes (UTF-8 checked), and the name jq gives it in an error: `<stdin>` or the file."""
+def _read(files: list[str], *, needed: bool) -> tuple[bytes, Source]:
+    """The input as bytes (UTF-8 checked), and what jq names it by in an error: `<stdin>`, the file, or
+    for several files (one stream, as jq reads them) each one's name and where it starts."""
     if not files or files == ["-"]:
         stdin = sys.stdin
         if not files and needed and stdin.isatty():
@@ -148,23 +152,32 @@ def _read(files: list[str], *, needed: bool) -> tuple[bytes, str]:
                            "wfctl jq '.[0]' -)")
         if not needed and not files and stdin.isatty():
             return b"", "<stdin>"
-        data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8")
-        return _utf8(data, "<stdin>"), "<stdin>"
-    chunks = []
+        return _utf8(_stdin(), "<stdin>"), "<stdin>"
+    chunks, starts, at = [], [], 0
     for file in files:
-        if file == "-":
-            chunks.append(_utf8(sys.stdin.buffer.read(), "<stdin>"))
-            continue
-        try:
-            with open(file, "rb") as f:
-                chunks.append(_utf8(f.read(), file))
-        except FileNotFoundError:
-            raise CliError(f"{file}: no such file") from None
-        except IsADirectoryError:
-            raise CliError(f"{file}: is a folder, not a file") from None
-        except OSError as exc:
-            raise CliError(f"{file}: {exc.strerror}") from None
-    return b"".join(chunks), files[0] if len(files) == 1 else "<files>"
+        name = "<stdin>" if file == "-" else file
+        chunk = _utf8(_stdin() if file == "-" else _file(file), name)
+        chunks.append(chunk)
+        starts.append((at, name))
+        at += len(chunk)
+    return b"".join(chunks), starts[0][1] if len(starts) == 1 else tuple(starts)
+
+
+def _stdin() -> bytes:
+    stdin = sys.stdin
+    return stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8")
+
+
+def _file(file: str) -> bytes:
+    try:
+        with open(file, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise CliError(f"{file}: no such file") from None
+    except IsADirectoryError:
+        raise CliError(f"{file}: is a folder, not a file") from None
+    except OSError as exc:
+        raise CliError(f"{file}: {exc.strerror}") from None
 
 
 def _utf8(data: bytes, source: str) -> bytes:
