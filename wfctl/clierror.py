@@ -17,7 +17,12 @@ class CliError(Exception):
 
     The message is one line a person can act on; the exit code defaults to 2 (bad usage or input).
     `errors` is a field -> messages map, or a stopped import's row problems (row, line, column, message).
+    `code` names it in a JSON error instead of its exit code's name; `reported`: its words are already on
+    stderr (a jq filter's own messages), so only the exit code remains to give.
     """
+
+    code: str | None = None
+    reported: bool = False
 
     def __init__(
         self,

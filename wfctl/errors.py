@@ -148,7 +148,10 @@ def usage_envelope(message: str, usage: str | None) -> dict[str, Any]:
 
 
 def _code(exc: BaseException) -> str:
-    """The exit code's name, as a JSON error's code: "usage", "auth", "not_found", "local_fault", ..."""
+    """The exit code's name, as a JSON error's code: "usage", "auth", "not_found", "local_fault", ...; or
+    the error's own (`CliError.code`: "jq" for a filter that failed on the data)."""
+    if isinstance(exc, CliError) and exc.code:
+        return exc.code
     code = exit_code_for(exc)
     try:
         return ExitCode(code).name.lower()
@@ -226,6 +229,8 @@ def unknown_profile_message(profile: str) -> str | None:
 
 def report(exc: BaseException, *, json_mode: bool, stream: IO[str]) -> int:
     """Write the error to `stream` (stderr) and return the exit code."""
+    if isinstance(exc, CliError) and exc.reported:
+        return exit_code_for(exc)
     if json_mode:
         stream.write(json.dumps(envelope_for(exc)) + "\n")  # json escapes every control character
     else:

@@ -26,6 +26,7 @@ from wfctl.tables import compact
 
 if TYPE_CHECKING:
     from wfctl.api.client import Page
+    from wfctl.query import Query, Source
     from wfctl.streams import IO
 
 
@@ -66,7 +67,7 @@ class ShapedOutput(Output):
     shaped = True
 
     def __init__(self, io: IO, fmt: str, shape: Shape, *, fields: str | None = None, kind: str | None = None,
-                 option: str | None = None) -> None:
+                 option: str | None = None, query: Query | None = None) -> None:
         from wfctl.shaping import parse_columns, parse_sort
 
         super().__init__(io, "json", fields=fields, kind=kind)
@@ -77,12 +78,13 @@ class ShapedOutput(Output):
         self.render = Output(io, fmt)
         self.option = option if option is not None else "--jq" if shape.jq is not None else "--jq-each"
         self._said = f"{self.option}: " if self.option else ""
-        self.query = None
+        self.query = query
         expression = shape.jq if shape.jq is not None else shape.jq_each
-        if expression is not None:
-            from wfctl.query import Query
+        if expression is not None and query is None:
+            from wfctl.querybinding import compile_query
 
-            self.query = Query(expression, option=self.option, args=shape.args, argjson=shape.argjson)
+            self.query = compile_query(expression, option=self.option, args=shape.args, argjson=shape.argjson,
+                               err=io.write_err)
         self.each = shape.jq_each is not None
         self.sort = parse_sort(shape.sort_by)
         self.columns = parse_columns(shape.columns)
@@ -112,6 +114,7 @@ class ShapedOutput(Output):
                     yield from self.query.each(list(self._selected(rows)))  # type: ignore[union-attr]
 
             self._stream(results())
+            self.query.finish()  # a record the filter failed on, or a halt: jq's exit status
             return count
         listed = [row for rows in chunks for row in self._selected(rows)]
         self._document(listed, kind, columns=columns)
@@ -123,21 +126,16 @@ class ShapedOutput(Output):
     def value(self, obj: Any) -> None:
         self._document(obj, None, one=True)
 
-    def texts(self, text: str, *, slurp: bool = False, source: str = "<stdin>") -> None:
-        """The filter on JSON text (`wfctl jq`): each value in turn, or one list of them all (`slurp`)."""
-        from wfctl.query import QueryError
-
+    def texts(self, text: str | bytes, *, slurp: bool = False, null_input: bool = False, source: Source = "<stdin>",
+              exit_status: bool = False) -> None:
+        """The filter on JSON text (`wfctl jq -o FORMAT`): each value in turn, or one list of them all (`slurp`)."""
         assert self.query is not None
-        try:
-            results: Iterable[Any] = self.query.run_texts(text, slurp=slurp)
-            if self.render.structured:
-                self._stream(results)
-            else:
-                self._table(list(results))
-        except QueryError as exc:  # input that is not JSON: the file's name in front
-            if exc.message.startswith("not JSON"):
-                raise QueryError(f"{source}: {exc.message}") from None
-            raise
+        results: Iterable[Any] = self.query.run_texts(text, slurp=slurp, null_input=null_input, source=source)
+        if self.render.structured:
+            self._stream(results)
+        else:
+            self._table(list(results))
+        self.query.finish(exit_status=exit_status)
 
     # -- shaping -------------------------------------------------------------------------------
     def _document(self, doc: Any, kind: str | None, *, one: bool = False, columns: list[str] | None = None) -> None:
@@ -154,6 +152,7 @@ class ShapedOutput(Output):
                 self._stream(results)
             else:
                 self._table(list(results))
+            self.query.finish()
             return
         if self.columns:
             rows = shape_rows(doc if isinstance(doc, list) else [doc], self.columns)

@@ -33,4 +33,4 @@ def test_help_lists_the_queries_topic_and_the_options_point_to_it(cli: Any) -> N
     # command's own arguments and options (tests/messages/test_first_minutes.py); the topic describes them
     assert "\n  --jq; --jq-each; --arg; --argjson; --sort-by; --columns (wfctl help queries)\n" in r.stdout, r.stdout
     r = cli("jq", "--help")
-    assert (r.exit_code, r.stdout.splitlines()[0]) == (0, "Usage: wfctl jq [OPTIONS] <filter> [<file>|-]"), r
+    assert (r.exit_code, r.stdout.splitlines()[0]) == (0, "Usage: wfctl jq [OPTIONS] <filter> [<file>]..."), r

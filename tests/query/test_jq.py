@@ -90,21 +90,22 @@ def test_no_filter_reads_the_environment(cli: Any, sandbox: Any) -> None:
     assert (r.returncode if hasattr(r, "returncode") else r.exit_code, r.stdout) == (0, "{}\n"), r
 
 
-def test_jq_errors_are_jq_words_on_one_line_exit_2(cli: Any, sandbox: Any, agency_client: str) -> None:
+def test_jq_errors_are_jq_words_on_one_line(cli: Any, sandbox: Any, agency_client: str) -> None:
     r = cli("sites", "list", "--client", agency_client, "--jq", ".[0")
     assert (r.exit_code, r.stdout) == (2, ""), r
     assert r.stderr == ("error: --jq: jq: error: syntax error, unexpected end of file, expecting '|' or ',' or "
                         "':' or ']' at <top-level>, line 1, column 3\n")
     r = cli("sites", "list", "--client", agency_client, "--jq", ".[0].name.x")
-    assert (r.exit_code, r.stderr) == (2, 'error: --jq: jq: error: Cannot index string with string ("x")\n'), r
+    assert (r.exit_code, r.stderr) == (5, 'error: --jq: jq: error: Cannot index string with string ("x")\n'), r
     r = cli("sites", "list", "--client", agency_client, "--jq", "$nope")
     assert r.stderr == "error: --jq: jq: error: $nope is not defined at <top-level>, line 1, column 1\n"
     r = cli("sites", "list", "--client", agency_client, "--jq", ".", "--jq-each", ".")
     assert (r.exit_code, r.stderr) == (2, "error: give --jq or --jq-each, not both (--jq-each's results are a "
                                           "stream; --jq reads the whole)\n"), r
     r = cli("sites", "list", "--client", agency_client, "--jq", "error(\"stop\")", "-o", "json")
-    assert r.exit_code == 2
-    assert json.loads(r.stderr)["error"]["title"] == "--jq: jq: error: stop"
+    assert r.exit_code == 5  # a filter failing on the data: jq's status, and not "usage" (issue 44)
+    assert json.loads(r.stderr)["error"] == {"status": None, "code": "jq", "title": "--jq: jq: error: stop",
+                                             "detail": None, "errors": {}}
 
 
 def test_results_a_table_or_csv_cannot_show_are_a_clear_error(cli: Any, sandbox: Any, agency_client: str) -> None:

@@ -33,7 +33,7 @@ def test_sort_by_numbers_as_numbers(cli: Any, tmp_path: Any) -> None:
     assert [row.get("n") for row in sort_rows(rows, parse_sort("-n") or [])] == [100, 10, 9.5, 9, None, None]
     path = tmp_path / "rows.json"
     path.write_text(json.dumps(rows), encoding="utf-8")
-    r = cli("jq", "map(.n)", str(path))
+    r = cli("jq", "-c", "map(.n)", str(path))
     assert r.stdout == "[10,9,100,null,9.5,null]\n"
 
 
@@ -109,11 +109,11 @@ def test_wfctl_jq_on_saved_json_and_jsonl(cli: Any, sandbox: Any, agency_client:
     expression = "[.[] | select(.bannedWorkers | length > 0) | .name] | sort"
     live = cli("sites", "export", "--client", agency_client, "--jq", expression, "-o", "json")
     assert live.stdout == '["Site 10","Site 2"]\n'
-    assert cli("jq", expression, str(saved)).stdout == live.stdout
-    assert cli("jq", "-s", expression, str(lines)).stdout == live.stdout
-    assert cli("jq", expression, "-", input=saved.read_text(encoding="utf-8")).stdout == live.stdout
+    assert cli("jq", "-c", expression, str(saved)).stdout == live.stdout
+    assert cli("jq", "-cs", expression, str(lines)).stdout == live.stdout
+    assert cli("jq", "-c", expression, "-", input=saved.read_text(encoding="utf-8")).stdout == live.stdout
     assert cli("jq", ".name", str(lines), "-o", "table").stdout.count("\n") == 3
-    r = cli("jq", "--arg", "n", "Site 2", '.[] | select(.name == $n) | .bannedWorkers', str(saved))
+    r = cli("jq", "-c", "--arg", "n", "Site 2", '.[] | select(.name == $n) | .bannedWorkers', str(saved))
     assert (r.exit_code, r.stdout) == (0, '["w-3"]\n'), r
 
 

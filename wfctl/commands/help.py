@@ -325,7 +325,9 @@ def exit_codes_text() -> str:
             "status is the service's HTTP status, or null for an error found by wfctl\n"
             "itself (no answer, bad usage), which has a code instead: the name of its exit\n"
             "code in lower case (usage, auth, not_found, network, local_fault, ...). detail\n"
-            "is null when it would repeat title; errors maps a field to its messages.\n")
+            "is null when it would repeat title; errors maps a field to its messages.\n"
+            "\nA jq filter (--jq, --jq-each, wfctl jq) ends as jq does: 5 when it fails on the\n"
+            "data (the JSON error's code is jq), or the status it gives halt_error.\n")
 
 
 def _table(rows: list[tuple[str, str]]) -> str:

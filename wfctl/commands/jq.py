@@ -1,66 +1,190 @@
-"""wfctl jq: the --jq engine on a saved JSON or JSONL file (no jq needed, on Windows too)."""
+"""wfctl jq: jq on a saved JSON or JSONL file, with jq's everyday options (libjq itself; no jq needed,
+on Windows too)."""
 
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from wfctl.commands.options import app_context
-from wfctl.commands.output_options import ArgJson, Args, Format
+from wfctl.commands.output_options import Format
 from wfctl.errors import CliError
+
+if TYPE_CHECKING:
+    from wfctl.query import Source
+
+JQ_PANEL = "jq's options"
 
 
 def jq(
     ctx: typer.Context,
-    expression: Annotated[str, typer.Argument(metavar="<filter>", help="A jq filter, e.g. '.[] | .name'.",
-                                              show_default=False)],
-    file: Annotated[str | None, typer.Argument(metavar="<file>|-", help="A JSON or JSONL file (default, or -: "
-                                               "standard input).", show_default=False)] = None,
-    slurp: Annotated[bool, typer.Option("--slurp", "-s", help="Read every value of the file into one list first "
-                                        "(a saved -o jsonl then reads as --jq reads a list).")] = False,
+    expression: Annotated[str, typer.Argument(metavar="<filter>", help="A jq filter, e.g. '.[] | .name' (one "
+                                              "that starts with - goes after --).", show_default=False)],
+    files: Annotated[list[str] | None, typer.Argument(
+        metavar="<file>", help="JSON or JSONL files, read as one stream (none, or -: standard input); "
+                                    "after --args or --jsonargs: the values of $ARGS.positional.",
+        show_default=False)] = None,
+    raw: Annotated[bool, typer.Option("--raw-output", "-r", help="Text results as they are, without quotes.",
+                                      rich_help_panel=JQ_PANEL)] = False,
+    join: Annotated[bool, typer.Option("--join-output", "-j", help="As -r, and no newline after each result.",
+                                       rich_help_panel=JQ_PANEL)] = False,
+    ascii: Annotated[bool, typer.Option("--ascii-output", "-a", help="Characters beyond ASCII as \\u escapes.",
+                                        rich_help_panel=JQ_PANEL)] = False,
+    compact: Annotated[bool, typer.Option("--compact-output", "-c", help="Each result on one line.",
+                                          rich_help_panel=JQ_PANEL)] = False,
+    tab: Annotated[bool, typer.Option("--tab", help="Indent with a tab.", rich_help_panel=JQ_PANEL)] = False,
+    indent: Annotated[int | None, typer.Option("--indent", metavar="<n>", help="Indent with n spaces (-1 to 7; "
+                                               "default 2).", rich_help_panel=JQ_PANEL, show_default=False)] = None,
+    sort_keys: Annotated[bool, typer.Option("--sort-keys", "-S", help="Keys of objects in order.",
+                                            rich_help_panel=JQ_PANEL)] = False,
+    null_input: Annotated[bool, typer.Option("--null-input", "-n", help="Run once on null; `input` and `inputs` "
+                                             "read the files.", rich_help_panel=JQ_PANEL)] = False,
+    slurp: Annotated[bool, typer.Option("--slurp", "-s", help="Read every value into one list first (a saved "
+                                        "-o jsonl then reads as --jq reads a list).", rich_help_panel=JQ_PANEL)] = False,
+    exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when the last result is false "
+                                              "or null, 4 when there is none.", rich_help_panel=JQ_PANEL)] = False,
+    args: Annotated[list[str] | None, typer.Option(
+        "--arg", metavar="<name> <value>", help="Bind $NAME to a text (a repeated name keeps the first).",
+        rich_help_panel=JQ_PANEL, show_default=False)] = None,
+    argjson: Annotated[list[str] | None, typer.Option(
+        "--argjson", metavar="<name> <json>", help="Bind $NAME to a JSON value.", rich_help_panel=JQ_PANEL,
+        show_default=False)] = None,
+    slurpfile: Annotated[list[str] | None, typer.Option(
+        "--slurpfile", metavar="<name> <file>", help="Bind $NAME to a list of the file's JSON values.",
+        rich_help_panel=JQ_PANEL, show_default=False)] = None,
+    rawfile: Annotated[list[str] | None, typer.Option(
+        "--rawfile", metavar="<name> <file>", help="Bind $NAME to the file's text.", rich_help_panel=JQ_PANEL,
+        show_default=False)] = None,
+    positional_text: Annotated[bool, typer.Option("--args", help="The arguments after the filter are texts of "
+                                                  "$ARGS.positional, not files.", rich_help_panel=JQ_PANEL)] = False,
+    positional_json: Annotated[bool, typer.Option("--jsonargs", help="The arguments after the filter are JSON "
+                                                  "values of $ARGS.positional.", rich_help_panel=JQ_PANEL)] = False,
     output: Format = None,
-    args: Args = None,
-    argjson: ArgJson = None,
 ) -> None:
-    """Run a jq filter on a saved JSON or JSONL file: the engine of --jq, no jq needed.
+    """Run a jq filter on saved JSON or JSONL files, as jq does: the engine of --jq, no jq needed.
 
-    The filter runs on each JSON value of the file in turn, as jq does (--slurp: on one list of them all,
-    so `wfctl jq -s F saved.jsonl` answers as `--jq F` did). `env` and `$ENV` are empty; integers beyond
-    2^53 keep every digit. Results print as JSON; -o jsonl, yaml, table or csv as --jq renders them.
-    `wfctl help queries` has worked examples.
+    libjq itself runs the filter on each JSON value in turn, and prints each result as jq prints it
+    (every digit of a number). `input`, `inputs`, `debug`, `stderr`, `halt_error` and errors on an input
+    (reported, then the next input) behave as in jq, and so does the exit status (5: the filter failed
+    on the last input). `env` and `$ENV` are empty; modules are not offered. -o json, jsonl, yaml,
+    table or csv render the results as --jq does instead. `wfctl help queries` has worked examples.
 
     Examples:
       $ wfctl sites export --all-clients -o json > sites.json
-      $ wfctl jq '.[] | select(.assessmentRequired) | .name' sites.json
-      $ wfctl sites export --all-clients -o jsonl | wfctl jq -s 'group_by(.clientId) | map(length)' -
+      $ wfctl jq -r '.[] | select(.assessmentRequired) | .name' sites.json
+      $ wfctl sites export --all-clients -o jsonl | wfctl jq -s 'group_by(.clientId) | map(length)'
       $ wfctl jq --arg skill "Forklift Driver" '.[] | select(any(.rates[]; .skill == $skill)) | .name' sites.json
+      $ wfctl jq -n '[inputs | .bannedWorkers | length] | add' sites.jsonl
     """
-    from wfctl.shaped import Shape, ShapedOutput
+    from wfctl import jqlib
+    from wfctl.querybinding import compile_query
 
     app = app_context(ctx)
-    fmt = app.output(str(output)).format if output is not None else "json"  # JSON, as jq: not the profile's table
-    pairs: Any = (tuple(args or ()), tuple(argjson or ()))  # (NAME, VALUE) pairs: output_options.pair_options
-    shape = Shape(jq=expression, args=pairs[0], argjson=pairs[1])
-    out = ShapedOutput(app.io, fmt, shape, option="")
-    out.texts(_read(file), slurp=slurp, source=file if file not in (None, "-") else "<stdin>")
+    values = list(files or ())
+    positional: list[Any] = []
+    if positional_text or positional_json:
+        positional = [_json_arg(value) if positional_json else value for value in values]
+        values = []
+    if indent is not None and not -1 <= indent <= 7:
+        raise CliError("--indent takes a number between -1 and 7")
+    jq_printing = raw or join or ascii or compact or tab or indent is not None or sort_keys
+    if output is not None and jq_printing:
+        raise CliError("-o renders results in a format of its own: leave out -r, -j, -a, -c, -S, --tab and "
+                       "--indent, or -o")
+    flags = _flags(compact=compact, tab=tab, indent=indent, sort_keys=sort_keys, ascii=ascii)
+    query = compile_query(expression, option="", args=_pairs(args), argjson=_pairs(argjson),
+                          slurpfile=_pairs(slurpfile), rawfile=_pairs(rawfile), positional=positional,
+                          err=app.io.write_err, debug_flags=flags & (jqlib.SORTED | jqlib.ASCII))
+    data, source = _read(values, needed=not null_input)
+    if output is not None:
+        from wfctl.shaped import Shape, ShapedOutput
+
+        out = ShapedOutput(app.io, app.output(str(output)).format, Shape(jq=expression), option="", query=query)
+        out.texts(data, slurp=slurp, null_input=null_input, source=source, exit_status=exit_status)
+        return
+    write, batch = app.io.write, []
+    for text in query.texts(data, flags=flags, raw=raw or join, join=join, ascii=ascii, slurp=slurp,
+                            null_input=null_input, source=source):
+        batch.append(text)
+        if len(batch) >= 256:
+            write("".join(batch))
+            batch.clear()
+    write("".join(batch))
+    query.finish(exit_status=exit_status)
 
 
-def _read(file: str | None) -> str:
-    if file in (None, "-"):
-        if file is None and sys.stdin.isatty():
+def _flags(*, compact: bool, tab: bool, indent: int | None, sort_keys: bool, ascii: bool) -> int:
+    """jq's printing options as jq's main sets them (2 spaces unless said otherwise)."""
+    from wfctl.jqlib import ASCII, PRETTY, SORTED, TAB, indent_flags
+
+    flags = indent_flags(2)
+    if tab:
+        flags = (flags & ~indent_flags(7)) | TAB | PRETTY
+    if indent is not None:
+        flags = (flags & ~(TAB | indent_flags(7))) | indent_flags(indent)
+    if compact:
+        flags &= ~(TAB | indent_flags(7))
+    return flags | (SORTED if sort_keys else 0) | (ASCII if ascii else 0)
+
+
+def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
+    return tuple(values or ())  # (NAME, VALUE) pairs: output_options.pair_options
+
+
+def _json_arg(text: str) -> Any:
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise CliError(f"--jsonargs: invalid JSON text: {text[:60]}") from None
+
+
+def _read(files: list[str], *, needed: bool) -> tuple[bytes, Source]:
+    """The input as bytes (UTF-8 checked), and what jq names it by in an error: `<stdin>`, the file, or
+    for several files (one stream, as jq reads them) each one's name and where it starts."""
+    if not files or files == ["-"]:
+        stdin = sys.stdin
+        if not files and needed and stdin.isatty():
             raise CliError("give a JSON or JSONL file, or - for standard input (e.g. wfctl sites list -o json | "
                            "wfctl jq '.[0]' -)")
-        return sys.stdin.read()
+        if not needed and not files and stdin.isatty():
+            return b"", "<stdin>"
+        return _utf8(_stdin(), "<stdin>"), "<stdin>"
+    chunks, starts, at = [], [], 0
+    for file in files:
+        name = "<stdin>" if file == "-" else file
+        chunk = _utf8(_stdin() if file == "-" else _file(file), name)
+        chunks.append(chunk)
+        starts.append((at, name))
+        at += len(chunk)
+    return b"".join(chunks), starts[0][1] if len(starts) == 1 else tuple(starts)
+
+
+def _stdin() -> bytes:
+    stdin = sys.stdin
+    return stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8")
+
+
+def _file(file: str) -> bytes:
     try:
-        with open(file, encoding="utf-8-sig") as f:
+        with open(file, "rb") as f:
             return f.read()
     except FileNotFoundError:
         raise CliError(f"{file}: no such file") from None
     except IsADirectoryError:
         raise CliError(f"{file}: is a folder, not a file") from None
-    except UnicodeDecodeError:
-        raise CliError(f"{file}: not UTF-8 text (JSON is)") from None
     except OSError as exc:
         raise CliError(f"{file}: {exc.strerror}") from None
+
+
+def _utf8(data: bytes, source: str) -> bytes:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CliError(f"{source}: not UTF-8 text (JSON is): the byte 0x{data[exc.start]:02x} on line {line}") \
+            from None
+    return data

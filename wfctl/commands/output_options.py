@@ -117,11 +117,12 @@ class OutputOptions:
 
 #: The options that take two words (`--arg NAME VALUE`, as jq's): typer declares no such option, so the
 #: click command is given them once it is built (`pair_options`, from wfctl.cli.root_command).
-PAIRED = frozenset({"--arg", "--argjson"})
+PAIRED = frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile"})
 
 
 def pair_options(command: Any) -> None:
-    """Every --arg and --argjson under `command` takes NAME VALUE (click's nargs=2, repeatable)."""
+    """Every --arg, --argjson, --slurpfile and --rawfile under `command` takes NAME VALUE (click's nargs=2,
+    repeatable)."""
     for param in getattr(command, "params", []):
         if PAIRED.intersection(param.opts):
             param.nargs = 2
