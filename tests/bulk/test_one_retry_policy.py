@@ -104,6 +104,9 @@ SCENARIOS = {
     "POST 502": ("POST", "k-3", [(502, {})], 1, [], "refused 502"),
     # a Retry-After beyond the cap (30 s) ends the retries at once: the answer is reported, no wait
     "PUT 429 Retry-After 900": ("PUT", None, [(429, {RA: "900"})], 1, [], "refused 429"),
+    # a 429 paces: never counted toward the 4 tries (issue 45)
+    "PUT 429 x5": ("PUT", None, [(429, {})] * 5, 6, [0.5, 1.0, 2.0, 2.0, 2.0], None),
+    "keyed POST 429 x5 then 201": ("POST", "k-4", [(429, {RA: "1"})] * 5, 6, [1.0] * 5, None),
     # attempts are bounded (4)
     "PUT 500 x5": ("PUT", None, [(500, {})] * 5, 4, [0.5, 1.0, 2.0], "refused 500"),
     # 503 is an outage: ridden out (attempts not counted, a try every 2 s at most) until it is over.
