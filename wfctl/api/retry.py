@@ -21,8 +21,13 @@ honoured up to a cap (G18): one longer than the cap (the sandbox's login lock sa
 retries at once, and the answer is reported. An HTTP date is judged against the answer's own `Date`
 header (the server's clock), so a server whose clock is off by hours neither stops nor hurries the retry.
 
+A 429 is the service pacing us (G18): it is never counted toward a request's tries; the request is
+sent again after the answer's Retry-After (a short backoff without one) for up to the outage's budget of
+its own, unless the Retry-After is longer than the cap (then the answer is reported at once).
+
 A wait holds every request of the same pool (`Pause`): one 429's Retry-After slows the workers down as one,
-and an outage is one wait of every worker, which the CLI shows (`Pause.outage`).
+and while the service keeps answering 429 fewer requests are let through at once (`Pause.throttle`,
+`Pause.admitted`); an outage is one wait of every worker, which the CLI shows (`Pause.outage`).
 """
 
 from __future__ import annotations
