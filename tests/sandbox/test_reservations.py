@@ -102,3 +102,40 @@ def test_a_reservation_whose_holder_is_at_work_is_waited_on(server: SandboxServe
     assert answer.status_code == 503, answer.text
     assert answer.json()["detail"] == "a request with this Idempotency-Key is still being answered; retry it"
     assert 1 <= took < 3
+
+
+def test_a_reservation_its_failed_request_could_not_release_is_released_by_the_next(
+        backend: str, new_database: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers on one PostgreSQL database. On worker A a create fails with the database (disk full)
+    and so does the release of its key; the key's next request, on worker B, would wait on A, whose
+    session is alive: A's next request releases what it could not, and B's retry is applied at once."""
+    if backend != "postgresql":
+        pytest.skip("two workers on one database are PostgreSQL's")
+    from tests.fixtures.dbfaults import DISK_FULL, DatabaseFault
+    from wfctl.sandbox import idempotency
+
+    monkeypatch.setattr(idempotency, "IDEMPOTENCY_WAIT", 1.0)
+    database = new_database()
+    a, b = SandboxServer(database), SandboxServer(database)
+    try:
+        fault = DatabaseFault(a)
+        token = login_token(a, *ADMIN)["accessToken"]
+        headers = {"Authorization": f"Bearer {token}", "Idempotency-Key": str(uuid.uuid4())}
+        client_id = httpx.get(f"{a.url}/api/clients", headers=headers, params={"pageSize": 1}).json()["data"][0]["id"]
+        path, body = f"/api/clients/{client_id}/sites", {"name": unique("Site")}
+        fault.start(DISK_FULL, "sites:INSERT", "idempotency_keys:DELETE")
+        try:
+            assert httpx.post(a.url + path, json=body, headers=headers, timeout=30).status_code == 503
+        finally:
+            fault.stop()
+        held = httpx.post(b.url + path, json=body, headers=headers, timeout=30)
+        assert held.status_code == 503 and "still being answered" in held.json()["detail"]
+        other = {**headers, "Idempotency-Key": str(uuid.uuid4())}
+        assert httpx.post(a.url + path, json={"name": unique("Site")}, headers=other, timeout=30).status_code == 201
+        started = time.monotonic()
+        answer = httpx.post(b.url + path, json=body, headers=headers, timeout=30)
+        assert answer.status_code == 201 and answer.json()["name"] == body["name"], answer.text
+        assert time.monotonic() - started < 1
+    finally:
+        a.stop()
+        b.stop()

@@ -44,6 +44,8 @@ class Service:
         self.unknown: dict[KeyRef, tuple[Callable[[Connection], bool], Response]] = {}
         #: Keys whose reservation a request of this process holds and is answering (idempotency.py).
         self.answering: set[KeyRef] = set()
+        #: Reservations a failed request could not release (the database refused it): key -> holder.
+        self.unreleased: dict[KeyRef, str] = {}
 
     def name_key(self, name: str) -> str:
         """The key of the UNIQUE index (G12, store.name_key); with no-unique-names, never a duplicate."""

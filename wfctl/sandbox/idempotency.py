@@ -38,11 +38,15 @@ async def idempotent(api: Service, request: Request, who: Principal, key: str, h
     kept in `media_type` while the key has no answer). A reservation whose holder is gone is taken over
     at once rather than waited on: one of this process that it is no longer answering (its request failed
     with the database and could not release it), one of a process that died or of a database session that
-    ended (a restart, a lost connection, a killed worker: its uncommitted create went with it). Only a
-    reservation whose holder cannot be judged is taken over after IDEMPOTENCY_ABANDONED seconds."""
+    ended (a restart, a lost connection, a killed worker: its uncommitted create went with it). A
+    reservation a failed request could not release (the database refused that too) is released by the
+    next request of its process. Only a reservation whose holder cannot be judged (written by an earlier
+    version) is taken over after IDEMPOTENCY_ABANDONED seconds."""
     if not key.strip() or len(key) > 255:
         raise ApiProblem(400, "Idempotency-Key must be 1-255 characters",
                          errors={"Idempotency-Key": ["must be 1-255 characters"]})
+    if api.unreleased:  # reservations a failed request could not release: released now
+        _release_pending(api)
     fingerprint = _fingerprint(request.url.path, await request.body())
     waited_until = time.monotonic() + IDEMPOTENCY_WAIT
     ref = (who.user_id, key)
@@ -110,7 +114,7 @@ async def _answer_once(api: Service, request: Request, who: Principal, ref: KeyR
     except CommitUnknown:
         raise  # the record may be stored: the reservation stays for the next request to resolve
     except BaseException:
-        release(api.db, ref, holder)
+        _release(api, ref, holder)
         raise
     finally:
         api.answering.discard(ref)
@@ -119,8 +123,23 @@ async def _answer_once(api: Service, request: Request, who: Principal, ref: KeyR
     if response.status_code < 500:
         store_answer(api.db, ref, response, holder)
     else:
-        release(api.db, ref, holder)
+        _release(api, ref, holder)
     return response
+
+
+def _release(api: Service, ref: KeyRef, holder: str) -> None:
+    """Release a reservation after its request failed; when the database cannot take that either (it is
+    why the request failed), the next request of this process releases it (`idempotent`)."""
+    try:
+        release(api.db, ref, holder)
+    except Exception:
+        api.unreleased[ref] = holder
+
+
+def _release_pending(api: Service) -> None:
+    for ref, holder in list(api.unreleased.items()):
+        release(api.db, ref, holder)
+        api.unreleased.pop(ref, None)
 
 
 def _fingerprint(path: str, raw: bytes) -> str:
