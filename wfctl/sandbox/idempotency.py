@@ -137,8 +137,13 @@ def _release(api: Service, ref: KeyRef, holder: str) -> None:
 
 
 def _release_pending(api: Service) -> None:
+    """The releases failed requests could not make; those the database still refuses are kept for later
+    (the request at hand goes on: its own writes say whether the database can serve it)."""
     for ref, holder in list(api.unreleased.items()):
-        release(api.db, ref, holder)
+        try:
+            release(api.db, ref, holder)
+        except Exception:
+            return
         api.unreleased.pop(ref, None)
 
 
