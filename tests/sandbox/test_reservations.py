@@ -139,3 +139,23 @@ def test_a_reservation_its_failed_request_could_not_release_is_released_by_the_n
     finally:
         a.stop()
         b.stop()
+
+
+def test_a_server_that_starts_releases_what_gone_holders_reserved(new_database: Any) -> None:
+    """A worker started again (or any server on the database) releases at its start the reservations of
+    holders that are gone, and leaves a live holder's alone."""
+    database = new_database()
+    first = SandboxServer(database)
+    try:
+        store = first.app.state.store
+        user = store.db.execute("SELECT id FROM users WHERE username = ?", (ADMIN[0],)).fetchone()[0]
+        live = store.holder()  # the first server's own: it still runs
+        for key, holder in (("gone", f"{_gone_process()}.0123456789ab"), ("live", live)):
+            store.db.execute("INSERT INTO idempotency_keys (user_id, key, fingerprint, status, media_type, body, "
+                             "created_at) VALUES (?, ?, 'f', 0, ?, ?, ?)", (user, key, holder, b"", time.time()))
+        second = SandboxServer(database)
+        second.stop()
+        left = store.db.execute("SELECT key FROM idempotency_keys WHERE user_id = ? AND status = 0", (user,))
+        assert [row[0] for row in left.fetchall()] == ["live"]
+    finally:
+        first.stop()

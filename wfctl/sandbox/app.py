@@ -85,6 +85,7 @@ def create_app(
         # An empty database always gets the agencies and logins of G21.
         new_passwords = apply_seed(store, records=seed, random_passwords=exposed)
         store.purge_expired()
+        idempotency.release_abandoned(store)  # a worker started again: what its dead self held
     except BaseException:
         store.close()
         raise

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from wfctl.sandbox.auth import Principal
 from wfctl.sandbox.handling import KeyRef, Service, release, store_answer
 from wfctl.sandbox.problems import ApiProblem, from_exception
-from wfctl.sandbox.store import CommitUnknown
+from wfctl.sandbox.store import CommitUnknown, Store
 
 IDEMPOTENCY_WINDOW = 24 * 3600
 IDEMPOTENCY_WAIT = 10.0  # seconds a request waits for the answer of another with the same key
@@ -145,6 +145,19 @@ def _release_pending(api: Service) -> None:
         except Exception:
             return
         api.unreleased.pop(ref, None)
+
+
+def release_abandoned(store: Store) -> int:
+    """At a server's start (a worker started again included): release the reservations whose holder is gone
+    (a process that died, a database session that ended); how many. Waiting requests would take them over
+    anyway (`idempotent`); released here, no retry has to find them first."""
+    rows = store.db.execute("SELECT user_id, key, media_type FROM idempotency_keys WHERE status = 0").fetchall()
+    released = 0
+    for user_id, key, holder in rows:
+        if holder and not store.mine(holder) and store.holder_gone(holder):
+            release(store.db, (user_id, key), holder)
+            released += 1
+    return released
 
 
 def _fingerprint(path: str, raw: bytes) -> str:
