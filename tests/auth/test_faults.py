@@ -68,12 +68,18 @@ def test_retry_after_http_date_and_cap():
     assert sleeps == [] and len(rec.requests) == 1
 
 
-def test_429_then_gives_up_after_bounded_attempts():
-    rec = Recorder(httpx.Response(429, json={"title": "Too Many Requests", "status": 429}))
+def test_429_paces_without_counting_tries_then_gives_up_after_the_budget():
+    """A 429 is the service pacing us (G18, issue 45): it never counts toward a request's 4 tries; a
+    service that refuses a request for the whole outage budget (60 s) is reported."""
+    rec = Recorder(*[httpx.Response(429)] * 6, ok())
     sleeps: list[float] = []
+    client(rec, sleeps=sleeps).get_agency()
+    assert len(rec.requests) == 7 and len(sleeps) == 6
+    rec = Recorder(httpx.Response(429, json={"title": "Too Many Requests", "status": 429}))
+    sleeps = []
     with pytest.raises(errors.ServerError) as info:
-        client(rec, sleeps=sleeps).get_agency()
-    assert len(rec.requests) == 4 and len(sleeps) == 3
+        client(rec, sleeps=sleeps, retry=RetryPolicy(backoff_base=4, backoff_cap=4)).get_agency()
+    assert len(rec.requests) > 4 and 50 < sum(sleeps) <= 60
     assert "HTTP 429" in str(info.value) and exit_code_for(info.value) == 1
 
 
@@ -84,7 +90,7 @@ def test_backoff_is_capped_full_jitter():
 
 
 def test_total_time_bounds_retries():
-    rec = Recorder(httpx.Response(429, headers={"Retry-After": "20"}))
+    rec = Recorder(httpx.Response(500, headers={"Retry-After": "20"}))
     sleeps: list[float] = []
     with pytest.raises(errors.ServerError):
         client(rec, sleeps=sleeps, retry=RetryPolicy(max_attempts=10, total_time=30)).get_agency()

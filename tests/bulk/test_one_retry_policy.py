@@ -104,6 +104,9 @@ SCENARIOS = {
     "POST 502": ("POST", "k-3", [(502, {})], 1, [], "refused 502"),
     # a Retry-After beyond the cap (30 s) ends the retries at once: the answer is reported, no wait
     "PUT 429 Retry-After 900": ("PUT", None, [(429, {RA: "900"})], 1, [], "refused 429"),
+    # a 429 paces: never counted toward the 4 tries (issue 45)
+    "PUT 429 x5": ("PUT", None, [(429, {})] * 5, 6, [0.5, 1.0, 2.0, 2.0, 2.0], None),
+    "keyed POST 429 x5 then 201": ("POST", "k-4", [(429, {RA: "1"})] * 5, 6, [1.0] * 5, None),
     # attempts are bounded (4)
     "PUT 500 x5": ("PUT", None, [(500, {})] * 5, 4, [0.5, 1.0, 2.0], "refused 500"),
     # 503 is an outage: ridden out (attempts not counted, a try every 2 s at most) until it is over.
@@ -302,3 +305,54 @@ def test_ctrl_c_ends_a_rate_change_waiting_out_a_retry_after_at_once(cli: Any, s
     assert listed.exit_code == 0, listed
     rates = json.loads(listed.stdout)
     assert sorted(r["hourlyRate"] for r in rates) == [14.0] * 6, rates
+
+
+def test_while_answered_429_the_pool_lets_fewer_requests_through_at_once() -> None:
+    """Issue 45: a 429 halves how many requests of the pool are under way (at least one), each answer that
+    is not a 429 lets one more through, and once as many as ever may go, or THROTTLE_EASE seconds after the
+    last 429, any number may again."""
+    import threading
+
+    from wfctl.api.retry import THROTTLE_EASE, Pause
+
+    now = [0.0]
+    pause = Pause(sleep=lambda seconds: None, clock=lambda: now[0])
+    inside: list[int] = []
+    release = threading.Event()
+    entered = threading.Semaphore(0)
+
+    def request() -> None:
+        with pause.admitted():
+            entered.release()
+            release.wait(10)
+
+    def under_way(count: int) -> list[threading.Thread]:
+        threads = [threading.Thread(target=request) for _ in range(count)]
+        for thread in threads:
+            thread.start()
+        return threads
+
+    first = under_way(8)
+    for _ in range(8):
+        assert entered.acquire(timeout=5)
+    pause.throttle(1.0)  # 8 under way: 4 at once from now on
+    release.set()
+    for thread in first:
+        thread.join(5)
+    release.clear()
+    second = under_way(6)
+    for _ in range(4):
+        assert entered.acquire(timeout=5)
+    assert not entered.acquire(timeout=0.3)  # the fifth waits
+    inside.append(pause._active)
+    pause.note_answer(refused=True)  # another 429: no more let through
+    assert not entered.acquire(timeout=0.2)
+    pause.note_answer()  # an answer: one more
+    assert entered.acquire(timeout=5)
+    assert not entered.acquire(timeout=0.2)
+    now[0] += 1.0 + THROTTLE_EASE  # no 429 for a while: any number
+    assert entered.acquire(timeout=5)
+    release.set()
+    for thread in second:
+        thread.join(5)
+    assert inside == [4] and pause._active == 0

@@ -95,7 +95,8 @@ class LeanSender:
                 slept += self._wait_to_resend(exc, method, attempt, started, slept, never_sent=True)
                 continue
             try:
-                with deadline_at(time.monotonic() + timeout):  # the whole exchange, body included
+                # the whole exchange, body included, under its deadline; fewer at once while answered 429
+                with pause.admitted(), deadline_at(time.monotonic() + timeout):
                     conn.request(method, self._prefix + path, body=payload, headers=headers)
                     response = conn.getresponse()
                     data = read_bounded(response)
@@ -129,15 +130,18 @@ class LeanSender:
                 return decode_body(answer)
             outage = pause.note_outage() if status in OUTAGE_STATUSES else None
             if outage is None:
-                pause.note_answer()
+                pause.note_answer(refused=status == 429)
             if status >= 400:
                 if policy.retries_answer(method, status, keyed=bool(idempotency_key)):
                     delay = policy.delay(attempt, max(time.monotonic() - started, slept),
                                          response.getheader("Retry-After"), date=response.getheader("Date"),
-                                         outage=outage)
+                                         outage=outage, refused=status == 429)
                     if delay is not None:
                         slept += delay
-                        pause.hold(delay, outage=outage is not None)
+                        if status == 429:
+                            pause.throttle(delay)  # paced, every worker with it: not a try of this row
+                        else:
+                            pause.hold(delay, outage=outage is not None)
                         continue
                 raise self._error(method, path, status, response.getheaders(), data)
             self._local.replayed = (response.getheader("Idempotent-Replayed") or "").lower() == "true"

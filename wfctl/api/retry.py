@@ -21,8 +21,13 @@ honoured up to a cap (G18): one longer than the cap (the sandbox's login lock sa
 retries at once, and the answer is reported. An HTTP date is judged against the answer's own `Date`
 header (the server's clock), so a server whose clock is off by hours neither stops nor hurries the retry.
 
+A 429 is the service pacing us (G18): it is never counted toward a request's tries; the request is
+sent again after the answer's Retry-After (a short backoff without one) for up to the outage's budget of
+its own, unless the Retry-After is longer than the cap (then the answer is reported at once).
+
 A wait holds every request of the same pool (`Pause`): one 429's Retry-After slows the workers down as one,
-and an outage is one wait of every worker, which the CLI shows (`Pause.outage`).
+and while the service keeps answering 429 fewer requests are let through at once (`Pause.throttle`,
+`Pause.admitted`); an outage is one wait of every worker, which the CLI shows (`Pause.outage`).
 """
 
 from __future__ import annotations
@@ -32,7 +37,8 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +50,8 @@ OUTAGE_STATUSES = frozenset({502, 503, 504})
 OUTAGE_SECONDS = 60.0
 #: The longest wait between two tries during an outage (a restart of a few seconds is noticed at once).
 OUTAGE_PROBE = 2.0
+#: Seconds after the last 429 at which a pool lets any number of requests through at once again.
+THROTTLE_EASE = 2.0
 
 
 def outage_seconds() -> float:
@@ -92,12 +100,16 @@ class RetryPolicy:
         return not (bounded or too_large) and (never_sent or method.upper() in IDEMPOTENT_METHODS)
 
     def delay(self, attempt: int, spent: float, retry_after: str | None = None, *, date: str | None = None,
-              until: float | None = None, outage: float | None = None) -> float | None:
+              until: float | None = None, outage: float | None = None, refused: bool = False) -> float | None:
         """Seconds to wait before attempt `attempt + 1`, or None when attempts or time are used up.
         `spent`: the seconds this request has taken so far; `retry_after`, `date`: the answer's headers;
         `until`: the monotonic moment this request may be resent until, instead of the total time;
         `outage`: how long the pool's outage has lasted, when this attempt failed as one (no answer, or
-        502/503/504): then attempts and the total time do not count, the outage's budget does."""
+        502/503/504): then attempts and the total time do not count, the outage's budget does;
+        `refused`: the attempt was answered 429 (G18): the service paces us, so attempts do not count
+        either; the request is paced (its Retry-After honoured) for up to the outage's budget of its own."""
+        if refused and until is None:
+            return self._paced(attempt, spent, retry_after, date)
         riding = outage is not None and outage < self.outage_time
         if outage is not None and not riding:
             return None  # the outage outlasted its budget: every request of the pool stops now
@@ -119,6 +131,18 @@ class RetryPolicy:
             return None
         return delay
 
+    def _paced(self, attempt: int, spent: float, retry_after: str | None, date: str | None) -> float | None:
+        """The wait after a 429: its Retry-After (a short backoff without one); None when it asks for more
+        than `retry_after_cap` (a login lock: said at once) or this request has been paced for longer than
+        the outage's budget (a service that refuses it for good)."""
+        wanted = parse_retry_after(retry_after, date=date) if retry_after else None
+        if wanted is not None and wanted > self.retry_after_cap:
+            return None
+        delay = self.backoff(min(attempt, 3)) if wanted is None else wanted
+        if spent + delay > max(self.outage_time, self.total_time):
+            return None
+        return delay
+
 
 class Pause:
     """A wait that holds every request of one pool: `hold` waits and makes every later `wait` (any
@@ -137,7 +161,15 @@ class Pause:
         #: (`end(pause)`): the CLI says so on a terminal (wfctl.progress.OutageNote).
         self.observer: Any = None
         self._lock = threading.Lock()
+        self._gate = threading.Condition(self._lock)
         self._interrupted = threading.Event()
+        # While the service answers 429: how many requests may be under way at once (None: any number),
+        # until when, and when it was last halved; how many are under way, and the most ever.
+        self._limit: int | None = None
+        self._limit_until = 0.0
+        self._halved_at = -1e9
+        self._active = 0
+        self._peak = 0
 
     def hold(self, delay: float, *, outage: bool = False) -> None:
         """Wait `delay` seconds, and hold the pool's other requests until then. Interrupted when
@@ -150,6 +182,41 @@ class Pause:
             if self._outage_since is not None and self.sleep is not time.sleep:
                 self._outage_slept += delay  # a test's clock, which does not move while it "sleeps"
         self._sleep(delay)
+
+    def throttle(self, delay: float) -> None:
+        """A 429 (G18): every request of the pool waits `delay` (`hold`), and while the service keeps
+        refusing, fewer are let through at once (`admitted`): half as many as were under way (at least
+        one) once per Retry-After, one more for each answer that is not a 429, and any number again once
+        as many as ever were, or THROTTLE_EASE seconds after the last 429."""
+        with self._lock:
+            now = self.clock()
+            if self._limit is None or now >= self._halved_at + delay:
+                self._limit = max(1, (self._limit if self._limit is not None else max(self._active, 1)) // 2)
+                self._halved_at = now
+            self._limit_until = now + delay + THROTTLE_EASE
+        self.hold(delay)
+
+    @contextmanager
+    def admitted(self) -> Iterator[None]:
+        """Around one attempt of a request: wait while the pool has as many under way as a 429 allows."""
+        with self._gate:
+            while self._limit is not None and self._active >= self._limit:
+                if self.clock() >= self._limit_until:
+                    self._limit = None
+                    break
+                if self._interrupted.is_set():
+                    from wfctl.api.errors import Interrupted
+
+                    raise Interrupted("stopped while waiting for the service")
+                self._gate.wait(0.05)
+            self._active += 1
+            self._peak = max(self._peak, self._active)
+        try:
+            yield
+        finally:
+            with self._gate:
+                self._active -= 1
+                self._gate.notify()
 
     def wait(self) -> None:
         """Wait until the pool's pause, if any, has passed (Interrupted as `hold`)."""
@@ -169,11 +236,19 @@ class Pause:
                 self._outage_since, self._outage_slept = self.clock(), 0.0
             return max(0.0, self.clock() - self._outage_since, self._outage_slept)
 
-    def note_answer(self) -> None:
-        """A request of the pool was answered (not 502/503/504): no outage."""
+    def note_answer(self, *, refused: bool = False) -> None:
+        """A request of the pool was answered (not 502/503/504): no outage. An answer that is not a 429
+        (`refused`) lets one more request through at once while the pool is throttled."""
         if self._outage_since is not None:
             with self._lock:
                 self._outage_since = None
+        if self._limit is not None and not refused:
+            with self._gate:
+                if self._limit is not None:
+                    self._limit += 1
+                    if self._limit >= self._peak:
+                        self._limit = None
+                    self._gate.notify()
 
     def done(self) -> None:
         """The calling thread's request has ended (answered, or given up): it no longer rides out an outage."""

@@ -88,7 +88,8 @@ class RetryTransport(httpx.BaseTransport):
                 self._log_request(request, attempt)
             outcomes = request.extensions.get(ATTEMPTS)
             try:
-                response = self._attempt(request, read=until is not None)
+                with self.pause.admitted():  # fewer at once while the service answers 429
+                    response = self._attempt(request, read=until is not None)
             except httpx.TransportError as exc:
                 if outcomes is not None:
                     outcomes.append(type(exc).__name__)
@@ -116,19 +117,23 @@ class RetryTransport(httpx.BaseTransport):
                 outcomes.append(status)
             outage = self.pause.note_outage() if status in OUTAGE_STATUSES else None
             if outage is None:
-                self.pause.note_answer()
+                self.pause.note_answer(refused=status == 429)
             # A POST is resent only after a refusal (429; 503 when it carries a key); any other answer may
             # follow a create the service applied, and a deployment may ignore Idempotency-Key: the
             # Client looks the record up before sending it again (G20).
             if self.policy.retries_answer(method, status, keyed=keyed, resendable=until is not None):
                 delay = self._delay(attempt, started, slept, response.headers.get("retry-after"),
-                                    date=response.headers.get("date"), until=until, outage=outage)
+                                    date=response.headers.get("date"), until=until, outage=outage,
+                                    refused=status == 429)
                 if delay is not None:
                     if self.log:
                         self.log(f"! HTTP {status}: retrying in {delay:.1f} s")
                     response.close()
                     slept += delay
-                    self.pause.hold(delay, outage=outage is not None)
+                    if status == 429:
+                        self.pause.throttle(delay)  # paced, the pool with it: not a try of this request
+                    else:
+                        self.pause.hold(delay, outage=outage is not None)
                     continue
             return response
 
@@ -159,11 +164,12 @@ class RetryTransport(httpx.BaseTransport):
         self.inner.close()
 
     def _delay(self, attempt: int, started: float, slept: float, retry_after: str | None, *,
-               date: str | None = None, until: float | None = None, outage: float | None = None) -> float | None:
+               date: str | None = None, until: float | None = None, outage: float | None = None,
+               refused: bool = False) -> float | None:
         """The policy's wait before the next attempt, or None (what we waited counts even when `sleep`
         is a test's fake)."""
         return self.policy.delay(attempt, max(self.clock() - started, slept), retry_after, date=date,
-                                 until=until, outage=outage)
+                                 until=until, outage=outage, refused=refused)
 
     def _log_request(self, request: httpx.Request, attempt: int) -> None:
         assert self.log is not None

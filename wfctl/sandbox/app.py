@@ -29,6 +29,7 @@ from starlette.responses import HTMLResponse, Response
 from wfctl.sandbox import agency, branches, clients, idempotency, identity, sites
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT
 from wfctl.sandbox.auth import Tokens
+from wfctl.sandbox.faults import RETRY_AFTER, Failsafe, unavailable_response
 from wfctl.sandbox.handling import Service, json_answer, log_note
 from wfctl.sandbox.idempotency import Handler
 from wfctl.sandbox.middleware import (
@@ -47,8 +48,6 @@ from wfctl.sandbox.store import StoreUnavailable, open_store
 __all__ = ["DEFAULT_MAX_BODY", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RETRY_AFTER", "SEEK_SPAN_PAGES", "SandboxApi",
            "create_app", "openapi_document"]
 
-#: Seconds a client is told to wait (Retry-After) when the database is unavailable.
-RETRY_AFTER = 1
 DEFAULT_MAX_BODY = 1024 * 1024  # bytes; a larger request body is answered 413 before it is read
 _ALL_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE"]
 
@@ -86,6 +85,7 @@ def create_app(
         # An empty database always gets the agencies and logins of G21.
         new_passwords = apply_seed(store, records=seed, random_passwords=exposed)
         store.purge_expired()
+        idempotency.release_abandoned(store)  # a worker started again: what its dead self held
     except BaseException:
         store.close()
         raise
@@ -123,6 +123,7 @@ def create_app(
         app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms, count_request=store.count_request)
     if max_body:
         app.add_middleware(BodyLimit, max_body=max_body)
+    app.add_middleware(Failsafe, store=store)  # a database's fault is a 503, any other a 500 (faults.py)
     if played.errors != "problem":
         app.add_middleware(ErrorForm, form=played.errors)
     return app
@@ -236,14 +237,12 @@ async def _client_left(request: Request, exc: Exception) -> Response:
 
 async def _unavailable(request: Request, exc: Exception) -> Response:
     """The database is down or restarting: a 503 the client may retry (never a 500, never a long wait)."""
-    return problem_response(503, "the sandbox's database is unavailable (restarting or down); retry shortly",
-                            headers={"Retry-After": str(RETRY_AFTER)})
+    return unavailable_response(request.scope, str(exc))
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, StoreUnavailable):  # raised in a middleware, outside the handlers' exception handling
-        return await _unavailable(request, exc)
-    return problem_response(500, f"internal error: {type(exc).__name__}")
+    """What escaped Failsafe (faults.py): a fault of the outermost middleware."""
+    return problem_response(500, f"internal error: {type(exc).__name__}", headers={"Connection": "close"})
 
 
 _OPENAPI = openapi_document()

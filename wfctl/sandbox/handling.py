@@ -42,6 +42,10 @@ class Service:
         self.churn = Churn() if self.quirks.churn_pages else None  # quirk churn-pages (listquirks.py)
         #: Creates whose COMMIT's outcome could not be learnt (see `create`): key -> (its check, its answer).
         self.unknown: dict[KeyRef, tuple[Callable[[Connection], bool], Response]] = {}
+        #: Keys whose reservation a request of this process holds and is answering (idempotency.py).
+        self.answering: set[KeyRef] = set()
+        #: Reservations a failed request could not release (the database refused it): key -> holder.
+        self.unreleased: dict[KeyRef, str] = {}
 
     def name_key(self, name: str) -> str:
         """The key of the UNIQUE index (G12, store.name_key); with no-unique-names, never a duplicate."""
@@ -76,8 +80,11 @@ class Service:
 
         def work(db: Connection) -> None:
             insert(db)
-            if key is not None:
-                store_answer(db, key, answer)
+            if key is not None and not store_answer(db, key, answer, request.state.idempotency_holder):
+                # Taken over meanwhile (this request was judged gone: its database session ended): the
+                # other request's create stands, this one rolls back.
+                raise ApiProblem(503, "this Idempotency-Key was taken over by a retry of the request; retry it",
+                                 headers={"Retry-After": "1"})
 
         def committed(db: Connection) -> bool:
             return db.execute(f"SELECT 1 FROM {table} WHERE id = ?", (record_id,)).fetchone() is not None
@@ -142,10 +149,24 @@ class UniqueGuard:
             raise ApiProblem(409, f"the {self.kind} conflicts with another record: {exc}") from None
 
 
-def store_answer(db: Connection, key: KeyRef, answer: Response) -> None:
-    """Keep `answer` as the one a request with this Idempotency-Key is replayed (G20)."""
-    db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? WHERE user_id = ? AND key = ?",
-               (answer.status_code, answer.media_type or JSON_TYPE, bytes(answer.body), *key))
+def store_answer(db: Connection, key: KeyRef, answer: Response, holder: str | None = None) -> bool:
+    """Keep `answer` as the one a request with this Idempotency-Key is replayed (G20); with `holder`, only
+    while that holder still holds the key's reservation (idempotency.py: a holder judged gone may have been
+    taken over). Whether it was kept."""
+    if holder is None:
+        db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? WHERE user_id = ? AND key = ?",
+                   (answer.status_code, answer.media_type or JSON_TYPE, bytes(answer.body), *key))
+        return True
+    return db.execute("UPDATE idempotency_keys SET status = ?, media_type = ?, body = ? WHERE user_id = ? "
+                      "AND key = ? AND status = 0 AND media_type = ? RETURNING status",
+                      (answer.status_code, answer.media_type or JSON_TYPE, bytes(answer.body), *key,
+                       holder)).fetchone() is not None
+
+
+def release(db: Connection, key: KeyRef, holder: str) -> None:
+    """Release the reservation of an Idempotency-Key that `holder` still holds (its request failed)."""
+    db.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND status = 0 AND media_type = ?",
+               (*key, holder))
 
 
 def deleted(kind: str) -> Response:

@@ -49,6 +49,14 @@ _SCHEMA_LOCK = 0x7766_6374_6C00  # "wfctl"
 CONNECT_TIMEOUT = 2
 #: Seconds after a failed connection attempt during which requests fail at once (the Retry-After).
 RETRY_AFTER = 1
+#: SQLSTATE classes of a database that cannot serve now: 08 connection exception, 53 insufficient resources
+#: (disk full, out of memory, too many connections), 57 operator intervention (shut down, cancelled),
+#: 58 system error (I/O). And single states: read-only (a standby, default_transaction_read_only), a
+#: serialization failure or deadlock past `Store.atomic`'s attempts, a lock not available.
+_UNAVAILABLE_CLASSES = ("08", "53", "57", "58")
+_UNAVAILABLE_STATES = frozenset({"25006", "40001", "40P01", "55P03", "55006"})
+#: A transaction aborted to let another go first: run again (`Store.atomic`).
+_CONFLICT_STATES = frozenset({"40001", "40P01"})
 
 
 def postgres_schema(sqlite_schema: str = SCHEMA) -> list[str]:
@@ -102,6 +110,7 @@ class PostgresStore(Store):
         self.db_path = None
         self.fast_commit = fast_commit
         self.in_transaction = False
+        self._session = ""
         self._down_until = 0.0
         self.conn: psycopg.Connection[Any] | None = None
         try:
@@ -116,8 +125,51 @@ class PostgresStore(Store):
             raise
 
     def _connect(self, timeout: int = CONNECT_TIMEOUT) -> psycopg.Connection[Any]:
-        return psycopg.connect(self.url, connect_timeout=timeout, autocommit=True, application_name="wfctl-sandbox",
+        conn = psycopg.connect(self.url, connect_timeout=timeout, autocommit=True, application_name="wfctl-sandbox",
                                options=f"-c synchronous_commit={'off' if self.fast_commit else 'on'}")
+        try:  # the session's name among every process's (`holder`): its server process and when it began
+            row = conn.execute("SELECT pg_backend_pid(), backend_start::text FROM pg_stat_activity "
+                               "WHERE pid = pg_backend_pid()").fetchone()
+        except psycopg.Error:
+            conn.close()
+            raise
+        self._session = f"{row[0]}@{row[1]}" if row else ""
+        return conn
+
+    def unavailable(self, exc: BaseException) -> str | None:
+        """Besides a lost connection: the SQLSTATEs of a database that cannot serve now, whatever the
+        request (docs/sandbox.md lists them)."""
+        reason = super().unavailable(exc)
+        if reason is not None or not isinstance(exc, psycopg.Error):
+            return reason
+        state = exc.sqlstate or ""
+        if state.startswith(_UNAVAILABLE_CLASSES) or state in _UNAVAILABLE_STATES:
+            return f"{type(exc).__name__} ({state}): {_first_line(exc)}"
+        if isinstance(exc, psycopg.OperationalError) and state == "":
+            return f"{type(exc).__name__}: {_first_line(exc)}"
+        return None
+
+    def conflict(self, exc: BaseException) -> bool:
+        return isinstance(exc, psycopg.Error) and exc.sqlstate in _CONFLICT_STATES
+
+    def holder(self) -> str:
+        """This process, and its database session: a session that is gone (a restart, a lost connection,
+        a killed worker) took its uncommitted work with it."""
+        self.connection()
+        return f"{self.token}/{self._session}"
+
+    def holder_gone(self, holder: str) -> bool:
+        """A holder is gone when its database session is (no longer in pg_stat_activity), or it is this
+        process's own earlier session."""
+        process, _, session = holder.partition("/")
+        pid, _, started = session.partition("@")
+        if not process or not pid.isdigit() or not started:
+            return super().holder_gone(holder)
+        if process == self.token and session != self._session:
+            return True
+        row = self.db.execute("SELECT 1 FROM pg_stat_activity WHERE pid = ? AND backend_start::text = ?",
+                              (int(pid), started)).fetchone()
+        return row is None
 
     def _create_schema(self) -> None:
         with self.transaction() as db:

@@ -8,6 +8,7 @@ store.py imports them, so the interface sits below both (no ring of imports).
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
 import time
@@ -47,6 +48,15 @@ class CommitUnknown(StoreUnavailable):
     database stays unreachable) it is a 503 whose outcome the next request must find out."""
 
 
+#: SQLite's primary result codes of a database that cannot take a write now, whatever the request (disk
+#: full, read-only file or directory, locked past the busy timeout, an I/O error, a file it cannot open).
+_SQLITE_UNAVAILABLE = {5: "busy", 6: "locked", 8: "read-only", 10: "I/O error", 13: "disk full",
+                       14: "cannot open the file", 15: "locking protocol"}
+#: Attempts `Store.atomic` gives a transaction the database aborted to let another go first (a
+#: serialization failure, a deadlock) before the request is answered 503.
+CONFLICT_ATTEMPTS = 3
+
+
 class Cursor(Protocol):
     def fetchone(self) -> Any: ...
 
@@ -77,6 +87,52 @@ class Store:
 
     def __init__(self) -> None:
         self._counts: dict[tuple[object, ...], int] = {}
+        #: This process's store among every process on the database (idempotency.py names the holder of a
+        #: reservation with it, `holder()`).
+        self.token = f"{os.getpid()}.{secrets.token_hex(6)}"
+
+    def unavailable(self, exc: BaseException) -> str | None:
+        """Why `exc` is the database's fault and not the request's (a disk full, a read-only database, too
+        many connections, a transaction aborted past its retries, a lost connection), in a few words; None
+        for any other error. Such a request is answered 503 with Retry-After (app.py), never 500."""
+        if isinstance(exc, StoreUnavailable):
+            return str(exc)
+        if isinstance(exc, sqlite3.OperationalError):
+            code = getattr(exc, "sqlite_errorcode", None)
+            reason = _SQLITE_UNAVAILABLE.get(code & 0xFF) if isinstance(code, int) else None
+            return f"{reason}: {exc}" if reason else None
+        return None
+
+    def conflict(self, exc: BaseException) -> bool:
+        """Whether `exc` aborted a transaction to let another go first (a serialization failure, a
+        deadlock): worth running again at once (`atomic`)."""
+        return False
+
+    def holder(self) -> str:
+        """Who holds what this process reserves now (an Idempotency-Key): this process, and on PostgreSQL
+        its database session, so that another process can tell a holder that is gone (`holder_gone`)."""
+        return self.token
+
+    def mine(self, holder: str) -> bool:
+        """Whether `holder` is this process (in any of its database sessions)."""
+        return holder.partition("/")[0] == self.token
+
+    def holder_gone(self, holder: str) -> bool:
+        """Whether the holder of a reservation is known to be gone: another process (this machine's: a
+        SQLite file is local) that no longer runs. This process's own holders are judged by the caller
+        (which knows what it is still answering)."""
+        pid, _, token = holder.partition(".")
+        if not pid.isdigit() or not token:
+            return False  # written by an earlier version: left to the reservation's time limit
+        if int(pid) == os.getpid():
+            return False  # another store of this process (tests run several servers in one)
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            return True
+        except OSError:
+            return False
+        return False
 
     @contextmanager
     def transaction(self) -> Iterator[Any]:
@@ -88,7 +144,18 @@ class Store:
         only touch the database (and raise to roll back). One that lost it while COMMIT was on its way
         (CommitUnknown) is asked about: `committed(db)`, on a new connection, says whether it was stored
         (then its result stands) or not (then it runs once more); without `committed`, or when the
-        database cannot be asked, CommitUnknown is raised."""
+        database cannot be asked, CommitUnknown is raised. A transaction the database aborted to let
+        another go first (`conflict`: a serialization failure, a deadlock) runs again, CONFLICT_ATTEMPTS
+        times in all; past them, the error is raised (a 503: `unavailable`)."""
+        for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+            try:
+                return self._atomic(work, committed)
+            except Exception as exc:
+                if attempt == CONFLICT_ATTEMPTS or not self.conflict(exc):
+                    raise
+        raise AssertionError("unreachable")
+
+    def _atomic(self, work: Callable[[Any], T], committed: Callable[[Any], bool] | None) -> T:
         try:
             with self.transaction() as db:
                 result = work(db)
