@@ -179,7 +179,7 @@ def _escaped_of(old: str, new: str) -> bool:
 def _cut_of(old: str, new: str) -> bool:
     """Whether the cell text `new` is `old` cut at a cell's most characters (UTF-16 units, as Excel
     counts them; LibreOffice cuts the same, measured 7.4); its last entry's escape may be cut in two."""
-    return (len(old) > len(new) >= _CUT_AT and _utf16(new) <= MAX_CELL < _utf16(old)
+    return (len(old) > len(new) >= _CUT_AT and MAX_CELL - 3 <= _utf16(new) <= MAX_CELL < _utf16(old)
             and old.startswith(new[:-2]))
 
 
@@ -260,13 +260,17 @@ class Finding:
         self.row, self.name, self.field, self.old, self.new, self.reason = row, name, field, old, new, reason
 
     def __str__(self) -> str:
-        from wfctl.changes import text
+        from wfctl.changes import texts
         from wfctl.safetext import one_line, quoted
 
         if self.field == "name" and self.old is None:
             return one_line(f"row {self.row}: creates {quoted(self.new)} beside {self.reason}")
-        return one_line(f"row {self.row} ({self.name}): {self.field}: {text(self.old)} -> {text(self.new)}: "
-                        f"{self.reason}")
+        if self.reason == CUT:  # not twice the whole cell: its length, and where the cut one ends
+            old, new = (_cell(v) if isinstance(v, list) else str(v) for v in (self.old, self.new))
+            return one_line(f"row {self.row} ({self.name}): {self.field}: a cell of {len(old):,} characters -> "
+                            f"{len(new):,}, ending {quoted(new[-40:])}: {self.reason}")
+        before, after = texts(self.old, self.new)  # line ends written out where only they differ
+        return one_line(f"row {self.row} ({self.name}): {self.field}: {before} -> {after}: {self.reason}")
 
 
 def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]],
