@@ -409,6 +409,8 @@ def _fast_rows(archive: zipfile.ZipFile, part: str, strings: SharedStrings, form
                             texts.append("")
                     else:
                         value = value[3:]
+                        if not value and kind not in ("str", "s"):
+                            raise NotPlain  # `<v></v>`: a formula's missing value? The parser knows.
                         if "&" in value:
                             value = unescape(value)
                         texts.append(_value_text(kind or "n", value, style or None, strings, formats))
