@@ -5,6 +5,9 @@ that number: leading zeros gone (`01614960000` -> `1614960000`), digits past the
 (`4000123412341234` -> `4000123412341230`), a long one in E-notation (`1.23456789012346E+018`). Opened in
 its default charset (Windows-1252), UTF-8 text is read byte by byte and saved as UTF-8 again:
 `Müller` -> `MÃ¼ller`, `東京` -> `æ±äº¬` (bytes Windows-1252 has no character for are dropped).
+A program also changes text it keeps as text, in any cell (issue 43): LibreOffice makes a CRLF inside a
+cell LF on every save, Gnumeric writes a workbook's escapes into a CSV (`_x000D_`, `_x005F_x0041_`), and
+a workbook cell holds 32,767 characters at most (a longer one is cut when a program saves it).
 
     explain(old, new)        # why `new` looks like a spreadsheet's version of `old`, or None
     names_like(name, names)  # the names of `names` that `name` is such a version of
