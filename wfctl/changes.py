@@ -31,11 +31,18 @@ def lines(kind: str, changes: dict[str, tuple[Any, Any]]) -> list[str]:
         elif name == "bannedWorkers":
             out.extend(_list_lines("banned worker", old, new, str, str, None))
         else:
-            before, after = text(old), text(new)
-            if before != after and _flat(before) == _flat(after):  # only line breaks or tabs differ (LF, CRLF)
-                before, after = _breaks_shown(before), _breaks_shown(after)
+            before, after = texts(old, new)
             out.append(f"{name}: {before} -> {after}")
     return out
+
+
+def texts(old: Any, new: Any) -> tuple[str, str]:
+    """A change's two values as `text` shows them; where only line breaks or tabs differ (LF, CRLF), with
+    them written out (`_breaks_shown`), so that one line never shows `X -> X`."""
+    before, after = text(old), text(new)
+    if before != after and _flat(before) == _flat(after):
+        return _breaks_shown(before), _breaks_shown(after)
+    return before, after
 
 
 _LAYOUT = re.compile("\r\n|[\t\n\r\u2028\u2029]")

@@ -6,9 +6,10 @@
 Modes: `csv-utf8` (the import dialog's UTF-8 defaults: every number-like cell becomes a number; saved as
 CSV UTF-8), `csv-default` (opened in Calc's default charset, Windows-1252, saved as CSV UTF-8, as a
 person does who saves "CSV UTF-8"), `csv-text` (opened as UTF-8 with every column as text: the way out
-docs/csv.md gives), `xlsx` (a workbook opened and saved as a workbook), `book-csv` (a workbook, or a
-CSV in the default charset, saved as CSV UTF-8) and `csv-1252` (opened as UTF-8, saved as Windows-1252:
-Excel's plain "CSV"). `locale` is the person's (`de_DE.UTF-8`; Calc has its own locale data).
+docs/csv.md gives; `csv-text-xlsx` saves it as a workbook), `xlsx` (a workbook opened and saved as a
+workbook), `book-csv` (a workbook, or a CSV in the default charset, saved as CSV UTF-8) and `csv-1252`
+(opened as UTF-8, saved as Windows-1252: Excel's plain "CSV"). `locale` is the person's (`de_DE.UTF-8`;
+Calc has its own locale data).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ FILTERS = {
     "book-csv": (None, CSV_OUT),
     # opened as UTF-8, saved as Windows-1252: Excel's "CSV (Comma delimited)" (issue 33 §1)
     "csv-1252": ("CSV:44,34,76,1", "csv:Text - txt - csv (StarCalc):44,34,1,1"),
+    # opened as UTF-8 with text columns (as `csv-text`), saved as a workbook (issue 43: a long cell cut)
+    "csv-text-xlsx": ("CSV:44,34,76,1," + "/".join(f"{i}/2" for i in range(1, 13)), "xlsx:Calc MS Excel 2007 XML"),
 }
 
 
@@ -58,7 +61,7 @@ class Calc:
         argv += ["--convert-to", convert, "--outdir", str(out_dir), *map(str, files)]
         env = {**os.environ, "HOME": str(self.profile), "LANG": locale, "LC_ALL": locale}
         r = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, check=False)
-        extension = ".xlsx" if mode == "xlsx" else ".csv"
+        extension = ".xlsx" if mode.endswith("xlsx") else ".csv"
         assert len({f.stem for f in files}) == len(files), "one name a file: Calc saves each as its stem"
         saved = [out_dir / (f.stem + extension) for f in files]
         missing = [p for p in saved if not p.exists()]

@@ -95,6 +95,32 @@ def test_escapes_errors_and_formulas_without_a_value(
     ]
 
 
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "parser"])
+def test_a_constant_formula_without_a_value_is_its_value(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast: bool) -> None:
+    """Issue 43: `=FALSE()` as LibreOffice writes a boolean, once openpyxl dropped its value; a number (in
+    its cell's format) and a string literal likewise. Any other formula with no value stays an error."""
+    path = excel_book(tmp_path / "book.xlsx", [
+        ["name", "phone", "address", "assessmentRequired"],
+        ["A", Cell(formula="12", style=PHONE), Cell(formula='"1 ""Quay"" St"'), Cell(formula="FALSE()")],
+        ["B", Cell(formula="-1.5E2"), Cell(formula="\"W&1\""), Cell(formula="true")],
+        ["C", Cell(formula="1+2"), Cell(formula='"a"&"b"'), Cell(formula="TRUE()", kind="b")],
+    ], formats=FORMATS, styles=STYLES)
+    if fast:
+        monkeypatch.setattr(workbook, "_parsed_rows", parser_unused)
+    assert list(csv.reader(io.StringIO(read(path, fast=fast, monkeypatch=monkeypatch)))) == [
+        ["name", "phone", "address", "assessmentRequired"],
+        ["A", "00000000012", '1 "Quay" St', "FALSE"],
+        ["B", "-150", "W&1", "TRUE"],
+        ["C", "#\ufdd01+2", '#\ufdd0"a"&"b"', "TRUE"],
+    ]
+    # `<v></v>` (openpyxl's `<v />` written out): the fast path leaves it to the parser, which knows the formula
+    path = excel_book(tmp_path / "empty.xlsx", [["name", "assessmentRequired"],
+                                                ["D", Cell(formula="TRUE()", kind="b", value="")]])
+    monkeypatch.undo()
+    assert read(path, fast=fast, monkeypatch=monkeypatch) == "name,assessmentRequired\nD,TRUE\n"
+
 def test_openpyxl_formulas_have_no_value(tmp_path: Path) -> None:
     """openpyxl (and pandas through it) writes `<f>..</f><v />`: nothing a sheet showed."""
     openpyxl = pytest.importorskip("openpyxl")

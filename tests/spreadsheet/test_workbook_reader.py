@@ -63,9 +63,9 @@ def test_plain_sheets_are_read_fast_as_the_parser_reads_them(
     assert read(path, fast=True, monkeypatch=monkeypatch) == expected
     text, lines = expected
     assert text.splitlines()[:3] == ["name,phone,assessmentRequired,bannedWorkers,address",
-                                     "0427,4000123412341240,true,W-2,2024-01-02",
-                                     '"a & b <c> ""q"" \'x\'",4000123412341240,false,W-3']
-    assert '"two\nlines",4000123412341240,true,W-4,2024-01-04\nMüller 東京 😀,' in text
+                                     "0427,4000123412341240,TRUE,W-2,2024-01-02",
+                                     '"a & b <c> ""q"" \'x\'",4000123412341240,FALSE,W-3']
+    assert '"two\nlines",4000123412341240,TRUE,W-4,2024-01-04\nMüller 東京 😀,' in text
     assert text.endswith("\n,13.25\n,,,,,,1\n")
     assert lines == [0, 1, 3, 4, 5, 5, 6, 7, 8, 9, 10, 21, 22]  # each line's sheet row
 

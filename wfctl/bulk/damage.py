@@ -5,6 +5,9 @@ that number: leading zeros gone (`01614960000` -> `1614960000`), digits past the
 (`4000123412341234` -> `4000123412341230`), a long one in E-notation (`1.23456789012346E+018`). Opened in
 its default charset (Windows-1252), UTF-8 text is read byte by byte and saved as UTF-8 again:
 `Müller` -> `MÃ¼ller`, `東京` -> `æ±äº¬` (bytes Windows-1252 has no character for are dropped).
+A program also changes text it keeps as text, in any cell (issue 43): LibreOffice makes a CRLF inside a
+cell LF on every save, Gnumeric writes a workbook's escapes into a CSV (`_x000D_`, `_x005F_x0041_`), and
+a workbook cell holds 32,767 characters at most (a longer one is cut when a program saves it).
 
     explain(old, new)        # why `new` looks like a spreadsheet's version of `old`, or None
     names_like(name, names)  # the names of `names` that `name` is such a version of
@@ -20,10 +23,18 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from wfctl.bulk.sheetwriter import MAX_CELL
+
 NUMBER = "looks like a spreadsheet turned this text into a number"
 MOJIBAKE = "looks like a spreadsheet read this UTF-8 text as Windows-1252"
 QUESTION_MARKS = "looks like a spreadsheet saved this text as Windows-1252, which has no such letters (a ? for each)"
 CONVERTED = "looks like a spreadsheet turned this text into "  # + a date, a time, a boolean (readings.py)
+LINE_ENDS = "looks like a spreadsheet turned this text's line ends (CRLF) into LF"
+ESCAPES = "looks like a spreadsheet wrote this text's workbook escapes (_xHHHH_) as text"
+CUT = "looks like the program that saved the workbook cut this cell at 32,767 characters, the most a cell holds"
+#: Reasons a workbook cell typed as text does not rule out (typedtext.py): a spreadsheet types only what is
+#: typed into a General cell, but changes line ends, writes escapes and cuts long text in any cell.
+ANY_CELL = frozenset({LINE_ENDS, ESCAPES, CUT})
 
 #: Significant digits a spreadsheet keeps of a number (IEEE double, as Excel and LibreOffice show it).
 DIGITS = 15
@@ -40,12 +51,18 @@ _MOJIBAKE_BYTES = re.compile(
 
 
 def explain(old: Any, new: Any) -> str | None:
-    """Why `new` looks like what a spreadsheet made of `old` (NUMBER or MOJIBAKE), or None: a real
-    edit, or no change. Lists and objects (banned workers, departments) are compared item by item: each
-    the same or damaged, at least one damaged."""
+    """Why `new` looks like what a spreadsheet made of `old` (NUMBER, MOJIBAKE, LINE_ENDS...), or None: a
+    real edit, or no change. Lists and objects (banned workers, departments) are compared item by item:
+    each the same or damaged, at least one damaged; or the whole cell cut (CUT)."""
     if isinstance(old, str) and isinstance(new, str):
         if old == new:
             return None
+        if "\r" in old and new == old.replace("\r\n", "\n"):
+            return LINE_ENDS  # LibreOffice, every save (xlsx and CSV); Gnumeric reading a CSV
+        if "_x" in new and _escaped_of(old, new):
+            return ESCAPES
+        if len(new) >= _CUT_AT and _cut_of(old, new):
+            return CUT
         if _number_of(old, new):
             return NUMBER
         if _mojibake_of(old, new):
@@ -56,8 +73,10 @@ def explain(old: Any, new: Any) -> str | None:
 
         kind = converted(old, new)
         return None if kind is None else CONVERTED + kind
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        return _all_same_or_damaged(zip(old, new, strict=True))
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) == len(new):
+            return _all_same_or_damaged(zip(old, new, strict=True))
+        return CUT if len(new) < len(old) and _cut_of(_cell(old), _cell(new)) else None
     if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
         return _all_same_or_damaged((old[k], new[k]) for k in old)
     return None
@@ -148,6 +167,42 @@ def _truncated(digits: str) -> Decimal:
     return Decimal(digits[:DIGITS] + "0" * (len(digits) - DIGITS))
 
 
+# -- what a program does to any cell: line ends, escapes, a cut ---------------------------------------
+
+def _escaped_of(old: str, new: str) -> bool:
+    """Whether `new` is `old` with its control characters (and a literal `_x`) written as a workbook's
+    escapes, `_x000D_`, `_x005F_x0041_` (Gnumeric saving a workbook as CSV: measured, 1.12), and its
+    line ends maybe LF as well."""
+    from wfctl.bulk.cellformat import decoded
+
+    meant = decoded(new)
+    return meant != new and meant in (old, old.replace("\r\n", "\n"))
+
+
+def _cut_of(old: str, new: str) -> bool:
+    """Whether the cell text `new` is `old` cut at a cell's most characters (UTF-16 units, as Excel
+    counts them; LibreOffice cuts the same, measured 7.4); its last entry's escape may be cut in two."""
+    return (len(old) > len(new) >= _CUT_AT and MAX_CELL - 3 <= _utf16(new) <= MAX_CELL < _utf16(old)
+            and old.startswith(new[:-2]))
+
+
+def _cell(value: list[Any]) -> str:
+    """A list as the file's cell writes it (csvformat): entries joined by `|`, each escaped."""
+    from wfctl.csvformat import encode_cell
+
+    first = value[0] if value else None
+    column = ("rates" if isinstance(first, dict) and "skill" in first else
+              "departments" if isinstance(first, dict) else "bannedWorkers")
+    return encode_cell(column, value, protect=False)
+
+
+def _utf16(text: str) -> int:
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF) if not text.isascii() else len(text)
+
+
+_CUT_AT = MAX_CELL // 2 - 2  # a cut cell holds at least this many characters (all outside the BMP: two units each)
+
+
 # -- charsets ------------------------------------------------------------------------------------------
 
 def _question_marks_of(old: str, new: str) -> bool:
@@ -208,13 +263,17 @@ class Finding:
         self.row, self.name, self.field, self.old, self.new, self.reason = row, name, field, old, new, reason
 
     def __str__(self) -> str:
-        from wfctl.changes import text
+        from wfctl.changes import texts
         from wfctl.safetext import one_line, quoted
 
         if self.field == "name" and self.old is None:
             return one_line(f"row {self.row}: creates {quoted(self.new)} beside {self.reason}")
-        return one_line(f"row {self.row} ({self.name}): {self.field}: {text(self.old)} -> {text(self.new)}: "
-                        f"{self.reason}")
+        if self.reason == CUT:  # not twice the whole cell: its length, and where the cut one ends
+            old, new = (_cell(v) if isinstance(v, list) else str(v) for v in (self.old, self.new))
+            return one_line(f"row {self.row} ({self.name}): {self.field}: a cell of {len(old):,} characters -> "
+                            f"{len(new):,}, ending {quoted(new[-40:])}: {self.reason}")
+        before, after = texts(self.old, self.new)  # line ends written out where only they differ
+        return one_line(f"row {self.row} ({self.name}): {self.field}: {before} -> {after}: {self.reason}")
 
 
 def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]],
@@ -266,7 +325,8 @@ class Review:
             names: dict[Any, list[str]] = {}
             for (parent, _), record in existing.items():
                 held = str(record.get("name") or "")
-                if not held.isascii() or _readable(held.strip(), lenient=True):  # `0427`, `Mar 1`, `(123)`
+                if not held.isascii() or not held.isprintable() or "_x" in held or _readable(
+                        held.strip(), lenient=True):  # `0427`, `Mar 1`, `(123)`; `_x0041_`, a line break
                     names.setdefault(parent, []).append(held)
             for number, (name, parent) in self._created.items():
                 if (parent, natural_key(name)) in existing:
@@ -282,7 +342,8 @@ def suspect_name(name: str) -> bool:
     """Whether a new record's name may be a spreadsheet's doing (a number, not ASCII, a `?`, a value a
     spreadsheet reads), so that the review compares it with the existing names."""
     name = name.strip()
-    return _could_be_number(name) or not name.isascii() or "?" in name or _readable(name, written=True)
+    return (_could_be_number(name) or not name.isascii() or "?" in name or "_x" in name
+            or _readable(name, written=True))
 
 
 def _readable(text: str, *, written: bool = False, lenient: bool = False) -> bool:

@@ -105,7 +105,7 @@ def drift(api: Any, source: Any, options: Options, *, ignore_fields: tuple[str, 
 
 
 def _collect(importer: Any, ignore_fields: tuple[str, ...]) -> Drift:
-    from wfctl.bulk.damage import explain
+    from wfctl.bulk.damage import ANY_CELL, explain
 
     kind = importer.options.kind
     found = Drift(kind, parent_names=dict(importer.parent_names), ignored=ignore_fields)
@@ -130,7 +130,7 @@ def _collect(importer: Any, ignore_fields: tuple[str, ...]) -> Drift:
     for parent_id, record in importer.plan().absent():  # by parent in the scope's order, then by name
         found.records.append(DriftRecord("onlyInService", str(record.get("name", "")), str(record.get("id", "")),
                                          0, parent_id or ""))
-    marked = {(r.row, name) for r in found.records for name in r.spreadsheet}
+    marked = {(r.row, name) for r in found.records for name, reason in r.spreadsheet.items() if reason not in ANY_CELL}
     if marked and getattr(importer.source, "book", None):  # a workbook's cell typed as text: what was typed
         from wfctl.bulk.typedtext import typed_cells
 

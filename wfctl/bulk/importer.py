@@ -315,9 +315,11 @@ class Importer:
         if option is not None or not getattr(self.source, "book", None):
             return option
         if self._typed is None:  # once: the workbook's cells of every finding
+            from wfctl.bulk.damage import ANY_CELL
             from wfctl.bulk.typedtext import typed_cells
 
-            self._typed = typed_cells(self.source, {(f.row, f.field) for f in self.plan_findings()})
+            self._typed = typed_cells(self.source, {(f.row, f.field) for f in self.plan_findings()
+                                                    if f.reason not in ANY_CELL})
         return TYPED if (row, field) in self._typed else None
 
     @property

@@ -35,6 +35,7 @@ _WRITTEN_BOOLEANS = frozenset({"TRUE", "FALSE", "WAHR", "FALSCH", "VRAI", "FAUX"
 _SPACES = " \u00a0\u202f"
 _CURRENCY = "$£€¥"
 _NUMBER = re.compile(
+    r"(?P<cur0>[" + _CURRENCY + r"])?[" + _SPACES + r"]?"
     r"(?P<open>\()?(?P<sign>[+-])?(?P<cur1>[" + _CURRENCY + r"])?[" + _SPACES + r"]?(?P<sign2>[+-])?"
     r"(?P<body>[0-9][0-9., '" + _SPACES[1:] + r"]*?)(?:[eE](?P<exp>[+-]?[0-9]{1,3}))?"
     r"[" + _SPACES + r"]?(?P<cur2>[" + _CURRENCY + r"])?[" + _SPACES + r"]?(?P<pct>%)?(?P<close>\))?(?P<trail>-)?")
@@ -47,6 +48,9 @@ _WRITTEN_E = re.compile(r"-?[0-9](?:[.,][0-9]+)?E[+-][0-9]{2,3}")
 _WRITTEN_PERCENT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:[.,][0-9]+)? ?%")
 _WRITTEN_MONEY = re.compile(r"-?[" + _CURRENCY + r"] ?-?(?:0|[1-9][0-9]*)(?:[.,][0-9]{2})?|"
                             r"-?(?:0|[1-9][0-9]*)(?:[.,][0-9]{2})?[" + _SPACES + r"]?[" + _CURRENCY + r"]")
+# an accounting format's negative: `$(123.00)` (Gnumeric typing `(123)` of a CSV it saves as a workbook)
+_WRITTEN_ACCOUNTING = re.compile(r"[" + _CURRENCY + r"]? ?\([" + _CURRENCY + r"]? ?(?:0|[1-9][0-9]{0,2}(?:,[0-9]{3})*)"
+                                 r"(?:\.[0-9]{2})?\)")
 
 # -- dates and times
 _MONTHS = {name: number for number, names in enumerate((
@@ -66,7 +70,11 @@ _MONTHS = {name: number for number, names in enumerate((
 _NUMERIC_DATE = re.compile(r"([0-9]{1,4})([/.-])([0-9]{1,2})(?:\2([0-9]{1,4}))?\.?")
 _NAMED_DATE = re.compile(r"(?:([0-9]{1,2})\.? ?([^\W\d_]+)\.?|([^\W\d_]+)\.? ([0-9]{1,2})),?(?: ([0-9]{2,4}))?")
 _TIME = re.compile(r"([0-9]{1,2}):([0-9]{2})(?::([0-9]{2})(?:[.,][0-9]+)?)?(?: ?([aApP])\.?[mM]\.?)?")
-WRITTEN_DATE = re.compile(r"[0-9]{4}([/.-])[0-9]{2}\1[0-9]{2}|[0-9]{1,2}([/.-])[0-9]{1,2}\2(?:[0-9]{2}|[0-9]{4})")
+WRITTEN_DATE = re.compile(r"[0-9]{4}([/.-])[0-9]{2}\1[0-9]{2}|[0-9]{1,2}([/.-])[0-9]{1,2}\2(?:[0-9]{2}|[0-9]{4})|"
+                          r"[0-9]{1,2}-(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)(?:-[0-9]{2})?")
+# Excel's display of a date typed without a year (en-US and en-GB: `1/2`, `Mar 1`, `3-4` -> `2-Jan`, `1-Mar`,
+# `4-Mar`), which it saves so in a CSV; with a two-digit year when one was typed (`1-Mar-24`)
+_WRITTEN_DAY_MONTH = re.compile(r"([0-9]{1,2})-([A-Z][a-z]{2})(?:-([0-9]{2}))?")
 WRITTEN_TIME = re.compile(r"[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?: [AP]M)?")
 
 
@@ -78,16 +86,17 @@ def converted(old: str, new: str) -> str | None:
     written = readings(new, written=True)
     if not written:
         return None
-    for value in readings(old):
+    for value in readings(old, dashed=written[0][0] == "date" and _WRITTEN_DAY_MONTH.fullmatch(new.strip()) is not None):
         for other in written:
             if _same(value, other):
                 return KINDS[value[0]]
     return None
 
 
-def readings(text: str, *, written: bool = False) -> list[Reading]:
+def readings(text: str, *, written: bool = False, dashed: bool = False) -> list[Reading]:
     """Every value a spreadsheet in an English, German or French locale may read `text` as (none: it
-    stays text). `written`: only if `text` is in a form a spreadsheet writes such a value in."""
+    stays text). `written`: only if `text` is in a form a spreadsheet writes such a value in. `dashed`:
+    `3-4` read as a date too, as Excel reads it (only where the other side is Excel's `4-Mar`)."""
     text = text.strip()
     if not text or len(text) > 40:
         return []
@@ -95,7 +104,7 @@ def readings(text: str, *, written: bool = False) -> list[Reading]:
     first = text[0]
     if first.isdigit() or first in "+-($£€¥(.":
         found.extend(_numbers(text, written))
-        found.extend(_dates(text, written))
+        found.extend(_dates(text, written, dashed))
         found.extend(_times(text, written))
     elif first.isalpha():
         key = text.lower()
@@ -116,12 +125,13 @@ def _same(a: Reading, b: Reading) -> bool:
 
 def _numbers(text: str, written: bool) -> list[Reading]:
     if written and not (_WRITTEN_PLAIN.fullmatch(text) or _WRITTEN_E.fullmatch(text)
-                        or _WRITTEN_PERCENT.fullmatch(text) or _WRITTEN_MONEY.fullmatch(text)):
+                        or _WRITTEN_PERCENT.fullmatch(text) or _WRITTEN_MONEY.fullmatch(text)
+                        or _WRITTEN_ACCOUNTING.fullmatch(text)):
         return []
     match = _NUMBER.fullmatch(text)
     if match is None or bool(match.group("open")) != bool(match.group("close")):
         return []
-    if match.group("cur1") and match.group("cur2"):
+    if sum(1 for group in ("cur0", "cur1", "cur2") if match.group(group)) > 1:
         return []
     signs = [s for s in (match.group("sign"), match.group("sign2"), match.group("trail")) if s]
     if len(signs) > 1 or (signs and match.group("open")):
@@ -174,7 +184,7 @@ def _year(text: str | None) -> int | None:
     return year if len(text) == 4 else -1
 
 
-def _dates(text: str, written: bool) -> list[Reading]:
+def _dates(text: str, written: bool, dashed: bool = False) -> list[Reading]:
     if written and not WRITTEN_DATE.fullmatch(text):
         return []
     out: list[Reading] = []
@@ -186,14 +196,18 @@ def _dates(text: str, written: bool) -> list[Reading]:
                 _add_date(out, _year(a), int(b), int(c))
         elif c is None or len(c) != 3:
             year = _year(c)
-            # `1.5` and `1-2` without a year stay numbers or text; `1.5.` is 1 May
-            if year is None and (separator == "-" or (separator == "." and not text.endswith("."))):
+            # `1.5` and `1-2` without a year stay numbers or text; `1.5.` is 1 May; `3-4` is 4 March to
+            # Excel, which writes it `4-Mar` (`dashed`: compared with such a form)
+            if year is None and ((separator == "-" and not dashed) or (separator == "." and not text.endswith("."))):
                 return out
             if separator != ".":
                 _add_date(out, year, int(a), int(b))  # month first (English)
             _add_date(out, year, int(b), int(a))  # day first
         return out
     if written:
+        day_month = _WRITTEN_DAY_MONTH.fullmatch(text)
+        if day_month and day_month.group(2).lower() in _MONTHS:
+            _add_date(out, _year(day_month.group(3)), _MONTHS[day_month.group(2).lower()], int(day_month.group(1)))
         return out
     named = _NAMED_DATE.fullmatch(text)
     if named:

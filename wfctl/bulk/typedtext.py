@@ -1,7 +1,8 @@
 """Which of a plan's spreadsheet findings (damage.py) a person meant (issue 33 §3): the rows given to
 `--accept-row`, and in a workbook every change of a cell typed as text (a string, or number format `@`):
 a spreadsheet converts what is typed into a General cell (`0427` becomes the number 427), never what is
-typed into a text cell, so `427` there is what the person typed. A CSV keeps no types: there only
+typed into a text cell, so `427` there is what the person typed (but not a line end, an escape or a cut,
+which a program does to any cell: damage.ANY_CELL). A CSV keeps no types: there only
 `--accept-row` (or `--accept-spreadsheet-changes`, the whole file) lets such a change through.
 
     findings = trusted(findings, source, accepted_rows)   # those that still stop the run
@@ -20,7 +21,9 @@ def trusted(findings: list[Any], source: Any, accepted: Iterable[int] = ()) -> l
     left = [finding for finding in findings if finding.row not in accepted]
     if not left or not getattr(source, "book", None):
         return left
-    typed = typed_cells(source, {(finding.row, finding.field) for finding in left})
+    from wfctl.bulk.damage import ANY_CELL
+
+    typed = typed_cells(source, {(finding.row, finding.field) for finding in left if finding.reason not in ANY_CELL})
     return [finding for finding in left if (finding.row, finding.field) not in typed]
 
 

@@ -5,12 +5,15 @@ name. One sheet (`--sheet NAME|N`, the first by default) is written to a tempora
 as a person sees them, which the CSV path then reads: the same columns, checks, plan, journal and undo.
 
 - text exactly (`_xHHHH_` escapes decoded, as Excel, LibreOffice and XlsxWriter write control characters);
-  a boolean as `true`/`false`; a formula by its computed (cached) value;
+  a boolean as a spreadsheet shows it, `TRUE`/`FALSE` (a text `FALSE` that Gnumeric typed as a boolean
+  reads as it was, issue 43); a formula by its computed (cached) value, and a constant formula with none
+  (`=FALSE()`, `=12`, `="W-1"`: LibreOffice writes booleans so, openpyxl drops the cached values) by its
+  constant;
 - a number as its number format shows it (`wfctl.bulk.cellformat`: `01614960123` under `00000000000`,
   `£13.50`, a time as `12:30`, a date as YYYY-MM-DD on the workbook's date system, 1900 or 1904); under
   General the digits (`1614960000`, never `1614960000.0`; 15 significant digits as a spreadsheet keeps
   them: `4000123412341230`, never `4.00012341234123E+15`);
-- an error value (`#N/A`) as its text, a formula with no computed value as `csvformat.NO_VALUE`: both
+- an error value (`#N/A`) as its text, any other formula with no computed value as `csvformat.NO_VALUE`: both
   are errors of their row (`csvformat.decode_cell`);
 - empty rows and empty columns after the last named one are left out; a row's line in messages is the
   sheet's row number.
@@ -400,11 +403,14 @@ def _fast_rows(archive: zipfile.ZipFile, part: str, strings: SharedStrings, form
                     elif not value:  # no <v>
                         if formula:
                             formula = formula.partition(">")[2][:-4] if formula.endswith("</f>") else ""
-                            texts.append(NO_VALUE + (unescape(formula) if "&" in formula else formula))
+                            texts.append(_no_value(unescape(formula) if "&" in formula else formula, style or None,
+                                                   formats))
                         else:
                             texts.append("")
                     else:
                         value = value[3:]
+                        if not value and kind not in ("str", "s"):
+                            raise NotPlain  # `<v></v>`: a formula's missing value? The parser knows.
                         if "&" in value:
                             value = unescape(value)
                         texts.append(_value_text(kind or "n", value, style or None, strings, formats))
@@ -426,7 +432,7 @@ def _cell_text(cell: Any, strings: SharedStrings, formats: dict[str, Format]) ->
     if kind == "inlineStr":
         return decoded(inline_text(inline)) if inline is not None else ""
     if formula is not None and (value is None or (value == "" and kind not in ("str", "s"))):
-        return NO_VALUE + formula  # openpyxl's and pandas' formulas: `<f>..</f><v />`
+        return _no_value(formula, cell.get("s"), formats)  # openpyxl's and pandas' formulas: `<f>..</f><v />`
     if value is None:
         return ""
     return _value_text(kind, value, cell.get("s"), strings, formats)
@@ -443,7 +449,7 @@ def _value_text(kind: str, value: str, style: str | None, strings: SharedStrings
     if kind == "d":
         return value
     if kind == "b":
-        return "true" if value.strip() == "1" else "false"
+        return "TRUE" if value.strip() == "1" else "FALSE"
     try:
         number = float(value)
     except ValueError:
@@ -453,6 +459,25 @@ def _value_text(kind: str, value: str, style: str | None, strings: SharedStrings
         if render is not None:
             return render(number)
     return general(number)
+
+
+def _no_value(formula: str, style: str | None, formats: dict[str, Format]) -> str:
+    """The text of a formula cell with no computed value: a constant's (`TRUE()`, `FALSE`, `-12.5`,
+    `"W-1"`), which has one value whatever computes it; any other formula's `NO_VALUE` (an error of its row)."""
+    constant = formula.strip()
+    if constant.upper() in _BOOLEAN_FORMULAS:
+        return _BOOLEAN_FORMULAS[constant.upper()]
+    if _NUMBER_FORMULA.fullmatch(constant):
+        return _value_text("n", constant, style, _NO_STRINGS, formats)
+    if _STRING_FORMULA.fullmatch(constant):
+        return constant[1:-1].replace('""', '"')
+    return NO_VALUE + formula
+
+
+_BOOLEAN_FORMULAS = {"TRUE()": "TRUE", "TRUE": "TRUE", "FALSE()": "FALSE", "FALSE": "FALSE"}
+_NUMBER_FORMULA = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_STRING_FORMULA = re.compile(r'"(?:[^"]|"")*"')
+_NO_STRINGS: Any = None  # a number's text needs no shared strings
 
 
 def _choose_sheet(display: str, names: list[str], sheet: str | None) -> str:
