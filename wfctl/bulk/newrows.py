@@ -8,8 +8,9 @@
   cell is refused where it would change the record (a new record, or another value than the stored one):
   a value that already starts with `=` comes back from an export as it is, and changes nothing.
 
-    found = NewRows(KINDS[kind], header, workbook=source.workbook)
-    problems = found.totals(cells, created=lambda name: ...)   # [(column, message)], most rows: []
+    rows = NewRows(KINDS[kind], header, workbook=source.workbook)
+    if rows.maybe_total(cells):                                 # one look at two cells: most rows, False
+        problems = rows.totals(cells, created=lambda name: ...)  # [(column, message)]
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ TOTAL_WORDS = frozenset({"total", "totals", "grand total", "subtotal", "sub-tota
 
 def is_total(text: str) -> bool:
     """Whether a cell reads as a totals row's label (`Total`, `TOTAL:`, `Grand Total`)."""
-    return csvformat.strip_neutraliser(text).strip().rstrip(":").strip().casefold() in TOTAL_WORDS
+    return len(text) < 40 and text.strip().rstrip(":").strip().casefold() in TOTAL_WORDS
 
 
 class NewRows:
@@ -45,13 +46,18 @@ class NewRows:
                        if workbook and column not in decoded and column in csvformat.known_columns(kind.name)]
         self.typed_formulas = bool(self._texts)  # a CSV file's rows are not looked at for formulas
 
+    def maybe_total(self, cells: list[str]) -> bool:
+        """Whether the row may be a totals row (`totals` says): one look at its name and id cells."""
+        return (self._name is not None and is_total(cells[self._name])) or (
+            self._id is not None and is_total(cells[self._id]))
+
     def totals(self, cells: list[str], created: Callable[[str], bool]) -> list[tuple[str, str]]:
         """(column, message) when the row is a totals row: `Total` in its id cell, or in its name cell
         where `created(name)` (no record of that name: a record named `Total` is a record)."""
         for column, position in (("id", self._id), ("name", self._name)):
             if position is None or not is_total(cell := cells[position]):
                 continue
-            label = csvformat.strip_neutraliser(cell).strip()
+            label = cell.strip()
             if column == "name" and not created(label):
                 continue
             others = [c.strip() for i, c in enumerate(cells) if i != position and c.strip()]

@@ -189,12 +189,13 @@ class Planner:
         has_id = self._matches_ids
         scope = self.options.scope
         checks = NewRows(self.kind, header, workbook=bool(getattr(self.source, "workbook", False)))
-        totals, formulas = checks.totals, checks.formulas if checks.typed_formulas else None
+        maybe_total, formulas = checks.maybe_total, checks.formulas if checks.typed_formulas else None
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
-            if found := totals(cells, lambda label: not (has_id and self._cell(cells, "id").strip())  # noqa: B023
-                               and existing.get((parent, natural_key(label))) is None):  # noqa: B023
+            if maybe_total(cells) and (found := checks.totals(
+                    cells, lambda label: not (has_id and self._cell(cells, "id").strip())  # noqa: B023
+                    and existing.get((parent, natural_key(label))) is None)):  # noqa: B023
                 self._not_a_record(number, line, cells, extra, found)
                 digests.append(0)
                 creates.append(0)
