@@ -336,14 +336,15 @@ _MAX_HEADERS = 100
 
 class _Headers:
     """An answer's headers as http.client's response reads them (`get`, `get_all`, `items`), names in
-    any case; a line that starts with white space continues the one before (obsolete folding)."""
+    any case; a line that starts with white space continues the one before (obsolete folding, read as
+    one space)."""
 
     def __init__(self, lines: list[str]) -> None:
         self._items: list[tuple[str, str]] = []
         for line in lines:
             if line[:1] in (" ", "\t") and self._items:
                 name, value = self._items[-1]
-                self._items[-1] = (name, value + line.rstrip("\r\n"))
+                self._items[-1] = (name, f"{value} {line.strip()}".strip())  # RFC 9112 5.2: a space
                 continue
             name, colon, value = line.partition(":")
             if colon:
