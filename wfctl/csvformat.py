@@ -284,7 +284,38 @@ def decode_rates(text: str) -> list[dict[str, Any]]:
                 raise CellError('each JSON rate must be an object {"skill": ..., "hourlyRate": ...}')
             out.append(item)
         return out
-    rates, problems = [], []
+    rates, _, problems = _read_rates(text)
+    _raise_all(problems)
+    return rates
+
+
+def rates_cell_problems(text: str) -> list[str]:
+    """Every problem of a rates cell at once: its parts' (as decode_rates finds them), then the write
+    model's rules on what they hold (a skill empty or too long, a rate's decimals, a skill given twice),
+    each naming its skill. [] for a cell with none, and for a JSON cell (the model words those)."""
+    text = strip_neutraliser(text)
+    if text.lstrip().startswith(("[", "#")):
+        return []
+    rates, numbers, problems = _read_rates(text)
+    seen: set[str] = set()
+    for rate, number in zip(rates, numbers, strict=True):
+        skill = rate["skill"].strip()
+        if not skill:
+            problems.append(f"{shorten('=' + number)} has no skill (SKILL=RATE)")
+        elif len(skill) > 200:
+            problems.append(f"skill {shorten(skill)} is longer than 200 characters")
+        elif skill in seen:
+            problems.append(f"skill {shorten(skill)} is given twice")
+        seen.add(skill)
+        exponent = Decimal(number).normalize().as_tuple().exponent
+        if isinstance(exponent, int) and exponent < -2:
+            problems.append(f"rate of {shorten(skill)}: {number} has more than 2 decimals")
+    return list(dict.fromkeys(problems))
+
+
+def _read_rates(text: str) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """(the rates of a SKILL=RATE cell that read as such, each one's number as written, the problems)."""
+    rates, numbers, problems = [], [], []
     for part in split_unescaped(text, "|"):
         fields = split_unescaped(part, "=")
         if len(fields) != 2:
@@ -293,10 +324,10 @@ def decode_rates(text: str) -> list[dict[str, Any]]:
         skill, rate = unescape(fields[0]), unescape(fields[1]).strip()
         try:
             rates.append({"skill": skill, "hourlyRate": parse_number(rate, what=f"rate of {shorten(skill)}")})
+            numbers.append(rate)
         except CellError as exc:
             problems.extend(exc.problems)
-    _raise_all(problems)
-    return rates
+    return rates, numbers, problems
 
 
 def decode_departments(text: str) -> list[dict[str, Any]]:

@@ -240,10 +240,14 @@ def _closed_by_server(conn: http.client.HTTPConnection) -> bool:
 
 class _DeadlineResponse(http.client.HTTPResponse):
     """http.client's response, reading its socket through DeadlineReader: the status line, the headers
-    and the body all end by the exchange's deadline, however slowly the server sends them."""
+    and the body all end by the exchange's deadline, however slowly the server sends them. Its head is
+    read as `HTTPResponse.begin` reads it, but for the headers: http.client hands them to the email
+    package's parser, which took more of a bulk run's client time than anything else (issue 43); here
+    they are split as RFC 9112 writes them, into `_Headers`."""
 
     def __init__(self, sock: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(sock, *args, **kwargs)
+        self._asked = kwargs.get("method") or (args[1] if len(args) > 1 else None)
         # http.client's own file on the socket is kept until the response is done: while it is open, the
         # connection closing its socket (a `Connection: close` answer) leaves the descriptor to us.
         self._socket_file: Any = self.fp
@@ -254,3 +258,114 @@ class _DeadlineResponse(http.client.HTTPResponse):
         socket_file, self._socket_file = self._socket_file, None
         if socket_file is not None:
             socket_file.close()
+
+    def begin(self) -> None:
+        if self.headers is not None:
+            return
+        while True:  # a 100 Continue, its headers skipped, then the answer
+            version, status, reason = self._status_line()
+            headers = _Headers(self._head_lines())
+            if status != http.client.CONTINUE:
+                break
+        self.code = self.status = status
+        self.reason = reason.strip()
+        if version in ("HTTP/1.0", "HTTP/0.9"):
+            self.version = 10
+        elif version.startswith("HTTP/1."):
+            self.version = 11
+        else:
+            raise http.client.UnknownProtocol(version)
+        self.headers = self.msg = headers
+        self.chunked = (headers.get("transfer-encoding") or "").lower() == "chunked"
+        self.chunk_left = None
+        connection = (headers.get("connection") or "").lower()
+        self.will_close = ("close" in connection if self.version == 11 else
+                           "keep-alive" not in connection and not headers.get("keep-alive"))
+        self.length = None
+        length = headers.get("content-length")
+        if length and not self.chunked:
+            try:
+                self.length = int(length)
+            except ValueError:
+                self.length = None
+            else:
+                if self.length < 0:
+                    self.length = None
+        if status in (204, 304) or 100 <= status < 200 or self._asked == "HEAD":
+            self.length = 0
+        if not self.will_close and not self.chunked and self.length is None:
+            self.will_close = True
+
+    def _status_line(self) -> tuple[str, int, str]:
+        line = str(self.fp.readline(_MAX_LINE + 1), "iso-8859-1")
+        if len(line) > _MAX_LINE:
+            raise http.client.LineTooLong("status line")
+        if not line:
+            raise http.client.RemoteDisconnected("Remote end closed connection without response")
+        try:
+            version, status, reason = line.split(None, 2)
+        except ValueError:
+            try:
+                version, status = line.split(None, 1)
+                reason = ""
+            except ValueError:
+                version = ""
+        if not version.startswith("HTTP/"):
+            self._close_conn()
+            raise http.client.BadStatusLine(line)
+        try:
+            code = int(status)
+        except ValueError:
+            raise http.client.BadStatusLine(line) from None
+        if code < 100 or code > 999:
+            raise http.client.BadStatusLine(line)
+        return version, code, reason
+
+    def _head_lines(self) -> list[str]:
+        lines: list[str] = []
+        while True:
+            line = self.fp.readline(_MAX_LINE + 1)
+            if len(line) > _MAX_LINE:
+                raise http.client.LineTooLong("header line")
+            if line in (b"\r\n", b"\n", b""):
+                return lines
+            lines.append(line.decode("iso-8859-1"))
+            if len(lines) > _MAX_HEADERS:
+                raise http.client.HTTPException(f"got more than {_MAX_HEADERS} headers")
+
+
+_MAX_LINE = 65536  # http.client's bounds of a head's line and of its headers
+_MAX_HEADERS = 100
+
+
+class _Headers:
+    """An answer's headers as http.client's response reads them (`get`, `get_all`, `items`), names in
+    any case; a line that starts with white space continues the one before (obsolete folding, read as
+    one space)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self._items: list[tuple[str, str]] = []
+        for line in lines:
+            if line[:1] in (" ", "\t") and self._items:
+                name, value = self._items[-1]
+                self._items[-1] = (name, f"{value} {line.strip()}".strip())  # RFC 9112 5.2: a space
+                continue
+            name, colon, value = line.partition(":")
+            if colon:
+                self._items.append((name, value.lstrip(" \t").rstrip("\r\n")))
+        self._by_name: dict[str, list[str]] = {}
+        for name, value in self._items:
+            self._by_name.setdefault(name.lower(), []).append(value)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        values = self._by_name.get(name.lower())
+        return values[0] if values else default
+
+    def get_all(self, name: str, default: Any = None) -> Any:
+        return list(self._by_name.get(name.lower(), ())) or default
+
+    def items(self) -> list[tuple[str, str]]:
+        return list(self._items)
+
+    def __contains__(self, name: str) -> bool:
+        return name.lower() in self._by_name

@@ -12,7 +12,8 @@ from wfctl.bulk.engine import Stopped
 if TYPE_CHECKING:
     from wfctl.bulk.scope import Scope
 
-__all__ = ["DRY_STATUSES", "STATUSES", "UNSENT", "Options", "Problem", "Stopped", "Summary", "ValidationStopped"]
+__all__ = ["DRY_STATUSES", "STATUSES", "UNSENT", "Options", "Problem", "Stopped", "Summary", "ValidationStopped",
+           "column_names"]
 
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
 DRY_STATUSES = {"created": "create", "updated": "update"}
@@ -45,6 +46,8 @@ class Options:
     profile: str = "default"
     file_path: str = ""  # as the user named it, for `imports list`
     ignore_ids: bool = False  # --ignore-ids: rows matched by name only (copies from another parent)
+    #: --ignore-columns: a person's own columns (`Notes`), as given: left unread, not refused as unknown
+    ignore_columns: tuple[str, ...] = ()
     #: --prune / diff: the records the file is the truth for; the inventory holds every one of them,
     #: parents the file has no row for included (scope.py)
     scope: Scope | None = None
@@ -121,6 +124,11 @@ class Summary:
                 **({"deleted": self.counts.get("deleted", 0)} if self.prune else {}),
                 "skippedDiffer": self.skipped_differ, "notInFile": self.not_in_file, "blank": self.blank, "seconds": round(self.seconds, 3),
                 "dryRun": self.dry_run, **({"renameCycles": self.cycles} if self.cycles else {})}
+
+
+def column_names(text: str | None) -> tuple[str, ...]:
+    """The names of `--ignore-columns a,b` (none for None)."""
+    return tuple(name.strip() for name in (text or "").split(",") if name.strip())
 
 
 class ValidationStopped(Exception):

@@ -35,7 +35,6 @@ once refuses instead of sending the same rows: where runs live and that lock are
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import threading
@@ -44,6 +43,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from wfctl.bulk.groupwrite import GroupWrite
 from wfctl.bulk.runfiles import ImportLock as ImportLock
 from wfctl.bulk.runfiles import RunLocked as RunLocked
 from wfctl.bulk.runfiles import import_key, list_journals
@@ -118,7 +118,6 @@ class Journal:
         self._codes = bytearray()
         self._offsets = array("Q")
         self._given: dict[int, Entry] = dict(entries or {})
-        self._lock = threading.Lock()
         self._dirty = False
         self._closed = threading.Event()
         self._failed: JournalError | None = None
@@ -138,6 +137,7 @@ class Journal:
                 self._size = os.fstat(self._fd).st_size
         except OSError as exc:
             raise JournalError(path, exc) from None
+        self._appender = GroupWrite(self._fd, self._size)
         for row, entry in self._given.items():
             self._set(row, entry.status, 0)
         self.resumed = 0
@@ -206,7 +206,7 @@ class Journal:
         call a row), so a large plan or report reads its journal quickly."""
         import mmap
 
-        if self._size == 0 or not self._offsets:
+        if self._appender.size == 0 or not self._offsets:
             return
         with open(self.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
             loads, find, offsets, given = json.loads, view.find, self._offsets, self._given
@@ -302,23 +302,15 @@ class Journal:
         self._offsets[row] = offset
 
     def _write(self, row: int, status: str, line: dict[str, Any]) -> None:
-        data = (_encode(line) + "\n").encode()
-        with self._lock:
-            if self._failed is not None:
-                raise self._failed
-            try:
-                written = os.write(self._fd, data)
-                while written < len(data):  # a short write: the next one says why (full, too large)
-                    more = os.write(self._fd, data[written:])
-                    if more <= 0:
-                        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-                    written += more
-            except OSError as exc:
-                self._failed = JournalError(self.path, exc)
-                raise self._failed from None
-            self._set(row, status, self._size)
-            self._size += len(data)
-            self._dirty = True
+        """Append `line` (with the lines of other rows that come together: groupwrite.py)."""
+        if self._failed is not None:
+            raise self._failed
+        try:
+            self._appender.append((_encode(line) + "\n").encode(), lambda offset: self._set(row, status, offset))
+        except OSError as exc:
+            self._failed = self._failed or JournalError(self.path, exc)
+            raise self._failed from None
+        self._dirty = True
 
     def _sync_loop(self) -> None:
         while not self._closed.wait(FSYNC_INTERVAL):

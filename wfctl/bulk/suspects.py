@@ -6,8 +6,9 @@ records of the same parents read for the plan.
         for suspect in find(plan.create_bodies(), lambda: chain((row.body for row in plan.rows()), records)):
             warn(f"suspect: {suspect}")
 
-- a phone (any text field) that is digits with no leading zero, where the column's digit strings one
-  digit longer start with 0 (`1615550000` beside `01615550001`): a spreadsheet drops leading zeros;
+- a phone (any text field) or a banned worker's id (an item of a list) that is digits with no leading
+  zero, where the column's digit strings of its digits after their zeros start with 0 (`1615550000`
+  beside `01615550001`, `7781` beside `007780`): a spreadsheet drops leading zeros, every one of them;
 - a date or a time in a form a spreadsheet writes (`01/03/26`, `2026/01/02`, `12:30:00`), where the
   column's other values are not dates: a spreadsheet makes `1/3` a date.
 
@@ -27,9 +28,9 @@ _DIGITS = re.compile(r"[0-9]+")
 # between NULs: a row's text cells are searched joined, in one call
 _CANDIDATE = re.compile("\\0(?:[1-9][0-9]{2,}|[0-9]{1,4}[/.-][0-9]{1,2}[/.-][0-9]{1,4}|"
                         "[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?: [AP]M)?)\\0")
-# the file's bytes as classes: a delimiter, quote or line end `,`; 1-9 `1`; 0 `0`; `/.-` `/`; `:`; any
+# the file's bytes as classes: a delimiter, quote, line end or list separator `,`; 1-9 `1`; 0 `0`; `/.-` `/`; `:`; any
 # other `a`. A candidate cell is then `,1[01]{2,},` (digits, no leading zero), a date or a time.
-_CLASSES = bytes(ord(",") if b in b',;\t"\r\n' else ord("1") if b in b"123456789" else b if b in b"0:" else
+_CLASSES = bytes(ord(",") if b in b',;\t"\r\n|' else ord("1") if b in b"123456789" else b if b in b"0:" else
                  ord("/") if b in b"/.-" else ord("a") for b in range(256))
 _CANDIDATE_MAPPED = re.compile(rb",(?:1[01]{2,}|[01]{1,4}/[01]{1,2}/[01]{1,4}|[01]{1,2}:[01]{2}:[01]{2}(?:aaa)?),")
 _SKIPPED = frozenset({"id", "clientId", "branchId", "client", "branch"})
@@ -68,12 +69,17 @@ def find(creates: Iterable[tuple[int, dict[str, Any]]],
     candidates: list[tuple[int, str, str, str]] = []  # (row, name, field, value)
     search = _CANDIDATE.search
     for row, body in creates:
-        if not search("\0" + "\0".join([v for v in body.values() if type(v) is str]) + "\0"):
+        texts = [v for v in body.values() if type(v) is str]
+        texts += [item for v in body.values() if type(v) is list for item in v if type(item) is str]
+        if not search("\0" + "\0".join(texts) + "\0"):
             continue
         name = str(body.get("name", ""))
         for field, value in body.items():
-            if field not in _SKIPPED and type(value) is str and _CANDIDATE.fullmatch("\0" + value.strip() + "\0"):
-                candidates.append((row, name, field, value))
+            if field in _SKIPPED:
+                continue
+            for each in (value if type(value) is list else (value,)):
+                if type(each) is str and _CANDIDATE.fullmatch("\0" + each.strip() + "\0"):
+                    candidates.append((row, name, field, each))
     if not candidates:
         return []
     columns = _Columns({field for _, _, field, _ in candidates})
@@ -93,36 +99,43 @@ class _Columns:
 
     def __init__(self, fields: set[str]) -> None:
         self.fields = fields  # the columns of the candidates: the others are not read
-        self.zero_led: dict[tuple[str, int], str] = {}  # (field, length) -> an example
+        self.zero_led: dict[tuple[str, int], str] = {}  # (field, length after the zeros) -> an example
         self.digits: dict[tuple[str, int], int] = {}  # (field, length) -> digit strings without a leading 0
-        self.zeros: dict[tuple[str, int], int] = {}  # (field, length) -> digit strings with one
+        self.zeros: dict[tuple[str, int], int] = {}  # (field, length after the zeros) -> digit strings with one
         self.values: dict[str, int] = {}
         self.dates: dict[str, int] = {}
 
     def add(self, body: dict[str, Any]) -> None:
         for field in self.fields:
             value = body.get(field)
-            if not isinstance(value, str) or not value:
-                continue
-            value = value.strip()
-            self.values[field] = self.values.get(field, 0) + 1
-            if _DIGITS.fullmatch(value):
+            if type(value) is list:  # banned workers: each id is a value of the column
+                for item in value:
+                    if isinstance(item, str) and item:
+                        self._add(field, item)
+            elif isinstance(value, str) and value:
+                self._add(field, value)
+
+    def _add(self, field: str, value: str) -> None:
+        value = value.strip()
+        self.values[field] = self.values.get(field, 0) + 1
+        if _DIGITS.fullmatch(value):
+            if value.startswith("0"):  # by the length of its digits after the zeros a spreadsheet drops
+                key = (field, len(value.lstrip("0")))
+                self.zeros[key] = self.zeros.get(key, 0) + 1
+                self.zero_led.setdefault(key, value)
+            else:
                 key = (field, len(value))
-                if value.startswith("0"):
-                    self.zeros[key] = self.zeros.get(key, 0) + 1
-                    self.zero_led.setdefault(key, value)
-                else:
-                    self.digits[key] = self.digits.get(key, 0) + 1
-            elif value[:1].isdigit() and _date_or_time(value):
-                self.dates[field] = self.dates.get(field, 0) + 1
+                self.digits[key] = self.digits.get(key, 0) + 1
+        elif value[:1].isdigit() and _date_or_time(value):
+            self.dates[field] = self.dates.get(field, 0) + 1
 
     def why(self, field: str, value: str) -> str:
         if _LONG_DIGITS.fullmatch(value):
-            longer = (field, len(value) + 1)
-            zeros = self.zeros.get(longer, 0)
-            if zeros and zeros >= self.digits.get((field, len(value)), 0):
+            key = (field, len(value))
+            zeros = self.zeros.get(key, 0)
+            if zeros and zeros >= self.digits.get(key, 0):
                 return (f"looks like a spreadsheet dropped its leading zero (other {field} values start with 0: "
-                        f"{self.zero_led[longer]})")
+                        f"{self.zero_led[key]})")
             return ""
         if value[:1].isdigit() and _date_or_time(value):
             dates = self.dates.get(field, 0)

@@ -21,6 +21,7 @@ from wfctl.bulk.importtypes import Options, Problem
 from wfctl.bulk.journal import Journal
 from wfctl.bulk.kinds import KINDS, Kind
 from wfctl.bulk.lookup import parent_ref_of, read_inventory
+from wfctl.bulk.newrows import NewRows
 from wfctl.bulk.planning import ImportPlan, Inventory, Rename
 from wfctl.bulk.reader import CsvInput, Row
 from wfctl.bulk.spool import Spool
@@ -54,7 +55,11 @@ class Planner:
         self._creates = bytearray(1)  # row -> 1: valid, and its parent has no record of its name
         self._rows = 0
         self._positions = {name: i for i, name in enumerate(source.header)}  # column -> cell position
-        self._skip_columns = csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
+        asked = {csvformat.header_key(name) for name in options.ignore_columns}
+        #: a person's own columns, --ignore-columns (`_columns_right` refuses one the format knows)
+        self._ignored = frozenset(column for column in source.header if csvformat.header_key(column) in asked)
+        self._skip_columns = (csvformat.READ_ONLY_COLUMNS | {self.kind.parent_id_column, self.kind.parent_name_column}
+                              | self._ignored)
         self._spool: Spool | None = None
         self._errors: Spool | None = None
         self._renames: list[Rename] = []  # rows that carry an id and rename their record
@@ -93,8 +98,11 @@ class Planner:
 
     def _columns_right(self) -> bool:
         known = csvformat.known_columns(self.options.kind)
-        unknown = [column for column in self.source.header if column not in known]
+        unknown = [column for column in self.source.header if column not in known and column not in self._ignored]
         written = getattr(self.source, "written", lambda column: column)
+        for column in sorted(self._ignored & known):
+            self._problem(0, 1, written(column), "--ignore-columns names a column of the format; leave the column "
+                          "out of the file instead (a column left out leaves its field as it is)")
         for column in unknown[:MAX_LISTED_COLUMNS]:
             self._problem(0, 1, written(column), csvformat.unknown_column_message(self.options.kind, column))
         if len(unknown) > MAX_LISTED_COLUMNS:
@@ -182,9 +190,18 @@ class Planner:
         every_parent = self._parent_of([]) if one_parent else None
         has_id = self._matches_ids
         scope = self.options.scope
+        checks = NewRows(self.kind, header, workbook=bool(getattr(self.source, "workbook", False)))
+        maybe_total, formulas = checks.maybe_total, checks.formulas if checks.typed_formulas else None
         for number, line, cells, extra in self.source.records():  # numbered 1, 2, 3, ...: one entry each
             body = None
             parent = every_parent if one_parent else self._parent_of(cells)
+            if maybe_total(cells) and (found := checks.totals(
+                    cells, lambda label: not (has_id and self._cell(cells, "id").strip())  # noqa: B023
+                    and existing.get((parent, natural_key(label))) is None)):  # noqa: B023
+                self._not_a_record(number, line, cells, extra, found)
+                digests.append(0)
+                creates.append(0)
+                continue
             foreign = bool(self.inventory.foreign) and parent_ref_of(  # `_check` says which parent it names
                 self._cell(cells, self.kind.parent_id_column), self._cell(cells, self.kind.parent_name_column)
             ) in self.inventory.foreign
@@ -226,10 +243,20 @@ class Planner:
                     digests.append(0)
                     creates.append(0)
                     continue
+                if formulas and (found := formulas(cells, body, by_id[record_id][1])):
+                    self._not_a_record(number, line, cells, extra, found)
+                    digests.append(0)
+                    creates.append(0)
+                    continue
                 old = by_id[record_id][1].get("name")
                 if old != body.get("name") and natural_key(old) != name:  # most rows keep their name as it is
                     self._renames.append(Rename(number, record_id, parent, str(old or ""), str(body.get("name", ""))))
                 kept.add(record_id)
+            elif formulas and (found := formulas(cells, body, existing.get((parent, name)))):
+                self._not_a_record(number, line, cells, extra, found)
+                digests.append(0)
+                creates.append(0)
+                continue
             elif not gone and (matched := existing.get((parent, name))) is not None:
                 kept.add(str(matched.get("id")))
             # The checked body, so the send pass does not decode and validate every row again; a plan's
@@ -349,6 +376,9 @@ class Planner:
             if column not in packed and not text.startswith(("'", "#")):  # "#": an error value?
                 data[column] = text  # a plain text cell is itself (decode_cell would return it)
                 continue
+            if column == "rates" and (every := csvformat.rates_cell_problems(text)):  # all at once, not the first
+                problems.extend(Problem(row.number, row.line, column, message) for message in every)
+                continue
             try:
                 value = csvformat.decode_cell(column, text)
             except csvformat.CellError as exc:
@@ -430,6 +460,14 @@ class Planner:
         for problem in problems:
             if len(self.problems) < MAX_LISTED_PROBLEMS:
                 self.problems.append(problem)
+
+    def _not_a_record(self, number: int, line: int, cells: list[str], extra: int,
+                      found: list[tuple[str, str]]) -> None:
+        """An invalid row of `found` ((column, message): a totals row, a typed formula: newrows.py)."""
+        row = Row(number, line, dict(zip(self.source.header, cells, strict=True)), extra)
+        written = getattr(self.source, "written", lambda column: column)
+        problems = [Problem(number, line, written(column), message) for column, message in found]
+        self._invalid(row, problems, problems)
 
     def _problem(self, row: int, line: int, column: str, message: str) -> None:
         self.problems.append(Problem(row, line, column, message))

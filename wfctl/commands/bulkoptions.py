@@ -41,6 +41,9 @@ Delimiter = Annotated[str | None, typer.Option("--delimiter", help="Cell delimit
 Sheet = Annotated[str | None, typer.Option("--sheet", help="The workbook's sheet to read, by name or number "
                                              "from 1 (default: the first).", rich_help_panel=INPUT_PANEL,
                                              metavar="NAME|N")]
+IgnoreColumns = Annotated[str | None, typer.Option(
+    "--ignore-columns", help="Columns of your own to leave unread (e.g. Notes), comma-separated; any other "
+    "column the format does not know is refused.", rich_help_panel=INPUT_PANEL, metavar="<a,b>")]
 IgnoreIds = Annotated[bool, typer.Option(
     "--ignore-ids", help="Match rows by name only, ignoring an id column, and put them under --client/--branch "
     "whatever their parent columns say: to copy records exported from another parent (a row that carries an "
@@ -122,6 +125,7 @@ class ImportRun(SimpleNamespace):
     journal: str | None = None
     delimiter: str | None = None
     sheet: str | None = None
+    ignore_columns: str | None = None
     accept_spreadsheet_changes: bool = False
     accept_row: list[int] | None = None
     ignore_ids: bool = False
@@ -142,7 +146,8 @@ class PruneLimits(SimpleNamespace):
 
 _RUN_OPTIONS = {"dry_run": DryRun, "on_existing": OnExisting, "concurrency": Concurrency, "skip_invalid": SkipInvalid,
                 "report": Report, "journal": Journal, "delimiter": Delimiter, "sheet": Sheet,
-                "accept_spreadsheet_changes": AcceptSpreadsheetChanges, "accept_row": AcceptRow,
+                "ignore_columns": IgnoreColumns, "accept_spreadsheet_changes": AcceptSpreadsheetChanges,
+                "accept_row": AcceptRow,
                 "ignore_ids": IgnoreIds, "prune": Prune}
 _LIMIT_OPTIONS = {"max_deletes": MaxDeletes, "max_delete_share": MaxDeleteShare, "allow_deletes": AllowDeletes,
                   "skip_misplaced": SkipMisplaced, "yes": Yes, "plan_out": PlanOut, "plan": PlanIn}
@@ -175,12 +180,14 @@ class DiffAsked(SimpleNamespace):
     ignore_ids: bool = False
     delimiter: str | None = None
     sheet: str | None = None
+    ignore_columns: str | None = None
     concurrency: int = 16
     markdown: bool = False
 
 
 _DIFF_OPTIONS = {"from_profile": FromProfile, "field_map": Map, "ignore_fields": IgnoreFields, "ignore_ids": IgnoreIds,
-                 "delimiter": Delimiter, "sheet": Sheet, "concurrency": DiffConcurrency, "markdown": Markdown}
+                 "delimiter": Delimiter, "sheet": Sheet, "ignore_columns": IgnoreColumns, "concurrency": DiffConcurrency,
+                 "markdown": Markdown}
 DIFF_ASKED = DiffAsked()
 
 

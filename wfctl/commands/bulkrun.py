@@ -22,13 +22,14 @@ if TYPE_CHECKING:
 def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, dry_run: bool,
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
-               accept_spreadsheet_changes: bool = False, ignore_ids: bool = False,
+               accept_spreadsheet_changes: bool = False, ignore_ids: bool = False, ignore_columns: str | None = None,
                prune: dict[str, Any] | None = None, accept_rows: list[int] | None = None) -> int:
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 12, 130).
     `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py); `accept_rows`:
     the rows whose spreadsheet-like changes are sent as they are (--accept-row)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
+    from wfctl.bulk.importtypes import column_names
     from wfctl.bulk.journal import JournalError, RunLocked
     from wfctl.bulk.reader import CsvInput
     from wfctl.progress import Progress
@@ -50,6 +51,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
                           file_path=source.display if file == "-" else os.path.abspath(file),
                           ignore_ids=ignore_ids, accept_spreadsheet_changes=accept_spreadsheet_changes,
+                          ignore_columns=column_names(ignore_columns),
                           accept_rows=frozenset(accept_rows or ()), **{k: v for k, v in (prune or {}).items()
                                                                        if k not in ("yes", "plan_out", "plan_in")})
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",

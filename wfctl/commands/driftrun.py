@@ -43,13 +43,14 @@ class ReadOptions:
     ignore_fields: str | None = None
     concurrency: int = 16
     maps: list[str] = field(default_factory=list)
+    ignore_columns: str | None = None
 
 
 def diff_file(app: AppContext, kind: str, file: str | None, scope_args: ScopeArgs, asked: DiffAsked,
               output: OutputOptions) -> int:
     """`<kind> diff` as its option groups ask (`run_diff`)."""
     reading = ReadOptions(asked.delimiter, asked.sheet, asked.ignore_ids, asked.ignore_fields, asked.concurrency,
-                          list(asked.field_map or ()))
+                          list(asked.field_map or ()), asked.ignore_columns)
     return run_diff(app, kind, file, scope_args, reading, from_profile=asked.from_profile, output=output.format,
                     markdown=asked.markdown)
 
@@ -106,6 +107,7 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
            ignored: tuple[str, ...]) -> Drift:
     from wfctl.bulk.drift import drift
     from wfctl.bulk.importer import Options, Stopped, ValidationStopped
+    from wfctl.bulk.importtypes import column_names
     from wfctl.bulk.reader import CsvInput
     from wfctl.commands.bulkrun import stopped_error
     from wfctl.progress import Progress
@@ -117,7 +119,8 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
         options = Options(kind=kind, parent_id=parent_id, concurrency=reading.concurrency,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
                           file_path=source.display if path == "-" else os.path.abspath(path),
-                          ignore_ids=reading.ignore_ids, **_scoped(scope))
+                          ignore_ids=reading.ignore_ids, ignore_columns=column_names(reading.ignore_columns),
+                          **_scoped(scope))
         progress = Progress(f"comparing {os.path.basename(source.display)}", terminal=app.io.stderr_is_tty)
         finished = False
         try:

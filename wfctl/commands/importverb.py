@@ -27,4 +27,4 @@ def import_file(app: AppContext, kind: str, file: str, *, parent_id: str | None,
                       on_existing=run.on_existing, concurrency=run.concurrency, report=run.report,
                       journal=run.journal, delimiter=run.delimiter, skip_invalid=run.skip_invalid,
                       output=output.format, sheet=run.sheet, accept_spreadsheet_changes=run.accept_spreadsheet_changes,
-                      ignore_ids=run.ignore_ids, accept_rows=run.accept_row or [])
+                      ignore_ids=run.ignore_ids, accept_rows=run.accept_row or [], ignore_columns=run.ignore_columns)
