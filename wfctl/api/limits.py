@@ -42,6 +42,31 @@ class AnswerTooLarge(httpx.TransportError):
     """The answer's body is larger than the limit, or in an encoding wfctl did not ask for."""
 
 
+class AnswerMalformed(AnswerTooLarge):
+    """The answer's head (status line and headers) is one no HTTP client reads: larger than the reader takes
+    (httpx: 100 KiB; the lean writer's http.client: a line of 64 KiB, 100 headers), or not HTTP. Refused as
+    an answer too large is (said, not sent again): the service answered, so it is not "cannot reach"."""
+
+
+def refused_head(exc: BaseException) -> AnswerMalformed | None:
+    """The AnswerMalformed a failure to read an answer's head stands for, or None when the connection was
+    lost (closed, reset, nothing answered: the network's failure, as before)."""
+    import http.client
+
+    text = " ".join(str(exc).split())
+    if isinstance(exc, httpx.RemoteProtocolError):
+        if "Receive buffer too long" in text:
+            return AnswerMalformed("the answer's status line and headers are larger than 100 KiB")
+        if any(word in text.lower() for word in ("closed", "disconnected", "peer state")):
+            return None
+        return AnswerMalformed(f"the answer's status line or headers are not HTTP ({text})")
+    if isinstance(exc, http.client.LineTooLong):
+        return AnswerMalformed("a line of the answer's status line and headers is longer than 64 KiB")
+    if isinstance(exc, http.client.HTTPException) and "got more than" in text:
+        return AnswerMalformed(f"the answer has too many headers ({text})")
+    return None
+
+
 class AnswerDeadline(httpx.TimeoutException):
     """The exchange did not finish within its deadline."""
 
