@@ -30,6 +30,7 @@ from wfctl.api.limits import (
     AnswerTooLarge,
     DeadlineReader,
     deadline_at,
+    give_back_read,
     read_bounded,
     refused_head,
 )
@@ -73,7 +74,13 @@ class LeanSender:
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
         try:
             return self._request(method, path, body, idempotency_key)
+        except Exception as exc:
+            # The frames of its traceback hold the answer's bytes (a refused one too): dropped here, as the
+            # budget they are given back to (wfctl.api.limits.ANSWERS) says, not when the caller is done.
+            exc.__context__ = exc.__cause__ = None
+            raise exc.with_traceback(None) from None
         finally:
+            give_back_read()
             self.pause.done()
 
     def _request(self, method: str, path: str, body: Any, idempotency_key: str | None) -> Any:
