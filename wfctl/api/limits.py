@@ -50,6 +50,13 @@ class AnswerMalformed(AnswerTooLarge):
     an answer too large is (said, not sent again): the service answered, so it is not "cannot reach"."""
 
 
+#: How h11 (under httpx) begins the message of a head it cannot read; anything else (a connection closed or
+#: reset mid-answer) is the network's failure.
+_MALFORMED_HEAD = ("illegal", "bad content-length", "conflicting content-length", "continuation line",
+                   "multiple transfer-encoding", "only transfer-encoding", "malformed", "no response line",
+                   "status code must be", "response status_code", "found multiple host")
+
+
 def refused_head(exc: BaseException) -> AnswerMalformed | None:
     """The AnswerMalformed a failure to read an answer's head stands for, or None when the connection was
     lost (closed, reset, nothing answered: the network's failure, as before)."""
@@ -59,9 +66,9 @@ def refused_head(exc: BaseException) -> AnswerMalformed | None:
     if isinstance(exc, httpx.RemoteProtocolError):
         if "Receive buffer too long" in text:
             return AnswerMalformed("the answer's status line and headers are larger than 100 KiB")
-        if any(word in text.lower() for word in ("closed", "disconnected", "peer state")):
-            return None
-        return AnswerMalformed(f"the answer's status line or headers are not HTTP ({text})")
+        if text.lower().startswith(_MALFORMED_HEAD):
+            return AnswerMalformed(f"the answer's status line or headers are not HTTP ({text[:200]})")
+        return None
     if isinstance(exc, http.client.LineTooLong):
         return AnswerMalformed("a line of the answer's status line and headers is longer than 64 KiB")
     if isinstance(exc, http.client.HTTPException) and "got more than" in text:
