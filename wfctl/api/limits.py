@@ -348,7 +348,7 @@ class BoundedBody(httpx.SyncByteStream):
         self._give_back()
 
     def _give_back(self) -> None:
-        held, self._held = self._held, 0
+        held, self._held = getattr(self, "_held", 0), 0  # 0 when __init__ did not get as far
         ANSWERS.give(held)
 
 
