@@ -35,6 +35,11 @@ runs: spawned workers loading the app from an import string, its settings in the
 same uvicorn settings, each on a fresh database, alternating which goes first from round to round. It
 prints every round, the medians, and uvicorn's figures as ratios to the supervisor's of the same round.
 Exit status 1 if any answer was not 2xx.
+
+`--compare-fast-commit` (PostgreSQL with `fsync` on, as a real server runs: the throw-away cluster's `fsync=off`
+makes every commit as fast as an asynchronous one; 2 workers, 16 connections, `--rounds` rounds) measures
+`wfctl sandbox serve --fast-commit` (`synchronous_commit=off`) against the durable default, each on a fresh
+database, alternating which goes first, with the same table and ratios: the figure docs/sandbox.md gives.
 """
 
 from __future__ import annotations
@@ -71,6 +76,8 @@ ALL_SMALL, ALL_LARGE = 10_000, 100_000
 TARGET_ALL = 12.0
 #: `--compare-workers`: how the workers are run; the first is the baseline.
 MODES = ("supervisor", "uvicorn")
+#: --compare-fast-commit's: durable commits (the default), then `serve --fast-commit`.
+COMMITS = ("durable", "fast-commit")
 
 
 @dataclass
@@ -96,7 +103,10 @@ def main() -> int:
                         help="run this checkout's wfctl instead of the installed wheel (quicker, not what users run)")
     parser.add_argument("--compare-workers", action="store_true",
                         help="PostgreSQL, 2 workers: wfctl's supervisor against uvicorn's multi-process mode")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of --compare-workers (default 5)")
+    parser.add_argument("--compare-fast-commit", action="store_true",
+                        help="PostgreSQL with fsync on, 2 workers: --fast-commit against durable commits")
+    parser.add_argument("--rounds", type=int, default=5,
+                        help="rounds of --compare-workers or --compare-fast-commit (default 5)")
     parser.add_argument("--serve-uvicorn-workers", nargs=3, metavar=("PORT", "WORKERS", "DATABASE"),
                         help=argparse.SUPPRESS)  # the uvicorn side of --compare-workers, in its own process
     args = parser.parse_args()
@@ -115,7 +125,9 @@ def main() -> int:
         print("wrk is not installed (apt-get install wrk); use --tool python", file=sys.stderr)
         return 2
     if args.compare_workers:
-        return compare_workers(args.rounds, args.duration, tool)
+        return compare(MODES, args.rounds, args.duration, tool)
+    if args.compare_fast_commit:
+        return compare(COMMITS, args.rounds, args.duration, tool, settings={"fsync": "on"})
     connections = [int(c) for c in args.connections.split(",")]
     missed = False
     results: list[Result] = []
@@ -163,16 +175,18 @@ def _wfctl() -> list[str]:
 
 
 @contextlib.contextmanager
-def _database(backend: str) -> Iterator[Callable[[], str | None]]:
+def _database(backend: str, settings: dict[str, str] | None = None) -> Iterator[Callable[[], str | None]]:
     """`new()` gives each measurement a fresh database: None (a SQLite file of its own) or a PostgreSQL
-    database of a throw-away cluster, started here and stopped at the end."""
+    database of a throw-away cluster (server `settings` over WFCTL_BENCH_PG_SETTINGS), started here and
+    stopped at the end."""
     if backend == "sqlite":
         yield lambda: None
         return
     sys.path.insert(0, str(ROOT))
     from tests.fixtures.postgres import Cluster
 
-    cluster = Cluster.start(settings=json.loads(os.environ.get("WFCTL_BENCH_PG_SETTINGS", "{}")))
+    cluster = Cluster.start(settings={**json.loads(os.environ.get("WFCTL_BENCH_PG_SETTINGS", "{}")),
+                                      **(settings or {})})
     try:
         yield cluster.new_database
     finally:
@@ -274,7 +288,8 @@ class Sandbox:
                        self.database]
         else:
             command = [*_wfctl(), "sandbox", "serve", "--port", str(self.port),
-                       "--database", self.database, "--workers", str(self.workers), "--access-ttl", "86400"]
+                       "--database", self.database, "--workers", str(self.workers), "--access-ttl", "86400",
+                       *(["--fast-commit"] if self.mode == "fast-commit" else [])]
         self.proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 30
         while True:
@@ -309,44 +324,48 @@ class Sandbox:
         return self.prepared
 
 
-# ---- --compare-workers: wfctl's supervisor against uvicorn's own multi-process mode ---------------------
+# ---- --compare-workers, --compare-fast-commit: two ways of serving, round by round ---------------------
 
 
-def compare_workers(rounds: int, duration: float, tool: str, conns: int = 16) -> int:
-    """Both modes on PostgreSQL with WORKERS["postgresql"] workers, each on a database of its own and both
-    running throughout; each round measures list, then create, on one mode and then the other (which goes
-    first alternates), so the two figures of a pair are seconds apart. 0 when every answer was 2xx."""
+def compare(modes: tuple[str, str], rounds: int, duration: float, tool: str, conns: int = 16,
+            settings: dict[str, str] | None = None) -> int:
+    """Both `modes` (Sandbox modes: the first is the baseline) on PostgreSQL with WORKERS["postgresql"]
+    workers, each on a database of its own and both running throughout; each round measures list, then
+    create, on one mode and then the other (which goes first alternates), so the two figures of a pair are
+    seconds apart. 0 when every answer was 2xx."""
     workers = WORKERS["postgresql"]
-    rps: dict[tuple[str, str], list[float]] = {(m, s): [] for m in MODES for s in ("list", "create")}
+    rps: dict[tuple[str, str], list[float]] = {(m, s): [] for m in modes for s in ("list", "create")}
     errors = 0
-    with _database("postgresql") as database, tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp, \
+    with _database("postgresql", settings) as database, tempfile.TemporaryDirectory(prefix="wfctl-bench-") as tmp, \
             contextlib.ExitStack() as stack:
         servers = {mode: stack.enter_context(Sandbox(Path(tmp), database(), workers, mode=mode))
-                   for mode in MODES}
+                   for mode in modes}
         for server in servers.values():
             server.prepare()
         time.sleep(2)  # every worker up: the wait above ends when the first one answers
         for number in range(rounds):
             for scenario in ("list", "create"):
-                for mode in MODES if number % 2 == 0 else MODES[::-1]:
+                for mode in modes if number % 2 == 0 else modes[::-1]:
                     result = measure(tool, servers[mode], scenario, conns, duration, Path(tmp))
                     errors += result.errors
                     rps[mode, scenario].append(result.rps)
                     failed = f" ({result.errors} not 2xx)" if result.errors else ""
-                    print(f"  round {number + 1} {scenario:<6} {mode:<10}: {result.rps:,.0f} req/s{failed}",
+                    print(f"  round {number + 1} {scenario:<6} {mode:<11}: {result.rps:,.0f} req/s{failed}",
                           file=sys.stderr, flush=True)
-    base, other = MODES
-    print(f"sandbox workers: {other} against {base} (PostgreSQL, {workers} workers, {tool}, {conns} "
-          f"connections, {duration:g} s each, {rounds} rounds, {os.cpu_count()} cores)")
-    print(f"{'scenario':<8} {'mode':<10} {'median':>8} {'range':>13}  "
+    base, other = modes
+    server_settings = ", ".join(f"{k}={v}" for k, v in (settings or {}).items())
+    print(f"sandbox: {other} against {base} (PostgreSQL{' ' + server_settings if server_settings else ''}, "
+          f"{workers} workers, {tool}, {conns} connections, {duration:g} s each, {rounds} rounds, "
+          f"{os.cpu_count()} cores)")
+    print(f"{'scenario':<8} {'mode':<11} {'median':>8} {'range':>13}  "
           f"ratio to {base}: median of the rounds' (range)")
     for scenario in ("list", "create"):
-        for mode in MODES:
+        for mode in modes:
             values = rps[mode, scenario]
             ratios = [v / b for v, b in zip(values, rps[base, scenario], strict=True)]
             ratio = "-" if mode == base else f"{_median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
             spread = f"{min(values):>6,.0f}-{max(values):<6,.0f}"
-            print(f"{scenario:<8} {mode:<10} {_median(values):>8,.0f} {spread}  {ratio}")
+            print(f"{scenario:<8} {mode:<11} {_median(values):>8,.0f} {spread}  {ratio}")
     return 1 if errors else 0
 
 

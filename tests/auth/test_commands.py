@@ -86,7 +86,8 @@ def test_logout_then_commands_say_login(logged_in):
     r = logged_in("logout", tty=True)
     assert r.exit_code == 0, r
     token_file = logged_in.config_dir / "credentials" / "default.json"
-    assert r.stderr == f"Logged out of profile 'default'; tokens removed from file {token_file} (mode 0600).\n"
+    assert r.stderr == (f"Logged out of profile 'default'; the service revoked its tokens and they are removed from "
+                        f"file {token_file} (mode 0600).\n")
     assert not token_file.exists()  # issue 36: it said "(not written yet)" of the file it had just removed
     r = logged_in("agency", "show")
     assert r.exit_code == 3

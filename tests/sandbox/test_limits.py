@@ -48,7 +48,8 @@ def test_a_chunked_body_is_counted_as_it_streams(sandbox_factory: Callable[..., 
     answer = httpx.post(f"{server.url}/identity/login", content=chunks(), timeout=10)
     assert_problem(answer, 413)
     small = httpx.post(f"{server.url}/identity/login", content=iter([b'{"username": "', ADMIN[0].encode(),
-                                                                     b'", "password": "', ADMIN[1].encode(), b'"}']))
+                                                                     b'", "password": "', ADMIN[1].encode(), b'"}']),
+                       headers={"Content-Type": "application/json"})
     assert small.status_code == 200
 
 

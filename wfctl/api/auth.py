@@ -169,12 +169,13 @@ class TokenAuth(httpx.Auth):
     def _new_pair(self, response: httpx.Response, current: TokenPair) -> TokenPair:
         """The rotated pair from a 2xx refresh answer; an unusable answer leaves the pair in doubt
         (the service says it refreshed, so the old refresh token is spent)."""
-        from wfctl.api.errors import CredentialStoreError
+        from wfctl.api.errors import CredentialStoreError, ServerError
+        from wfctl.api.responses import parse_json
         from wfctl.api.store import TokenPair
 
         try:
-            body = response.json()
-        except (ValueError, RecursionError):
+            body = parse_json(response.content)  # as every answer: bounded (wfctl.api.limits.decoding)
+        except ServerError:
             body = None
         try:
             if not isinstance(body, dict):

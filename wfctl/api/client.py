@@ -277,6 +277,21 @@ class Client(RecordMethods):
             raise ServerError("the service's login answer has no accessToken")
         return answer
 
+    def logout(self, refresh_token: str) -> None:
+        """POST /identity/logout (a sandbox extension, G22): the service revokes every token of the login
+        `refresh_token` belongs to. NotSupported when the deployment does not offer it (404/405): the
+        tokens then stay valid until they expire."""
+        from wfctl.api.redact import register_secret
+
+        register_secret(refresh_token)
+        try:
+            self.send("POST", "/identity/logout", json={"refreshToken": refresh_token}, authenticated=False)
+        except (NotFound, ServerError) as exc:
+            if exc.status in (404, 405):
+                raise NotSupported("this deployment does not offer logout (POST /identity/logout)",
+                                   status=exc.status) from None
+            raise
+
     def request_unauthenticated(self, method: str, path: str, **kwargs: Any) -> Any:
         return decode_body(self.send(method, path, authenticated=False, **kwargs))
 

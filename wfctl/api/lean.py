@@ -25,7 +25,15 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from wfctl.api.limits import AnswerDeadline, AnswerTooLarge, DeadlineReader, deadline_at, read_bounded
+from wfctl.api.limits import (
+    AnswerDeadline,
+    AnswerTooLarge,
+    DeadlineReader,
+    deadline_at,
+    give_back_read,
+    read_bounded,
+    refused_head,
+)
 from wfctl.api.retry import OUTAGE_STATUSES, Pause, RetryPolicy, transient
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
@@ -66,7 +74,13 @@ class LeanSender:
     def request(self, method: str, path: str, body: Any, idempotency_key: str | None = None) -> Any:
         try:
             return self._request(method, path, body, idempotency_key)
+        except Exception as exc:
+            # The frames of its traceback hold the answer's bytes (a refused one too): dropped here, as the
+            # budget they are given back to (wfctl.api.limits.ANSWERS) says, not when the caller is done.
+            exc.__context__ = exc.__cause__ = None
+            raise exc.with_traceback(None) from None
         finally:
+            give_back_read()
             self.pause.done()
 
     def _request(self, method: str, path: str, body: Any, idempotency_key: str | None) -> Any:
@@ -106,15 +120,17 @@ class LeanSender:
 
                 raise NetworkError(f"no complete answer from {self.api.base_url} within {timeout:g} s",
                                    detail=f"the request's deadline (timeout {timeout:g} s) passed") from None
-            except AnswerTooLarge as exc:
+            except (AnswerTooLarge, http.client.HTTPException, OSError) as exc:
+                # An answer too large, or a head no client reads, is the service's answer: refused, not resent.
+                refused = exc if isinstance(exc, AnswerTooLarge) else refused_head(exc)
+                if refused is None:
+                    # The answer is lost: a PUT is sent again (idempotent); a create is the Client's to look up.
+                    slept += self._wait_to_resend(exc, method, attempt, started, slept, never_sent=False)
+                    continue
                 self._drop_connection()
                 from wfctl.api.errors import ServerError
 
-                raise ServerError(f"refused the answer of {self.api.base_url}", detail=str(exc)) from None
-            except (OSError, http.client.HTTPException) as exc:
-                # The answer is lost: a PUT is sent again (idempotent); a create is the Client's to look up.
-                slept += self._wait_to_resend(exc, method, attempt, started, slept, never_sent=False)
-                continue
+                raise ServerError(f"refused the answer of {self.api.base_url}", detail=str(refused)) from None
             if response.will_close:
                 self._drop_connection()
             status = response.status
@@ -213,7 +229,10 @@ class LeanSender:
         from wfctl.api.responses import error_from_response
 
         request = httpx.Request(method, self.api.base_url + path)
-        error = error_from_response(httpx.Response(status, headers=headers, content=data, request=request))
+        # http.client gave the header values as latin-1 text: back to their bytes, which httpx takes whatever
+        # they hold (as text it would take ASCII only: `Retry-After: ²` was a raw UnicodeEncodeError).
+        raw = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in headers]
+        error = error_from_response(httpx.Response(status, headers=raw, content=data, request=request))
         retry_after = next((value for name, value in headers if name.lower() == "retry-after"), None)
         if retry_after is not None:
             from wfctl.api.retry import parse_retry_after

@@ -19,6 +19,7 @@ timeouts to it.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import socket
 import threading
@@ -29,7 +30,8 @@ from typing import Any
 
 import httpx
 
-#: The largest answer body (after decompression) wfctl reads.
+#: The largest answer body (after decompression) wfctl reads; and what the process holds of answers at once,
+#: every request and thread together (`ANSWERS`).
 MAX_ANSWER_BYTES = 64 * 1024 * 1024
 #: The encodings wfctl asks for and inflates itself (in bounded pieces).
 ACCEPT_ENCODING = "gzip, deflate"
@@ -42,12 +44,127 @@ class AnswerTooLarge(httpx.TransportError):
     """The answer's body is larger than the limit, or in an encoding wfctl did not ask for."""
 
 
+class AnswerMalformed(AnswerTooLarge):
+    """The answer's head (status line and headers) is one no HTTP client reads: larger than the reader takes
+    (httpx: 100 KiB; the lean writer's http.client: a line of 64 KiB, 100 headers), or not HTTP. Refused as
+    an answer too large is (said, not sent again): the service answered, so it is not "cannot reach"."""
+
+
+#: How h11 (under httpx) begins the message of a head it cannot read; anything else (a connection closed or
+#: reset mid-answer) is the network's failure.
+_MALFORMED_HEAD = ("illegal", "bad content-length", "conflicting content-length", "continuation line",
+                   "multiple transfer-encoding", "only transfer-encoding", "malformed", "no response line",
+                   "status code must be", "response status_code", "found multiple host")
+
+
+def refused_head(exc: BaseException) -> AnswerMalformed | None:
+    """The AnswerMalformed a failure to read an answer's head stands for, or None when the connection was
+    lost (closed, reset, nothing answered: the network's failure, as before)."""
+    import http.client
+
+    text = " ".join(str(exc).split())
+    if isinstance(exc, httpx.RemoteProtocolError):
+        if "Receive buffer too long" in text:
+            return AnswerMalformed("the answer's status line and headers are larger than 100 KiB")
+        if text.lower().startswith(_MALFORMED_HEAD):
+            return AnswerMalformed(f"the answer's status line or headers are not HTTP ({text[:200]})")
+        return None
+    if isinstance(exc, http.client.LineTooLong):
+        return AnswerMalformed("a line of the answer's status line and headers is longer than 64 KiB")
+    if isinstance(exc, http.client.HTTPException) and "got more than" in text:
+        return AnswerMalformed(f"the answer has too many headers ({text})")
+    return None
+
+
 class AnswerDeadline(httpx.TimeoutException):
     """The exchange did not finish within its deadline."""
 
     def __init__(self, message: str, *, request: httpx.Request | None = None, seconds: float = 0.0) -> None:
         super().__init__(message, request=request)
         self.seconds = seconds
+
+
+class AnswerBudget:
+    """What the process holds of answers at once, every Client and thread together: one bound for a whole
+    command, not one per request (issue 45: 64 MiB an answer let a hostile server take a `-j 16` import to
+    859 MB, and a 56 MiB page of 600,000 records to 557 MB once decoded).
+
+    A body takes its bytes as they arrive and gives them back when they are dropped (BoundedBody: when its
+    response is freed; read_bounded: when the lean writer's request ends, `give_back_read`); decoding JSON
+    takes `decoded_size` more for as long as it runs (`decoding`). What does not fit is refused
+    (AnswerTooLarge) instead of waited for: a request never waits on another's memory."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._held = 0
+        self._freed = 0  # given back since memory was last handed back to the system
+        self._lock = threading.Lock()
+
+    @property
+    def held(self) -> int:
+        return self._held
+
+    def take(self, size: int) -> bool:
+        with self._lock:
+            if self._held + size > self.limit:
+                return False
+            self._held += size
+            return True
+
+    def give(self, size: int) -> None:
+        with self._lock:
+            self._held = max(0, self._held - size)
+            self._freed += size
+            trim = self._freed >= self.limit // 8
+            if trim:
+                self._freed = 0
+        if trim:
+            _return_free_memory()
+
+
+def _return_free_memory() -> None:
+    """Hand the memory of the answers dropped back to the system (glibc's malloc_trim; elsewhere nothing).
+    Without it, the 64 KiB pieces of large answers read by 16 threads stay in their threads' malloc arenas
+    after they are freed: a -j 16 import against 60 MiB answers grew to 340 MB with ANSWERS holding 64 MiB."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Any:
+    import ctypes
+
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return None
+
+
+#: The process's one budget of answers.
+ANSWERS = AnswerBudget(MAX_ANSWER_BYTES)
+
+
+def decoded_size(data: bytes) -> int:
+    """About what decoding `data` as JSON holds at its peak besides the bytes: their text, and what json
+    builds (64 bytes an object or array, 80 a member). Measured (tracemalloc) against what json.loads builds,
+    it is 1.0-1.6x it for records, strings and objects with many keys, and more for arrays of small values:
+    never much less."""
+    return len(data) + 64 * (data.count(b"{") + data.count(b"[")) + 80 * data.count(b",")
+
+
+@contextlib.contextmanager
+def decoding(data: bytes) -> Iterator[None]:
+    """Hold, for the block, the room decoding `data` takes (ANSWERS); AnswerTooLarge when the process cannot
+    hold it besides the answers it holds already."""
+    size = decoded_size(data)
+    if not ANSWERS.take(size):
+        raise AnswerTooLarge(f"{size_text(len(data))} of JSON, about {size_text(size)} once read: more than the "
+                             f"{size_text(ANSWERS.limit)} wfctl holds of answers at once")
+    try:
+        yield
+    finally:
+        ANSWERS.give(size)
 
 
 def size_text(limit: int) -> str:
@@ -184,6 +301,7 @@ class BoundedBody(httpx.SyncByteStream):
         self._end = end
         self._seconds = seconds
         self._request = request
+        self._held = 0  # of ANSWERS: this body's bytes, given back when it closes
 
     def __iter__(self) -> Iterator[bytes]:
         sizes = [0] * (len(self._layers) + 1)
@@ -210,6 +328,10 @@ class BoundedBody(httpx.SyncByteStream):
         if sizes[layer] > self._limit:
             raise AnswerTooLarge(f"the answer is larger than {size_text(self._limit)}", request=self._request)
         if layer == len(self._layers):
+            if not ANSWERS.take(len(data)):
+                raise AnswerTooLarge(f"the answers being read at once are larger than {size_text(ANSWERS.limit)}",
+                                     request=self._request)
+            self._held += len(data)
             yield data
             return
         for piece in self._layers[layer].feed(data):
@@ -221,6 +343,13 @@ class BoundedBody(httpx.SyncByteStream):
 
     def close(self) -> None:
         self._inner.close()
+
+    def __del__(self) -> None:  # freed with its response, and so with the bytes read (response.content)
+        self._give_back()
+
+    def _give_back(self) -> None:
+        held, self._held = getattr(self, "_held", 0), 0  # 0 when __init__ did not get as far
+        ANSWERS.give(held)
 
 
 def bounded_response(response: httpx.Response, request: httpx.Request, *, limit: int, end: float | None,
@@ -285,17 +414,33 @@ def _declared(length: str) -> int:
 
 
 def read_bounded(response: Any, limit: int = MAX_ANSWER_BYTES) -> bytes:
-    """The body of an http.client response, at most `limit` bytes (AnswerTooLarge beyond)."""
+    """The body of an http.client response, at most `limit` bytes (AnswerTooLarge beyond). Its bytes stay
+    taken of ANSWERS until this thread calls `give_back_read` (the lean writer, as its request ends)."""
     length = response.getheader("Content-Length") or ""
     if _declared(length) > limit:
         raise AnswerTooLarge(f"the answer is larger than {size_text(limit)} (Content-Length {_declared(length):,})")
     parts: list[bytes] = []
     size = 0
-    while True:
-        chunk = response.read(_PIECE)
-        if not chunk:
-            return b"".join(parts)
-        size += len(chunk)
-        if size > limit:
-            raise AnswerTooLarge(f"the answer is larger than {size_text(limit)}")
-        parts.append(chunk)
+    try:
+        while True:
+            chunk = response.read(_PIECE)
+            if not chunk:
+                data = b"".join(parts)
+                _local.read_held = getattr(_local, "read_held", 0) + size
+                size = 0
+                return data
+            if size + len(chunk) > limit:
+                raise AnswerTooLarge(f"the answer is larger than {size_text(limit)}")
+            if not ANSWERS.take(len(chunk)):
+                raise AnswerTooLarge(f"the answers being read at once are larger than {size_text(ANSWERS.limit)}")
+            size += len(chunk)
+            parts.append(chunk)
+    finally:
+        parts.clear()  # a body refused part way: its pieces are dropped here, not with the traceback
+        ANSWERS.give(size)
+
+
+def give_back_read() -> None:
+    """Give back what read_bounded took on this thread: its bodies are no longer held."""
+    held, _local.read_held = getattr(_local, "read_held", 0), 0
+    ANSWERS.give(held)

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     import httpx
 
 USER_AGENT = "wfctl"
+#: The largest error body read as JSON (problem details, G10); a larger one is shown as text.
+ERROR_JSON_MAX = 1024 * 1024
 
 
 def decode_body(response: httpx.Response) -> Any:
@@ -38,9 +40,17 @@ def decode_body(response: httpx.Response) -> Any:
 def parse_json(data: bytes, *, status: int | None = None) -> Any:
     """A 2xx answer's body as JSON, or ServerError: what json.loads takes that is not JSON (NaN,
     Infinity: `-o json` would print them, invalid to every other reader), and a document nested deeper
-    than Python can walk (RecursionError), end as one line like any other body that is not JSON."""
+    than Python can walk (RecursionError), end as one line like any other body that is not JSON. An answer
+    whose records are more than the process can hold once decoded (wfctl.api.limits.decoding) is refused
+    before it is decoded."""
+    from wfctl.api.limits import AnswerTooLarge, decoding
+
     try:
-        return _DECODER.decode(data.decode(jsonlib.detect_encoding(data), "surrogatepass"))
+        with decoding(data):
+            return _DECODER.decode(data.decode(jsonlib.detect_encoding(data), "surrogatepass"))
+    except AnswerTooLarge as exc:
+        raise ServerError("the service's answer holds more than wfctl can hold at once", status=status,
+                          detail=str(exc)) from None
     except RecursionError:
         raise ServerError("the service answered with JSON nested too deep to read", status=status) from None
     except ValueError as exc:
@@ -96,7 +106,9 @@ def _parse_error_body(response: httpx.Response) -> tuple[str | None, str | None,
     if not text.strip():
         return None, None, {}
     body: Any = None
-    if "json" in ctype or text.lstrip()[:1] in ("{", "["):
+    # An error's JSON is a few lines: a body of more than ERROR_JSON_MAX (a hostile one of 600,000 records)
+    # is shown as the text it starts with, never decoded whole.
+    if ("json" in ctype or text.lstrip()[:1] in ("{", "[")) and len(response.content) <= ERROR_JSON_MAX:
         try:
             body = jsonlib.loads(text)
         except (ValueError, RecursionError):  # not JSON, or nested deeper than Python can walk: shown as text

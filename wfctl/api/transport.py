@@ -25,6 +25,7 @@ from wfctl.api.limits import (
     deadline_at,
     install_deadline_backend,
     passed,
+    refused_head,
 )
 from wfctl.api.redact import redact_body, redact_headers, redact_text
 from wfctl.api.retry import (
@@ -147,6 +148,12 @@ class RetryTransport(httpx.BaseTransport):
                 if passed(end) and not isinstance(exc, AnswerDeadline):
                     raise self._late(request) from None
                 raise
+            except httpx.RemoteProtocolError as exc:  # a head no client reads is the service's answer, refused
+                refused = refused_head(exc)
+                if refused is None:
+                    raise
+                refused.request = request
+                raise refused from None
         response = bounded_response(response, request, limit=self.max_answer, end=end,
                                     seconds=self.deadline or 0.0)
         if read:

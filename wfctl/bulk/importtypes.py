@@ -123,7 +123,15 @@ class Summary:
         return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
                 **({"deleted": self.counts.get("deleted", 0)} if self.prune else {}),
                 "skippedDiffer": self.skipped_differ, "notInFile": self.not_in_file, "blank": self.blank, "seconds": round(self.seconds, 3),
-                "dryRun": self.dry_run, **({"renameCycles": self.cycles} if self.cycles else {})}
+                "dryRun": self.dry_run, **({"renameCycles": self.cycles} if self.cycles else {}),
+                **({"thisRun": self.this_run()} if self.resumed and not self.dry_run else {})}
+
+    def this_run(self) -> dict[str, int]:
+        """A resumed run's own rows and counts (the summary's `rows` and counts are the whole run's): what
+        its human line says too."""
+        counts = {s: self.counts.get(s, 0) - self.before.get(s, 0) for s in STATUSES}
+        return {"rows": self.rows - self.resumed, "doneBefore": self.resumed, **counts,
+                **({"deleted": self.counts.get("deleted", 0) - self.before.get("deleted", 0)} if self.prune else {})}
 
 
 def column_names(text: str | None) -> tuple[str, ...]:

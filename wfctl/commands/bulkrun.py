@@ -65,8 +65,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
             check_options(options)
         try:
             importer.open_journal()
-        except RunLocked as exc:
-            raise CliError(str(exc)) from None
+        except RunLocked as exc:  # docs/imports.md: a second run of the same import refuses, exit 5
+            raise CliError(str(exc), ExitCode.CONFLICT) from None
         except JournalError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
         settings = prune or {}

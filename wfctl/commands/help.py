@@ -305,7 +305,8 @@ def exit_codes_text() -> str:
                         "answered to a question such as `Delete site ...? [y/N]`: nothing was done.",
         ExitCode.AUTH: "Not logged in, or the login cannot be refreshed: run `wfctl login`.",
         ExitCode.NOT_FOUND: "Not found (404).",
-        ExitCode.CONFLICT: "Conflict (409): a duplicate name, or a record that still has dependents.",
+        ExitCode.CONFLICT: "Conflict (409): a duplicate name, or a record that still has dependents; "
+                           "also another run of the same import (or undo) in progress.",
         ExitCode.INVALID: "Rejected by the service's validation (400/422).",
         ExitCode.NETWORK: "Network failure or timeout, after retries.",
         ExitCode.FORBIDDEN: "Forbidden (403): not allowed for your role.",

@@ -235,7 +235,8 @@ def journalled(app: AppContext, header: dict[str, Any], journal_path: str | None
             try:
                 lock = journals.ImportLock(directory, header).__enter__()
             except journals.RunLocked as exc:
-                raise CliError(f"another run of this {what} is in progress (pid {exc.pid or 'unknown'})") from None
+                raise CliError(f"another run of this {what} is in progress (pid {exc.pid or 'unknown'})",
+                               ExitCode.CONFLICT) from None
         earlier_path = unfinished(directory, header, journal_path)
         before = settled(earlier_path)
         if earlier_path is not None and not dry_run:

@@ -148,6 +148,7 @@ class SandboxApi(Service):
         routes = [
             ("/identity/login", "POST", self._public(bind(identity.login))),
             ("/identity/refresh", "POST", self._public(bind(identity.refresh))),
+            ("/identity/logout", "POST", self._public(bind(identity.logout))),
             ("/api/agency/", "GET", p(bind(agency.get_agency))),
             ("/api/agency/", "PUT", p(bind(agency.update_agency))),
             ("/api/branches", "GET", p(bind(branches.list_branches))),
@@ -168,6 +169,8 @@ class SandboxApi(Service):
         ]
         if self.quirks.no_agency_update:  # G6 tolerance: the path answers 405, allowing GET only
             routes = [route for route in routes if route[:2] != ("/api/agency/", "PUT")]
+        if self.quirks.no_logout:  # G22 tolerance: a deployment without the extension (404)
+            routes = [route for route in routes if route[0] != "/identity/logout"]
         return routes
 
     def _public(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:

@@ -163,6 +163,19 @@ class Tokens:
             raise unauthorized("this refresh token was already used; every token of this login is revoked")
         return answer
 
+    def logout(self, refresh_token: str) -> None:
+        """G22: revoke the whole family of `refresh_token` (every access and refresh token of that login). An
+        unknown token changes nothing, and the caller is not told which it was."""
+        presented = token_hash(refresh_token)
+
+        def revoke(db: Connection) -> None:
+            row = db.execute("SELECT family_id FROM refresh_tokens WHERE token_hash = ?", (presented,)).fetchone()
+            if row is not None:
+                db.execute("UPDATE token_families SET revoked = 1 WHERE id = ?", (row[0],))
+                db.execute("DELETE FROM access_tokens WHERE family_id = ?", (row[0],))
+
+        self.store.atomic(revoke)
+
     def authenticate(self, authorization: str | None) -> Principal:
         """The caller of a protected endpoint, from `Authorization: Bearer <token>`, or a 401."""
         if not authorization:

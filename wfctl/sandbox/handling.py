@@ -187,7 +187,7 @@ def update_fields(db: Connection, table: str, record_id: str, fields: dict[str, 
 
 
 async def read_body(request: Request) -> Any:
-    return v.parse_json_body(await request.body())
+    return v.parse_json_body(await request.body(), request.headers.get("content-type"))
 
 
 def json_answer(payload: Any, status: int = 200) -> Response:

@@ -1,5 +1,5 @@
-"""The sandbox's identity endpoints (G1-G4): login, with its throttle (accounts.py) and a password check
-that costs the same whether the user exists, and refresh."""
+"""The sandbox's identity endpoints (G1-G4, G22): login, with its throttle (accounts.py) and a password check
+that costs the same whether the user exists, refresh, and logout (G22)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from wfctl.sandbox.handling import (
     Service,
     json_answer,
     log_note,
+    read_body,
 )
 from wfctl.sandbox.problems import ApiProblem
 from wfctl.sandbox.seed import is_published
@@ -22,7 +23,7 @@ from wfctl.sandbox.seed import is_published
 async def login(api: Service, request: Request) -> Response:
     field = api.quirks.login_field  # G1 tolerance: another name for the user field
     schema = v.LOGIN if field == "username" else {field: v.LOGIN["username"], "password": v.LOGIN["password"]}
-    body = v.validate(v.parse_json_body(await request.body()), schema, required=(field, "password"))
+    body = v.validate(await read_body(request), schema, required=(field, "password"))
     username = body[field]
     user = api.tokens.find_user(username)
     stored = user[1] if user else dummy_hash()
@@ -45,9 +46,16 @@ async def login(api: Service, request: Request) -> Response:
 
 
 async def refresh(api: Service, request: Request) -> Response:
-    body = v.validate(v.parse_json_body(await request.body()), v.REFRESH,
+    body = v.validate(await read_body(request), v.REFRESH,
                       required=("accessToken", "refreshToken"))
     return json_answer(_token_answer(api, api.tokens.refresh(body["accessToken"], body["refreshToken"])))
+
+
+async def logout(api: Service, request: Request) -> Response:
+    """G22 (a sandbox extension): 204 whether the refresh token named a login or not."""
+    body = v.validate(await read_body(request), v.LOGOUT, required=("refreshToken",))
+    api.tokens.logout(body["refreshToken"])
+    return Response(status_code=204)
 
 
 def _token_answer(api: Service, tokens: dict[str, object]) -> dict[str, object]:

@@ -19,6 +19,8 @@ from wfctl.sandbox.problems import ApiProblem
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
+#: The largest pageNumber or pageSize taken (a 32-bit integer; a larger pageSize is served as MAX_PAGE_SIZE).
+MAX_PAGE_PARAM = 2**31 - 1
 #: A followed nextPage seeks past the end of a page at most this many pages back (see _Paging).
 SEEK_SPAN_PAGES = 32
 
@@ -211,16 +213,17 @@ class _Paging:
 
 
 def _positive_int(raw: str | None, default: int, name: str, errors: dict[str, list[str]]) -> int:
+    """G7: plain ASCII digits, 1 to MAX_PAGE_PARAM. Not `int()`'s wider idea of an integer (` 1`, `+1`, `1_0`,
+    `١`), nor a number of 20 digits."""
     if raw is None:
         return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        errors[name] = ["must be an integer"]
+    if not (raw.isascii() and raw.isdigit()):
+        errors[name] = ["must be an integer (digits 0-9 only)"]
         return default
-    if value < 1:
-        errors[name] = ["must be 1 or more"]
-    return value
+    if len(raw) > len(str(MAX_PAGE_PARAM)) or not 1 <= int(raw) <= MAX_PAGE_PARAM:
+        errors[name] = [f"must be from 1 to {MAX_PAGE_PARAM}"]
+        return default
+    return int(raw)
 
 
 def _offset(page: int, size: int) -> int:

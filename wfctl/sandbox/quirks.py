@@ -42,6 +42,7 @@ QUIRKS: dict[str, tuple[str, str]] = {
     "create-200": ("G15", "a create answers 200 instead of 201"),
     "no-unique-names": ("G12", "no uniqueness rule: two records of the same name may exist"),
     "no-agency-update": ("G6", "PUT /api/agency/ is not offered (405)"),
+    "no-logout": ("G22", "POST /identity/logout is not offered (404): a logout cannot revoke the tokens"),
     "empty-get": ("G15", "a GET of one branch, client or site answers 200 with an empty body"),
     "empty-create-answer": ("G15", "a create is applied and answered 201 with an empty body (no record, no id)"),
     "text-create-answer": ("G15", "a create is applied and answered 201 with a body that is not JSON "
@@ -75,6 +76,7 @@ class Quirks:
     create_200: bool = False
     no_unique_names: bool = False
     no_agency_update: bool = False
+    no_logout: bool = False
     empty_get: bool = False
     empty_create_answer: bool = False
     text_create_answer: bool = False

@@ -45,13 +45,23 @@ class FieldError(Exception):
 Checker = Callable[[Any], Any]
 
 
-def parse_json_body(raw: bytes) -> Any:
-    """The decoded JSON body, or a 400 problem."""
+def parse_json_body(raw: bytes, content_type: str | None) -> Any:
+    """The decoded JSON body, or a problem: 415 for a body that is not `application/json` in UTF-8 (another
+    media type, none, a charset other than UTF-8, a body in UTF-16/32: RFC 8259 JSON is UTF-8), 400 for one
+    that is not JSON or holds a key twice in one object (which value would count is not the sender's to
+    guess)."""
     if not raw.strip():
         raise ApiProblem(400, "a JSON body is required")
+    _require_json_type(content_type)
     try:
-        return json.loads(raw, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = "\x00"
+    if "\x00" in text:  # JSON never holds a raw NUL: UTF-16 or UTF-32 text, whatever it says it is
+        raise ApiProblem(415, "the body must be JSON in UTF-8")
+    try:
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+    except (ValueError, RecursionError) as exc:
         raise ApiProblem(400, f"the body is not valid JSON: {exc}") from None
 
 
@@ -239,6 +249,7 @@ REF = text(TEXT_MAX, min_len=1)
 
 LOGIN = {"username": text(TEXT_MAX, min_len=1), "password": secret}
 REFRESH = {"accessToken": secret, "refreshToken": secret}
+LOGOUT = {"refreshToken": secret}
 AGENCY = {"name": NAME, "email": email, "phone": TEXT, "workWeekStart": weekday, "calendarYearStart": date,
           "holidayYearStart": date, "holidayCapHours": non_negative_number}
 BRANCH = {"name": NAME, "address": ADDRESS, "phone": TEXT, "email": email}
@@ -253,6 +264,26 @@ SITE = {"name": NAME, "address": ADDRESS, "phone": TEXT, "email": email, "assess
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _require_json_type(content_type: str | None) -> None:
+    media, _, params = (content_type or "").partition(";")
+    if media.strip().lower() != "application/json":
+        shown = f"Content-Type {media.strip()!r}" if media.strip() else "no Content-Type"
+        raise ApiProblem(415, f"the body must be application/json (the request has {shown})")
+    for param in params.split(";"):
+        name, _, value = param.partition("=")
+        if name.strip().lower() == "charset" and value.strip().strip('"').lower() not in ("utf-8", "utf8"):
+            raise ApiProblem(415, f"the body must be JSON in UTF-8 (the request says charset={value.strip()})")
 
 
 def _require_unicode(value: str) -> None:
