@@ -152,3 +152,25 @@ def test_the_lean_writer_says_an_answer_is_not_json(hostile):
     with pytest.raises(errors.ServerError) as info:
         _lean(server.url).request("POST", "/api/branches", {"name": "x"})
     assert str(info.value).startswith("the service answered with something that is not JSON")
+
+
+def test_a_refused_answer_gives_its_bytes_back_at_once(hostile):
+    """The process's one budget of answers (issue 45): an answer refused half-read gives back what it took as
+    it is refused, not when its exception is dropped. Kept alive here, as a caller's handler or a report keeps
+    it, it held up to 64 MiB and the next request of the process was refused as "answers being read at once"."""
+    from wfctl.api.limits import ANSWERS
+
+    server = hostile("endless")
+    before = ANSWERS.held
+    kept = []
+    for _ in range(2):
+        client = Client(server.url, auth=StaticTokenAuth("hostile-test-token", server.url), timeout=30)
+        with client, pytest.raises(errors.ServerError) as info:
+            next(iter(client.list_branches()))
+        kept.append(info.value)
+        assert "the answer is larger than 64 MiB" in str(info.value), info.value
+        assert ANSWERS.held == before
+    with pytest.raises(errors.ServerError) as lean:
+        _lean(server.url).request("POST", "/api/branches", {"name": "x"})
+    kept.append(lean.value)
+    assert "the answer is larger than 64 MiB" in str(lean.value) and ANSWERS.held == before

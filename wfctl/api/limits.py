@@ -304,6 +304,13 @@ class BoundedBody(httpx.SyncByteStream):
         self._held = 0  # of ANSWERS: this body's bytes, given back when it closes
 
     def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._read()
+        except BaseException:  # a read that failed keeps none of its bytes: given back now, not when the
+            self._give_back()  # exception (and the frames holding this body) is dropped, which may be never
+            raise
+
+    def _read(self) -> Iterator[bytes]:
         sizes = [0] * (len(self._layers) + 1)
         raw = iter(self._inner)
         while True:
