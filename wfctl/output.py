@@ -141,8 +141,11 @@ class Output:
     # -- many records --------------------------------------------------------------
     def records(self, rows: Iterable[dict[str, Any]], kind: str | None = None,
                 columns: list[str] | None = None) -> int:
-        """Rows of a list; returns how many were written."""
-        return self._rows_out([list(rows)], kind, columns)
+        """Rows of a list, each written as soon as it comes (json, jsonl, yaml, csv: a generator of a thousand
+        pages streams in flat memory; a table needs them all to size its columns); returns how many."""
+        if isinstance(rows, list):
+            return self._rows_out([rows], kind, columns)
+        return self._rows_out(_growing_chunks(rows, first=100 if self.format == "csv" else 1), kind, columns)
 
     def pages(self, pages: Iterable[Page], kind: str | None = None, columns: list[str] | None = None,
               limit: int | None = None) -> int:
@@ -293,6 +296,7 @@ class Output:
             if self._pretty:
                 texts = [text.replace("\n", "\n  ") for text in texts]
             write(json_text((first if count == 0 else between) + between.join(texts)))  # one write per page
+            self.io.flush()  # out now, not when a buffer fills: `| head -1` is answered by the first page
             count += len(texts)
         if count == 0:
             write("[]\n")
@@ -306,6 +310,7 @@ class Output:
         for chunk in chunks:
             if chunk:
                 write(json_text("\n".join(map(compact, self._selected(chunk)))) + "\n")  # one write per page
+                self.io.flush()
                 count += len(chunk)
         return count
 
@@ -316,6 +321,7 @@ class Output:
         for chunk in chunks:
             if chunk:
                 self.io.write(dump(list(self._selected(chunk))))  # one write per page
+                self.io.flush()
                 count += len(chunk)
         if count == 0:
             self.io.write("[]\n")
@@ -345,6 +351,7 @@ class Output:
                 writer.writerow(encode(row))
                 count += 1
             self.io.write(buffer.getvalue())
+            self.io.flush()
             buffer.seek(0)
             buffer.truncate()
         if encode is None:
@@ -355,6 +362,22 @@ class Output:
 
 # Indented JSON (on a terminal); compact is `wfctl.tables.compact`. One encoder for the process.
 _indented = json.JSONEncoder(indent=2, ensure_ascii=False, check_circular=False).encode
+
+
+def _growing_chunks(rows: Iterable[dict[str, Any]], *, first: int = 1,
+                    most: int = 100) -> Iterator[list[dict[str, Any]]]:
+    """`rows` in lists of `first`, then twice as many each time up to `most`: the first record is written
+    (and flushed) as soon as it is read, later ones a page's worth at a time."""
+    chunk: list[dict[str, Any]] = []
+    size = first
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+            size = min(size * 2, most)
+    if chunk:
+        yield chunk
 
 
 def _limited(chunks: Iterable[list[dict[str, Any]]], limit: int) -> Iterator[list[dict[str, Any]]]:

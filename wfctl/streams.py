@@ -63,6 +63,11 @@ class IO:
         sys.stdout.write(text)
 
     @staticmethod
+    def flush() -> None:
+        """What was written to stdout, out now (a streamed list's each page: the reader need not wait)."""
+        sys.stdout.flush()
+
+    @staticmethod
     def write_err(text: str) -> None:
         """Text to stderr as the caller wrote it (a question, a run's outcome, a line a command words itself;
         the caller escapes what it quotes). Needs no instance: a helper with no IO at hand calls

@@ -78,7 +78,7 @@ def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
 
     records: Iterable[dict[str, Any] | None] = summaries()
     if not spec.list_is_full:
-        records = _ordered_map(full, records, concurrency)
+        records = _ordered_map(full, records, concurrency, ramp=True)  # `| head -1`: a few reads, not 32
     for record in records:
         if record is not None:
             yield record
@@ -120,7 +120,7 @@ def _regular_file_at_start(out: IO[str]) -> bool:
         return False
 
 
-def _ordered_map(fn: Any, items: Iterable[Any], concurrency: int) -> Iterator[Any]:
+def _ordered_map(fn: Any, items: Iterable[Any], concurrency: int, *, ramp: bool = False) -> Iterator[Any]:
     from wfctl.api.ordered import ordered_map
 
-    return ordered_map(fn, items, concurrency, name="wfctl-export")
+    return ordered_map(fn, items, concurrency, name="wfctl-export", ramp=ramp)
