@@ -45,6 +45,12 @@ class Shape:
                     or self.argjson)
 
     @property
+    def whole(self) -> bool:
+        """Whether the answer needs every record of a list (a sort, a filter on the whole result): a list
+        command then reads every page, as with --all (issue 49)."""
+        return self.jq is not None or bool(self.sort_by)
+
+    @property
     def needs(self) -> set[str]:
         """The record fields its --columns and --sort-by read (a list needs full records for some)."""
         from wfctl.shaping import parse_columns, parse_sort
@@ -75,6 +81,8 @@ class ShapedOutput(Output):
         if (shape.args or shape.argjson) and shape.jq is None and shape.jq_each is None:
             raise CliError("--arg and --argjson name variables of a --jq or --jq-each filter: give one")
         self.render = Output(io, fmt)
+        # the records themselves (sorted, not queried) show exactly --fields, in its order, in every format
+        self._records = Output(io, fmt, fields=fields, kind=kind) if fields else self.render
         self.option = option if option is not None else "--jq" if shape.jq is not None else "--jq-each"
         self._said = f"{self.option}: " if self.option else ""
         self.query = None
@@ -161,9 +169,9 @@ class ShapedOutput(Output):
                 rows = _money(rows, [c.header for c in self.columns if c.money])
             self.render.records(rows, None, [c.header for c in self.columns])
         elif isinstance(doc, list):
-            self.render.records(doc, kind, columns)
+            self._records.records(doc, kind, columns)
         elif one and isinstance(doc, dict):
-            self.render.record(doc, kind)
+            self._records.record(doc, kind)
         else:
             self.render.value(doc)
 

@@ -61,7 +61,7 @@ Format = Annotated[
 QUERY_PANEL = "Query"
 Jq = Annotated[
     str | None,
-    typer.Option("--jq", help="jq filter on the whole result (wfctl help queries).",
+    typer.Option("--jq", help="jq filter on the whole result: reads every page first (wfctl help queries).",
                  rich_help_panel=QUERY_PANEL, metavar="<filter>", show_default=False),
 ]
 JqEach = Annotated[
@@ -81,7 +81,7 @@ ArgJson = Annotated[
 ]
 SortBy = Annotated[
     str | None,
-    typer.Option("--sort-by", help="Sort by fields (-FIELD: descending), naturally.",
+    typer.Option("--sort-by", help="Sort by fields (-FIELD: descending), naturally; reads every page first.",
                  rich_help_panel=QUERY_PANEL, metavar="<field,...>", show_default=False),
 ]
 Columns = Annotated[
