@@ -337,9 +337,10 @@ class Output:
 
         buffer = stdio.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        protect = not self.io.stdout_is_pipe  # a program reading a pipe gets the values (issue 36)
-        if self.io.stdout_is_new_file:  # `list -o csv > FILE`, as `export > FILE`: a BOM for spreadsheets
-            buffer.write("\ufeff")
+        mode = self.io.csv_mode  # WFCTL_CSV: plain or spreadsheet wherever it goes; else by where it goes
+        protect = not self.io.stdout_is_pipe if mode is None else mode == "spreadsheet"  # a pipe: the values
+        if self.io.stdout_is_new_file if mode is None else mode == "spreadsheet":
+            buffer.write("\ufeff")  # `list -o csv > FILE`, as `export > FILE`: a BOM for spreadsheets
         encode = None
         count = 0
         for chunk in chunks:

@@ -86,8 +86,9 @@ def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
 
 def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str | None],
                    concurrency: int = EXPORT_CONCURRENCY, on_record: Callable[[], None] | None = None,
-                   fmt: str | None = None) -> int:
-    """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right), or a
+                   fmt: str | None = None, bom: bool = True) -> int:
+    """`export` to the file `path`, with a UTF-8 BOM (so a spreadsheet reads the characters right; `bom`
+    False: none, byte for byte what a pipe gets), or a
     workbook when `path` ends in .xlsx (or `fmt` is "xlsx"); written whole or not at all: a failure
     leaves no partial file and an existing one as it was. Call files.check_writable(path) before anything
     is fetched."""
@@ -100,7 +101,7 @@ def export_to_file(api: Any, kind: str, path: str, *, parent_ids: Iterable[str |
             count = _write_records(api, kind, sheet.write, parent_ids, concurrency, on_record, protect=False)
             sheet.close()
             return count
-    with atomic_text_file(path, bom=True) as out:
+    with atomic_text_file(path, bom=bom) as out:
         return export(api, kind, out, parent_ids=parent_ids, concurrency=concurrency, on_record=on_record,
                       bom=False)  # the file's encoding writes it
 
