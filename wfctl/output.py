@@ -66,16 +66,24 @@ def parse_fields(fields: str | None) -> list[str] | None:
     return names or None
 
 
-def field_names(kind: str, asked: list[str]) -> list[str]:
+def field_names(kind: str, asked: list[str], option: str = "--fields") -> list[str]:
     """The `--fields` names of a `kind` record in the service's spelling, matched as an import's headers
     are (any case; spaces and underscores aside: `Name`, `client id`). A name the kind does not have is
     an error naming the nearest (exit 2), before anything is asked of the service: a column of nulls
     would read as "none"."""
     from wfctl.api.resources import record_fields
+
+    whose = "the agency's" if kind == "agency" else f"a {kind}'s"
+    return spelled_names(asked, record_fields(kind), option, whose)
+
+
+def spelled_names(asked: list[str], known: Iterable[str], option: str, whose: str) -> list[str]:
+    """`asked` as `known` spells them (any case; spaces and underscores aside); a name not known is an error
+    naming the nearest and every known one (`whose` fields), exit 2."""
     from wfctl.clierror import CliError
     from wfctl.csvformat import header_key, nearest_name
 
-    known = record_fields(kind)
+    known = list(known)
     by_key = {header_key(name): name for name in reversed(known)}
     names = []
     for name in asked:
@@ -83,8 +91,7 @@ def field_names(kind: str, asked: list[str]) -> list[str]:
         if spelled is None:
             near = nearest_name(name, known)
             hint = f"did you mean {near}? " if near else ""
-            whose = "the agency's" if kind == "agency" else f"a {kind}'s"
-            raise CliError(f"--fields {one_line(name)}: unknown field; {hint}{whose} fields are {', '.join(known)}")
+            raise CliError(f"{option} {one_line(name)}: unknown field; {hint}{whose} fields are {', '.join(known)}")
         names.append(spelled)
     return names
 

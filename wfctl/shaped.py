@@ -94,6 +94,14 @@ class ShapedOutput(Output):
         self.each = shape.jq_each is not None
         self.sort = parse_sort(shape.sort_by)
         self.columns = parse_columns(shape.columns)
+        self._unchecked = kind is None
+        if kind is not None:  # a record's fields, matched and refused as --fields' are (issue 49)
+            from dataclasses import replace
+
+            self.sort = [replace(key, source=_spelled(kind, key.source, "--sort-by")) for key in self.sort or []] or None
+            if self.query is None:  # after a query, --columns names the fields of its results
+                self.columns = [replace(column, source=_spelled(kind, column.source, "--columns"))
+                                for column in self.columns or []] or None
 
     # -- what a command hands over ------------------------------------------------------------
     def record(self, record: dict[str, Any], kind: str | None = None) -> None:
@@ -154,6 +162,8 @@ class ShapedOutput(Output):
         if self.sort:
             if not isinstance(doc, list):
                 raise CliError("--sort-by sorts a list, and this command shows one record")
+            if self._unchecked:  # rows of no record kind (rates list's): the fields they carry
+                self.sort = _by_rows(self.sort, doc, columns)
             doc = sort_rows(doc, self.sort)
         if self.query is not None:
             results: Iterable[Any] = self.query.each(doc if isinstance(doc, list) else [doc]) if self.each \
@@ -219,6 +229,42 @@ class ShapedOutput(Output):
             return
         raise CliError(f"{self._said}-o {fmt} shows a list of records (objects), and the result holds "
                        f"{_holds(rows)}; -o json, jsonl or yaml shows any result")
+
+
+def _spelled(kind: str, source: str, option: str) -> str:
+    """A --sort-by or --columns source's field of a `kind` record in the service's spelling (`hourlyrate`,
+    `Name`), as --fields matches it; a field the kind does not have is an error naming the nearest (exit 2).
+    A pseudo-column (`rate:<skill>`, ...) reads its own field, and a dotted path is checked at its first."""
+    from wfctl.api.resources import RESOURCES
+    from wfctl.output import field_names
+    from wfctl.shaping import PSEUDO_FIELDS
+
+    pseudo, sep, _ = source.partition(":")
+    if (sep and pseudo in PSEUDO_FIELDS) or (kind not in RESOURCES and kind != "agency"):
+        return source
+    head, dot, rest = source.partition(".")
+    return field_names(kind, [head], option)[0] + dot + rest
+
+
+def _by_rows(keys: list[Any], rows: list[Any], columns: list[str] | None) -> list[Any]:
+    """--sort-by's keys as the rows spell their fields (`-hourlyrate`: `hourlyRate`); a field no row has
+    (nor the command's columns) is an error naming the nearest (exit 2), not a list left unsorted."""
+    from dataclasses import replace
+
+    from wfctl.output import spelled_names
+    from wfctl.shaping import PSEUDO_FIELDS
+
+    known = list(dict.fromkeys([*(columns or []), *_keys([row for row in rows[:1000] if isinstance(row, dict)])]))
+    if not known:
+        return keys
+    spelled = []
+    for key in keys:
+        pseudo, sep, _ = key.source.partition(":")
+        head, dot, rest = key.source.partition(".")
+        if not (sep and pseudo in PSEUDO_FIELDS) and head not in known:
+            key = replace(key, source=spelled_names([head], known, "--sort-by", "the rows'")[0] + dot + rest)
+        spelled.append(key)
+    return spelled
 
 
 def _money(rows: list[dict[str, Any]], headers: list[str]) -> list[dict[str, Any]]:

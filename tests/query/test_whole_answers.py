@@ -35,3 +35,24 @@ def test_sort_by_with_fields_shows_exactly_the_fields_in_their_order(cli: Any, s
                                     {"phone": "1e3", "name": "site 1"}]
     r = cli(*base, "-o", "wide")
     assert r.stdout.splitlines()[0].split() == ["phone", "name"], r
+
+
+def test_sort_by_and_columns_match_names_as_fields_does_and_refuse_unknown_ones(cli: Any, sandbox: Any,
+                                                                               agency_client: str) -> None:
+    base = ("sites", "list", "--client", agency_client)
+    r = cli(*base, "--sort-by", "-NAME", "--fields", "name", "-o", "jsonl")
+    assert (r.exit_code, r.stdout) == (0, '{"name":"Site 10"}\n{"name":"Site 2"}\n{"name":"site 1"}\n'), r
+    r = cli(*base, "--columns", "Site=Name,Phone=phone", "--sort-by", "name", "-o", "csv")
+    assert (r.exit_code, r.stdout) == (0, "Site,Phone\nsite 1,1e3\nSite 2,yes\nSite 10,0427\n"), r
+    r = cli(*base, "--sort-by", "nme")
+    assert r.exit_code == 2 and r.stdout == "", r
+    assert r.stderr.startswith("error: --sort-by nme: unknown field; did you mean name? a site's fields are id, "), r
+    r = cli(*base, "--columns", "Site=nme")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --columns nme: unknown field; did you mean name? "), r
+    # rows of no record kind (rates list's) are matched by the fields they carry
+    r = cli("rates", "list", "--client", agency_client, "--sort-by", "-hourlyrate", "-o", "jsonl", "--jq-each",
+            ".hourlyRate")
+    assert (r.exit_code, r.stdout) == (0, "13.25\n12.0\n11.5\n"), r
+    r = cli("rates", "list", "--client", agency_client, "--sort-by", "-hourlyRat")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --sort-by hourlyRat: unknown field; did you mean "
+                                                    "hourlyRate? the rows' fields are "), r
