@@ -101,10 +101,11 @@ class Service:
     """`wfctl sandbox serve` on a copy of a seeded DB, with `sites` extra sites per listed client."""
 
     def __init__(self, clients_with_sites: dict[str, int], python: str | None = None, latency_ms: int = 0,
-                 database: str | None = None, workers: int = 1) -> None:
+                 database: str | None = None, workers: int = 1, log_requests: bool = False) -> None:
         """`python`: the interpreter of an installed wfctl (the sandbox and the measured commands then run
         from that installation, not from this checkout); `latency_ms`: `sandbox serve --latency`;
-        `database`: a postgresql:// URL (default: a new SQLite file); `workers`: `sandbox serve --workers`."""
+        `database`: a postgresql:// URL (default: a new SQLite file); `workers`: `sandbox serve --workers`;
+        `log_requests`: `sandbox serve --log-requests` into a file (`requests_logged()` counts its lines)."""
         if python is None:
             compile_bytecode()
         self.python = python or PY
@@ -118,18 +119,26 @@ class Service:
         self.client_ids = self._fill(clients_with_sites)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        self.request_log = Path(self.tmp.name) / "requests.log"
+        log = self.request_log.open("wb") if log_requests else subprocess.DEVNULL
         self.proc = subprocess.Popen([self.python, "-m", "wfctl", "sandbox", "serve", "--port", str(self.port),
                                       "--database", self.db, "--latency", str(latency_ms), "--workers", str(workers),
                                       # the bench's one access token outlives a slow machine's set-up (15 min:
                                       # a workbook export on a loaded machine started after it had expired)
-                                      "--access-ttl", "14400"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=child_env,
+                                      "--access-ttl", "14400", *(["--log-requests"] if log_requests else [])],
+                                     stdout=subprocess.DEVNULL, stderr=log, env=child_env,
                                      cwd=self.tmp.name)
         try:
             self._log_in()
         except BaseException:
             self.stop()  # no sandbox left running when the bench cannot start
             raise
+
+    def requests_logged(self) -> int:
+        """Requests answered so far (with `log_requests`): the lines of the request log naming /api/."""
+        if not self.request_log.exists():
+            return 0
+        return sum(1 for line in self.request_log.read_text(errors="replace").splitlines() if " /api/" in line)
 
     def _log_in(self) -> None:
         deadline = time.monotonic() + 30

@@ -66,16 +66,24 @@ def parse_fields(fields: str | None) -> list[str] | None:
     return names or None
 
 
-def field_names(kind: str, asked: list[str]) -> list[str]:
+def field_names(kind: str, asked: list[str], option: str = "--fields") -> list[str]:
     """The `--fields` names of a `kind` record in the service's spelling, matched as an import's headers
     are (any case; spaces and underscores aside: `Name`, `client id`). A name the kind does not have is
     an error naming the nearest (exit 2), before anything is asked of the service: a column of nulls
     would read as "none"."""
     from wfctl.api.resources import record_fields
+
+    whose = "the agency's" if kind == "agency" else f"a {kind}'s"
+    return spelled_names(asked, record_fields(kind), option, whose)
+
+
+def spelled_names(asked: list[str], known: Iterable[str], option: str, whose: str) -> list[str]:
+    """`asked` as `known` spells them (any case; spaces and underscores aside); a name not known is an error
+    naming the nearest and every known one (`whose` fields), exit 2."""
     from wfctl.clierror import CliError
     from wfctl.csvformat import header_key, nearest_name
 
-    known = record_fields(kind)
+    known = list(known)
     by_key = {header_key(name): name for name in reversed(known)}
     names = []
     for name in asked:
@@ -83,8 +91,7 @@ def field_names(kind: str, asked: list[str]) -> list[str]:
         if spelled is None:
             near = nearest_name(name, known)
             hint = f"did you mean {near}? " if near else ""
-            whose = "the agency's" if kind == "agency" else f"a {kind}'s"
-            raise CliError(f"--fields {one_line(name)}: unknown field; {hint}{whose} fields are {', '.join(known)}")
+            raise CliError(f"{option} {one_line(name)}: unknown field; {hint}{whose} fields are {', '.join(known)}")
         names.append(spelled)
     return names
 
@@ -141,8 +148,11 @@ class Output:
     # -- many records --------------------------------------------------------------
     def records(self, rows: Iterable[dict[str, Any]], kind: str | None = None,
                 columns: list[str] | None = None) -> int:
-        """Rows of a list; returns how many were written."""
-        return self._rows_out([list(rows)], kind, columns)
+        """Rows of a list, each written as soon as it comes (json, jsonl, yaml, csv: a generator of a thousand
+        pages streams in flat memory; a table needs them all to size its columns); returns how many."""
+        if isinstance(rows, list):
+            return self._rows_out([rows], kind, columns)
+        return self._rows_out(_growing_chunks(rows, first=100 if self.format == "csv" else 1), kind, columns)
 
     def pages(self, pages: Iterable[Page], kind: str | None = None, columns: list[str] | None = None,
               limit: int | None = None) -> int:
@@ -293,6 +303,7 @@ class Output:
             if self._pretty:
                 texts = [text.replace("\n", "\n  ") for text in texts]
             write(json_text((first if count == 0 else between) + between.join(texts)))  # one write per page
+            self.io.flush()  # out now, not when a buffer fills: `| head -1` is answered by the first page
             count += len(texts)
         if count == 0:
             write("[]\n")
@@ -306,6 +317,7 @@ class Output:
         for chunk in chunks:
             if chunk:
                 write(json_text("\n".join(map(compact, self._selected(chunk)))) + "\n")  # one write per page
+                self.io.flush()
                 count += len(chunk)
         return count
 
@@ -316,6 +328,7 @@ class Output:
         for chunk in chunks:
             if chunk:
                 self.io.write(dump(list(self._selected(chunk))))  # one write per page
+                self.io.flush()
                 count += len(chunk)
         if count == 0:
             self.io.write("[]\n")
@@ -331,9 +344,10 @@ class Output:
 
         buffer = stdio.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
-        protect = not self.io.stdout_is_pipe  # a program reading a pipe gets the values (issue 36)
-        if self.io.stdout_is_new_file:  # `list -o csv > FILE`, as `export > FILE`: a BOM for spreadsheets
-            buffer.write("\ufeff")
+        mode = self.io.csv_mode  # WFCTL_CSV: plain or spreadsheet wherever it goes; else by where it goes
+        protect = not self.io.stdout_is_pipe if mode is None else mode == "spreadsheet"  # a pipe: the values
+        if self.io.stdout_is_new_file if mode is None else mode == "spreadsheet":
+            buffer.write("\ufeff")  # `list -o csv > FILE`, as `export > FILE`: a BOM for spreadsheets
         encode = None
         count = 0
         for chunk in chunks:
@@ -345,6 +359,7 @@ class Output:
                 writer.writerow(encode(row))
                 count += 1
             self.io.write(buffer.getvalue())
+            self.io.flush()
             buffer.seek(0)
             buffer.truncate()
         if encode is None:
@@ -355,6 +370,22 @@ class Output:
 
 # Indented JSON (on a terminal); compact is `wfctl.tables.compact`. One encoder for the process.
 _indented = json.JSONEncoder(indent=2, ensure_ascii=False, check_circular=False).encode
+
+
+def _growing_chunks(rows: Iterable[dict[str, Any]], *, first: int = 1,
+                    most: int = 100) -> Iterator[list[dict[str, Any]]]:
+    """`rows` in lists of `first`, then twice as many each time up to `most`: the first record is written
+    (and flushed) as soon as it is read, later ones a page's worth at a time."""
+    chunk: list[dict[str, Any]] = []
+    size = first
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+            size = min(size * 2, most)
+    if chunk:
+        yield chunk
 
 
 def _limited(chunks: Iterable[list[dict[str, Any]]], limit: int) -> Iterator[list[dict[str, Any]]]:

@@ -46,6 +46,12 @@ class Shape:
                     or self.argjson)
 
     @property
+    def whole(self) -> bool:
+        """Whether the answer needs every record of a list (a sort, a filter on the whole result): a list
+        command then reads every page, as with --all (issue 49)."""
+        return self.jq is not None or bool(self.sort_by)
+
+    @property
     def needs(self) -> set[str]:
         """The record fields its --columns and --sort-by read (a list needs full records for some)."""
         from wfctl.shaping import parse_columns, parse_sort
@@ -76,6 +82,8 @@ class ShapedOutput(Output):
         if (shape.args or shape.argjson) and shape.jq is None and shape.jq_each is None:
             raise CliError("--arg and --argjson name variables of a --jq or --jq-each filter: give one")
         self.render = Output(io, fmt)
+        # the records themselves (sorted, not queried) show exactly --fields, in its order, in every format
+        self._records = Output(io, fmt, fields=fields, kind=kind) if fields else self.render
         self.option = option if option is not None else "--jq" if shape.jq is not None else "--jq-each"
         self._said = f"{self.option}: " if self.option else ""
         self.query = query
@@ -88,6 +96,14 @@ class ShapedOutput(Output):
         self.each = shape.jq_each is not None
         self.sort = parse_sort(shape.sort_by)
         self.columns = parse_columns(shape.columns)
+        self._unchecked = kind is None
+        if kind is not None:  # a record's fields, matched and refused as --fields' are (issue 49)
+            from dataclasses import replace
+
+            self.sort = [replace(key, source=_spelled(kind, key.source, "--sort-by")) for key in self.sort or []] or None
+            if self.query is None:  # after a query, --columns names the fields of its results
+                self.columns = [replace(column, source=_spelled(kind, column.source, "--columns"))
+                                for column in self.columns or []] or None
 
     # -- what a command hands over ------------------------------------------------------------
     def record(self, record: dict[str, Any], kind: str | None = None) -> None:
@@ -144,6 +160,8 @@ class ShapedOutput(Output):
         if self.sort:
             if not isinstance(doc, list):
                 raise CliError("--sort-by sorts a list, and this command shows one record")
+            if self._unchecked:  # rows of no record kind (rates list's): the fields they carry
+                self.sort = _by_rows(self.sort, doc, columns)
             doc = sort_rows(doc, self.sort)
         if self.query is not None:
             results: Iterable[Any] = self.query.each(doc if isinstance(doc, list) else [doc]) if self.each \
@@ -160,9 +178,9 @@ class ShapedOutput(Output):
                 rows = _money(rows, [c.header for c in self.columns if c.money])
             self.render.records(rows, None, [c.header for c in self.columns])
         elif isinstance(doc, list):
-            self.render.records(doc, kind, columns)
+            self._records.records(doc, kind, columns)
         elif one and isinstance(doc, dict):
-            self.render.record(doc, kind)
+            self._records.record(doc, kind)
         else:
             self.render.value(doc)
 
@@ -210,6 +228,42 @@ class ShapedOutput(Output):
             return
         raise CliError(f"{self._said}-o {fmt} shows a list of records (objects), and the result holds "
                        f"{_holds(rows)}; -o json, jsonl or yaml shows any result")
+
+
+def _spelled(kind: str, source: str, option: str) -> str:
+    """A --sort-by or --columns source's field of a `kind` record in the service's spelling (`hourlyrate`,
+    `Name`), as --fields matches it; a field the kind does not have is an error naming the nearest (exit 2).
+    A pseudo-column (`rate:<skill>`, ...) reads its own field, and a dotted path is checked at its first."""
+    from wfctl.api.resources import RESOURCES
+    from wfctl.output import field_names
+    from wfctl.shaping import PSEUDO_FIELDS
+
+    pseudo, sep, _ = source.partition(":")
+    if (sep and pseudo in PSEUDO_FIELDS) or (kind not in RESOURCES and kind != "agency"):
+        return source
+    head, dot, rest = source.partition(".")
+    return field_names(kind, [head], option)[0] + dot + rest
+
+
+def _by_rows(keys: list[Any], rows: list[Any], columns: list[str] | None) -> list[Any]:
+    """--sort-by's keys as the rows spell their fields (`-hourlyrate`: `hourlyRate`); a field no row has
+    (nor the command's columns) is an error naming the nearest (exit 2), not a list left unsorted."""
+    from dataclasses import replace
+
+    from wfctl.output import spelled_names
+    from wfctl.shaping import PSEUDO_FIELDS
+
+    known = list(dict.fromkeys([*(columns or []), *_keys([row for row in rows[:1000] if isinstance(row, dict)])]))
+    if not known:
+        return keys
+    spelled = []
+    for key in keys:
+        pseudo, sep, _ = key.source.partition(":")
+        head, dot, rest = key.source.partition(".")
+        if not (sep and pseudo in PSEUDO_FIELDS) and head not in known:
+            key = replace(key, source=spelled_names([head], known, "--sort-by", "the rows'")[0] + dot + rest)
+        spelled.append(key)
+    return spelled
 
 
 def _money(rows: list[dict[str, Any]], headers: list[str]) -> list[dict[str, Any]]:

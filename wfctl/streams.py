@@ -19,6 +19,10 @@ def _isatty(stream: Any) -> bool:
         return False
 
 
+#: What `WFCTL_CSV` may say: CSV for a program (no BOM, values as they are) or for a spreadsheet.
+CSV_MODES = ("plain", "spreadsheet")
+
+
 class IO:
     """The program's streams. Data goes to stdout; notes, progress and errors to stderr.
 
@@ -57,10 +61,28 @@ class IO:
         except (AttributeError, OSError, ValueError):
             return False
 
+    @cached_property
+    def csv_mode(self) -> str | None:
+        """`WFCTL_CSV`: "plain" (CSV in a file as a pipe gets it: no BOM, no `'` before a formula-like cell
+        of `-o csv`), "spreadsheet" (in a pipe as a file gets it), or None: by where it goes (docs/csv.md)."""
+        value = os.environ.get("WFCTL_CSV", "").strip().lower()
+        if value in ("", "auto"):
+            return None
+        if value not in CSV_MODES:
+            from wfctl.clierror import CliError
+
+            raise CliError(f"WFCTL_CSV={plain(value)}: expected plain or spreadsheet (or auto, the default)")
+        return value
+
     @staticmethod
     def write(text: str) -> None:
         """Raw data to stdout."""
         sys.stdout.write(text)
+
+    @staticmethod
+    def flush() -> None:
+        """What was written to stdout, out now (a streamed list's each page: the reader need not wait)."""
+        sys.stdout.flush()
 
     @staticmethod
     def write_err(text: str) -> None:
@@ -87,3 +109,24 @@ class IO:
         width = None if self.stdout_is_tty else 10_000
         return Console(file=sys.stdout, force_terminal=self.stdout_is_tty, no_color=not self.color,
                        highlight=False, soft_wrap=not self.stdout_is_tty, width=width)
+
+
+class FileIO(IO):
+    """The program's streams with its data going to a file (`export -o jsonl --file F`) instead of stdout:
+    written for a program (no terminal, no colour); notes and errors stay on stderr."""
+
+    stdout_is_pipe = False
+    stdout_is_new_file = True  # a file written from its start: CSV in it as `> FILE` gets it (docs/csv.md)
+
+    def __init__(self, io: IO, out: Any) -> None:  # `out`: an open text file
+        where = ("console", "stdout_is_pipe", "stdout_is_new_file")  # what io found out about its stdout
+        vars(self).update({name: value for name, value in vars(io).items() if name not in where})
+        self.stdout_is_tty = False
+        self.color = False
+        self._out = out
+
+    def write(self, text: str) -> None:  # type: ignore[override]
+        self._out.write(text)
+
+    def flush(self) -> None:  # type: ignore[override]
+        self._out.flush()

@@ -130,6 +130,7 @@ class _Reader:
         self._blocks = True  # whether the service serves a check's block as asked (until it does not)
         self._since: int | None = None  # the page whose link first carried the links' current form (cursor)
         self._stretch: int | None = None  # how many pages the links' last form held, once one changed
+        self._opened = WINDOW_PER_REQUEST  # how far ahead pages may be fetched: doubles with each page given
 
     def pages(self, url: httpx.URL, all_pages: bool) -> Generator[Page, None, None]:
         from wfctl.api.page import request_key
@@ -183,6 +184,7 @@ class _Reader:
                 raise refused
             if not all_pages or nxt is None:
                 return
+            self._opened *= 2  # taken: a reader that stops after the first page (`| head -1`) sent few requests
             self._top_up()
             url, key = nxt, next_key
             if ahead is not None:
@@ -250,7 +252,7 @@ class _Reader:
     def _top_up(self) -> None:
         if self._template is None:
             return
-        window = self.concurrency * WINDOW_PER_REQUEST
+        window = min(self.concurrency * WINDOW_PER_REQUEST, self._opened)
         last = self._last_number
         if self._stretch is not None and self._since is not None:
             last = min(last, self._since + self._stretch)  # the page whose link is expected to change

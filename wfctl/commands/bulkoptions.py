@@ -56,8 +56,10 @@ AcceptRow = Annotated[list[int] | None, typer.Option(
     "--accept-row", help="Send this row's changes that look like a spreadsheet's doing, as they are (the row "
     "number the message names; repeat it for more rows): a deliberate `0427 -> 427`.",
     rich_help_panel=RUN_PANEL, metavar="N", min=1)]
-ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout; a "
-                                                   "workbook when its name ends in .xlsx.",
+ExportFile = Annotated[str | None, typer.Option("--file", "-f", help="Write to this file instead of stdout, whole "
+                                                   "or not at all: a workbook when its name ends in .xlsx, else CSV "
+                                                   "with a BOM (none with WFCTL_CSV=plain), or what -o json, jsonl "
+                                                   "or yaml prints.",
                                                    rich_help_panel=OUTPUT_PANEL, metavar="FILE")]
 ExportConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Full records read at once.",
                                                 rich_help_panel=RUN_PANEL, min=1, max=64)]

@@ -15,32 +15,33 @@ if TYPE_CHECKING:
 
 def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | None, all_parents: bool,
                file: str | None, concurrency: int, output: OutputOptions | None = None) -> int:
-    from wfctl.bulk.exporter import export, export_to_file
+    from wfctl.bulk.exporter import export, export_to_file, full_records
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
+    from wfctl.output import TABLE_FORMATS
     from wfctl.progress import Progress
 
     spec = KINDS[kind]
+    to_file = bool(file and file != "-")
     queried = output is not None and (bool(output.shape) or output.format not in (None, "csv"))
-    if queried and file and file != "-":
-        raise CliError("--file writes the import format (CSV or a workbook); -o, --jq, --sort-by and --columns "
-                       "print to stdout: leave out --file")
-    if file and file != "-":
-        check_writable(file)  # before the first request, not after every record was read
+    if queried and to_file:
+        assert output is not None
+        if app.output_format(output.format) in TABLE_FORMATS:
+            raise CliError("--file writes the import format (CSV or a workbook), or -o json, jsonl or yaml; "
+                           "a table prints to stdout: leave out --file, or give -o json, jsonl or yaml")
+    if to_file:
+        check_writable(str(file))  # before the first request, not after every record was read
     api: Any = app.client
     ids: Any = parent_ids if parent_ids else [None]
     if spec.parent and all_parents:
         ids = (str(p["id"]) for p in spec.iter_parents(api))
     if queried:  # full records, as -o renders them (after --jq ...), not the import format
-        from wfctl.bulk.exporter import full_records
-
         assert output is not None
-        output.writer(app, kind).records(full_records(api, kind, ids, concurrency), kind)
-        return 0
+        return _export_records(app, kind, output, full_records(api, kind, ids, concurrency), file if to_file else None)
     # on a terminal, the count so far on stderr (the total is known only at the end); never in a pipe,
     # where stderr may be a log (the closing note says how many were exported), nor while the CSV itself
     # goes to the same terminal, where the live line would break into it
-    to_file = bool(file and file != "-")
+    mode = app.io.csv_mode  # WFCTL_CSV=plain: a file as a pipe gets it (no BOM); spreadsheet: a pipe too gets one
     shown = app.io.stderr_is_tty and (to_file or not app.io.stdout_is_tty)
     progress = Progress(f"exporting {spec.plural}", terminal=True, unit=spec.plural, totals_only=True) if shown else None
     on_record = progress.advance if progress is not None else None
@@ -52,12 +53,31 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     finished = False
     try:
         if to_file:
-            count = export_to_file(api, kind, str(file), parent_ids=ids, concurrency=concurrency, on_record=on_record)
+            count = export_to_file(api, kind, str(file), parent_ids=ids, concurrency=concurrency, on_record=on_record,
+                                   bom=mode != "plain")
         else:
-            count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record)
+            count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record,
+                           bom=None if mode is None else mode == "spreadsheet")
         finished = True
     finally:
         if progress is not None:
             progress.stop(clear=not finished)  # `| head` or Ctrl-C: no stale line left behind
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind}")
+    return 0
+
+
+def _export_records(app: AppContext, kind: str, output: OutputOptions, records: Any, file: str | None) -> int:
+    """Full records as -o renders them, each written as it is read: to stdout, or to `file`, written under a
+    temporary name in its folder and renamed when complete (Ctrl-C, a failure: no file that looks whole)."""
+    if file is None:
+        output.writer(app, kind).records(records, kind)
+        return 0
+    from wfctl.bulk.files import atomic_text_file
+    from wfctl.bulk.kinds import KINDS
+    from wfctl.streams import FileIO
+
+    with atomic_text_file(file, bom=False) as out:
+        count = output.writer(app, kind, io=FileIO(app.io, out)).records(records, kind)
+    spec = KINDS[kind]
+    app.io.note(f"exported {count} {spec.plural if count != 1 else kind} to {file}")
     return 0

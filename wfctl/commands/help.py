@@ -89,6 +89,9 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
                              "502/503/504) before it gives up: a command with its error, a bulk run "
                              "resumable (exit 7). Default: 60."),
     ("WFCTL_UNREACHABLE_SECONDS", "The older name of WFCTL_OUTAGE_SECONDS (read when that one is not set)."),
+    ("WFCTL_CSV", "plain: CSV written to a file (`> FILE`, `export --file`) is byte for byte what a pipe gets "
+                  "(no BOM; `-o csv` values without the ' before formula-like cells), for scripts; spreadsheet: "
+                  "a pipe gets what a file gets. Default: by where it goes (docs/csv.md)."),
     ("WFCTL_FORCE_TTY", "Set to 1 to behave as on a terminal even through a pipe (tables, notes)."),
     ("NO_COLOR", "Set to anything to turn colour off (like --no-color)."),
     ("XDG_CONFIG_HOME", "Base of the config directory (absolute paths only). Default: ~/.config on Linux; "

@@ -31,6 +31,7 @@ from wfctl.shaped import Shape
 if TYPE_CHECKING:
     from wfctl.context import AppContext
     from wfctl.output import Output
+    from wfctl.streams import IO
 
     OutputFormat = StrEnum
 else:  # -o's choices, a str Enum (wfctl.coercion checks it without pydantic), in the order of FORMATS
@@ -61,7 +62,7 @@ Format = Annotated[
 QUERY_PANEL = "Query"
 Jq = Annotated[
     str | None,
-    typer.Option("--jq", help="jq filter on the whole result (wfctl help queries).",
+    typer.Option("--jq", help="jq filter on the whole result: reads every page first (wfctl help queries).",
                  rich_help_panel=QUERY_PANEL, metavar="<filter>", show_default=False),
 ]
 JqEach = Annotated[
@@ -81,7 +82,7 @@ ArgJson = Annotated[
 ]
 SortBy = Annotated[
     str | None,
-    typer.Option("--sort-by", help="Sort by fields (-FIELD: descending), naturally.",
+    typer.Option("--sort-by", help="Sort by fields (-FIELD: descending), naturally; reads every page first.",
                  rich_help_panel=QUERY_PANEL, metavar="<field,...>", show_default=False),
 ]
 Columns = Annotated[
@@ -104,15 +105,20 @@ class OutputOptions:
     fields: str | None = None  # --fields as given (checked against a kind's fields by `writer`)
     shape: Shape = NO_SHAPE  # --jq, --jq-each, --arg, --argjson, --sort-by, --columns (wfctl.shaped)
 
-    def writer(self, app: AppContext, kind: str | None = None) -> Output:
+    def writer(self, app: AppContext, kind: str | None = None, *, io: IO | None = None) -> Output:
         """The command's Output: this -o, else the global one, WFCTL_OUTPUT, the profile's, table; --fields of
         a `kind` record checked (a name it does not have is exit 2). An -o given here becomes the run's, so
-        its errors are in the same format."""
-        if not self.shape:
+        its errors are in the same format. `io`: where it writes, if not the command's stdout (a file)."""
+        if not self.shape and io is None:
             return app.output(self.format, self.fields, kind)
+        fmt = app.output_format(self.format)
+        if not self.shape:
+            from wfctl.output import Output as Writer
+
+            return Writer(io or app.io, fmt, fields=self.fields, kind=kind)
         from wfctl.shaped import ShapedOutput
 
-        return ShapedOutput(app.io, app.output_format(self.format), self.shape, fields=self.fields, kind=kind)
+        return ShapedOutput(io or app.io, fmt, self.shape, fields=self.fields, kind=kind)
 
 
 #: The options that take two words (`--arg NAME VALUE`, as jq's): typer declares no such option, so the

@@ -104,7 +104,7 @@ def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, pa
     asked = page_size  # the user's --page-size: a service that serves fewer a page (G7: 100) is said
     if limit is not None and page_size is None and not all_pages:
         page_size = min(limit, 100)
-    more = all_pages or limit is not None
+    more = all_pages or limit is not None or output.shape.whole  # --sort-by, --jq: the answer needs every page
     client = _client(app)
     spec = RESOURCES[kind]
     given = _required(parent, f"--{spec.parent}") if spec.nested else parent  # a site is listed within its client
