@@ -18,7 +18,8 @@ from typing import Any
 
 from wfctl.safetext import one_line
 
-OK = frozenset({"created", "updated", "unchanged", "skipped", "undone", "gone", "deleted", "restored"})
+OK = frozenset({"created", "updated", "unchanged", "skipped", "undone", "gone", "deleted", "restored",
+                "recreated"})
 
 #: Seconds of an outage before a terminal is told that wfctl waits (a blip is not worth a line).
 WAIT_NOTE_AFTER = 2.0

@@ -194,8 +194,9 @@ class Importer:
                 status = str(journal.status(row))
                 self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
                 self.summary.before[status] = self.summary.before.get(status, 0) + 1
-        self._on_total(self.summary.rows + (self.pruning.count if self.pruning is not None else 0),
-                       self.summary.resumed)
+        if self.pruning is not None:  # a resumed prune's deletes include those the run it resumes did
+            self.summary.deletes = self.pruning.total
+        self._on_total(self.summary.units, self.summary.resumed)
         plan = self.plan()
         complete = False
         try:
@@ -248,6 +249,7 @@ class Importer:
         summary.rows = int(saved.data.get("rows") or 0)
         summary.prune = summary.prune or saved.data.get("scope") is not None  # a prune's plan: deletes counted
         creates, updates, deletes = saved.counts
+        summary.deletes = deletes
         self._on_total(creates + updates + deletes, 0)
         run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
         writer = RowWriter(self.api, journal, self.options, self.inventory, summary, self._progress, self._pause)

@@ -97,6 +97,8 @@ class Summary:
     #: the plan's rename cycles (renames.py), each rename as JSON: a plan that holds any is refused
     cycles: list[list[dict[str, Any]]] = field(default_factory=list)
     not_in_file: int = 0  # records the file could reach that no row matches (planning.ImportPlan.not_in_file)
+    #: a prune's deletes, those of the run it resumes included: with the rows, what the run has to do (`units`)
+    deletes: int = 0
 
     def timed(self) -> Summary:
         """The summary with `seconds` the whole import, from its start to now, and `plan_seconds` the
@@ -109,6 +111,11 @@ class Summary:
     @property
     def failed(self) -> int:
         return self.counts["failed"] + self.counts["invalid"]
+
+    @property
+    def units(self) -> int:
+        """What the run has to do: its rows, and a prune's deletes (as its progress line counts them)."""
+        return self.rows + self.deletes
 
     @property
     def done(self) -> int:

@@ -120,8 +120,6 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
             f"{source.display}: the columns are not right; nothing was sent", errors=problems) from None
     if summary.problems:
         _list_problems(summary)
-    if summary.resumed:
-        app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     if not (accept_spreadsheet_changes or summary.resumed):
         _warn_of_suspect_creates(importer)
     from wfctl.commands import renamecheck
@@ -132,6 +130,10 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         from wfctl.commands import prunerun
 
         pruning = prunerun.plan(app, importer)
+    if summary.resumed:  # a prune's deletes counted as its progress line counts them
+        units = summary.rows + (pruning.total if pruning is not None else 0)
+        app.io.write_err(f"resuming run {summary.run_id}: {min(summary.resumed, units)} of {units} rows already "
+                         "done\n")
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach (a
     # prune, whatever --accept-spreadsheet-changes says: a mangled name would make its record look absent)
     if (not ((accept_spreadsheet_changes and pruning is None) or summary.dry_run or summary.resumed)
@@ -255,7 +257,8 @@ def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:
     summary = importer.summary
     if report:
         _write_report(report, importer, source)
-    done = f"{summary.done} of {summary.rows} rows done"
+    deletes = f" (the file's {summary.rows} and {summary.deletes} deletes)" if summary.deletes else ""
+    done = f"{summary.done} of {summary.units} rows done{deletes}"
     if stop.cause == "interrupted" and summary.dry_run:
         raise CliError("interrupted: nothing was sent (a plan)", ExitCode.INTERRUPTED)
     raise stopped_error(stop.cause, stop.message, done)
@@ -363,9 +366,12 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
         _say_not_in_file(summary, importer.kind)
         return
     total, plan_share = summary.seconds, summary.plan_seconds
-    sent = summary.rows - summary.resumed  # this run's rows: a resumed run's earlier rows took no time here
+    # this run's rows (a prune's deletes among them, as its progress line counts them): a resumed run's
+    # earlier rows took no time here
+    before = min(summary.resumed, summary.units)
+    sent = summary.units - before
     rate = sent / total if total > 0 else 0.0
-    earlier = f" (of {summary.rows}; {summary.resumed} done before)" if summary.resumed else ""
+    earlier = f" (of {summary.units}; {before} done before)" if before else ""
     counts = ", ".join(f"{label} {count}" for label, count in labels if count)
     # the plan (reading what exists) is shown apart when it is a good part of the time
     split = (f"plan {plan_share:.1f}s, send {total - plan_share:.1f}s; "
