@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.test_prune import client_with_sites, held, site_file
 from tests.bulk.helpers import write
+from tests.bulk.test_prune import client_with_sites, held, site_file
 from tests.messages.helpers import SIZES, finish, screen_lines, spawn
 
 pexpect = pytest.importorskip("pexpect")
