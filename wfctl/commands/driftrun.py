@@ -219,8 +219,13 @@ def _other_profile_file(app: AppContext, kind: str, from_profile: str, scope_arg
     source_api, source_parent, target_parent, label = resolve_pair(app, kind, from_profile, scope_args)
     folder = tempfile.mkdtemp(prefix="wfctl-copy-")
     try:
-        path, _ = export_scope(source_api, kind, [source_parent], folder, label, maps=maps,
-                               concurrency=reading.concurrency)
+        from wfctl.progress import reading as counted_read
+
+        plural = _plural(kind)
+        with counted_read(source_api, f"reading {plural} of profile {from_profile}", plural,
+                          shown=app.io.stderr_is_tty) as (reader, on_record):  # as export shows its read
+            path, _ = export_scope(reader, kind, [source_parent], folder, label, maps=maps,
+                                   concurrency=reading.concurrency, on_record=on_record)
         yield path, target_parent, SourceCheck(source_api, kind, source_parent, app.settings.profile, from_profile,
                                                str(getattr(app.client, "base_url", "") or ""))
     finally:

@@ -18,7 +18,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     from wfctl.bulk.exporter import export, export_to_file
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
-    from wfctl.progress import Progress
+    from wfctl.progress import reading
 
     spec = KINDS[kind]
     queried = output is not None and (bool(output.shape) or output.format not in (None, "csv"))
@@ -42,22 +42,11 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     # goes to the same terminal, where the live line would break into it
     to_file = bool(file and file != "-")
     shown = app.io.stderr_is_tty and (to_file or not app.io.stdout_is_tty)
-    progress = Progress(f"exporting {spec.plural}", terminal=True, unit=spec.plural, totals_only=True) if shown else None
-    on_record = progress.advance if progress is not None else None
-    if progress is not None:
-        from wfctl.progress import EnvelopeTotals
-
-        progress.start(None)
-        api = EnvelopeTotals(api, progress)  # done/total and an ETA: the total is in each listing's first page
-    finished = False
-    try:
+    with reading(api, f"exporting {spec.plural}", spec.plural, shown=shown) as (reader, on_record):
         if to_file:
-            count = export_to_file(api, kind, str(file), parent_ids=ids, concurrency=concurrency, on_record=on_record)
+            count = export_to_file(reader, kind, str(file), parent_ids=ids, concurrency=concurrency,
+                                   on_record=on_record)
         else:
-            count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record)
-        finished = True
-    finally:
-        if progress is not None:
-            progress.stop(clear=not finished)  # `| head` or Ctrl-C: no stale line left behind
+            count = export(reader, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record)
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind}")
     return 0
