@@ -113,9 +113,7 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
         if count and not held_rows.get(parent):
             where = f" of {plan.inventory.parent_names.get(parent or '', scope.name_of(parent))}" \
                 if spec.parent else " of the agency"
-            raise BulkError(f"would delete all {counted(options.kind, count) if count != 1 else '1 ' + spec.name}"
-                            f"{where}; the file has none of them: nothing was sent (to delete them, "
-                            f"use `wfctl {spec.plural} delete`)")
+            raise BulkError(_all_of(spec, count, where, options, rows=sum(held_rows.values())))
     absent = list(plan.absent())
     done = _journalled_deletes(journal)
     next_key = max([plan.rows_read, *(key for key, _, _ in done.values())], default=0) + 1
@@ -284,6 +282,21 @@ def held_fields(kind: str, record: dict[str, Any]) -> dict[str, list[Any]]:
 
 
 # -- private ---------------------------------------------------------------------------------------
+
+def _all_of(spec: Any, count: int, where: str, options: Options, *, rows: int) -> str:
+    """The refusal of a prune that would delete every record of a parent: a file with no rows at all (a
+    header only: the wrong file, or an export that failed) says so; `wfctl <kind> delete`, one record at a
+    time, is named only for as few records as --max-deletes lets a prune delete."""
+    import os
+
+    records = counted(spec.name, count) if count != 1 else f"1 {spec.name}"
+    way = f" (to delete them, use `wfctl {spec.plural} delete`)" if count <= options.max_deletes else ""
+    if not rows:
+        name = os.path.basename(options.file_path) or "the file"
+        return (f"{name} has no rows: a prune of it would delete all {records}{where}; nothing was sent"
+                + (way or " (is it the file you meant? a prune deletes only what a file leaves out)"))
+    return f"would delete all {records}{where}; the file has none of them: nothing was sent{way}"
+
 
 def _order(scope: Scope, parent: str | None) -> tuple[int, str]:
     ids = scope.parent_ids or ()
