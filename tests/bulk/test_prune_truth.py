@@ -118,3 +118,42 @@ def test_a_prune_stopped_by_ctrl_c_says_no_more_than_its_plan_and_resumes_as_con
     assert sorted(held(cli, cid)) == names[:20]
     r = cli("imports", "list", "-o", "json")
     assert json.loads(r.stdout)[0]["counts"]["deleted"] == 60, r.stdout
+
+
+def test_a_saved_plan_run_twice_sends_nothing_and_a_stopped_one_resumes(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid, name, names = client_with_sites(cli, tmp_path, 4)
+    path = write(tmp_path / "p.csv", site_file(names[:2]).replace("0 Dock Rd", "0 New Rd"))
+    plan = tmp_path / "plan.json"
+    common = ("sites", "import", str(path), "--client", cid, "--on-existing", "update")
+    r = cli(*common, "--prune", "--dry-run", "--allow-deletes", "2", "--plan-out", str(plan))
+    assert r.exit_code == 0, r
+    r = cli(*common, "--plan", str(plan), "--yes", "-o", "json")
+    assert r.exit_code == 0, r
+    summary = json.loads(r.stdout)
+    assert (summary["rows"], summary["updated"], summary["deleted"]) == (1, 1, 2), summary  # what the plan sends
+    assert r.stderr.endswith(f"prune: 2 of 4 sites in client {name} to delete\n"), r.stderr
+    # run again: the plan's own deletes are not "deleted since the plan"; it was run, and nothing is sent
+    r = cli(*common, "--plan", str(plan), "--yes")
+    started = json.loads(cli("imports", "list", "-o", "json").stdout)[0]
+    assert (r.exit_code, r.stderr) == (0, f"plan {plan} was run already: run {summary['run']} (started "
+                                          f"{started['started']}, complete); nothing was sent (to change more, make "
+                                          "a new plan with --dry-run --plan-out)\n"), r
+    assert sorted(held(cli, cid)) == names[:2]
+    # a run of the plan stopped after its update and one delete (its end and last outcome cut): it resumes
+    r = cli("imports", "undo", summary["run"], "--yes")
+    assert r.exit_code == 0, r
+    r = cli(*common, "--prune", "--dry-run", "--allow-deletes", "2", "--plan-out", str(plan))
+    assert r.exit_code == 0, r
+    again = tmp_path / "again.journal"
+    r = cli(*common, "--plan", str(plan), "--yes", "--journal", str(again))
+    assert r.exit_code == 0, r
+    lines = [json.loads(line) for line in again.read_text().splitlines()]
+    last = max(i for i, line in enumerate(lines) if line.get("s") == "deleted")
+    again.write_text("".join(json.dumps(line) + "\n" for i, line in enumerate(lines)
+                             if not line.get("end") and i != last))
+    r = cli(*common, "--plan", str(plan), "--yes", "--journal", str(again), "-o", "json")
+    assert r.exit_code == 0, r
+    assert "changed since the plan" not in r.stderr and "changed:" not in r.stderr, r.stderr
+    assert json.loads(r.stdout)["deleted"] == 2, r
+    assert sorted(held(cli, cid)) == names[:2]

@@ -67,6 +67,8 @@ class Options:
     #: a diff (issue 49): a row whose id the service no longer has is only in the file (a create), not an
     #: invalid row; an import keeps refusing it (`no site with id ...`)
     gone_ids_are_new: bool = False
+    #: `--plan FILE`: the saved plan's SHA-256, in the run's journal header (a plan run twice is found by it)
+    plan: str = ""
 
     def accepted_by(self, row: int) -> str | None:
         """The option that sends `row`'s spreadsheet-like changes as they are, if one does."""

@@ -50,8 +50,8 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
                           file_path=source.display if file == "-" else os.path.abspath(file),
                           ignore_ids=ignore_ids, accept_spreadsheet_changes=accept_spreadsheet_changes,
-                          accept_rows=frozenset(accept_rows or ()), **{k: v for k, v in (prune or {}).items()
-                                                                       if k not in ("yes", "plan_out", "plan_in")})
+                          accept_rows=frozenset(accept_rows or ()), plan=_digest((prune or {}).get("plan_in")),
+                          **{k: v for k, v in (prune or {}).items() if k not in ("yes", "plan_out", "plan_in")})
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,
@@ -80,9 +80,26 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
             importer.release()
 
 
+def _digest(path: str | None) -> str:
+    """A saved plan's SHA-256 (`--plan FILE`; "" without one, or when it cannot be read: loading it says why)."""
+    if not path:
+        return ""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return ""
+
+
 def _run_saved(app: AppContext, importer: Any, path: str, output: str | None, progress: Any, *, yes: bool) -> int:
-    """`import FILE --plan plan.json` (prunerun.run_saved): the saved plan run exactly, its result shown."""
-    from wfctl.commands.prunerun import run_saved
+    """`import FILE --plan plan.json` (prunerun.run_saved): the saved plan run exactly, its result shown; a
+    plan a run of this profile has done already sends nothing (exit 0)."""
+    from wfctl.commands.prunerun import ran_before, run_saved
+
+    if ran_before(app, importer, path):
+        return 0
 
     finished = False
     try:

@@ -159,6 +159,23 @@ def delete_share(text: str | float) -> float:
     return float(value / whole)
 
 
+def ran_before(app: AppContext, importer: Any, path: str) -> bool:
+    """Whether a run of this profile did the saved plan `path` (the same plan file) to its end: said, with
+    the run, and nothing is sent again (its records are as the plan left them, not changed since)."""
+    from wfctl.bulk.runs import profile_runs
+
+    digest = importer.options.plan
+    done = [run for run in profile_runs(importer.options.profile) if digest and run.finished
+            and run.header.get("plan") == digest and not run.undo_of]
+    if not done:
+        return False
+    run = done[0]
+    undone = f", undone by run {run.undone_by[0]}" if run.undone_by else ""
+    app.io.write_err(f"plan {path} was run already: run {run.id} (started {run.started}, {run.state}{undone}); "
+                     "nothing was sent (to change more, make a new plan with --dry-run --plan-out)\n")
+    return True
+
+
 def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
     """`import FILE --plan plan.json`: the plan checked against this run and the service (each record it
     targets read again: one changed since refuses, exit 5, naming them), its deletes shown and asked
@@ -166,7 +183,12 @@ def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
     from wfctl.bulk.savedplan import changed_since, load_plan
 
     saved = load_plan(path, importer.options, importer.source.sha256)
-    changed = changed_since(importer.api, saved, importer.options.concurrency)
+    journal = importer.journal  # a run of the plan that stopped, resumed: what it did is no change since
+
+    def ours(row: int) -> bool:
+        return journal is not None and (journal.done(row) or journal.was_sending(row))
+
+    changed = changed_since(importer.api, saved, importer.options.concurrency, ours=ours)
     for line in changed[:50]:
         app.io.write_err(f"changed: {line}\n")
     if len(changed) > 50:
