@@ -23,10 +23,12 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
                accept_spreadsheet_changes: bool = False, ignore_ids: bool = False,
-               prune: dict[str, Any] | None = None, accept_rows: list[int] | None = None) -> int:
+               prune: dict[str, Any] | None = None, accept_rows: list[int] | None = None,
+               named: str | None = None) -> int:
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 12, 130).
     `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py); `accept_rows`:
-    the rows whose spreadsheet-like changes are sent as they are (--accept-row)."""
+    the rows whose spreadsheet-like changes are sent as they are (--accept-row); `named`: what `imports list`
+    calls the run (a copy's: `staging-sites-Pennine-Foods-Ltd.csv`, not its temporary file)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.journal import JournalError, RunLocked
@@ -48,7 +50,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
-                          file_path=source.display if file == "-" else os.path.abspath(file),
+                          file_path=named or (source.display if file == "-" else os.path.abspath(file)),
                           ignore_ids=ignore_ids, accept_spreadsheet_changes=accept_spreadsheet_changes,
                           accept_rows=frozenset(accept_rows or ()), plan=_digest((prune or {}).get("plan_in")),
                           **{k: v for k, v in (prune or {}).items() if k not in ("yes", "plan_out", "plan_in")})
