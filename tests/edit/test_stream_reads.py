@@ -62,3 +62,20 @@ def test_the_read_shows_exports_progress_on_a_terminal(slow: tuple[Any, str], ed
     assert read and again, text
     assert all(len(line) < size[1] for line in read + again), text
     assert lines.index(read[-1]) < lines.index(again[-1]), text
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_the_runs_time_leaves_out_the_question(slow: tuple[Any, str], editor: Any, size: tuple[int, int]) -> None:
+    """Issue 49: a summary never counts the seconds a person took to answer (as `rates set`)."""
+    import re
+
+    cli, client_id = slow
+    editor.steps({"replace": [["- Picker: 12.00", "- Picker: 12.10"]]})
+    child = spawn(cli, "sites", "edit", "--client", client_id, size=size, env=editor.env)
+    child.expect_exact("Apply? [y/N]: ")
+    time.sleep(4)
+    child.sendline("y")
+    status, text = finish(child)
+    assert status == 0, text
+    seconds = re.search(r"run \S+: 1 site in ([0-9.]+)s: updated 1", " ".join(text.split()))
+    assert seconds and float(seconds.group(1)) < 4, text
