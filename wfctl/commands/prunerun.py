@@ -160,18 +160,18 @@ def delete_share(text: str | float) -> float:
 
 
 def ran_before(app: AppContext, importer: Any, path: str) -> bool:
-    """Whether a run of this profile did the saved plan `path` (the same plan file) to its end: said, with
-    the run, and nothing is sent again (its records are as the plan left them, not changed since)."""
+    """Whether a run of this profile did the saved plan `path` (the same plan file) to its end, and was not
+    undone since: said, with the run, and nothing is sent again (its records are as the plan left them, not
+    changed since). A run undone since leaves the plan to be judged as any (`changed_since`)."""
     from wfctl.bulk.runs import profile_runs
 
     digest = importer.options.plan
     done = [run for run in profile_runs(importer.options.profile) if digest and run.finished
-            and run.header.get("plan") == digest and not run.undo_of]
+            and run.header.get("plan") == digest and not run.undo_of and not run.undone_by]
     if not done:
         return False
     run = done[0]
-    undone = f", undone by run {run.undone_by[0]}" if run.undone_by else ""
-    app.io.write_err(f"plan {path} was run already: run {run.id} (started {run.started}, {run.state}{undone}); "
+    app.io.write_err(f"plan {path} was run already: run {run.id} (started {run.started}, {run.state}); "
                      "nothing was sent (to change more, make a new plan with --dry-run --plan-out)\n")
     return True
 
