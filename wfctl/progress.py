@@ -11,14 +11,17 @@ wfctl gives up."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from wfctl.safetext import one_line
 
-OK = frozenset({"created", "updated", "unchanged", "skipped", "undone", "gone", "deleted", "restored"})
+OK = frozenset({"created", "updated", "unchanged", "skipped", "undone", "gone", "deleted", "restored",
+                "recreated"})
 
 #: Seconds of an outage before a terminal is told that wfctl waits (a blip is not worth a line).
 WAIT_NOTE_AFTER = 2.0
@@ -324,12 +327,43 @@ class EnvelopeTotals:
         return getattr(self._api, name)
 
     def iter_records(self, kind: str, parent_id: str | None = None, **_: Any) -> Any:
-        return self._rows(self._api.list_records(kind, parent_id, page_size=100, all_pages=True))
+        for page in self.list_records(kind, parent_id, page_size=100, all_pages=True):
+            yield from page.data
 
-    def _rows(self, pages: Any) -> Any:
-        first = True
-        for page in pages:
+    def list_records(self, kind: str, parent_id: str | None = None, **options: Any) -> Any:
+        """The client's pages; a whole listing's (`all_pages`) first page adds its total."""
+        first = bool(options.get("all_pages"))
+        for page in self._api.list_records(kind, parent_id, **options):
             if first:
                 self._progress.grow(max(int(page.total_record_count or 0), len(page.data)))
                 first = False
-            yield from page.data
+            yield page
+
+
+@contextlib.contextmanager
+def counting(label: str, unit: str, *, shown: bool, total: int | None = None) -> Iterator[Progress | None]:
+    """A read's count on a terminal's stderr when `shown` (None otherwise): `total` records, or as many as
+    the listings say (`EnvelopeTotals`); kept when the read ends, erased when it is stopped (Ctrl-C, an
+    error, `| head`), so no stale count stays above what comes next."""
+    if not shown:
+        yield None
+        return
+    progress = Progress(label, terminal=True, unit=unit, totals_only=True)
+    progress.start(total)
+    finished = False
+    try:
+        yield progress
+        finished = True
+    finally:
+        progress.stop(clear=not finished)
+
+
+@contextlib.contextmanager
+def reading(api: Any, label: str, unit: str, *, shown: bool) -> Iterator[tuple[Any, Callable[[], None]]]:
+    """An export's progress line for a read of whole listings (`label`: `exporting sites`; `counting`): yields
+    the client to read with (`EnvelopeTotals`: done/total and an ETA) and what to call after each record."""
+    with counting(label, unit, shown=shown) as progress:
+        if progress is None:
+            yield api, lambda: None
+        else:
+            yield EnvelopeTotals(api, progress), progress.advance

@@ -84,9 +84,17 @@ def test_a_file_with_no_rows_for_the_scope_refuses(logged_in: Any, tmp_path: Pat
     for text in (HEADER, "name\n\n"):
         r = cli("sites", "import", str(write(tmp_path / "empty.csv", text)), "--client", cid, "--prune", "--yes",
                 "--allow-deletes", "3")
-        assert (r.exit_code, r.stderr) == (2, f"error: would delete all 3 sites of {name}; the file has none of "
-                                              "them: nothing was sent (to delete them, use `wfctl sites delete`)\n")
+        assert (r.exit_code, r.stderr) == (2, f"error: empty.csv has no rows: a prune of it would delete all 3 sites "
+                                              f"of {name}; nothing was sent (to delete them, use `wfctl sites "
+                                              "delete`)\n")
     assert len(held(cli, cid)) == 3
+    # issue 49: a header-only file over a client of many sites names no one-at-a-time delete
+    many, many_name, _ = client_with_sites(cli, tmp_path, 12)
+    r = cli("sites", "import", str(write(tmp_path / "header.csv", HEADER)), "--client", many, "--prune", "--yes")
+    assert (r.exit_code, r.stderr) == (2, f"error: header.csv has no rows: a prune of it would delete all 12 sites "
+                                          f"of {many_name}; nothing was sent (is it the file you meant? a prune "
+                                          "deletes only what a file leaves out)\n")
+    assert len(held(cli, many)) == 12
 
 
 def test_deletes_are_bounded_by_count_and_share_at_every_size(logged_in: Any, tmp_path: Path) -> None:

@@ -78,3 +78,40 @@ def test_copy_on_a_terminal_shows_the_plan_and_asks(two: Any, columns: int) -> N
     assert after[changed]["address"] == "1 Staging Way" and "Staging Only Depot" in after
     assert os.path.basename(json.loads(cli("imports", "list", "-o", "json").stdout)[0]["file"]) == (
         "staging-sites-Pennine-Foods-Ltd.csv")
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_copy_and_diff_show_the_read_of_the_other_profile(two: Any, columns: int) -> None:
+    """Issue 49: a copy read the other profile's sites with a blank screen; it shows export's progress line."""
+    import re
+
+    from tests.messages.helpers import screen_lines
+
+    cli = two
+    count = len(staged_sites(cli, "staging"))
+    for args in (("sites", "copy", "--from-profile", "staging", "--client", CLIENT, "--dry-run"),
+                 ("sites", "diff", "--from-profile", "staging", "--client", CLIENT)):
+        screen = run_in_terminal(cli, *args, columns=columns, rows=40)
+        assert screen.exit_status in (0, 1), screen.text
+        read = [line for line in screen_lines(re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen.text))
+                if line.startswith("reading sites of profile staging  ") and f"{count}/{count}" in line]
+        assert read and all(len(line) < columns for line in read), screen.text
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_a_copys_summary_leaves_out_the_time_at_its_question(two: Any, columns: int) -> None:
+    """Issue 49: a summary never counts the seconds a person took to answer (as `rates set`)."""
+    import re
+    import time
+
+    pexpect = pytest.importorskip("pexpect")
+    child = _spawn_copy(two, columns)
+    child.expect_exact("[y/N]: ")
+    time.sleep(4)
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    text = " ".join(child.before.replace("\r\n", "\n").split())
+    seconds = re.search(r"run \S+: \d+ rows in ([0-9.]+)s ", text)
+    assert seconds and float(seconds.group(1)) < 4, text

@@ -65,3 +65,20 @@ def test_yes_deletes_and_the_run_says_so(logged_in: Any, scope: dict[str, Any], 
     last = " ".join(line.strip() for line in screen_lines(text) if line.strip())
     assert "deleted 1, skipped (exist) 3" in last, text
     assert sorted(sites_of(logged_in, scope["id"])) == ["Dock 1", "Dock 2", "Dock 3"]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_the_time_at_the_question_is_no_part_of_the_run(logged_in: Any, scope: dict[str, Any],
+                                                        size: tuple[int, int]) -> None:
+    """Issue 49: the run's time and rate left out the seconds a person took to answer, as `rates set` does."""
+    import time
+
+    child = spawn(logged_in, "sites", "import", scope["file"], "--client", scope["id"], "--prune", size=size)
+    child.expect_exact("? [y/N] ")
+    time.sleep(4)
+    child.sendline("y")
+    status, text = finish(child)
+    assert status == 0, text
+    last = " ".join(line.strip() for line in screen_lines(text) if line.strip())
+    seconds = re.search(r": 4 rows in ([0-9.]+)s ", last)  # the file's 3 and the delete
+    assert seconds and float(seconds.group(1)) < 4, last

@@ -18,7 +18,7 @@ import csv
 import io
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,14 +59,16 @@ def _not_mapped(kind: str) -> set[str]:
 
 
 def export_scope(api: Any, kind: str, parent_ids: Iterable[str | None], folder: str, label: str, *,
-                 maps: Sequence[FieldMap] = (), concurrency: int = 16) -> tuple[str, int]:
+                 maps: Sequence[FieldMap] = (), concurrency: int = 16,
+                 on_record: Callable[[], None] | None = None) -> tuple[str, int]:
     """Write the records of `parent_ids` (None: a kind without a parent) as `export` writes them, each map
-    applied, to `<folder>/<label>.csv`; returns (the path, the count of records)."""
+    applied, to `<folder>/<label>.csv`; returns (the path, the count of records). `on_record`: as export's."""
     from wfctl.bulk.exporter import export
 
     buffer = io.StringIO()
     # proven whole: a copy's rows decide its prune's deletes, so a source listing that lies stops it here
-    count = export(api, kind, buffer, parent_ids=parent_ids, concurrency=concurrency, bom=False, proven=True)
+    count = export(api, kind, buffer, parent_ids=parent_ids, concurrency=concurrency, bom=False, proven=True,
+                   on_record=on_record)
     path = os.path.join(folder, _file_name(label) + ".csv")
     with open(path, "w", encoding="utf-8", newline="") as out:
         if not maps:

@@ -58,6 +58,16 @@ class Drift:
     failed: list[tuple[int, str, str]] = field(default_factory=list)
     parent_names: dict[str, str] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()
+    #: what the two sides are called (`only in the file`); a diff between profiles names them
+    #: (`only in profile staging`), and its rows (of a file no one sees) are not said
+    sides: tuple[str, str] = ("the file", "the service")
+    rows_said: bool = True
+
+    def label(self, difference: str) -> str:
+        """`only in the file`, `changed`, `only in the service` (or each side as `sides` names it)."""
+        if difference == "onlyInFile":
+            return f"only in {self.sides[0]}"
+        return f"only in {self.sides[1]}" if difference == "onlyInService" else DIFFERENCES[difference]
 
     def counts(self) -> dict[str, int]:
         counts = dict.fromkeys(DIFFERENCES, 0)

@@ -33,7 +33,7 @@ from wfctl.changes import as_json, field_text, lines
 
 def record_object(drift: Drift, record: DriftRecord) -> dict[str, Any]:
     obj: dict[str, Any] = {"difference": record.difference, "kind": drift.kind, "name": record.name,
-                           "id": record.id or None, "row": record.row or None}
+                           "id": record.id or None, "row": (record.row or None) if drift.rows_said else None}
     if record.parent:
         obj["parent"] = {"id": record.parent, "name": drift.parent_names.get(record.parent)}
     obj["changes"] = as_json({name: (pair[0], pair[1]) for name, pair in record.changes.items()})
@@ -69,12 +69,13 @@ def said(drift: Drift, record: DriftRecord) -> list[str]:
     return out
 
 
-def heading(record: DriftRecord) -> str:
+def heading(drift: Drift, record: DriftRecord) -> str:
     """`changed: North Yard  (row 12; <id>)`."""
     from wfctl.safetext import one_line
 
-    where = "; ".join(part for part in (f"row {record.row}" if record.row else "", record.id) if part)
-    return f"{DIFFERENCES[record.difference]}: {one_line(record.name)}" + (f"  ({one_line(where)})" if where else "")
+    row = f"row {record.row}" if record.row and drift.rows_said else ""
+    where = "; ".join(part for part in (row, record.id) if part)
+    return f"{drift.label(record.difference)}: {one_line(record.name)}" + (f"  ({one_line(where)})" if where else "")
 
 
 def write_text(write: Any, drift: Drift, *, terminal: bool) -> None:
@@ -83,7 +84,7 @@ def write_text(write: Any, drift: Drift, *, terminal: bool) -> None:
 
     for record in drift.records:
         body = "".join(f"  {one_line(_short(line) if terminal else line)}\n" for line in said(drift, record))
-        write(heading(record) + "\n" + body)
+        write(heading(drift, record) + "\n" + body)
     counts = counted(drift)
     width = max(len(label) for label, _ in counts)
     write("".join(f"{label.ljust(width)}  {count}\n" for label, count in counts))
@@ -92,7 +93,7 @@ def write_text(write: Any, drift: Drift, *, terminal: bool) -> None:
 def counted(drift: Drift) -> list[tuple[str, int]]:
     """(label, count) of each difference, and the records that are the same."""
     counts = drift.counts()
-    return [*((label, counts[key]) for key, label in DIFFERENCES.items()), ("the same", counts["same"])]
+    return [*((drift.label(key), counts[key]) for key in DIFFERENCES), ("the same", counts["same"])]
 
 
 def markdown_rows(drift: Drift) -> tuple[list[str], list[list[str]]]:
@@ -106,7 +107,7 @@ def markdown_rows(drift: Drift) -> tuple[list[str], list[list[str]]]:
     for record in drift.records:
         parent = [drift.parent_names.get(record.parent) or record.parent] if parent_kind else []
         fields = said(drift, record)[1 if parent_kind and record.parent else 0:]
-        rows.append([DIFFERENCES[record.difference], record.name, *parent, "\n".join(fields)])
+        rows.append([drift.label(record.difference), record.name, *parent, "\n".join(fields)])
     return header, rows
 
 

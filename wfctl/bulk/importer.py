@@ -189,13 +189,10 @@ class Importer:
             self.open_journal()
         journal = self.journal
         assert journal is not None
-        for row in journal.rows():
-            if journal.done(row) and (row <= self.summary.rows or self.pruning is not None):
-                status = str(journal.status(row))
-                self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
-                self.summary.before[status] = self.summary.before.get(status, 0) + 1
-        self._on_total(self.summary.rows + (self.pruning.count if self.pruning is not None else 0),
-                       self.summary.resumed)
+        self._count_earlier(journal, every=self.pruning is not None)
+        if self.pruning is not None:  # a resumed prune's deletes include those the run it resumes did
+            self.summary.deletes = self.pruning.total
+        self._on_total(self.summary.units, self.summary.resumed)
         plan = self.plan()
         complete = False
         try:
@@ -245,10 +242,12 @@ class Importer:
         started = time.monotonic()
         journal = self.journal if self.journal is not None else self.open_journal()
         summary = self.summary
-        summary.rows = int(saved.data.get("rows") or 0)
         summary.prune = summary.prune or saved.data.get("scope") is not None  # a prune's plan: deletes counted
         creates, updates, deletes = saved.counts
+        # what the plan sends: its rows that change (a row it leaves as it is is no part of the run), its deletes
+        summary.rows, summary.deletes = creates + updates, deletes
         self._on_total(creates + updates + deletes, 0)
+        self._count_earlier(journal, every=True)  # a stopped run of the plan, resumed: what it did counts
         run = RunContext(self.api, journal, pause=self._pause, note=self._note, lean=True)
         writer = RowWriter(self.api, journal, self.options, self.inventory, summary, self._progress, self._pause)
         complete = False
@@ -262,6 +261,15 @@ class Importer:
             journal.finish(counts if complete else None)
             summary.seconds = time.monotonic() - started
         return summary
+
+    def _count_earlier(self, journal: Journal, *, every: bool) -> None:
+        """Count the rows the run this one resumes did (`Summary.before`): the file's rows, and with `every`
+        its other keys too (a prune's deletes)."""
+        for row in journal.rows():
+            if journal.done(row) and (row <= self.summary.rows or every):
+                status = str(journal.status(row))
+                self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
+                self.summary.before[status] = self.summary.before.get(status, 0) + 1
 
     def _show_plan(self, plan: ImportPlan, journal: Journal) -> None:
         """A dry run: the plan prepared as a run prepares it (each update's record read once, what it

@@ -70,6 +70,8 @@ class Options:
     #: a diff (issue 49): a row whose id the service no longer has is only in the file (a create), not an
     #: invalid row; an import keeps refusing it (`no site with id ...`)
     gone_ids_are_new: bool = False
+    #: `--plan FILE`: the saved plan's SHA-256, in the run's journal header (a plan run twice is found by it)
+    plan: str = ""
 
     def accepted_by(self, row: int) -> str | None:
         """The option that sends `row`'s spreadsheet-like changes as they are, if one does."""
@@ -100,6 +102,8 @@ class Summary:
     #: the plan's rename cycles (renames.py), each rename as JSON: a plan that holds any is refused
     cycles: list[list[dict[str, Any]]] = field(default_factory=list)
     not_in_file: int = 0  # records the file could reach that no row matches (planning.ImportPlan.not_in_file)
+    #: a prune's deletes, those of the run it resumes included: with the rows, what the run has to do (`units`)
+    deletes: int = 0
 
     def timed(self) -> Summary:
         """The summary with `seconds` the whole import, from its start to now, and `plan_seconds` the
@@ -112,6 +116,11 @@ class Summary:
     @property
     def failed(self) -> int:
         return self.counts["failed"] + self.counts["invalid"]
+
+    @property
+    def units(self) -> int:
+        """What the run has to do: its rows, and a prune's deletes (as its progress line counts them)."""
+        return self.rows + self.deletes
 
     @property
     def done(self) -> int:

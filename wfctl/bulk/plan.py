@@ -106,6 +106,9 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
         said = []
     elif entry.status == "created":  # every field is new: its value, without the name the heading gives
         said = [f"{name}: {field_text(name, new)}" for name, (_, new) in _pairs(entry).items() if name != "name"]
+    elif entry.status == "recreated":  # made again: the new id beside the old one, then what it holds again
+        said = [f"{name}: {field_text(name, new)}" if name != "id" else f"id: {old} -> {new}"
+                for name, (old, new) in _pairs(entry).items() if name != "name" and new not in (None, "", [])]
     else:
         said = _marked(lines(kind, _pairs(entry)), _spreadsheet_marks(entry, accepted))
     if parents is not None and entry.parent:  # the target, on a line of its own: the heading fits 80 columns

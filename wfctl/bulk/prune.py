@@ -65,17 +65,27 @@ class PrunePlan:
     at_source: list[tuple[dict[str, Any], str]] = field(default_factory=list)
     #: --skip-misplaced: the records listed in scope whose own parent is another, left out (never deleted)
     misplaced: list[dict[str, Any]] = field(default_factory=list)
+    #: a resumed prune: the deletes the run it resumes journalled whose records are gone now (done, or
+    #: deleted by someone else): with `count`, the number the person confirmed (`total`)
+    earlier: int = 0
 
     @property
     def count(self) -> int:
         return len(self.deletes)
 
     @property
+    def total(self) -> int:
+        """Every delete of the prune: this run's and those of the run it resumes (`--allow-deletes` names it)."""
+        return self.count + self.earlier
+
+    @property
     def share(self) -> float:
-        return self.count / self.in_scope if self.in_scope else 0.0
+        """The prune's share of the scope as it was before its first delete."""
+        whole = self.in_scope + self.earlier
+        return self.total / whole if whole else 0.0
 
     def counted(self) -> str:
-        return counted(self.kind, self.count)
+        return counted(self.kind, self.total)
 
 
 def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | None) -> PrunePlan:
@@ -103,9 +113,7 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
         if count and not held_rows.get(parent):
             where = f" of {plan.inventory.parent_names.get(parent or '', scope.name_of(parent))}" \
                 if spec.parent else " of the agency"
-            raise BulkError(f"would delete all {counted(options.kind, count) if count != 1 else '1 ' + spec.name}"
-                            f"{where}; the file has none of them: nothing was sent (to delete them, "
-                            f"use `wfctl {spec.plural} delete`)")
+            raise BulkError(_all_of(spec, count, where, options, rows=sum(held_rows.values())))
     absent = list(plan.absent())
     done = _journalled_deletes(journal)
     next_key = max([plan.rows_read, *(key for key, _, _ in done.values())], default=0) + 1
@@ -141,6 +149,7 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
                     skip_misplaced=options.skip_misplaced)
         prune.misplaced.extend(misplaced)
     _check_at_source(prune, options)
+    prune.earlier = len(done)  # journalled by the run this resumes, its record gone now: not planned again
     # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
     prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
                      if journal is not None and journal.was_sending(key)]
@@ -150,15 +159,19 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
 def limit_error(prune: PrunePlan, options: Options) -> BulkError | None:
     """The refusal of a prune past its limits (exit TOO_MANY_DELETES), or None: more deletes than
     --max-deletes or a larger share of the scope than --max-delete-share, unless --allow-deletes names
-    exactly the number the plan deletes; an --allow-deletes of another number refuses too."""
-    count = prune.count
+    exactly the number the plan deletes; an --allow-deletes of another number refuses too. A resumed prune
+    is judged by every delete it has (`PrunePlan.total`): those the run it resumes did count, as confirmed."""
+    count = prune.total
     allowed = options.allow_deletes
-    scope = f"{prune.in_scope} in {prune.scope.label}"
+    if not prune.count and allowed is None:  # nothing left to delete (a resumed prune that did them all)
+        return None
+    scope = f"{prune.in_scope + prune.earlier} in {prune.scope.label}"
     if allowed is not None:
         if allowed == count:
             return None
+        done = f", {prune.earlier} of them done by the run it resumes" if prune.earlier else ""
         return BulkError(f"--allow-deletes {allowed} does not match the plan, which deletes {count} "
-                         f"(of {scope}); nothing was sent: review the list above, then give --allow-deletes {count}",
+                         f"(of {scope}{done}); nothing was sent: review the list above, then give --allow-deletes {count}",
                          ExitCode.TOO_MANY_DELETES)
     over = []
     if count > options.max_deletes:
@@ -269,6 +282,21 @@ def held_fields(kind: str, record: dict[str, Any]) -> dict[str, list[Any]]:
 
 
 # -- private ---------------------------------------------------------------------------------------
+
+def _all_of(spec: Any, count: int, where: str, options: Options, *, rows: int) -> str:
+    """The refusal of a prune that would delete every record of a parent: a file with no rows at all (a
+    header only: the wrong file, or an export that failed) says so; `wfctl <kind> delete`, one record at a
+    time, is named only for as few records as --max-deletes lets a prune delete."""
+    import os
+
+    records = counted(spec.name, count) if count != 1 else f"1 {spec.name}"
+    way = f" (to delete them, use `wfctl {spec.plural} delete`)" if count <= options.max_deletes else ""
+    if not rows:
+        name = os.path.basename(options.file_path) or "the file"
+        return (f"{name} has no rows: a prune of it would delete all {records}{where}; nothing was sent"
+                + (way or " (is it the file you meant? a prune deletes only what a file leaves out)"))
+    return f"would delete all {records}{where}; the file has none of them: nothing was sent{way}"
+
 
 def _order(scope: Scope, parent: str | None) -> tuple[int, str]:
     ids = scope.parent_ids or ()

@@ -20,7 +20,7 @@ def header_of(options: Options, source: CsvInput) -> dict[str, Any]:
     """What makes two runs the same import (with the run's own fields added when it starts)."""
     return {"kind": options.kind, "file": source.sha256, "path": options.file_path or source.display,
             "target": options.target, "profile": options.profile, "parent": options.parent_id or "",
-            "onExisting": options.on_existing, "undo": None}
+            "onExisting": options.on_existing, "undo": None, **({"plan": options.plan} if options.plan else {})}
 
 
 def plan_journal(header: dict[str, Any]) -> Journal:

@@ -16,6 +16,7 @@ any that changed since (`changed_since`); otherwise it runs exactly those action
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,9 +105,11 @@ def load_plan(path: str, options: Options, sha256: str) -> SavedPlan:
     return SavedPlan(data)
 
 
-def changed_since(api: Any, saved: SavedPlan, concurrency: int) -> list[str]:
+def changed_since(api: Any, saved: SavedPlan, concurrency: int,
+                  ours: Callable[[int], bool] = lambda row: False) -> list[str]:
     """Each record the plan targets that is not as the plan read it, said (`site 'Dock 4' (<id>): phone
-    changed`); reads only those records (and each create's name under its parent)."""
+    changed`); reads only those records (and each create's name under its parent). `ours(row)`: a row a
+    stopped run of this plan did (or sent), which it resumes: not checked (its change is the plan's own)."""
     from wfctl.api.errors import NotFound
 
     kind = saved.data["kind"]
@@ -127,8 +130,11 @@ def changed_since(api: Any, saved: SavedPlan, concurrency: int) -> list[str]:
         return None if found is None else \
             f"{kind} {item.get('name')!r}: made since the plan ({found.get('id')}); the plan creates it"
 
-    asked = [*((check, item) for item in [*saved.data["updates"], *saved.data["deletes"]]),
-             *((free, item) for item in saved.data["creates"])]
+    def row(item: dict[str, Any]) -> int:
+        return int(item.get("row") or item.get("key") or 0)
+
+    asked = [*((check, item) for item in [*saved.data["updates"], *saved.data["deletes"]] if not ours(row(item))),
+             *((free, item) for item in saved.data["creates"] if not ours(row(item)))]
     said = ordered_map(lambda ask: ask[0](ask[1]), asked, concurrency, name="wfctl-plan")
     return [text for text in said if text]
 

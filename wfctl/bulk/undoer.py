@@ -159,7 +159,8 @@ class Undoer:
             _stop_on_run_wide(exc, self.api)
             return Entry(row, FAILED, "", exc.one_line(), name)
         new_id = str(outcome.record.get("id") or "")
-        return Entry(row, RECREATED, new_id, f"re-created with a new id (was {entry.id})", name, made)
+        # a success: the new id beside the old one, as a change (`id: <old> -> <new>`), never an error
+        return Entry(row, RECREATED, new_id, "", name, {"id": [entry.id, new_id], **made})
 
     def _restore(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         """Put back what the run's update replaced: each scalar field the run changed, and of each list the

@@ -89,9 +89,9 @@ Prune = Annotated[bool, typer.Option(
 MaxDeletes = Annotated[int, typer.Option(
     "--max-deletes", help="Refuse (exit 12) a prune of more records than this.", rich_help_panel=PRUNE_PANEL,
     min=0, metavar="N")]
-MaxDeleteShare = Annotated[float, typer.Option(
-    "--max-delete-share", help="Refuse (exit 12) a prune of a larger share of the scope's records (0.25: 25%).",
-    rich_help_panel=PRUNE_PANEL, min=0.0, max=1.0, metavar="SHARE")]
+MaxDeleteShare = Annotated[str, typer.Option(
+    "--max-delete-share", help="Refuse (exit 12) a prune of a larger share of the scope's records: a percent "
+    "(25%) or a fraction (0.25).", rich_help_panel=PRUNE_PANEL, metavar="SHARE")]
 AllowDeletes = Annotated[int | None, typer.Option(
     "--allow-deletes", help="Go past the limits when the plan deletes exactly N records (the number it showed); "
     "any other number refuses.", rich_help_panel=PRUNE_PANEL, min=0, metavar="N")]
@@ -138,7 +138,7 @@ class PruneLimits(SimpleNamespace):
     """What an `import`'s prune limits asked for (--max-deletes ... --plan, after the kind's scope options)."""
 
     max_deletes: int = 10
-    max_delete_share: float = 0.25
+    max_delete_share: str = "25%"
     allow_deletes: int | None = None
     skip_misplaced: bool = False
     yes: bool = False

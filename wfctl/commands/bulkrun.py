@@ -23,10 +23,12 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                on_existing: str, concurrency: int, report: str | None, journal: str | None,
                delimiter: str | None, skip_invalid: bool, output: str | None = None, sheet: str | None = None,
                accept_spreadsheet_changes: bool = False, ignore_ids: bool = False, ignore_columns: str | None = None,
-               prune: dict[str, Any] | None = None, accept_rows: list[int] | None = None) -> int:
+               prune: dict[str, Any] | None = None, accept_rows: list[int] | None = None,
+               named: str | None = None) -> int:
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 12, 130).
     `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py); `accept_rows`:
-    the rows whose spreadsheet-like changes are sent as they are (--accept-row)."""
+    the rows whose spreadsheet-like changes are sent as they are (--accept-row); `named`: what `imports list`
+    calls the run (a copy's: `staging-sites-Pennine-Foods-Ltd.csv`, not its temporary file)."""
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.importtypes import column_names
@@ -49,11 +51,11 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
                           target=str(getattr(api, "base_url", "") or ""), profile=app.settings.profile,
-                          file_path=source.display if file == "-" else os.path.abspath(file),
+                          file_path=named or (source.display if file == "-" else os.path.abspath(file)),
                           ignore_ids=ignore_ids, accept_spreadsheet_changes=accept_spreadsheet_changes,
                           ignore_columns=column_names(ignore_columns),
-                          accept_rows=frozenset(accept_rows or ()), **{k: v for k, v in (prune or {}).items()
-                                                                       if k not in ("yes", "plan_out", "plan_in")})
+                          accept_rows=frozenset(accept_rows or ()), plan=_digest((prune or {}).get("plan_in")),
+                          **{k: v for k, v in (prune or {}).items() if k not in ("yes", "plan_out", "plan_in")})
         progress = Progress(f"{'planning' if dry_run else 'importing'} {os.path.basename(source.display)}",
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,
@@ -82,9 +84,26 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
             importer.release()
 
 
+def _digest(path: str | None) -> str:
+    """A saved plan's SHA-256 (`--plan FILE`; "" without one, or when it cannot be read: loading it says why)."""
+    if not path:
+        return ""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return ""
+
+
 def _run_saved(app: AppContext, importer: Any, path: str, output: str | None, progress: Any, *, yes: bool) -> int:
-    """`import FILE --plan plan.json` (prunerun.run_saved): the saved plan run exactly, its result shown."""
-    from wfctl.commands.prunerun import run_saved
+    """`import FILE --plan plan.json` (prunerun.run_saved): the saved plan run exactly, its result shown; a
+    plan a run of this profile has done already sends nothing (exit 0)."""
+    from wfctl.commands.prunerun import ran_before, run_saved
+
+    if ran_before(app, importer, path):
+        return 0
 
     finished = False
     try:
@@ -122,8 +141,6 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
             f"{source.display}: the columns are not right; nothing was sent", errors=problems) from None
     if summary.problems:
         _list_problems(summary)
-    if summary.resumed:
-        app.io.write_err(f"resuming run {summary.run_id}: {summary.resumed} of {summary.rows} rows already done\n")
     if not (accept_spreadsheet_changes or summary.resumed):
         _warn_of_suspect_creates(importer)
     from wfctl.commands import renamecheck
@@ -134,6 +151,10 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         from wfctl.commands import prunerun
 
         pruning = prunerun.plan(app, importer)
+    if summary.resumed:  # a prune's deletes counted as its progress line counts them
+        units = summary.rows + (pruning.total if pruning is not None else 0)
+        app.io.write_err(f"resuming run {summary.run_id}: {min(summary.resumed, units)} of {units} rows already "
+                         "done\n")
     # issue 21 §3: a real run plans first when records exist that a spreadsheet's changes could reach (a
     # prune, whatever --accept-spreadsheet-changes says: a mangled name would make its record look absent)
     if (not ((accept_spreadsheet_changes and pruning is None) or summary.dry_run or summary.resumed)
@@ -257,7 +278,8 @@ def _stopped(importer: Any, stop: Any, report: str | None, source: Any) -> int:
     summary = importer.summary
     if report:
         _write_report(report, importer, source)
-    done = f"{summary.done} of {summary.rows} rows done"
+    deletes = f" (the file's {summary.rows} and {summary.deletes} deletes)" if summary.deletes else ""
+    done = f"{summary.done} of {summary.units} rows done{deletes}"
     if stop.cause == "interrupted" and summary.dry_run:
         raise CliError("interrupted: nothing was sent (a plan)", ExitCode.INTERRUPTED)
     raise stopped_error(stop.cause, stop.message, done)
@@ -365,9 +387,12 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
         _say_not_in_file(summary, importer.kind)
         return
     total, plan_share = summary.seconds, summary.plan_seconds
-    sent = summary.rows - summary.resumed  # this run's rows: a resumed run's earlier rows took no time here
+    # this run's rows (a prune's deletes among them, as its progress line counts them): a resumed run's
+    # earlier rows took no time here
+    before = min(summary.resumed, summary.units)
+    sent = summary.units - before
     rate = sent / total if total > 0 else 0.0
-    earlier = f" (of {summary.rows}; {summary.resumed} done before)" if summary.resumed else ""
+    earlier = f" (of {summary.units}; {before} done before)" if before else ""
     counts = ", ".join(f"{label} {count}" for label, count in labels if count)
     # the plan (reading what exists) is shown apart when it is a good part of the time
     split = (f"plan {plan_share:.1f}s, send {total - plan_share:.1f}s; "

@@ -87,6 +87,8 @@ def _run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArg
             reading.ignore_ids = True
             scope = _scope(app, kind, scope_args)  # the same parent here (names match, ids differ)
             found = _drift(app, kind, path, parent_id, scope, reading, ignored)
+        # two profiles, no file: each side named by its profile, and no row of the file no one sees
+        found.sides, found.rows_said = (f"profile {from_profile}", f"profile {app.settings.profile}"), False
     else:
         if file is None:
             raise CliError(f"give the FILE to compare (or --from-profile PROFILE); e.g. "
@@ -222,8 +224,13 @@ def _other_profile_file(app: AppContext, kind: str, from_profile: str, scope_arg
     source_api, source_parent, target_parent, label = resolve_pair(app, kind, from_profile, scope_args)
     folder = tempfile.mkdtemp(prefix="wfctl-copy-")
     try:
-        path, _ = export_scope(source_api, kind, [source_parent], folder, label, maps=maps,
-                               concurrency=reading.concurrency)
+        from wfctl.progress import reading as counted_read
+
+        plural = _plural(kind)
+        with counted_read(source_api, f"reading {plural} of profile {from_profile}", plural,
+                          shown=app.io.stderr_is_tty) as (reader, on_record):  # as export shows its read
+            path, _ = export_scope(reader, kind, [source_parent], folder, label, maps=maps,
+                                   concurrency=reading.concurrency, on_record=on_record)
         yield path, target_parent, SourceCheck(source_api, kind, source_parent, app.settings.profile, from_profile,
                                                str(getattr(app.client, "base_url", "") or ""))
     finally:
@@ -244,13 +251,25 @@ def resolve_pair(app: AppContext, kind: str, from_profile: str, scope_args: Scop
     source_api = _profile_client(app, from_profile)
     source_parent = target_parent = None
     if spec.parent and ref is not None:
-        source_parent = resolve(source_api, spec.parent, ref)
-        target_parent = resolve(app.client, spec.parent, ref)
+        source_parent = _in_profile(from_profile, lambda: resolve(source_api, spec.parent, ref))
+        target_parent = _in_profile(app.settings.profile, lambda: resolve(app.client, spec.parent, ref))
     if _same_service(source_api, app.client) and source_parent == target_parent:
         raise CliError(f"profiles {from_profile} and {app.settings.profile} are the same service and agency, "
                        f"and this is the same scope: nothing to compare or copy")
     label = f"{from_profile}-{spec.plural}" + (f"-{ref}" if ref else "")
     return source_api, source_parent, target_parent, label
+
+
+def _in_profile(profile: str, look_up: Any) -> Any:
+    """`look_up()`, a reference looked up in one of two profiles: a name neither matches nor tells apart
+    says which profile (`profile staging: no client 'Penine Foods Ltd'; did you mean ...`), its exit code kept."""
+    from wfctl.api.refs import AmbiguousReference, NoSuchRecord
+    from wfctl.errors import exit_code_for
+
+    try:
+        return look_up()
+    except (NoSuchRecord, AmbiguousReference) as exc:
+        raise CliError(f"profile {profile}: {exc.one_line()}", exit_code_for(exc)) from None
 
 
 def _one_parent_ref(kind: str, scope_args: ScopeArgs) -> str | None:
@@ -317,7 +336,8 @@ def run_copy(app: AppContext, kind: str, from_profile: str, scope_args: ScopeArg
             return run_import(app, kind, path, parent_id=parent_id, dry_run=plan_only, on_existing="update",
                               concurrency=reading.concurrency, report=report, journal=journal, delimiter=None,
                               skip_invalid=False, output=output, ignore_ids=True,
-                              accept_spreadsheet_changes=accept_spreadsheet_changes, prune=pruning)
+                              accept_spreadsheet_changes=accept_spreadsheet_changes, prune=pruning,
+                              named=os.path.basename(path))  # as docs/imports.md names it
 
         if dry_run or yes:
             return run(dry_run)

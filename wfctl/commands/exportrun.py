@@ -19,7 +19,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.kinds import KINDS
     from wfctl.output import TABLE_FORMATS
-    from wfctl.progress import Progress
+    from wfctl.progress import reading
 
     spec = KINDS[kind]
     to_file = bool(file and file != "-")
@@ -43,25 +43,13 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     # goes to the same terminal, where the live line would break into it
     mode = app.io.csv_mode  # WFCTL_CSV=plain: a file as a pipe gets it (no BOM); spreadsheet: a pipe too gets one
     shown = app.io.stderr_is_tty and (to_file or not app.io.stdout_is_tty)
-    progress = Progress(f"exporting {spec.plural}", terminal=True, unit=spec.plural, totals_only=True) if shown else None
-    on_record = progress.advance if progress is not None else None
-    if progress is not None:
-        from wfctl.progress import EnvelopeTotals
-
-        progress.start(None)
-        api = EnvelopeTotals(api, progress)  # done/total and an ETA: the total is in each listing's first page
-    finished = False
-    try:
+    with reading(api, f"exporting {spec.plural}", spec.plural, shown=shown) as (reader, on_record):
         if to_file:
-            count = export_to_file(api, kind, str(file), parent_ids=ids, concurrency=concurrency, on_record=on_record,
-                                   bom=mode != "plain")
+            count = export_to_file(reader, kind, str(file), parent_ids=ids, concurrency=concurrency,
+                                   on_record=on_record, bom=mode != "plain")
         else:
-            count = export(api, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record,
+            count = export(reader, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record,
                            bom=None if mode is None else mode == "spreadsheet")
-        finished = True
-    finally:
-        if progress is not None:
-            progress.stop(clear=not finished)  # `| head` or Ctrl-C: no stale line left behind
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind}")
     return 0
 

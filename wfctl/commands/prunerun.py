@@ -74,11 +74,14 @@ def show_deletes(write_out: Any, pruning: PrunePlan, parents: dict[str, str] | N
 
 
 def headline(pruning: PrunePlan) -> str:
-    """`prune: 3 of 25 sites in client Pennine Foods Ltd to delete`."""
+    """`prune: 3 of 25 sites in client Pennine Foods Ltd to delete`; a resumed prune says what the run it
+    resumes deleted (`(31 more deleted before the run stopped: 100 in all)`)."""
     from wfctl.api.resources import resource
 
     plural = resource(pruning.kind).plural
-    return f"prune: {pruning.count} of {pruning.in_scope} {plural} in {pruning.scope.label} to delete\n"
+    earlier = f" ({pruning.earlier} more deleted before the run stopped: {pruning.total} in all)" \
+        if pruning.earlier else ""
+    return f"prune: {pruning.count} of {pruning.in_scope} {plural} in {pruning.scope.label} to delete{earlier}\n"
 
 
 def confirm_run(app: AppContext, importer: Any, pruning: PrunePlan, *, yes: bool, limits: bool = True) -> bool:
@@ -94,10 +97,15 @@ def confirm_run(app: AppContext, importer: Any, pruning: PrunePlan, *, yes: bool
     if not app.io.can_prompt:
         raise CliError("refusing to delete without confirmation: no terminal to ask on; pass --yes (or --dry-run "
                        "to see the plan); nothing was sent")
+    import time
+
     from wfctl.api.resources import counted
     from wfctl.commands.prompts import confirm
 
-    if not confirm(f"Delete {counted(pruning.kind, pruning.count)} of {pruning.scope.label}? [y/N] "):
+    asked = time.monotonic()
+    answer = confirm(f"Delete {counted(pruning.kind, pruning.count)} of {pruning.scope.label}? [y/N] ")
+    importer.summary.started += time.monotonic() - asked  # the run's time and rate leave out the question
+    if not answer:
         IO.write_err("Nothing was sent.\n")
         return False
     return True
@@ -113,10 +121,11 @@ def check_limits(importer: Any, pruning: PrunePlan) -> None:
         raise error
 
 
-def settings(scope: Scope | None, *, prune: bool, max_deletes: int, max_delete_share: float,
+def settings(scope: Scope | None, *, prune: bool, max_deletes: int, max_delete_share: str | float,
              allow_deletes: int | None, yes: bool, plan_out: str | None = None, plan_in: str | None = None,
              dry_run: bool = False, skip_misplaced: bool = False) -> dict[str, Any]:
     """What `run_import` is given for --prune: the Options' fields, and --yes, --plan-out, --plan."""
+    share = delete_share(max_delete_share)
     if not prune and allow_deletes is not None:
         raise CliError("--allow-deletes is for --prune: add --prune")
     if not prune and skip_misplaced:
@@ -125,9 +134,46 @@ def settings(scope: Scope | None, *, prune: bool, max_deletes: int, max_delete_s
         raise CliError("--plan-out writes the plan of a --dry-run: add --dry-run")
     if plan_in and (dry_run or plan_out):
         raise CliError("--plan runs a saved plan: leave out --dry-run and --plan-out")
-    return {"scope": scope, "prune": prune, "max_deletes": max_deletes, "max_delete_share": max_delete_share,
+    return {"scope": scope, "prune": prune, "max_deletes": max_deletes, "max_delete_share": share,
             "allow_deletes": allow_deletes, "yes": yes, "plan_out": plan_out, "plan_in": plan_in,
             "skip_misplaced": skip_misplaced}
+
+
+def delete_share(text: str | float) -> float:
+    """--max-delete-share as a fraction of the scope: a percent (`25%`, as `rates set --max-change 31%` takes
+    one) or a fraction (`0.25`), from 0 to the whole scope."""
+    from decimal import Decimal, InvalidOperation
+
+    raw = str(text).strip()
+    percent = raw.endswith("%")
+    try:
+        value = Decimal(raw.removesuffix("%").strip())
+    except InvalidOperation:
+        value = Decimal("NaN")
+    whole = Decimal(100 if percent else 1)
+    if not percent and value.is_finite() and 1 < value <= 100:
+        raise CliError(f"--max-delete-share {raw!r}: a fraction is at most 1; for a percent, write {raw}%")
+    if not value.is_finite() or not 0 <= value <= whole:
+        raise CliError(f"--max-delete-share {raw!r}: give a share of the scope from 0% to 100%, as a percent "
+                       "(25%) or a fraction (0.25)")
+    return float(value / whole)
+
+
+def ran_before(app: AppContext, importer: Any, path: str) -> bool:
+    """Whether a run of this profile did the saved plan `path` (the same plan file) to its end, and was not
+    undone since: said, with the run, and nothing is sent again (its records are as the plan left them, not
+    changed since). A run undone since leaves the plan to be judged as any (`changed_since`)."""
+    from wfctl.bulk.runs import profile_runs
+
+    digest = importer.options.plan
+    done = [run for run in profile_runs(importer.options.profile) if digest and run.finished
+            and run.header.get("plan") == digest and not run.undo_of and not run.undone_by]
+    if not done:
+        return False
+    run = done[0]
+    app.io.write_err(f"plan {path} was run already: run {run.id} (started {run.started}, {run.state}); "
+                     "nothing was sent (to change more, make a new plan with --dry-run --plan-out)\n")
+    return True
 
 
 def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
@@ -137,7 +183,12 @@ def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
     from wfctl.bulk.savedplan import changed_since, load_plan
 
     saved = load_plan(path, importer.options, importer.source.sha256)
-    changed = changed_since(importer.api, saved, importer.options.concurrency)
+    journal = importer.journal  # a run of the plan that stopped, resumed: what it did is no change since
+
+    def ours(row: int) -> bool:
+        return journal is not None and (journal.done(row) or journal.was_sending(row))
+
+    changed = changed_since(importer.api, saved, importer.options.concurrency, ours=ours)
     for line in changed[:50]:
         app.io.write_err(f"changed: {line}\n")
     if len(changed) > 50:

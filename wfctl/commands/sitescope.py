@@ -65,9 +65,11 @@ def read_scope(app: AppContext, client: list[str] | None, branch: list[str] | No
         IO.write_err(f"site {one_line(str(summary.get('name')))} ({one_line(str(summary['id']))}) was deleted "
                      "while it was read: skipped\n")
 
+    finished = False
     try:
         yield from rates.read_sites(api, clients, site_ids=site or [], concurrency=concurrency,
                                     on_site=progress.advance if progress is not None else None, on_gone=gone)
-    finally:
+        finished = True
+    finally:  # kept when every site is read; a read stopped (Ctrl-C) leaves no stale count behind
         if progress is not None:
-            progress.stop()
+            progress.stop(clear=not finished)

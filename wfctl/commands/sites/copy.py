@@ -32,7 +32,7 @@ def copy_sites(
     accept_spreadsheet_changes: bulk.AcceptSpreadsheetChanges = False,
     prune: bulk.Prune = False,
     max_deletes: bulk.MaxDeletes = 10,
-    max_delete_share: bulk.MaxDeleteShare = 0.25,
+    max_delete_share: bulk.MaxDeleteShare = "25%",
     allow_deletes: bulk.AllowDeletes = None,
     skip_misplaced: bulk.SkipMisplaced = False,
     output: OutputOptions = AS_CONFIGURED,
