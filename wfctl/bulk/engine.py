@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from wfctl.api.retry import OUTAGE_SECONDS, Pause, RetryPolicy
+from wfctl.api.writelog import in_run
 from wfctl.bulk.journal import Journal, JournalError
 
 __all__ = ["OUTAGE_SECONDS", "POLL", "Abandon", "Action", "Executor", "RunContext", "Stopped", "Workers",
@@ -210,10 +211,13 @@ class Executor:
         limit = self.concurrency
         tasks: queue.Queue[Action | None] = queue.Queue(maxsize=limit * 4)
 
+        run_id = run.journal.run_id if run.journal is not None else ""
+
         def work() -> None:
-            while (action := tasks.get()) is not None:
-                if not run.stopping():
-                    self._apply(action)
+            with in_run(run_id):  # the SDK's write observer tells this run's rows from single writes
+                while (action := tasks.get()) is not None:
+                    if not run.stopping():
+                        self._apply(action)
 
         workers = Workers(work, limit, self._name)
         workers.start()
