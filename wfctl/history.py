@@ -57,17 +57,20 @@ class HistoryWriter:
 
     def wrote(self, write: Write) -> None:
         """Append the line of `write` (of a run: the run's line, once)."""
-        from wfctl.api.redact import redact_json
-
-        line: dict[str, object] = {"time": write.time, "profile": self.profile, "kind": write.kind}
         if write.run:
+            if write.run in self._runs:  # a run's every row but its first: one look, no line
+                return
             with self._lock:
                 if write.run in self._runs:
                     return
                 self._runs.add(write.run)
-            line.update(verb="run", run=write.run)
+            line: dict[str, object] = {"time": write.time, "profile": self.profile, "kind": write.kind,
+                                       "verb": "run", "run": write.run}
         else:
-            line.update(id=write.record_id, verb=write.verb, fields=redact_json(write.fields))
+            from wfctl.api.redact import redact_json
+
+            line = {"time": write.time, "profile": self.profile, "kind": write.kind, "id": write.record_id,
+                    "verb": write.verb, "fields": redact_json(write.fields)}
         self._append((json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode())
 
     def _append(self, data: bytes) -> None:
@@ -87,11 +90,11 @@ class HistoryWriter:
 
     def _rotate(self) -> None:
         """Move the full file aside (under a lock, looking again: another process may have moved it)."""
-        from wfctl.fsutil import private_file_lock
+        from wfctl.fsutil import move_aside, private_file_lock
 
         with private_file_lock(self.path.with_name(FILE_NAME + ".lock"), timeout=5):
             if self.path.stat().st_size > self.max_bytes:
-                os.replace(self.path, self.path.with_name(FILE_NAME + ".1"))
+                move_aside(self.path, self.path.with_name(FILE_NAME + ".1"))
 
     def _say_once(self, exc: OSError) -> None:
         if self._failed:

@@ -26,7 +26,7 @@ CREATE, UPDATE, DELETE = "create", "update", "delete"
 _run: contextvars.ContextVar[str] = contextvars.ContextVar("wfctl_write_run", default="")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Write:
     """One write the service answered: `kind` (site, client, branch, agency), `record_id`, `verb` (create,
     update, delete), `fields` (what was sent: a create's body, an update's changed fields; {} for a delete),
@@ -61,10 +61,20 @@ def tell(observer: WriteObserver | None, kind: str, record_id: Any, verb: str,
     """Give `observer` (None: nobody asked) the Write of one answered write."""
     if observer is None:
         return
-    write = Write(kind, "" if record_id is None else str(record_id), verb, dict(fields or {}),
-                  time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), _run.get())
+    write = Write(kind, "" if record_id is None else str(record_id), verb, dict(fields or {}), _now(), _run.get())
     try:
         observer.wrote(write)
     except Exception:  # an observer's fault is its own: the write was made
         logging.getLogger("wfctl.api").warning("the write observer failed on %s %s %s", verb, kind, write.record_id,
                                                exc_info=True)
+
+
+_second: list[Any] = [-1, ""]  # the last second formatted, and its text: a bulk run's workers write many a second
+
+
+def _now() -> str:
+    second = int(time.time())
+    cached = _second
+    if cached[0] != second:
+        cached[:] = [second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second))]
+    return str(cached[1])
