@@ -17,7 +17,7 @@ client's sites, a copy) keeps its writes in its journal, not here: the history h
 the file grows by single writes only and a run's rows are read with `wfctl imports show <run id>`.
 
 Bounded: when the file passes MAX_BYTES it becomes `history.jsonl.1` (replacing the one before), so the two
-hold at most about twice that. Each line is one `os.write` on a file opened for appending: lines of
+hold at most about twice that; `read_history` reads both, oldest first. Each line is one `os.write` on a file opened for appending: lines of
 processes writing at once never mix. A history that cannot be written is said once on stderr; the write
 itself was made.
 """
@@ -27,8 +27,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wfctl.dirs import state_dir
 
@@ -42,6 +43,25 @@ MAX_BYTES = 4 * 1024 * 1024
 
 def history_path() -> Path:
     return state_dir() / FILE_NAME
+
+
+def read_history(path: Path | None = None) -> Iterator[dict[str, Any]]:
+    """Every line of the history, oldest first (`history.jsonl.1`, then `history.jsonl`): what `wfctl
+    history` reads. A line that is not a JSON object (cut by a crash, a full disk) is passed over."""
+    current = path or history_path()
+    for name in (current.with_name(current.name + ".1"), current):
+        try:
+            with open(name, "rb") as f:
+                lines = f.readlines()
+        except OSError:
+            continue
+        for raw in lines:
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict):
+                yield line
 
 
 class HistoryWriter:
@@ -77,8 +97,11 @@ class HistoryWriter:
         from wfctl.fsutil import open_private
 
         try:
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+            fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
             try:
+                end = os.fstat(fd).st_size
+                if end and os.pread(fd, 1, end - 1) != b"\n":
+                    data = b"\n" + data  # a line a crash cut ends where it stopped: this one starts its own
                 os.write(fd, data)
                 size = os.fstat(fd).st_size
             finally:

@@ -122,9 +122,9 @@ def test_a_journalled_run_leaves_one_line_naming_it(logged_in: Cli, tmp_path: Pa
     assert _new_lines(logged_in, 0) == [{"profile": "default", "kind": "site", "verb": "run", "run": run.group(1)}]
 
 
-def test_the_file_is_rotated_past_its_bound(tmp_path: Path) -> None:
+def test_the_file_is_rotated_past_its_bound_and_read_oldest_first(tmp_path: Path) -> None:
     from wfctl.api.writelog import Write
-    from wfctl.history import HistoryWriter
+    from wfctl.history import HistoryWriter, read_history
 
     writer = HistoryWriter("default", tmp_path / "history.jsonl", max_bytes=400)
     for n in range(5):  # about 155 bytes a line: the third passes 400 bytes and the file is moved aside
@@ -132,6 +132,11 @@ def test_the_file_is_rotated_past_its_bound(tmp_path: Path) -> None:
     ids = [[json.loads(line)["id"] for line in (tmp_path / name).read_text().splitlines()]
            for name in ("history.jsonl.1", "history.jsonl")]
     assert ids == [["b-0", "b-1", "b-2"], ["b-3", "b-4"]]
+    with open(tmp_path / "history.jsonl", "ab") as f:
+        f.write(b'{"time": "2026-12-07T00:00:01Z", "id": "b-')  # a line a crash cut
+    assert [line["id"] for line in read_history(tmp_path / "history.jsonl")] == [f"b-{n}" for n in range(5)]
+    writer.wrote(Write("branch", "b-5", "delete", {}, "2026-12-07T00:00:02Z"))  # on a line of its own, and
+    assert [line["id"] for line in read_history(tmp_path / "history.jsonl")] == ["b-3", "b-4", "b-5"]  # rotated
 
 
 def test_a_history_that_cannot_be_written_is_said_and_the_write_stands(logged_in: Cli) -> None:
