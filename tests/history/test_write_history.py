@@ -148,3 +148,11 @@ def test_a_history_that_cannot_be_written_is_said_and_the_write_stands(logged_in
     assert json.loads(r.stdout)["name"] == "History Blocked"
     assert r.stderr == (f"wfctl: the write history ({history}) could not be written: is a directory; "
                         "the write was made\n")
+
+
+def test_an_agency_update_leaves_one_line(cli: Cli, sandbox_factory: Any) -> None:
+    server = sandbox_factory()  # its own: the agency is every test's
+    assert cli.login_as(server.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
+    assert _ok(cli("agency", "update", "--phone", "0161 496 0000", "-o", "json"))["phone"] == "0161 496 0000"
+    assert _new_lines(cli, 0) == [{"profile": "default", "kind": "agency", "id": "", "verb": "update",  # the one
+                                   "fields": {"phone": "0161 496 0000"}}]  # agency of the login: no id of its own
