@@ -1,7 +1,7 @@
 """Where wfctl keeps its files: the one answer for the config, state and cache directories.
 
 - config (config.toml, file credentials, login locks): `$XDG_CONFIG_HOME/wfctl`;
-- state (journals of bulk runs, token-refresh locks): `$XDG_STATE_HOME/wfctl`;
+- state (journals of bulk runs, the write history, token-refresh locks): `$XDG_STATE_HOME/wfctl`;
 - cache (ids for shell completion, the help index): `$XDG_CACHE_HOME/wfctl`.
 
 An XDG variable that is set to an absolute path wins on every platform (a relative one is ignored, as the

@@ -38,7 +38,8 @@ def client_from_profile(profile: str | None = None, **options: Any) -> Client:
 
 
 def client_for_settings(settings: Settings, verbose: bool = False, **options: object) -> Client:
-    """An authenticated Client for the profile in `settings`. No I/O until the first request.
+    """An authenticated Client for the profile in `settings`, its writes told to the write history
+    (wfctl.history; `write_observer=None` for none). No I/O until the first request.
 
     `WFCTL_ACCESS_TOKEN` set: that token is used as is, nothing is stored, nothing is refreshed."""
     from wfctl.api.auth import StaticTokenAuth, TokenAuth
@@ -51,6 +52,10 @@ def client_for_settings(settings: Settings, verbose: bool = False, **options: ob
         auth = StaticTokenAuth(token.strip(), base_url)
     else:
         auth = TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)
+    if "write_observer" not in options:  # every write this Client makes leaves a line in the write history
+        from wfctl.history import HistoryWriter
+
+        options["write_observer"] = HistoryWriter(settings.profile)
     return Client(base_url, auth=auth, timeout=settings.timeout, ca_bundle=settings.ca_bundle,
                   allow_insecure_http=settings.allow_insecure_http, put_clears=settings.put_clears,
                   log=verbose_logger() if verbose else None, **options)

@@ -96,6 +96,12 @@ def write_private_file(path: str | os.PathLike[str], data: bytes) -> None:
             raise LocalWriteError(target, exc) from None
 
 
+def move_aside(path: str | os.PathLike[str], older: str | os.PathLike[str]) -> None:
+    """Rename a full append-only log (the write history) to `older`, replacing the one before: a rotation,
+    not a write (nothing is lost that a reader needs whole). Raises OSError."""
+    os.replace(path, older)
+
+
 @contextlib.contextmanager
 def atomic_replace(path: str | os.PathLike[str], *, mode: int = PRIVATE_FILE_MODE,
                    parents: bool = True) -> Iterator[str]:

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from wfctl.api.lean import LeanSender
     from wfctl.api.store import TokenPair
     from wfctl.api.transport import RetryPolicy, RetryTransport
+    from wfctl.api.writelog import WriteObserver
 
 log = logging.getLogger("wfctl.http")
 
@@ -68,7 +69,8 @@ class Client(RecordMethods):
     `sleep` (the function used to wait between retries), `user_agent`, `put_clears` (True: the
     deployment clears what a PUT leaves out, G13, so updates send the whole record; learnt when seen,
     see wfctl.api.updates), `warn` (a callable receiving each warning line of an update: fields another
-    writer moved, a deployment found clearing; default: the `wfctl.api` logger's warnings).
+    writer moved, a deployment found clearing; default: the `wfctl.api` logger's warnings),
+    `write_observer` (told of each write the service answered, wfctl.api.writelog; the CLI's write history).
     """
 
     def __init__(self, base_url: str, **options: Any) -> None:
@@ -86,6 +88,7 @@ class Client(RecordMethods):
         self._user_agent = options.pop("user_agent", None)
         self.put_clears = bool(options.pop("put_clears", False))
         self.warn: Callable[[str], None] = options.pop("warn", None) or logging.getLogger("wfctl.api").warning
+        self.write_observer: WriteObserver | None = options.pop("write_observer", None)
         if options:
             raise TypeError(f"unknown Client option(s): {', '.join(sorted(options))}")
         self._insecure = insecure(self.base_url, self.allow_insecure_http)
@@ -363,12 +366,16 @@ class Client(RecordMethods):
     def update_agency(self, body: dict[str, Any]) -> dict[str, Any]:
         """PUT /api/agency/ (a sandbox extension, G6): NotSupported when the deployment lacks it."""
         try:
-            return _record(self.request("PUT", "/api/agency/", json=body))
+            record = _record(self.request("PUT", "/api/agency/", json=body))
         except (NotFound, ServerError) as exc:
             if exc.status in (404, 405, 501):
                 raise NotSupported("this deployment does not offer agency updates", status=exc.status,
                                    detail="this deployment does not offer agency updates") from None
             raise
+        from wfctl.api import writelog
+
+        writelog.tell(self.write_observer, "agency", record.get("id") or "", writelog.UPDATE, body)
+        return record
 
     # -- internals ---------------------------------------------------------------
     def _session(self) -> httpx.Client:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from wfctl.api import branchfilter, listcheck, updates, writes
+from wfctl.api import branchfilter, listcheck, updates, writelog, writes
 from wfctl.api.errors import InvalidId, ServerError
 from wfctl.api.resources import resource
 from wfctl.api.responses import decode_body, snippet
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from wfctl.api.lean import LeanSender
     from wfctl.api.page import Page
     from wfctl.api.updates import Edit
+    from wfctl.api.writelog import WriteObserver
 
 
 class RecordMethods:
@@ -36,6 +37,8 @@ class RecordMethods:
     Client's."""
 
     if TYPE_CHECKING:  # the Client's, of the same signatures
+        write_observer: WriteObserver | None
+
         def request(self, *args: Any, **kwargs: Any) -> Any: ...
 
         def send(self, *args: Any, **kwargs: Any) -> Any: ...
@@ -93,9 +96,13 @@ class RecordMethods:
                        idempotency_key: str | None = None, sender: LeanSender | None = None,
                        maybe_applied: bool = False,
                        find: Callable[[], dict[str, Any] | None] | None = None) -> writes.CreateOutcome:
-        """POST a new record; return (record, made, sure): see `writes.create_outcome`."""
-        return writes.create_outcome(self, kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
-                                     maybe_applied=maybe_applied, find=find)
+        """POST a new record; return (record, made, sure): see `writes.create_outcome`. The write observer is
+        told of the record it made (wfctl.api.writelog)."""
+        outcome = writes.create_outcome(self, kind, parent_id, body, idempotency_key=idempotency_key, sender=sender,
+                                        maybe_applied=maybe_applied, find=find)
+        if outcome.made:
+            writelog.tell(self.write_observer, kind, outcome.record.get("id"), writelog.CREATE, body)
+        return outcome
 
     def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
                       idempotency_key: str) -> tuple[dict[str, Any], bool]:
@@ -112,8 +119,12 @@ class RecordMethods:
         """Change exactly the fields in `changes`, on every deployment, and return the whole record: see
         `updates.update_record`."""
         resource(kind)
-        return updates.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle,
-                                     seen=seen)
+        sent: dict[str, Any] = {}
+        record = updates.update_record(self, kind, record_id, changes, current=current, sender=sender, settle=settle,
+                                       seen=seen, sent=sent)
+        if sent:  # a change the record held already sent nothing
+            writelog.tell(self.write_observer, kind, record_id, writelog.UPDATE, sent)
+        return record
 
     def delete_record(self, kind: str, record_id: str, *, sender: LeanSender | None = None) -> dict[str, Any]:
         """DELETE the record; the service's answer ({status, message}, or {} for an empty body). `sender`:
@@ -121,8 +132,11 @@ class RecordMethods:
         path = resource(kind).record_path(record_id)
         if sender is not None:
             answer = sender.request("DELETE", path, None)
-            return answer if isinstance(answer, dict) else {}
-        return _record(self.request("DELETE", path))
+            answer = answer if isinstance(answer, dict) else {}
+        else:
+            answer = _record(self.request("DELETE", path))
+        writelog.tell(self.write_observer, kind, record_id, writelog.DELETE)
+        return answer
 
     def find_by_name(self, kind: str, parent_id: str | None, name: Any) -> dict[str, Any] | None:
         """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the

@@ -45,7 +45,8 @@ Edit = Callable[[dict[str, Any]], dict[str, Any]]
 
 def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
                   current: dict[str, Any] | None = None, sender: LeanSender | None = None,
-                  settle: bool = True, seen: dict[str, Any] | None = None) -> dict[str, Any]:
+                  settle: bool = True, seen: dict[str, Any] | None = None,
+                  sent: dict[str, Any] | None = None) -> dict[str, Any]:
     """Change exactly the fields in `changes`, on every deployment, and return the whole record.
 
     `changes` may be a function from the record to the changes (an edit such as "add banned worker
@@ -56,7 +57,8 @@ def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any
     default `current`) is said. Read-only fields and the parent in `changes` are dropped. `settle`
     waits one round trip (at least SETTLE_MIN, at most SETTLE_MAX seconds) before the read-back, so
     that a writer who read the record just before this PUT has written too and is seen; bulk runs
-    (a `sender`, or `settle=False`) skip the wait: their throughput is round trips."""
+    (a `sender`, or `settle=False`) skip the wait: their throughput is round trips. `sent` (a dict) is
+    filled with the changed fields of the last PUT (left empty when the record held the change already)."""
     from wfctl.api.recordrules import same_record, writable_changes
 
     edit: Edit = changes if callable(changes) else _fixed(changes)
@@ -75,6 +77,9 @@ def update_record(client: Any, kind: str, record_id: str, changes: dict[str, Any
             return current  # the record holds the change already (another writer's update kept it)
         try:
             answer = _put(client, kind, record_id, current, wanted, sender)
+            if sent is not None:
+                sent.clear()
+                sent.update(wanted)
         except _WantsWhole:  # refused, nothing changed: read it again and send the whole record
             fresh = False
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wfctl.bulk.engine import RunContext, Stopped
+from wfctl.bulk.engine import RunContext
 
 
 @dataclass
@@ -35,7 +35,7 @@ class EditRecord:
     force: bool = False
 
     def apply(self, run: RunContext) -> None:
-        from wfctl.api.errors import ApiError, NetworkError, NotFound, NotLoggedIn
+        from wfctl.api.errors import ApiError, NotFound
         from wfctl.api.merge import changed, three_way
         from wfctl.api.recordrules import restorable
 
@@ -65,10 +65,9 @@ class EditRecord:
             self._finish(run, "updated", "", {name: [current.get(name), back.get(name)] for name in names})
         except NotFound:
             self._finish(run, "skipped", "deleted since you opened it: skipped")
-        except (NetworkError, NotLoggedIn) as exc:
-            run.halt(Stopped("unreachable", exc.one_line()))
         except ApiError as exc:
-            self._finish(run, "failed", exc.one_line())
+            if not run.stop_for(exc):  # the run's one rule (unreachable, outlasted, no login): stop, resumable
+                self._finish(run, "failed", exc.one_line())
 
     def _finish(self, run: RunContext, status: str, error: str = "",
                 changes: dict[str, list[Any]] | None = None) -> None:

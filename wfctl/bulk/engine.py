@@ -12,8 +12,10 @@ its intent, sends it through the SDK and journals its outcome. The executor owns
 - the one pause of the run's requests (`wfctl.api.retry.Pause`), and the run's rule for a network
   failure (`RunContext.send`): a row whose answers are lost is tried again while the service comes back, and a
   service unreachable for the outage budget (`OUTAGE_SECONDS`) stops the run;
-- the one way a run stops early (`Stopped`): Ctrl-C, a journal that cannot be written, a service that
-  stays away. Rows in flight end and are journalled before `run` returns, queued ones are dropped.
+- the one way a run stops early (`Stopped`) and the one rule of what stops it (`stop_cause`): Ctrl-C, a
+  journal that cannot be written, a service that stays away (unreachable, a 503 through the whole outage,
+  a login that cannot be refreshed). Every action asks `RunContext.stop_for` of an error it meets instead of
+  a rule of its own. Rows in flight end and are journalled before `run` returns, queued ones are dropped.
 
 A Ctrl-C is not trusted to `Thread.join()`: on CPython before 3.13 the clean-up of bpo-45274 may release
 the lock that the running thread still holds and mark the thread as ended, so the next `join()` returns at
@@ -32,10 +34,11 @@ from collections.abc import Callable, Iterable
 from typing import Any, Protocol, TypeVar
 
 from wfctl.api.retry import OUTAGE_SECONDS, Pause, RetryPolicy
+from wfctl.api.writelog import in_run
 from wfctl.bulk.journal import Journal, JournalError
 
 __all__ = ["OUTAGE_SECONDS", "POLL", "Abandon", "Action", "Executor", "RunContext", "Stopped", "Workers",
-           "wait_until"]
+           "stop_cause", "wait_until"]
 
 T = TypeVar("T")
 
@@ -47,10 +50,30 @@ class Stopped(Exception):
     """The run stopped before its end; every row it sent is recorded. `cause` is "interrupted",
     "journal" (a local fault) or "unreachable"."""
 
-    def __init__(self, cause: str, message: str) -> None:
+    def __init__(self, cause: str, message: str, error: Exception | None = None) -> None:
         super().__init__(message)
         self.cause = cause
         self.message = message
+        self.error = error  # the service's error that stopped it (an "unreachable" run's), else None
+
+
+def stop_cause(exc: BaseException, api: Any) -> Stopped | None:
+    """The one rule of what stops a run, for an error an action met: a journal that cannot be written
+    ("journal"); a service the SDK could not reach after its retries, a 503 through the whole outage the
+    SDK rides out, or a login that cannot be refreshed ("unreachable": every further row would meet it).
+    None: the error is the action's own outcome (its row failed). A request sent through
+    `RunContext.send` has had the run's network rule already: what it raises is the row's."""
+    from wfctl.api.errors import ApiError, NetworkError, NotLoggedIn
+
+    if isinstance(exc, JournalError):
+        return Stopped("journal", str(exc))
+    if isinstance(exc, NetworkError | NotLoggedIn):
+        return Stopped("unreachable", exc.one_line(), exc)
+    outlasted = getattr(api, "outlasted_outage", None)  # test doubles of the Client have none
+    down = outlasted(exc) if callable(outlasted) and isinstance(exc, ApiError) else None
+    if down is not None:
+        return Stopped("unreachable", down.one_line(), down)
+    return None
 
 
 class Abandon(Exception):
@@ -113,6 +136,13 @@ class RunContext:
         interrupt = getattr(self.api, "interrupt_waits", None)
         if interrupt is not None:
             interrupt()
+
+    def stop_for(self, exc: BaseException) -> bool:
+        """Whether `exc`, met by an action, stops the run (`stop_cause`); if so the run is stopped."""
+        stopped = stop_cause(exc, self.api)
+        if stopped is not None:
+            self.halt(stopped)
+        return stopped is not None
 
     def send(self, request: Callable[[int], T]) -> T:
         """`request(attempt)` until it is answered, after the run's pause each time: a network failure
@@ -210,10 +240,13 @@ class Executor:
         limit = self.concurrency
         tasks: queue.Queue[Action | None] = queue.Queue(maxsize=limit * 4)
 
+        run_id = run.journal.run_id if run.journal is not None else ""
+
         def work() -> None:
-            while (action := tasks.get()) is not None:
-                if not run.stopping():
-                    self._apply(action)
+            with in_run(run_id):  # the SDK's write observer tells this run's rows from single writes
+                while (action := tasks.get()) is not None:
+                    if not run.stopping():
+                        self._apply(action)
 
         workers = Workers(work, limit, self._name)
         workers.start()
@@ -258,7 +291,7 @@ class Executor:
         except (Abandon, Interrupted):
             return  # the run stopped while this action waited: its intent stays, a resume finds out
         except JournalError as exc:
-            run.halt(Stopped("journal", str(exc)))
+            run.stop_for(exc)
             return
         except BaseException as exc:  # a run-wide error (the login, the network): stop every worker
             with self._lock:

@@ -8,8 +8,9 @@ version 2, so runs journalled before the executor still list, show, resume and u
 
 One JSON object per line:
 
-- the header: `{"journal": 2, "run": "<id>", "nonce", "kind", "file", "path", "target", "profile",
-  "parent", "onExisting", "started", "undo"}` (`undo`: the run id an undo run takes back, else null);
+- the header, a `wfctl.bulk.runrecord.RunRecord`: `{"journal": 2, "run": "<id>", "nonce", "kind", "file"
+  (an import's) or "command" and "change" (a command's run), "path", "target", "profile", "parent",
+  "onExisting", "started", "undo", "note"}` (`undo`: the run id an undo run takes back, else null);
 - before an action's row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
   as below), so a run that resumes it knows it for an update and undo can still put the old values back;
   a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
@@ -50,6 +51,7 @@ from wfctl.bulk.runfiles import import_key, list_journals
 from wfctl.bulk.runfiles import journal_path as journal_path
 from wfctl.bulk.runfiles import new_run_id as new_run_id
 from wfctl.bulk.runfiles import runs_dir as runs_dir
+from wfctl.bulk.runrecord import VERSION, RunRecord, as_record
 from wfctl.fsutil import open_private, private_dir
 
 DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone", "deleted", "gone"})
@@ -57,7 +59,6 @@ DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone", "delet
 DELETE = "delete"
 SENDING = "sending"
 FSYNC_INTERVAL = 1.0  # for power loss only: a killed process loses nothing it wrote; an fsync stalls writes
-VERSION = 2
 
 
 class JournalError(Exception):
@@ -95,13 +96,14 @@ class Entry:
         return self.status in DONE
 
 
-def idempotency_key(header: dict[str, Any], kind: str, parent_id: str | None, row: int) -> str:
+def idempotency_key(header: RunRecord | dict[str, Any], kind: str, parent_id: str | None, row: int) -> str:
     """The Idempotency-Key of one row's create in the run of `header` (and the run that resumes it): the
     run's nonce makes a later run of the same file send new keys, so no replayed answer stands for a
     record deleted since; an undo sends it again to learn what a killed run's create did."""
     import hashlib
 
-    seed = f"{header.get('nonce', '')}:{header.get('file', '')}:{kind}:{parent_id or ''}:{row}"
+    record = as_record(header)
+    seed = f"{record.nonce}:{record.identity}:{kind}:{parent_id or ''}:{row}"
     return "wfctl-import-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
 
 
@@ -109,12 +111,14 @@ class Journal:
     """The journal of one run, open for appending. In memory it keeps one status byte and one file
     offset per row (9 bytes a row: memory stays flat in the file's size); a row's whole entry is read
     back from the file when asked for. `Journal.resume(path)` reopens an unfinished one; `entries`
-    (a caller's already-read rows, e.g. undo's) also resumes."""
+    (a caller's already-read rows, e.g. undo's) also resumes. `run_record` is the run's header; `header`, the
+    same as its journal spells it."""
 
-    def __init__(self, path: str, header: dict[str, Any], entries: dict[int, Entry] | None = None, *,
+    def __init__(self, path: str, header: RunRecord | dict[str, Any], entries: dict[int, Entry] | None = None, *,
                  _scan: bool = False, durable: bool = True) -> None:
         self.path = path
-        self.header = header
+        self.run_record = as_record(header)
+        self.header = self.run_record.to_json()
         self._codes = bytearray()
         self._offsets = array("Q")
         self._given: dict[int, Entry] = dict(entries or {})
@@ -126,7 +130,7 @@ class Journal:
         try:
             if entries is None and not _scan:
                 self._fd = open_private(path)
-                data = (json.dumps({"journal": VERSION, **header}, sort_keys=True) + "\n").encode()
+                data = (json.dumps(self.header, sort_keys=True) + "\n").encode()
                 os.write(self._fd, data)
                 if durable:
                     os.fsync(self._fd)
@@ -158,7 +162,7 @@ class Journal:
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run", ""))
+        return self.run_record.run
 
     def status(self, row: int) -> str | None:
         code = self._codes[row] if row < len(self._codes) else 0
@@ -433,7 +437,7 @@ def is_finished(path: str) -> bool:
     return tail.startswith(b'{"end": true')
 
 
-def find_unfinished(directory: str, header: dict[str, Any]) -> str | None:
+def find_unfinished(directory: str, header: RunRecord | dict[str, Any]) -> str | None:
     """The newest unfinished journal in `directory` of the same import as `header`, if any."""
     key = import_key(header)
     best: tuple[float, str] | None = None

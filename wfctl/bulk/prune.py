@@ -24,7 +24,7 @@ from typing import Any
 
 from wfctl.api.ordered import ordered_map
 from wfctl.api.resources import RESOURCES, counted, resource
-from wfctl.bulk.engine import Abandon, RunContext, Stopped
+from wfctl.bulk.engine import Abandon, RunContext
 from wfctl.bulk.errors import BulkError
 from wfctl.bulk.importtypes import UNSENT, Options
 from wfctl.bulk.journal import DELETE, SENDING, Entry, Journal, JournalError
@@ -262,7 +262,7 @@ def delete(run: RunContext, action: Delete) -> None:
                 journal.record(key, UNSENT, record_id, name=name, deleted=parent)
         return
     except JournalError as exc:
-        run.halt(Stopped("journal", str(exc)))
+        run.stop_for(exc)
         return
     except NotFound:  # ours when an earlier attempt went out; else someone deleted it since the plan
         if sent_before:

@@ -12,6 +12,7 @@ import contextlib
 import os
 from typing import TYPE_CHECKING, Any
 
+from wfctl.bulk.runrecord import RunRecord, as_record
 from wfctl.dirs import state_dir
 from wfctl.fsutil import file_name_for, private_file_lock, write_private_file
 
@@ -54,12 +55,9 @@ def new_run_id() -> str:
     return time.strftime("%y%m%d") + "-" + secrets.token_hex(3)
 
 
-def import_key(header: dict[str, Any]) -> str:
-    """What makes two runs the same import (the resume and lock key)."""
-    import hashlib
-
-    parts = [str(header.get(k) or "") for k in ("kind", "file", "target", "parent", "onExisting", "undo")]
-    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:20]
+def import_key(header: RunRecord | dict[str, Any]) -> str:
+    """What makes two runs the same run (the resume and lock key): `RunRecord.key`."""
+    return as_record(header).key()
 
 
 def list_journals(directory: str) -> list[str]:
@@ -78,7 +76,7 @@ class ImportLock:
     """An exclusive lock on one import (its `import_key`) while a run sends (a filelock.FileLock, on every
     platform), with the runner's pid beside it (`<key>.pid`) for the run that is refused."""
 
-    def __init__(self, directory: str, header: dict[str, Any]) -> None:
+    def __init__(self, directory: str, header: RunRecord | dict[str, Any]) -> None:
         self.path = os.path.join(directory, f"{import_key(header)}.lock")
         self.pid_path = os.path.join(directory, f"{import_key(header)}.pid")
         self._lock: BaseFileLock | None = None

@@ -5,25 +5,25 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import tempfile
-import time
+from dataclasses import replace
 from typing import Any
 
 from wfctl.bulk import journal as journals
 from wfctl.bulk.importtypes import Options
 from wfctl.bulk.journal import Journal, JournalError
 from wfctl.bulk.reader import CsvInput
+from wfctl.bulk.runrecord import RunRecord, now
 
 
-def header_of(options: Options, source: CsvInput) -> dict[str, Any]:
+def header_of(options: Options, source: CsvInput) -> RunRecord:
     """What makes two runs the same import (with the run's own fields added when it starts)."""
-    return {"kind": options.kind, "file": source.sha256, "path": options.file_path or source.display,
-            "target": options.target, "profile": options.profile, "parent": options.parent_id or "",
-            "onExisting": options.on_existing, "undo": None, **({"plan": options.plan} if options.plan else {})}
+    return RunRecord(options.kind, options.file_path or source.display, options.target, options.profile,
+                     file=source.sha256, parent=options.parent_id or "", on_existing=options.on_existing,
+                     extra={"plan": options.plan} if options.plan else {})  # a saved plan's run (its digest)
 
 
-def plan_journal(header: dict[str, Any]) -> Journal:
+def plan_journal(header: RunRecord) -> Journal:
     """A plan's journal: a temporary file, not durable, removed when the plan is shown."""
     try:
         fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
@@ -33,19 +33,19 @@ def plan_journal(header: dict[str, Any]) -> Journal:
         raise TemporaryFull(exc) from None
     os.close(fd)
     try:
-        return Journal(plan_path, {**header, "run": "", "nonce": "", "started": _now()}, durable=False)
+        return Journal(plan_path, replace(header, started=now()), durable=False)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(plan_path)  # nothing of a plan is left behind
         raise
 
 
-def lock(options: Options, header: dict[str, Any]) -> Any:
+def lock(options: Options, header: RunRecord) -> Any:
     """Take the import's lock (held until its `__exit__`). Raises RunLocked."""
     return journals.ImportLock(journals.runs_dir(options.profile), header).__enter__()
 
 
-def run_journal(options: Options, header: dict[str, Any]) -> Journal:
+def run_journal(options: Options, header: RunRecord) -> Journal:
     """The journal named by --journal or the unfinished one of the same import, resumed; else a new run's.
     Raises JournalError."""
     directory = journals.runs_dir(options.profile)
@@ -59,9 +59,4 @@ def run_journal(options: Options, header: dict[str, Any]) -> Journal:
         else:  # a finished run, or another import's: its record is kept for `imports undo`
             raise JournalError(path, f"it holds run {old.get('run') or '?'} (another run); name a new file")
     run = journals.new_run_id()
-    return Journal(options.journal_path or journals.journal_path(directory, run),
-                   {**header, "run": run, "nonce": secrets.token_hex(8), "started": _now()})
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    return Journal(options.journal_path or journals.journal_path(directory, run), header.started_now(run))

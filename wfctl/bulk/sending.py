@@ -26,7 +26,7 @@ from typing import Any
 from wfctl.api.recordrules import natural_key, same_record
 from wfctl.api.retry import OUTAGE_SECONDS, Pause
 from wfctl.api.writes import UNSURE, records_to_look_up
-from wfctl.bulk.engine import Abandon, Action, Executor, RunContext, Stopped
+from wfctl.bulk.engine import Abandon, Action, Executor, RunContext
 from wfctl.bulk.importtypes import UNSENT, Options, Summary
 from wfctl.bulk.journal import DONE, Journal, JournalError, idempotency_key
 from wfctl.bulk.kinds import KINDS
@@ -183,7 +183,7 @@ class RowWriter:
         except Interrupted:
             return "the run stopped"
         except JournalError as exc:
-            run.halt(Stopped("journal", str(exc)))
+            run.stop_for(exc)
             return "the run stopped"
         except ApiError as exc:
             error = exc.one_line()
@@ -212,7 +212,7 @@ class RowWriter:
         except Interrupted:
             pass  # the run stopped while this row waited to be sent again: its intent stays, a resume finds out
         except JournalError as exc:
-            run.halt(Stopped("journal", str(exc)))
+            run.stop_for(exc)
         except ApiError as exc:
             self._record_failure(run, row, body, exc.one_line(), None if existing is not None else (parent_id, body))
         except Exception as exc:  # a worker must record every row, whatever went wrong
@@ -226,7 +226,7 @@ class RowWriter:
         try:
             self._finish(row, "failed", "", error, name=str(body.get("name", "")), create=create)
         except JournalError as exc:
-            run.halt(Stopped("journal", str(exc)))
+            run.stop_for(exc)
 
     def _create(self, run: RunContext, row: int, parent_id: str | None, body: dict[str, Any]) -> None:
         from wfctl.api.errors import Conflict

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
-from wfctl.bulk.engine import Abandon, RunContext, Stopped
+from wfctl.bulk.engine import Abandon, RunContext
 
 
 class PlannedSite(Protocol):
@@ -57,7 +57,7 @@ class SiteAction:
         raise NotImplementedError
 
     def apply(self, run: RunContext) -> None:
-        from wfctl.api.errors import ApiError, Interrupted, NetworkError, NotFound, NotLoggedIn
+        from wfctl.api.errors import ApiError, Interrupted, NotFound
         from wfctl.bulk.journal import JournalError
 
         log = run.journal
@@ -78,14 +78,9 @@ class SiteAction:
             raise  # the executor's: stopping (its intent stays journalled, a resume finds out), or the journal
         except NotFound:
             self._finish(run, "skipped", "deleted since the plan: skipped")
-        except (NetworkError, NotLoggedIn) as exc:
-            run.halt(Stopped("unreachable", exc.one_line()))
         except ApiError as exc:
-            down = run.outlasted(exc)
-            if down is not None:  # a 503 through the whole outage: stop, resumable, as when unreachable
-                run.halt(Stopped("unreachable", down.one_line()))
-                return
-            self._finish(run, "failed", exc.one_line())
+            if not run.stop_for(exc):  # the run's one rule (unreachable, outlasted, no login): stop, resumable
+                self._finish(run, "failed", exc.one_line())
         except Exception as exc:  # an action records its site, whatever went wrong
             from wfctl.api.redact import redact_text
 

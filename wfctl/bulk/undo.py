@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wfctl.api.recordrules import natural_key
@@ -33,6 +33,7 @@ from wfctl.api.resources import counted
 from wfctl.bulk import journal
 from wfctl.bulk.engine import Executor, RunContext
 from wfctl.bulk.journal import SENDING, Entry
+from wfctl.bulk.runrecord import RunRecord, as_record
 from wfctl.bulk.runs import (
     ACTION_FOR,
     CHANGED,
@@ -103,7 +104,7 @@ class UndoPlan:
 
     run: Run
     directory: str
-    header: dict[str, Any]  # the undo run's header (an unfinished undo's, when it resumes)
+    header: RunRecord  # the undo run's (an unfinished undo's, when it resumes)
     pending: list[Entry]
     undoable: int  # rows of the run that changed something
     resume_path: str | None = None
@@ -125,15 +126,13 @@ class UndoPlan:
 
     @property
     def run_id(self) -> str:
-        return str(self.header.get("run", ""))
+        return self.header.run
 
 
 def plan_undo(run: Run, runs: list[Run], profile: str) -> UndoPlan:
     """The rows of `run` not yet taken back by an earlier undo, and the journal to record this one in."""
     directory = os.path.dirname(run.path)
-    header = {key: run.header.get(key) for key in ("kind", "file", "path", "target", "parent", "onExisting")}
-    header.update(run=journal.new_run_id(), nonce=os.urandom(8).hex(), profile=profile, started=_now(),
-                  undo=run.id)
+    header = replace(as_record(run.header), run=run.id, extra={}).undo_of(journal.new_run_id(), profile)
     settled: set[int] = set()
     earlier = []
     for other in runs:
@@ -143,8 +142,8 @@ def plan_undo(run: Run, runs: list[Run], profile: str) -> UndoPlan:
     resume_path = journal.find_unfinished(directory, header)
     resumed: dict[int, Entry] = {}
     if resume_path is not None:
-        header, resumed, _ = journal.read(resume_path)
-        header = {k: v for k, v in header.items() if k != "journal"}
+        read_header, resumed, _ = journal.read(resume_path)
+        header = as_record(read_header)
         settled.update(row for row, e in resumed.items() if e.status in SETTLED)
     rows = [e for _, e in sorted(run.entries().items(), reverse=True) if e.status in ACTION_FOR or e.status == SENDING]
     pending = [e for e in rows if e.row not in settled]
@@ -319,14 +318,7 @@ def question(plan: UndoPlan, kind: str) -> str:
 def _close(run: Run) -> None:
     """End an unfinished run's journal: once undone, running its import again starts afresh instead of
     resuming it (and skipping rows whose records the undo deleted)."""
-    header = {k: v for k, v in run.header.items() if k != "journal"}
     entries = run.entries()
-    journal.Journal(run.path, header, dict(entries)).finish(dict(Counter(e.status for e in entries.values())))
+    journal.Journal(run.path, run.header, dict(entries)).finish(dict(Counter(e.status for e in entries.values())))
     run.finished = True
 
-
-
-def _now() -> str:
-    import time
-
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

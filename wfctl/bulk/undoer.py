@@ -212,14 +212,17 @@ class Undoer:
 
 
 def _stop_on_run_wide(exc: Exception, api: Any) -> None:
-    """Errors that every further row would meet too stop the undo (it resumes when run again): no login,
-    no answer, or a 503 through the whole outage the SDK rides out. A wait ended because the undo is
-    stopping (`Interrupted`) is no outcome: the row's intent stays, as the executor leaves it."""
-    from wfctl.api.errors import Interrupted, NetworkError, NotLoggedIn
+    """Errors that every further row would meet too stop the undo (it resumes when run again): the run's one
+    rule (wfctl.bulk.engine.stop_cause: no login, no answer, or a 503 through the whole outage the SDK rides
+    out), raised for the executor to stop on. A wait ended because the undo is stopping (`Interrupted`) is
+    no outcome: the row's intent stays, as the executor leaves it."""
+    from wfctl.api.errors import Interrupted
+    from wfctl.bulk.engine import stop_cause
 
-    if isinstance(exc, NotLoggedIn | NetworkError | Interrupted):
+    if isinstance(exc, Interrupted):
         raise exc
-    outlasted = getattr(api, "outlasted_outage", None)
-    down = outlasted(exc) if callable(outlasted) else None
-    if down is not None:
-        raise down from exc
+    stopped = stop_cause(exc, api)
+    if stopped is not None and stopped.error is not None:
+        if stopped.error is exc:
+            raise exc
+        raise stopped.error from exc

@@ -23,18 +23,15 @@ def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, ke
                force: bool) -> int:
     """Send each (base, mine, current, merge) of `merges` (the sites of one client) as one journalled run;
     `key` names the edit (`client-<id>`), `command` is how the person ran it. Returns the exit code."""
-    import secrets
-
     from wfctl.bulk import journal as journals
     from wfctl.bulk.editrun import EditOutcome, EditRecord
     from wfctl.bulk.engine import Executor, RunContext, Stopped
+    from wfctl.bulk.runrecord import RunRecord
 
     started = time.monotonic()
     run_id = journals.new_run_id()
-    header = {"kind": "site", "file": f"edit:{key}:{run_id}", "path": command.removeprefix("wfctl "),
-              "target": str(getattr(app.client, "base_url", "") or ""), "profile": app.settings.profile,
-              "parent": "", "onExisting": "update", "undo": None, "command": "sites edit", "run": run_id,
-              "nonce": secrets.token_hex(8), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    header = RunRecord("site", command.removeprefix("wfctl "), str(getattr(app.client, "base_url", "") or ""),
+                       app.settings.profile, change=f"{key}:{run_id}", command="sites edit").started_now(run_id)
     directory = journals.runs_dir(app.settings.profile)
     try:
         log = journals.Journal(journals.journal_path(directory, run_id), header)

@@ -18,6 +18,7 @@ from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.bulk.journal import Journal
+    from wfctl.bulk.runrecord import RunRecord
     from wfctl.context import AppContext
 
 COUNTS = ("updated", "unchanged", "skipped", "failed")
@@ -41,7 +42,7 @@ def confirmed(app: AppContext, changing: int, plan_lines: str, question: str, *,
     return answer, time.monotonic() - asked
 
 
-def unfinished(directory: str, header: dict[str, Any], journal_path: str | None) -> str | None:
+def unfinished(directory: str, header: RunRecord, journal_path: str | None) -> str | None:
     """The journal of an earlier run of the same change that stopped before its end."""
     import os
 
@@ -108,7 +109,7 @@ class Sending:
     """A run's journal and naming: its header, the profile's runs folder, the journal of the earlier run it
     resumes (or None), --journal, the sites that run settled, the progress line's label, the workers' name."""
 
-    header: dict[str, Any]
+    header: RunRecord
     directory: str
     earlier: Journal | None
     journal_path: str | None
@@ -127,7 +128,6 @@ def send_sites(app: AppContext, api: Any, planned: Sequence[Any], actions: Calla
     (a new run, or the earlier one resumed), with the progress line, the sites skipped or failed listed,
     `after(work, outcomes)` (a report), the run's last line; the exit code (0, 10), or the error of a run
     stopped (interrupted, unreachable, the journal)."""
-    import secrets
     import sys
 
     from wfctl.bulk import journal as journals
@@ -158,7 +158,7 @@ def send_sites(app: AppContext, api: Any, planned: Sequence[Any], actions: Calla
         run = journals.new_run_id()
         try:
             log = journals.Journal(sending.journal_path or journals.journal_path(sending.directory, run),
-                                   {**sending.header, "run": run, "nonce": secrets.token_hex(8), "started": now()})
+                                   sending.header.started_now(run))
         except journals.JournalError as exc:
             raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
     progress = Progress(sending.label, terminal=app.io.stderr_is_tty, unit="sites")
@@ -207,7 +207,7 @@ class Resumable:
     earlier: Journal | None
     before: dict[str, tuple[int, str]]
 
-    def sending(self, header: dict[str, Any], journal_path: str | None, label: str, thread_name: str) -> Sending:
+    def sending(self, header: RunRecord, journal_path: str | None, label: str, thread_name: str) -> Sending:
         return Sending(header, self.directory, self.earlier, journal_path, self.before, label, thread_name)
 
     def note_dry_run(self, app: AppContext) -> None:
@@ -221,7 +221,7 @@ class Resumable:
 
 
 @contextlib.contextmanager
-def journalled(app: AppContext, header: dict[str, Any], journal_path: str | None, *, dry_run: bool,
+def journalled(app: AppContext, header: RunRecord, journal_path: str | None, *, dry_run: bool,
                what: str) -> Iterator[Resumable]:
     """The lock on `header`'s change (a real run: another run of `what` in progress is an error), and the
     earlier run of it that stopped before its end, resumed; both let go at the end."""

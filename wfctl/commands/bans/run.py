@@ -10,9 +10,8 @@ same change (the resume and lock key): the verb, the ids and the scope, the serv
 
 from __future__ import annotations
 
-import hashlib
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wfctl.commands.siterun import confirmed, journalled
 from wfctl.commands.sitescope import Scope, read_scope
@@ -22,6 +21,7 @@ from wfctl.safetext import one_line
 
 if TYPE_CHECKING:
     from wfctl.api.bans import BanPlan
+    from wfctl.bulk.runrecord import RunRecord
     from wfctl.context import AppContext
 
 PLAN_COLUMNS = ["client", "site", "worker", "change"]
@@ -75,17 +75,14 @@ def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dr
                           plan_seconds=plan_seconds)
 
 
-def _header(app: AppContext, verb: str, workers: list[str], scope: Scope, note: str | None) -> dict[str, Any]:
+def _header(app: AppContext, verb: str, workers: list[str], scope: Scope, note: str | None) -> RunRecord:
     import shlex
 
+    from wfctl.bulk.runrecord import RunRecord
+
     what = f"{' '.join(shlex.quote(w) for w in workers)} {scope.describe()}"
-    header = {"kind": "site", "file": f"bans-{verb}:" + hashlib.sha256(what.encode()).hexdigest()[:40],
-              "path": f"bans {verb} {what}", "target": str(getattr(app.client, "base_url", "") or ""),
-              "profile": app.settings.profile, "parent": "", "onExisting": "update", "undo": None,
-              "command": f"bans {verb}"}
-    if note:
-        header["note"] = note
-    return header
+    return RunRecord.of_command(f"bans {verb}", what, kind="site", target=str(getattr(app.client, "base_url", "") or ""),
+                                profile=app.settings.profile, note=note)
 
 
 def _confirmed(app: AppContext, verb: str, plan: BanPlan, *, yes: bool) -> tuple[bool, float]:

@@ -11,7 +11,6 @@ resume and lock key): the options of the change and of the scope, the service an
 
 from __future__ import annotations
 
-import hashlib
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +23,7 @@ from wfctl.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.api.rates import Change, Plan, SitePlan
+    from wfctl.bulk.runrecord import RunRecord
     from wfctl.context import AppContext
 
 PLAN_COLUMNS = ["client", "site", "skill", "old", "new", "change"]
@@ -77,12 +77,12 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
 
 # -- planning --------------------------------------------------------------------------------------
 
-def _header(app: AppContext, change: Change, scope: Scope, lands: dict[str, Any] | None = None) -> dict[str, Any]:
+def _header(app: AppContext, change: Change, scope: Scope, lands: dict[str, Any] | None = None) -> RunRecord:
+    from wfctl.bulk.runrecord import RunRecord
+
     what = f"{change.describe()} {scope.describe()}" + (f" --effective {lands['effective']}" if lands else "")
-    return {"kind": "site", "file": "rates:" + hashlib.sha256(what.encode()).hexdigest()[:40],
-            "path": f"rates set {what}", "target": str(getattr(app.client, "base_url", "") or ""),
-            "profile": app.settings.profile, "parent": "", "onExisting": "update", "undo": None,
-            "command": "rates set"}
+    return RunRecord.of_command("rates set", what, kind="site", target=str(getattr(app.client, "base_url", "") or ""),
+                                profile=app.settings.profile)
 
 
 def _plan(sites: Any, change: Change, before: dict[str, tuple[int, str]]) -> Plan:
