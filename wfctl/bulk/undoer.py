@@ -218,7 +218,7 @@ def _stop_on_run_wide(exc: Exception, api: Any) -> None:
 
     if isinstance(exc, NotLoggedIn | NetworkError | Interrupted):
         raise exc
-    outlasted = getattr(api, "outlasted_outage", None)
-    down = outlasted(exc) if callable(outlasted) else None
+    runs = getattr(api, "_runs", None)  # wfctl.api.runsupport; test doubles of the Client have none
+    down = runs.outlasted_outage(exc) if runs is not None else None
     if down is not None:
         raise down from exc
