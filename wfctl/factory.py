@@ -2,8 +2,8 @@
 which auth, where verbose lines go), as gh's `factory` hands its `api` package an http client.
 
 The SDK (`wfctl.api`) knows nothing of profiles or config files; this module reads them and builds the
-Client. Used by `AppContext.client`, the auth commands, doctor, and by Python users who want the CLI's
-login: `wfctl.factory.client_from_profile("staging")`.
+Client. Used by `AppContext.client`, the auth commands, doctor, and by `wfctl.profiles`, the public way a
+script gets a profile's Client (`wfctl.profiles.client("staging")`).
 """
 
 from __future__ import annotations

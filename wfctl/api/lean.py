@@ -7,7 +7,7 @@ h11 is what the import's throughput is made of, so the rows take the lean path; 
 (listing, lookups, the token and its refresh, error mapping) stays with the Client.
 
 Used only where it changes nothing else: plain http(s) without a proxy, no verbose log, no custom
-transport, and the Client's G19 check passed (`Client.lean_writer` decides, and hands over its retry
+transport, and the Client's G19 check passed (`RunSupport.lean_writer`, wfctl.api.runsupport, decides, and hands over its retry
 policy and the pause of its transport). `WFCTL_BULK_HTTPX=1` turns it off.
 
 What is sent again, and after what wait, is the Client's `RetryPolicy` (wfctl.api.retry), as for every
@@ -63,7 +63,7 @@ class LeanSender:
     @staticmethod
     def usable(base_url: str) -> bool:
         """Whether the environment lets the lean path change nothing but speed (no proxy, http(s), not
-        turned off); the Client checks its own options (see `Client.lean_writer`)."""
+        turned off); the Client checks its own options (see `RunSupport.lean_writer`)."""
         if os.environ.get("WFCTL_BULK_HTTPX", "") not in ("", "0"):
             return False
         if any(os.environ.get(name) for name in PROXY_VARIABLES):
