@@ -174,3 +174,41 @@ def test_the_client_takes_only_the_options_it_names(sandbox: SandboxServer):
         Client(sandbox.url, timout=3)  # type: ignore[call-arg]
     with pytest.raises(TypeError, match="auth must be a TokenSource"):
         Client(sandbox.url, auth=3)  # type: ignore[arg-type]
+
+
+def test_the_bulk_writer_asks_the_same_source_and_refreshes_through_it(sandbox: SandboxServer):
+    """The fast writer of bulk runs (wfctl.api.lean) asks the Client's source before every write, and a write
+    answered 401 goes through the source's refresh like any other request."""
+    import uuid
+
+    from wfctl.api import Client
+
+    good = login_token(sandbox, *ADMIN)["accessToken"]
+    tokens = ["revoked-or-expired-token", good]
+    asked: list[str] = []
+
+    def token() -> str:
+        asked.append(tokens[0])
+        return tokens[0]
+
+    class Source:
+        def access_token(self) -> str:
+            return token()
+
+        def refresh(self, rejected: str) -> str | None:
+            tokens.pop(0)
+            return tokens[0]
+
+        def location(self) -> str | None:
+            return None
+
+    with Client(sandbox.url, auth=Source()) as client:
+        writer = client._runs.lean_writer()
+        assert writer is not None
+        names = [f"Lean {uuid.uuid4().hex[:8]}" for _ in range(3)]
+        made = [writer.request("POST", "/api/branches", {"name": name}) for name in names]
+        assert [branch["name"] for branch in made] == names
+        assert [client.get_branch(branch["id"])["name"] for branch in made] == names
+    # the first write: the stale token (401); the Client's flow asks again (401), refreshes and sends it again;
+    # then one ask a request: two more writes and three reads
+    assert asked == ["revoked-or-expired-token"] * 2 + [good] * 5
