@@ -85,6 +85,9 @@ class TokenAuth(httpx.Auth):
 
     def pair(self) -> TokenPair:
         """A currently valid pair, refreshed first if it is about to expire."""
+        pair = self._pair  # asked before every request: the pair in memory, while it lasts, without a flow
+        if pair is not None and not pair.needs_refresh():
+            return pair
         return self._drive(self.valid_pair())
 
     def refresh(self, rejected: str) -> str | None:

@@ -12,15 +12,14 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api.errors import ApiError, NetworkError
 
 if TYPE_CHECKING:
-    from wfctl.api.client import Client
     from wfctl.api.lean import LeanSender
 
 
 class RunSupport:
     """A bulk run's handle on one Client (its transport's retry policy and pause)."""
 
-    def __init__(self, client: Client) -> None:
-        self._client = client
+    def __init__(self, client: Any) -> None:
+        self._client = client  # a wfctl.api.Client (not imported: the Client imports this module)
 
     def lean_writer(self) -> LeanSender | None:
         """A sender for many JSON writes from worker threads (bulk import), or None.
