@@ -83,6 +83,20 @@ def test_an_environment_without_what_the_client_needs_says_what_to_set(cli: Cli,
     assert str(info.value) == message
 
 
+def test_the_environment_names_the_timeout_and_the_ca_bundle_as_the_cli_reads_them(cli: Cli):
+    from wfctl.api import Client
+
+    for name, value in {"WFCTL_BASE_URL": "https://wams.example.com/", "WFCTL_ACCESS_TOKEN": " t0ken-1 ",
+                        "WFCTL_TIMEOUT": "7.5", "WFCTL_CA_BUNDLE": "~/agency-ca.pem"}.items():
+        cli._monkeypatch.setenv(name, value)
+    client = Client.from_environment(put_clears=True)
+    assert (client.base_url, client.access_token(), client.timeout, client.ca_bundle, client.put_clears) == (
+        "https://wams.example.com", "t0ken-1", 7.5, str(cli.home / "agency-ca.pem"), True)
+    cli._monkeypatch.setenv("WFCTL_TIMEOUT", "soon")
+    with pytest.raises(ValueError, match="WFCTL_TIMEOUT is not a number of seconds: 'soon'"):
+        Client.from_environment()
+
+
 def test_a_client_from_a_wfctl_profile_loads_no_cli_framework(logged_in: Cli, sandbox: SandboxServer):
     """`wfctl.profiles` is the one way from a profile to the SDK: the profile's URL and its stored login."""
     program = """

@@ -157,7 +157,7 @@ class Client(RecordMethods):
         if self.tokens is None:
             raise NotLoggedIn("this client has no token source")
         token = self.tokens.access_token()
-        if self.auth is self.tokens:  # one of wfctl's own sources: its token was checked as it came
+        if self.auth is self.tokens:  # a source that is its own flow (wfctl's): it sends what it gives as is
             return token
         from wfctl.api.tokens import checked_token
 
