@@ -226,3 +226,26 @@ def test_the_bulk_writer_asks_the_same_source_and_refreshes_through_it(sandbox: 
     # the first write: the stale token (401); the Client's flow asks again (401), refreshes and sends it again;
     # then one ask a request: two more writes and three reads
     assert asked == ["revoked-or-expired-token"] * 2 + [good] * 5
+
+
+def test_a_stored_login_is_a_token_source_whose_refresh_rotates_once(sandbox_factory, tmp_path):
+    """`TokenAuth` answers the protocol too: `refresh(rejected)` rotates the pair under the login's lock and
+    stores it; asked again with the token already replaced, it gives the stored pair and sends nothing (the
+    spent refresh token is never presented again: the service records no reuse)."""
+    from wfctl.api import Client, FileStore, TokenAuth, TokenPair
+
+    server = sandbox_factory()
+    answer = login_token(server, *ADMIN)
+    store = FileStore(tmp_path / "login.json", tmp_path / "login.lock")
+    store.save(TokenPair.from_response(answer, username=ADMIN[0], base_url=server.url))
+    with Client(server.url, auth=TokenAuth(store, server.url)) as client:
+        source = client.tokens
+        assert source is not None and client.access_token() == answer["accessToken"]
+        new = source.refresh(answer["accessToken"])
+        assert new is not None and new != answer["accessToken"]
+        stored = store.load()
+        assert stored is not None and (stored.access_token, stored.refresh_pending) == (new, False)
+        assert source.refresh(answer["accessToken"]) == new  # already replaced: the stored pair, no request
+        assert client.get_agency()["name"] == "Northwind Staffing"
+        assert source.location() == f"file {tmp_path / 'login.json'} (mode 0600)"
+    assert server.reuse_detections() == 0
