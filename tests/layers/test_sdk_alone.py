@@ -85,3 +85,10 @@ def test_the_client_shows_the_sdk_and_no_run_internals():
     from wfctl.api import Client
 
     assert sorted(name for name in dir(Client) if not name.startswith("_")) == CLIENT_METHODS
+
+
+def test_naming_the_token_source_protocol_loads_no_http_stack():
+    """A script's type hints (`def source() -> TokenSource`) cost no httpx import."""
+    program = "import sys\nfrom wfctl.api import TokenSource, CallableSource\nprint('httpx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out == "False\n"
