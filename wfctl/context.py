@@ -74,7 +74,7 @@ class AppContext:
         from wfctl.progress import NOTE
 
         # An outage ridden out is said on a terminal (a bulk run's progress line, or a line of its own).
-        client.watch_outages(NOTE.attach(sys.stderr if self.io.stderr_is_tty else None))
+        client._runs.watch_outages(NOTE.attach(sys.stderr if self.io.stderr_is_tty else None))
         return client
 
     def output_format(self, override: str | None = None) -> str:

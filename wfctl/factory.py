@@ -2,8 +2,8 @@
 which auth, where verbose lines go), as gh's `factory` hands its `api` package an http client.
 
 The SDK (`wfctl.api`) knows nothing of profiles or config files; this module reads them and builds the
-Client. Used by `AppContext.client`, the auth commands, doctor, and by Python users who want the CLI's
-login: `wfctl.factory.client_from_profile("staging")`.
+Client. Used by `AppContext.client`, the auth commands, doctor, and by `wfctl.profiles`, the public way a
+script gets a profile's Client (`wfctl.profiles.client("staging")`).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 
 if TYPE_CHECKING:
+    from wfctl.api.auth import StaticTokenAuth, TokenAuth
     from wfctl.api.client import Client
     from wfctl.api.store import FileStore, KeyringStore, TokenPair
     from wfctl.config import Settings
@@ -37,28 +38,43 @@ def client_from_profile(profile: str | None = None, **options: Any) -> Client:
     return client_for_settings(load_settings(profile=profile), **options)
 
 
-def client_for_settings(settings: Settings, verbose: bool = False, **options: object) -> Client:
+def client_for_settings(settings: Settings, verbose: bool = False, **options: Any) -> Client:
     """An authenticated Client for the profile in `settings`, its writes told to the write history
     (wfctl.history; `write_observer=None` for none). No I/O until the first request.
 
     `WFCTL_ACCESS_TOKEN` set: that token is used as is, nothing is stored, nothing is refreshed."""
-    from wfctl.api.auth import StaticTokenAuth, TokenAuth
     from wfctl.api.client import Client
 
     base_url = require_base_url(settings)
-    token = os.environ.get(ACCESS_TOKEN_ENV)
-    auth: StaticTokenAuth | TokenAuth
-    if token:
-        auth = StaticTokenAuth(token.strip(), base_url)
-    else:
-        auth = TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)
     if "write_observer" not in options:  # every write this Client makes leaves a line in the write history
         from wfctl.history import HistoryWriter
 
         options["write_observer"] = HistoryWriter(settings.profile)
-    return Client(base_url, auth=auth, timeout=settings.timeout, ca_bundle=settings.ca_bundle,
+    return Client(base_url, auth=token_source(settings), timeout=settings.timeout, ca_bundle=settings.ca_bundle,
                   allow_insecure_http=settings.allow_insecure_http, put_clears=settings.put_clears,
                   log=verbose_logger() if verbose else None, **options)
+
+
+def token_source(settings: Settings) -> StaticTokenAuth | TokenAuth:
+    """Where the profile's access token comes from (a `wfctl.api.TokenSource`): `WFCTL_ACCESS_TOKEN` when set
+    (used as is), else the profile's login in its token store (refreshed under the login's lock)."""
+    from wfctl.api.auth import StaticTokenAuth, TokenAuth
+
+    base_url = require_base_url(settings)
+    token = os.environ.get(ACCESS_TOKEN_ENV)
+    if token:
+        return StaticTokenAuth(token.strip(), base_url, where=f"environment variable {ACCESS_TOKEN_ENV}")
+    return TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)
+
+
+def token_pair(client: Client) -> TokenPair:
+    """The pair behind a CLI-built client's token (its expiry, a refresh in doubt), renewed first if it is
+    about to expire: `wfctl auth token` and `auth status`."""
+    from wfctl.api.auth import KeepsPair
+
+    if not isinstance(client.tokens, KeepsPair):
+        raise NotLoggedIn("this client has no stored login")
+    return client.tokens.pair()
 
 
 def anonymous_client(settings: Settings, base_url: str, verbose: bool = False) -> Client:

@@ -255,7 +255,7 @@ def test_a_refresh_that_never_left_leaves_no_mark(tmp_path):
     stored = store.load()
     assert stored is not None and not stored.refresh_pending
     with pytest.raises(errors.NetworkError):  # `wfctl auth token`'s path too
-        c.token_pair()
+        c.access_token()
     stored = store.load()
     assert stored is not None and not stored.refresh_pending
 

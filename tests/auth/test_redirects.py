@@ -132,7 +132,7 @@ def test_the_bulk_writer_hands_a_redirect_to_the_client_which_follows_it(sandbox
     token = login_token(sandbox, *ADMIN)["accessToken"]
     name = f"lean-redirected-{uuid.uuid4().hex[:8]}"
     with Client(sandbox.url, auth=StaticTokenAuth(token, sandbox.url)) as api:
-        writer = api.lean_writer()
+        writer = api._runs.lean_writer()
         assert writer is not None
         made = writer.request("POST", "/api/branches/", {"name": name, "phone": "0161 496 0002"},
                               str(uuid.uuid4()))

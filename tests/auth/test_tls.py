@@ -213,9 +213,9 @@ def test_the_lean_writer_uses_the_clients_ssl_context(tls_sandbox, pki):
     from wfctl.api import Client
 
     client = Client(tls_sandbox.url, ca_bundle=str(pki["ca"]))
-    sender = client.lean_writer()
+    sender = client._runs.lean_writer()
     assert sender is not None
-    assert sender._connection()._context is client.ssl_context()  # type: ignore[attr-defined]
+    assert sender._connection()._context is client._ssl_context()  # type: ignore[attr-defined]
     client.close()
 
 
@@ -244,7 +244,7 @@ def _ca_loads_after(cli, code: str) -> tuple[int, bool]:
 def test_help_and_plain_http_load_no_ca_store(cli, sandbox):
     """A CA store is read (and truststore imported) only where an https origin is used."""
     assert _ca_loads_after(cli, "from wfctl.main import main; main(['--help'])") == (0, False)
-    login = (f"from wfctl.api import Client; Client({sandbox.url!r}).request_unauthenticated('POST', "
+    login = (f"from wfctl.api import Client; Client({sandbox.url!r}).send('POST', "
              f"'/identity/login', json={{'username': {ADMIN[0]!r}, 'password': {ADMIN[1]!r}}})")
     assert _ca_loads_after(cli, login) == (0, False)
     loads, _ = _ca_loads_after(cli, "from wfctl.api.tls import ssl_context; ssl_context()")
@@ -266,11 +266,11 @@ def test_the_default_trust_loads_the_os_store_once(tls_sandbox, pki, monkeypatch
 
     monkeypatch.setattr(ssl.SSLContext, "set_default_verify_paths", counting)
     client = Client(tls_sandbox.url)
-    context = client.ssl_context()
+    context = client._ssl_context()
     context.load_verify_locations(cafile=str(pki["ca"]))  # the test CA besides the OS store and certifi
     for _ in range(3):
-        client.request_unauthenticated("POST", "/identity/login",
-                                       json={"username": ADMIN[0], "password": ADMIN[1]})
+        client.send("POST", "/identity/login", authenticated=False,
+                    json={"username": ADMIN[0], "password": ADMIN[1]})
         client.close()  # the next request opens a new connection
     assert len(loads) <= 1
 

@@ -27,7 +27,7 @@ def _send(answer: bytes) -> tuple[object, bool]:
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
-    sender = Client(url, auth=StaticTokenAuth("t", url), timeout=10).lean_writer()
+    sender = Client(url, auth=StaticTokenAuth("t", url), timeout=10)._runs.lean_writer()
     assert sender is not None
     try:
         return sender.request("POST", "/api/branches", {"name": "x"}, "key-1"), sender.replayed()

@@ -86,7 +86,7 @@ def client_of(server: Scripted, sleeps: list[float]) -> Client:
 def send(client: Client, writer: str, method: str, key: str | None) -> Any:
     """One request by the named writer: the lean one (bulk runs) or the Client's httpx session."""
     if writer == "lean":
-        sender = client.lean_writer()
+        sender = client._runs.lean_writer()
         assert sender is not None  # the lean path is the one under test
         return sender.request(method, "/api/sites/s1", {"name": "North"}, key)
     return client.request(method, "/api/sites/s1", json={"name": "North"}, idempotency_key=key)

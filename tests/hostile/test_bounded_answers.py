@@ -122,7 +122,7 @@ def test_a_valid_answer_still_reads(cli, hostile):
 def _lean(url: str, timeout: float = 30.0) -> Any:
     os.environ.pop("WFCTL_BULK_HTTPX", None)
     client = Client(url, auth=StaticTokenAuth("hostile-test-token", url), timeout=timeout)
-    sender = client.lean_writer()
+    sender = client._runs.lean_writer()
     assert sender is not None
     return sender
 

@@ -46,7 +46,7 @@ def one_line(result: Any) -> str:
 
 
 def lean(url: str) -> Any:
-    sender = Client(url, auth=StaticTokenAuth("odd-answers-token", url)).lean_writer()
+    sender = Client(url, auth=StaticTokenAuth("odd-answers-token", url))._runs.lean_writer()
     assert sender is not None
     return sender
 

@@ -47,3 +47,48 @@ def test_no_sdk_module_imports_the_cli_even_inside_a_function():
     found = {module: sorted(t for t in targets if t.startswith(wfctl_cli))
              for module, targets in graph().items() if module == "wfctl.api" or module.startswith("wfctl.api.")}
     assert {m: t for m, t in found.items() if t} == {}
+
+
+STAR = f"""
+import json, sys
+from wfctl.api import *
+import wfctl.api
+names = sorted(k for k in globals() if not k.startswith("_") and k not in ("json", "sys", "wfctl"))
+print(json.dumps([names, sorted(wfctl.api.__all__), sorted(m for m in sys.modules if m.startswith({CLI_SIDE!r}))]))
+"""
+
+
+def test_star_import_gives_exactly_the_curated_names_and_nothing_of_the_cli():
+    out = subprocess.run([sys.executable, "-c", STAR], capture_output=True, text=True, check=True).stdout
+    names, public, loaded = json.loads(out)
+    assert names == public
+    assert loaded == []
+    assert {"Client", "TokenSource", "TokenPair", "ApiError"} <= set(public)
+    internal = ("LeanSender", "RunSupport", "Pause", "Journal", "SourceAuth", "Interrupted", "AttachedSource")
+    assert [name for name in public if name in internal] == []
+
+
+#: The Client's public methods: the service's records and the session. What only wfctl's bulk runs need (the
+#: lean writer, a run's outage and interrupt hooks) is `client._runs` (wfctl.api.runsupport). `find_same`
+#: and `resend_create` (wfctl.api.recordmethods) are still listed: that module is another change's.
+CLIENT_METHODS = [
+    "access_token", "close", "create_branch", "create_client", "create_outcome", "create_record", "create_site",
+    "delete_branch", "delete_client", "delete_record", "delete_site", "find_by_name", "find_same",
+    "from_environment", "get_agency", "get_branch", "get_client", "get_record", "get_site", "iter_branches",
+    "iter_clients", "iter_records", "iter_sites", "list_branches", "list_clients", "list_records", "list_sites",
+    "login", "logout", "pages", "request", "resend_create", "send", "update_agency", "update_branch",
+    "update_client", "update_record", "update_site",
+]
+
+
+def test_the_client_shows_the_sdk_and_no_run_internals():
+    from wfctl.api import Client
+
+    assert sorted(name for name in dir(Client) if not name.startswith("_")) == CLIENT_METHODS
+
+
+def test_naming_the_token_source_protocol_loads_no_http_stack():
+    """A script's type hints (`def source() -> TokenSource`) cost no httpx import."""
+    program = "import sys\nfrom wfctl.api import TokenSource, CallableSource\nprint('httpx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True).stdout
+    assert out == "False\n"

@@ -1,11 +1,12 @@
 """The HTTP layer and Python SDK for the Workforce Agency Management Service.
 
     from wfctl.api import Client
-    with Client(base_url, auth=auth) as client:    # or wfctl.factory.client_from_profile()
-        for site in client.iter_sites(client_id):
+    with Client(base_url, auth=token_source) as client:   # or Client.from_environment(),
+        for site in client.iter_sites(client_id):         # or wfctl.profiles.client("staging")
             print(site["name"])
 
-Never imports typer or rich. Heavy imports (httpx) happen when `Client` is first touched.
+Never imports typer or rich, nor anything of the CLI. Heavy imports (httpx) happen when `Client` (or another
+name of `_LAZY`) is first touched. docs/sdk.md is the guide.
 """
 
 from __future__ import annotations
@@ -36,33 +37,62 @@ from wfctl.api.errors import (  # noqa: E402 - after quiet_httpx_cli, before any
 )
 
 if TYPE_CHECKING:
+    from wfctl.api.auth import StaticTokenAuth, TokenAuth
     from wfctl.api.client import Client, NotSupported, Page
+    from wfctl.api.resources import UnknownKind
+    from wfctl.api.retry import RetryPolicy
+    from wfctl.api.store import FileStore, KeyringStore
+    from wfctl.api.tokenpair import TokenPair
+    from wfctl.api.tokens import CallableSource, TokenSource
+    from wfctl.api.writes import CreateOutcome
 
+#: The SDK's public names: what `from wfctl.api import *` gives. Everything else under wfctl.api is the
+#: SDK's own workings (a bulk run's internals among them), free to change.
 __all__ = [
     "ApiError",
     "CaBundleError",
+    "CallableSource",
     "CertificateError",
     "Client",
     "Conflict",
+    "CreateOutcome",
     "CredentialStoreError",
+    "FileStore",
     "Forbidden",
     "ForeignOrigin",
     "InsecureTransport",
     "InvalidId",
+    "KeyringStore",
     "NetworkError",
     "NotFound",
     "NotLoggedIn",
     "NotSupported",
     "Page",
     "PaginationError",
+    "RetryPolicy",
     "ServerError",
+    "StaticTokenAuth",
+    "TokenAuth",
+    "TokenPair",
+    "TokenSource",
+    "UnknownKind",
     "ValidationFailed",
 ]
 
+#: where each name that loads httpx (or more) lives: imported when first asked for
+_LAZY = {
+    "Client": "client", "NotSupported": "client", "Page": "client",
+    "StaticTokenAuth": "auth", "TokenAuth": "auth",
+    "FileStore": "store", "KeyringStore": "store",
+    "TokenPair": "tokenpair", "TokenSource": "tokens", "CallableSource": "tokens",
+    "RetryPolicy": "retry", "UnknownKind": "resources", "CreateOutcome": "writes",
+}
+
 
 def __getattr__(name: str) -> Any:
-    if name in ("Client", "NotSupported", "Page"):
-        from wfctl.api import client
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(name)
+    import importlib
 
-        return getattr(client, name)
-    raise AttributeError(name)
+    return getattr(importlib.import_module(f"wfctl.api.{module}"), name)

@@ -25,28 +25,45 @@ may have spent it, and a spent token presented again revokes the login): the use
 
 Tokens go only to the login's origin: a request to any other origin gets no Authorization header
 and raises ForeignOrigin before anything is sent.
+
+Every class here is a `wfctl.api.tokens.TokenSource` (the token, a refresh after a 401, where it is kept):
+`TokenAuth` (a stored pair) and `StaticTokenAuth` (one token) are also their own `httpx.Auth` flows, and
+`SourceAuth` is the flow of any other source (a script's). `TokenAuth` refreshes through the Client's own
+session (its TLS, retries and origin rules), which the Client attaches when it is given the source.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import httpx
 
-from wfctl.api.errors import ForeignOrigin, NotLoggedIn
+from wfctl.api.errors import ApiError, ForeignOrigin, NotLoggedIn
 from wfctl.api.origin import origin_of, same_origin
 
 if TYPE_CHECKING:
     from wfctl.api.store import TokenPair, TokenStore
+    from wfctl.api.tokens import TokenSource
+
+#: how a source that refreshes at the service sends a request: through the Client's own session
+Send = Callable[[httpx.Request], httpx.Response]
 
 REFRESH_PATH = "/identity/refresh"
 
 
+@runtime_checkable
+class KeepsPair(Protocol):
+    """A token source that knows the whole pair (its expiry, whether a refresh is in doubt): what
+    `wfctl auth token` and `auth status` show."""
+
+    def pair(self) -> TokenPair: ...
+
+
 class TokenAuth(httpx.Auth):
-    """Authenticates requests with the pair in `store`; refreshes it as needed."""
+    """Authenticates requests with the pair in `store`; refreshes it as needed. A TokenSource."""
 
     def __init__(self, store: TokenStore, base_url: str, *, profile: str = "default") -> None:
         self.store = store
@@ -54,8 +71,36 @@ class TokenAuth(httpx.Auth):
         self.profile = profile
         self._pair: TokenPair | None = None
         self._lock = threading.RLock()
+        self._send: Send | None = None
 
-    # -- public --------------------------------------------------------------------
+    # -- the token source ----------------------------------------------------------
+    def attach(self, send: Send) -> None:
+        """How this source sends its refresh outside a request's flow: the Client's session (the Client
+        calls it when it is given this source)."""
+        self._send = send
+
+    def access_token(self) -> str:
+        """The access token to send now, refreshed first (under the login's lock) when about to expire."""
+        return self.pair().access_token
+
+    def pair(self) -> TokenPair:
+        """A currently valid pair, refreshed first if it is about to expire."""
+        pair = self._pair  # asked before every request: the pair in memory, while it lasts, without a flow
+        if pair is not None and not pair.needs_refresh():
+            return pair
+        return self._drive(self.valid_pair())
+
+    def refresh(self, rejected: str) -> str | None:
+        """After a 401 to `rejected`: the pair another process stored meanwhile, or a refreshed one."""
+        pair = self.current_pair()
+        stale = pair if pair.access_token == rejected else replace(pair, access_token=rejected)
+        new = self._drive(self._refresh_flow(stale, after_401=True)).access_token
+        return new if new != rejected else None
+
+    def location(self) -> str | None:
+        return self.store.describe()
+
+    # -- the httpx flow ------------------------------------------------------------
     def current_pair(self) -> TokenPair:
         """The pair in memory, loaded from the store on first use."""
         with self._lock:
@@ -87,6 +132,32 @@ class TokenAuth(httpx.Auth):
         if pair.needs_refresh():
             pair = yield from self._refresh_flow(pair)
         return pair
+
+    def _drive(self, flow: Generator[httpx.Request, httpx.Response, TokenPair]) -> TokenPair:
+        """Run a flow of this source through the attached session, to its pair."""
+        if self._send is None:
+            raise NotLoggedIn("this login's token source is not attached to a Client")
+        try:
+            request = next(flow)
+            while True:
+                response = self._send(request)
+                try:
+                    request = flow.send(response)
+                finally:
+                    response.close()
+        except StopIteration as stop:
+            pair: TokenPair = stop.value
+            return pair
+        except ApiError:
+            flow.close()  # let the auth flow release its refresh lock and mark a lost answer now
+            raise
+        except Exception as exc:
+            flow.close()  # first: the flow reads the transport's own error as what lost the answer
+            if isinstance(exc, httpx.TransportError):
+                from wfctl.api.responses import network_error
+
+                raise network_error(self.base_url, exc) from None
+            raise
 
     # -- refresh -------------------------------------------------------------------
     def _refresh_flow(self, stale: TokenPair, *, after_401: bool = False
@@ -283,17 +354,60 @@ def _reason(exc: BaseException) -> str:
 
 
 class StaticTokenAuth(httpx.Auth):
-    """`WFCTL_ACCESS_TOKEN`: one token used as is, for one run; nothing stored, no refresh."""
+    """`WFCTL_ACCESS_TOKEN`: one token used as is, for one run; nothing stored, no refresh. A TokenSource
+    (`where`: where the token came from, e.g. "environment variable WFCTL_ACCESS_TOKEN")."""
 
-    def __init__(self, token: str, base_url: str) -> None:
+    def __init__(self, token: str, base_url: str, *, where: str | None = None) -> None:
         from wfctl.api.redact import register_secret
 
         register_secret(token)
         self.token = token
         self.base_url = base_url
+        self.where = where
+
+    def access_token(self) -> str:
+        return self.token
+
+    def refresh(self, rejected: str) -> str | None:
+        return None  # one token, nothing to renew it with: the 401 stands
+
+    def location(self) -> str | None:
+        return self.where
+
+    def pair(self) -> TokenPair:
+        from wfctl.api.tokenpair import TokenPair
+
+        return TokenPair(self.token, None, 0.0, 0.0, None, self.base_url)
 
     def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         if not same_origin(request.url, self.base_url):
             raise ForeignOrigin(f"refused to send the token to {origin_of(request.url)}")
         request.headers["Authorization"] = f"Bearer {self.token}"
+        yield request
+
+
+class SourceAuth(httpx.Auth):
+    """The `httpx.Auth` flow of any TokenSource: its token on every request (asked in `sync_auth_flow`, as a
+    source may do I/O), and on a 401 its `refresh` and one replay; a second 401 is the Client's NotLoggedIn."""
+
+    def __init__(self, source: TokenSource, base_url: str) -> None:
+        self.source = source
+        self.base_url = base_url.rstrip("/")
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        if not same_origin(request.url, self.base_url):
+            raise ForeignOrigin(f"refused to send the token to {origin_of(request.url)}, which is not the "
+                                f"service origin {origin_of(self.base_url)}")
+        from wfctl.api.tokens import checked_token
+
+        token = checked_token(self.source.access_token())
+        request.headers["Authorization"] = f"Bearer {token}"
+        response = yield request
+        if response.status_code != 401:
+            return
+        response.read()
+        new = self.source.refresh(token)
+        if not new:
+            return
+        request.headers["Authorization"] = f"Bearer {checked_token(new)}"
         yield request

@@ -9,21 +9,23 @@ each kind's own, `list_sites`, `get_branch`, ...) are its base class, wfctl.api.
 methods do beyond one request lives apart: the create and update protocols in writes.py, the G9 parent
 filter in branchfilter.py, paging in pagereader.py and pagination.py, error mapping in responses.py.
 
-    from wfctl.factory import client_from_profile  # the CLI's config and login (or Client(base_url, auth=...))
-    with client_from_profile() as client:
+    with Client.from_environment() as client:     # WFCTL_BASE_URL, WFCTL_ACCESS_TOKEN (docs/sdk.md)
         for branch in client.iter_branches():
             print(branch["id"], branch["name"])
+
+Where the token comes from is the Client's token source, asked on every request (wfctl.api.tokens).
+What only wfctl's own bulk runs need of a Client is apart, behind `client._runs` (wfctl.api.runsupport).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from wfctl.api.errors import (
-    ApiError,
     ForeignOrigin,
     InsecureTransport,
     NetworkError,
@@ -34,6 +36,8 @@ from wfctl.api.errors import (
 from wfctl.api.page import Page
 from wfctl.api.recordmethods import RecordMethods, fetched
 from wfctl.api.responses import decode_body, error_from_response, network_error, user_agent
+from wfctl.api.runsupport import RunSupport
+from wfctl.api.tokens import AttachedSource, TokenSource, as_source
 from wfctl.api.writes import record_of as _record
 
 if TYPE_CHECKING:
@@ -41,12 +45,16 @@ if TYPE_CHECKING:
 
     import httpx
 
-    from wfctl.api.lean import LeanSender
-    from wfctl.api.store import TokenPair
     from wfctl.api.transport import RetryPolicy, RetryTransport
     from wfctl.api.writelog import WriteObserver
 
 log = logging.getLogger("wfctl.http")
+
+#: the environment variables `Client.from_environment` reads (and `wfctl exec` will set)
+BASE_URL_ENV = "WFCTL_BASE_URL"
+ACCESS_TOKEN_ENV = "WFCTL_ACCESS_TOKEN"
+TIMEOUT_ENV = "WFCTL_TIMEOUT"
+CA_BUNDLE_ENV = "WFCTL_CA_BUNDLE"
 
 MAX_REDIRECTS = 5
 
@@ -58,83 +66,106 @@ class NotSupported(NotFound):
 class Client(RecordMethods):
     """Talks to one service origin.
 
-    Construction does no I/O. `auth` is an `httpx.Auth` (see wfctl.api.auth) or None for
-    the identity endpoints. Every method raises a subclass of wfctl.api.errors.ApiError on failure.
-    Thread-safe: bulk import shares one Client between worker threads.
+    Construction does no I/O. `auth` is where the access token comes from, asked on every request: a
+    `wfctl.api.TokenSource`, a function returning the token, the token itself (a str), another
+    `httpx.Auth`, or None for the identity endpoints (see wfctl.api.tokens). Every method raises a
+    subclass of wfctl.api.errors.ApiError on failure. Thread-safe: bulk import shares one Client between
+    worker threads.
 
-    Options: `auth`, `timeout` (seconds, default 30), `allow_insecure_http` (G19), `ca_bundle` (a PEM
-    file: the only CAs trusted for https; default: the OS store and certifi, see wfctl.api.tls), `retry`
-    (a RetryPolicy), `log` (a callable receiving each verbose log line, already redacted),
-    `transport` (an httpx transport under the retry layer, e.g. httpx.MockTransport for tests),
-    `sleep` (the function used to wait between retries), `user_agent`, `put_clears` (True: the
-    deployment clears what a PUT leaves out, G13, so updates send the whole record; learnt when seen,
-    see wfctl.api.updates), `warn` (a callable receiving each warning line of an update: fields another
-    writer moved, a deployment found clearing; default: the `wfctl.api` logger's warnings),
-    `write_observer` (told of each write the service answered, wfctl.api.writelog; the CLI's write history).
+    `timeout` (seconds, default 30), `allow_insecure_http` (G19), `ca_bundle` (a PEM file: the only CAs
+    trusted for https; default: the OS store and certifi, see wfctl.api.tls), `retry` (a RetryPolicy),
+    `log` (a callable receiving each verbose log line, already redacted), `transport` (an httpx transport
+    under the retry layer, e.g. httpx.MockTransport for tests), `sleep` (the function used to wait between
+    retries), `user_agent`, `put_clears` (True: the deployment clears what a PUT leaves out, G13, so
+    updates send the whole record; learnt when seen, see wfctl.api.updates), `warn` (a callable receiving
+    each warning line of an update: fields another writer moved, a deployment found clearing; default:
+    the `wfctl.api` logger's warnings), `write_observer` (told of each write the service answered,
+    wfctl.api.writelog; the CLI's write history).
     """
 
-    def __init__(self, base_url: str, **options: Any) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        auth: TokenSource | Callable[[], str] | str | httpx.Auth | None = None,
+        timeout: float | None = 30.0,
+        allow_insecure_http: bool = False,
+        ca_bundle: str | None = None,
+        retry: RetryPolicy | None = None,
+        log: Callable[[str], None] | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] | None = None,
+        user_agent: str | None = None,
+        put_clears: bool = False,
+        warn: Callable[[str], None] | None = None,
+        write_observer: WriteObserver | None = None,
+    ) -> None:
         from wfctl.api.origin import insecure
 
         self.base_url = base_url.rstrip("/")
-        self.auth: httpx.Auth | None = options.pop("auth", None)
-        self.allow_insecure_http = bool(options.pop("allow_insecure_http", False))
-        self.timeout = float(options.pop("timeout", 30.0) or 30.0)
-        self.ca_bundle: str | None = options.pop("ca_bundle", None)
-        self._log: Callable[[str], None] | None = options.pop("log", None)
-        self._retry: RetryPolicy | None = options.pop("retry", None)
-        self._inner_transport: httpx.BaseTransport | None = options.pop("transport", None)
-        self._sleep: Callable[[float], None] | None = options.pop("sleep", None)
-        self._user_agent = options.pop("user_agent", None)
-        self.put_clears = bool(options.pop("put_clears", False))
-        self.warn: Callable[[str], None] = options.pop("warn", None) or logging.getLogger("wfctl.api").warning
-        self.write_observer: WriteObserver | None = options.pop("write_observer", None)
-        if options:
-            raise TypeError(f"unknown Client option(s): {', '.join(sorted(options))}")
+        self.tokens, self.auth = _token_source(auth, self.base_url)
+        self.allow_insecure_http = bool(allow_insecure_http)
+        self.timeout = float(timeout or 30.0)
+        self.ca_bundle = ca_bundle
+        self._log = log
+        self._retry = retry
+        self._inner_transport = transport
+        self._sleep = sleep
+        self._user_agent = user_agent
+        self.put_clears = bool(put_clears)
+        self.warn: Callable[[str], None] = warn or logging.getLogger("wfctl.api").warning
+        self.write_observer = write_observer
         self._insecure = insecure(self.base_url, self.allow_insecure_http)
         self._http: httpx.Client | None = None
         self._ssl: ssl.SSLContext | None = None
         self._http_lock = threading.Lock()  # bulk workers may make their first request at once
-        self._observer: Any = None  # told of outages ridden out (watch_outages)
+        self._observer: Any = None  # told of outages ridden out (RunSupport.watch_outages)
+        self._runs = RunSupport(self)  # what wfctl's bulk runs need beyond the SDK (not the SDK's API)
+        if isinstance(self.tokens, AttachedSource):
+            self.tokens.attach(self._send_for_tokens)
+
+    @classmethod
+    def from_environment(cls, *, auth: TokenSource | Callable[[], str] | str | httpx.Auth | None = None,
+                         **options: Any) -> Client:
+        """A Client from the environment: the service URL in WFCTL_BASE_URL, the access token in
+        WFCTL_ACCESS_TOKEN (used as is: nothing stored, nothing refreshed; unless `auth` gives another
+        source), WFCTL_TIMEOUT and WFCTL_CA_BUNDLE when set. `options` are the Client's. NotLoggedIn names
+        what is missing."""
+        base_url = os.environ.get(BASE_URL_ENV, "").strip()
+        if not base_url:
+            raise NotLoggedIn(f"no service URL: set {BASE_URL_ENV}")
+        if auth is None:
+            from wfctl.api.auth import StaticTokenAuth
+
+            token = os.environ.get(ACCESS_TOKEN_ENV, "").strip()
+            if not token:
+                raise NotLoggedIn(f"no access token: set {ACCESS_TOKEN_ENV}")
+            auth = StaticTokenAuth(token, base_url, where=f"environment variable {ACCESS_TOKEN_ENV}")
+        if os.environ.get(TIMEOUT_ENV, "").strip() and "timeout" not in options:
+            try:
+                options["timeout"] = float(os.environ[TIMEOUT_ENV])
+            except ValueError:
+                raise ValueError(f"{TIMEOUT_ENV} is not a number of seconds: {os.environ[TIMEOUT_ENV]!r}") from None
+        if os.environ.get(CA_BUNDLE_ENV, "").strip() and "ca_bundle" not in options:
+            options["ca_bundle"] = os.path.abspath(os.path.expanduser(os.environ[CA_BUNDLE_ENV].strip()))
+        return cls(base_url, auth=auth, **options)
 
     def close(self) -> None:
         if self._http is not None:
             self._http.close()
             self._http = None
 
-    def interrupt_waits(self) -> None:
-        """End every wait of this Client's requests to send again (a Retry-After, a backoff), those under
-        way and those to come, with `Interrupted`: the caller is stopping (a bulk run's Ctrl-C)."""
-        if self._http is not None:
-            self._retrying.pause.interrupt()
+    def access_token(self) -> str:
+        """The access token this Client sends now, from its token source (renewed first where the source
+        can and the token is about to expire): for another program's request, as `wfctl auth token`."""
+        if self.tokens is None:
+            raise NotLoggedIn("this client has no token source")
+        token = self.tokens.access_token()
+        if self.auth is self.tokens:  # a source that is its own flow (wfctl's): it sends what it gives as is
+            return token
+        from wfctl.api.tokens import checked_token
 
-    def watch_outages(self, observer: Any) -> None:
-        """`observer.begin(pause)` when this Client's requests start riding out an outage of the service,
-        `observer.end(pause)` when none does any more (`pause.outage()`: for how long): the CLI's note."""
-        self._observer = observer
-        if self._http is not None:
-            self._retrying.pause.observer = observer
-
-    def outage(self) -> float | None:
-        """Seconds the service has been down by this Client's account (no answer, or 502/503/504, while its
-        requests are sent again: wfctl.api.retry), else None; for a caller to say that it waits."""
-        return self._retrying.pause.outage() if self._http is not None else None
-
-    def outlasted_outage(self, exc: Exception) -> NetworkError | None:
-        """As a NetworkError, `exc` when it ended a request because the service had been down for the whole
-        outage the policy rides out (no answer, or 502/503/504 on every try): every further request would
-        meet the same, so a bulk run stops there, resumable (exit 7). Else None."""
-        from wfctl.api.retry import OUTAGE_STATUSES
-
-        outage = self.outage()
-        if outage is None or outage < self._retrying.policy.outage_time:
-            return None
-        if isinstance(exc, NetworkError):
-            return exc
-        if isinstance(exc, ApiError) and exc.status in OUTAGE_STATUSES:
-            return NetworkError(f"the service is unavailable (HTTP {exc.status} for {outage:.0f} s)",
-                                detail=exc.one_line())
-        return None
+        return checked_token(token)
 
     def __enter__(self) -> Client:
         return self
@@ -179,7 +210,7 @@ class Client(RecordMethods):
 
         from wfctl.api.limits import AnswerDeadline, AnswerTooLarge
 
-        url = self.url_for(path)
+        url = self._url_for(path)
         hdrs = {"Accept": "application/json"}
         hdrs.update(headers or {})
         if idempotency_key:
@@ -216,7 +247,7 @@ class Client(RecordMethods):
             raise error_from_response(response)
         return response
 
-    def url_for(self, path: str | httpx.URL) -> Any:
+    def _url_for(self, path: str | httpx.URL) -> Any:
         """Absolute URL for a path relative to base_url or a same-origin absolute URL (an httpx.URL
         is checked and returned as it is)."""
         from wfctl.api.origin import origin_of, same_origin
@@ -258,7 +289,7 @@ class Client(RecordMethods):
             query["pageSize"] = page_size
         # One parse per page: the URL of each request is built once, as an httpx.URL, and used as is
         # for the request, the loop check and the next page's address.
-        url = httpx.URL(self.url_for(path))
+        url = httpx.URL(self._url_for(path))
         if query:
             url = url.copy_merge_params({k: v for k, v in query.items() if v is not None})
         if all_pages and page in (None, 1) and "pageSize" not in url.params and "pageNumber" not in url.params:
@@ -272,7 +303,7 @@ class Client(RecordMethods):
         register_secret(password)
         body = {username_field or "username": username, "password": password}
         try:
-            answer = self.request_unauthenticated("POST", "/identity/login", json=body)
+            answer = self._request_unauthenticated("POST", "/identity/login", json=body)
         except NotLoggedIn as exc:
             raise NotLoggedIn("the service rejected the username or password", status=exc.status,
                               detail=exc.detail if exc.detail != exc.title else None) from None
@@ -295,69 +326,8 @@ class Client(RecordMethods):
                                    status=exc.status) from None
             raise
 
-    def request_unauthenticated(self, method: str, path: str, **kwargs: Any) -> Any:
+    def _request_unauthenticated(self, method: str, path: str, **kwargs: Any) -> Any:
         return decode_body(self.send(method, path, authenticated=False, **kwargs))
-
-    def lean_writer(self) -> LeanSender | None:
-        """A sender for many JSON writes from worker threads (bulk import), or None.
-
-        It keeps one plain `http.client` connection per thread: with 8 threads creating sites, far more
-        requests a second than through the shared httpx session (README, Performance). Tokens, refresh,
-        error mapping and the G19 check stay with this Client, and its retry policy and pause decide
-        for the lean writer too. None where the lean path would change behaviour: a proxy, a verbose
-        log, a custom transport, or WFCTL_BULK_HTTPX=1."""
-        from wfctl.api.lean import LeanSender
-
-        if (self._insecure or self._log is not None or self._inner_transport is not None
-                or not LeanSender.usable(self.base_url)):
-            return None
-        self._session()  # its transport's policy and pause are the lean writer's too
-        return LeanSender(self, policy=self._retrying.policy, pause=self._retrying.pause)
-
-    def ssl_context(self) -> ssl.SSLContext:
-        """The one SSL context of this client's https connections (the httpx session's and the lean
-        writer's), built on first use (see wfctl.api.tls); CaBundleError when `ca_bundle` is unusable."""
-        if self._ssl is None:
-            from wfctl.api.tls import ssl_context
-
-            self._ssl = ssl_context(self.ca_bundle)
-        return self._ssl
-
-    def token_pair(self) -> TokenPair:
-        """A currently valid token pair of this client's login, refreshed first if it is about to expire."""
-        from wfctl.api.auth import StaticTokenAuth, TokenAuth
-        from wfctl.api.store import TokenPair
-
-        if isinstance(self.auth, StaticTokenAuth):
-            return TokenPair(self.auth.token, None, 0.0, 0.0, None, self.base_url)
-        if not isinstance(self.auth, TokenAuth):
-            raise NotLoggedIn("this client has no stored login")
-        auth = self.auth
-        flow = auth.valid_pair()
-        http = self._session()
-        try:
-            request = next(flow)
-            while True:
-                if self._insecure:
-                    raise InsecureTransport(f"refused to send a token over plain http:// to {self.base_url}")
-                response = http.send(request)
-                try:
-                    request = flow.send(response)
-                finally:
-                    response.close()
-        except StopIteration as stop:
-            pair: TokenPair = stop.value
-            return pair
-        except ApiError:
-            flow.close()  # let the auth flow release its refresh lock and mark a lost answer now
-            raise
-        except Exception as exc:
-            import httpx
-
-            flow.close()
-            if isinstance(exc, httpx.TransportError):
-                raise network_error(self.base_url, exc) from None
-            raise
 
     # -- agency ------------------------------------------------------------------
     def get_agency(self) -> dict[str, Any]:
@@ -378,6 +348,26 @@ class Client(RecordMethods):
         return record
 
     # -- internals ---------------------------------------------------------------
+    def _ssl_context(self) -> ssl.SSLContext:
+        """The one SSL context of this client's https connections (the httpx session's and the lean
+        writer's), built on first use (see wfctl.api.tls); CaBundleError when `ca_bundle` is unusable."""
+        if self._ssl is None:
+            from wfctl.api.tls import ssl_context
+
+            self._ssl = ssl_context(self.ca_bundle)
+        return self._ssl
+
+    def _send_for_tokens(self, request: httpx.Request) -> httpx.Response:
+        """Send a token source's own request (a refresh outside a request's flow) through this session."""
+        if self._insecure:
+            raise InsecureTransport(f"refused to send a token over plain http:// to {self.base_url}")
+        return self._session().send(request)
+
+    def _transport(self) -> RetryTransport:
+        """The retry layer of this Client's session (built on first use)."""
+        self._session()
+        return self._retrying
+
     def _session(self) -> httpx.Client:
         if self._http is not None:
             return self._http
@@ -392,10 +382,10 @@ class Client(RecordMethods):
 
             https = not self.base_url.lower().startswith("http://")
             if self.ca_bundle and not https:  # a bundle named is checked even where no TLS uses it, as
-                self.ssl_context()            # `config set ca_bundle` does: a typo is said now, not later
+                self._ssl_context()            # `config set ca_bundle` does: a typo is said now, not later
             transport = make_transport(inner=self._inner_transport, policy=self._retry, log=self._log,
                                        sleep=self._sleep, tls=https, deadline=self.timeout,
-                                       verify=self.ssl_context() if https and self._inner_transport is None
+                                       verify=self._ssl_context() if https and self._inner_transport is None
                                        else None)
             self._retrying: RetryTransport = transport
             transport.pause.observer = self._observer
@@ -416,3 +406,21 @@ def _clean_params(params: dict[str, Any] | None) -> dict[str, Any] | None:
     if not params:
         return None
     return {k: v for k, v in params.items() if v is not None}
+
+
+def _token_source(auth: Any, base_url: str) -> tuple[TokenSource | None, httpx.Auth | None]:
+    """The Client's token source and the httpx.Auth flow that sends its token: a source that is its own flow
+    (wfctl's stores, a token as is) as it is, any other source through SourceAuth; a str is one token."""
+    if auth is None:
+        return None, None
+    from wfctl.api.auth import SourceAuth, StaticTokenAuth
+
+    if isinstance(auth, str):
+        auth = StaticTokenAuth(auth.strip(), base_url)
+    source = as_source(auth)
+    if hasattr(auth, "sync_auth_flow"):
+        return source, auth
+    if source is None:
+        raise TypeError(f"auth must be a TokenSource, a function returning a token, a token or an httpx.Auth, "
+                        f"not {type(auth).__name__}")
+    return source, SourceAuth(source, base_url)

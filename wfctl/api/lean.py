@@ -7,7 +7,7 @@ h11 is what the import's throughput is made of, so the rows take the lean path; 
 (listing, lookups, the token and its refresh, error mapping) stays with the Client.
 
 Used only where it changes nothing else: plain http(s) without a proxy, no verbose log, no custom
-transport, and the Client's G19 check passed (`Client.lean_writer` decides, and hands over its retry
+transport, and the Client's G19 check passed (`RunSupport.lean_writer`, wfctl.api.runsupport, decides, and hands over its retry
 policy and the pause of its transport). `WFCTL_BULK_HTTPX=1` turns it off.
 
 What is sent again, and after what wait, is the Client's `RetryPolicy` (wfctl.api.retry), as for every
@@ -42,8 +42,9 @@ PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "http
 class LeanSender:
     """`request(method, path, body, idempotency_key)` -> decoded JSON; non-2xx raises ApiError.
 
-    `api` is the Client (its public `base_url`, `timeout`, `ssl_context()`, `token_pair()` and, for a
-    401, `request()`); `policy` and `pause` say what is sent again and hold the pool during a wait."""
+    `api` is the Client (its `base_url`, `timeout`, SSL context, `access_token()`, its token source's
+    answer asked on every request, and, for a 401, `send()`); `policy` and `pause` say what is sent again
+    and hold the pool during a wait."""
 
     def __init__(self, api: Any, *, policy: RetryPolicy | None = None, pause: Pause | None = None) -> None:
         self.api = api
@@ -55,8 +56,6 @@ class LeanSender:
         self._port = parts.port or (443 if self._https else 80)
         self._prefix = parts.path.rstrip("/")
         self._local = threading.local()
-        self._pair: Any = None
-        self._token_lock = threading.Lock()
         from wfctl.api.responses import user_agent
 
         self._user_agent = user_agent()
@@ -64,7 +63,7 @@ class LeanSender:
     @staticmethod
     def usable(base_url: str) -> bool:
         """Whether the environment lets the lean path change nothing but speed (no proxy, http(s), not
-        turned off); the Client checks its own options (see `Client.lean_writer`)."""
+        turned off); the Client checks its own options (see `RunSupport.lean_writer`)."""
         if os.environ.get("WFCTL_BULK_HTTPX", "") not in ("", "0"):
             return False
         if any(os.environ.get(name) for name in PROXY_VARIABLES):
@@ -137,8 +136,6 @@ class LeanSender:
             if status == 401 or 300 <= status < 400:
                 # Let the Client do what it does on a 401 (refresh once and replay) and on a redirect
                 # (httpx follows it by its rules, to the service's own origin only).
-                if status == 401:
-                    self._pair = None
                 from wfctl.api.responses import decode_body
 
                 answer = self.api.send(method, path, json=body, idempotency_key=idempotency_key)
@@ -174,13 +171,9 @@ class LeanSender:
     # -- private -----------------------------------------------------------------------------
 
     def _access_token(self) -> str:
-        pair = self._pair
-        if pair is None or (pair.expires_at and pair.needs_refresh()):
-            with self._token_lock:
-                pair = self._pair
-                if pair is None or (pair.expires_at and pair.needs_refresh()):
-                    pair = self._pair = self.api.token_pair()
-        return str(pair.access_token)
+        """The Client's token source, asked on every request (a stored login's pair is kept in memory and
+        refreshed under the login's lock when about to expire; a script's source decides for itself)."""
+        return str(self.api.access_token())
 
     def _connection(self) -> http.client.HTTPConnection:
         conn = getattr(self._local, "conn", None)
@@ -194,7 +187,7 @@ class LeanSender:
             timeout = float(getattr(self.api, "timeout", 30.0))
             if self._https:  # the Client's own SSL context: the same CAs as every other request
                 conn = http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
-                                                   context=self.api.ssl_context())
+                                                   context=self.api._ssl_context())
             else:
                 conn = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
             conn.response_class = _DeadlineResponse

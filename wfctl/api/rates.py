@@ -6,7 +6,7 @@ This module is the SDK side of `wfctl rates list|summary|set`; scripts use it th
     from wfctl.api import Client
     from wfctl.api import rates
 
-    with client_from_profile() as client:  # wfctl.factory: the CLI's config and login
+    with Client.from_environment() as client:  # or wfctl.profiles.client(): a profile's login
         scope = rates.clients_in_scope(client, all_clients=True)
         sites = list(rates.read_sites(client, scope))
         change = rates.Change.build(["Picker Packer"], floor="12.21")

@@ -3,7 +3,7 @@
     from wfctl.api import Client
     from wfctl.api.refs import resolve
 
-    with client_from_profile() as client:  # wfctl.factory: the CLI's config and login
+    with Client.from_environment() as client:  # or wfctl.profiles.client(): a profile's login
         branch_id = resolve(client, "branch", "Manchester")          # by name
         site_id = resolve(client, "site", "Dock 4", parent=client_id)  # a site by name within its client
         site_id = resolve(client, "site", "dcc45e91")                  # the beginning of its id

@@ -69,8 +69,8 @@ def stop_cause(exc: BaseException, api: Any) -> Stopped | None:
         return Stopped("journal", str(exc))
     if isinstance(exc, NetworkError | NotLoggedIn):
         return Stopped("unreachable", exc.one_line(), exc)
-    outlasted = getattr(api, "outlasted_outage", None)  # test doubles of the Client have none
-    down = outlasted(exc) if callable(outlasted) and isinstance(exc, ApiError) else None
+    runs = getattr(api, "_runs", None)  # wfctl.api.runsupport; test doubles of the Client have none
+    down = runs.outlasted_outage(exc) if runs is not None and isinstance(exc, ApiError) else None
     if down is not None:
         return Stopped("unreachable", down.one_line(), down)
     return None
@@ -105,8 +105,9 @@ class RunContext:
         self.journal = journal
         self.pause = pause or Pause()  # the run's wait while the service is unreachable, every worker's
         self.note = note or (lambda text: None)
-        lean_writer = getattr(api, "lean_writer", None) if lean else None  # test doubles have none
-        self.sender = lean_writer() if lean_writer is not None else None  # the run's writes, `lean`: many
+        runs = getattr(api, "_runs", None)  # wfctl.api.runsupport; test doubles of the Client have none
+        self._runs = runs
+        self.sender = runs.lean_writer() if runs is not None and lean else None  # the run's writes, `lean`: many
         self.stopped: Stopped | None = None
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -133,9 +134,8 @@ class RunContext:
                     self.stopped = stopped
         self._stop.set()
         self.pause.interrupt()
-        interrupt = getattr(self.api, "interrupt_waits", None)
-        if interrupt is not None:
-            interrupt()
+        if self._runs is not None:
+            self._runs.interrupt_waits()
 
     def stop_for(self, exc: BaseException) -> bool:
         """Whether `exc`, met by an action, stops the run (`stop_cause`); if so the run is stopped."""
@@ -209,12 +209,10 @@ class RunContext:
 
     def outlasted(self, exc: Exception) -> Any:
         """`exc` as the NetworkError of a service down for the whole outage the SDK rides out, or None."""
-        outlasted = getattr(self.api, "outlasted_outage", None)  # test doubles of the Client have none
-        return outlasted(exc) if callable(outlasted) else None
+        return self._runs.outlasted_outage(exc) if self._runs is not None else None
 
     def _outage(self) -> float | None:
-        outage = getattr(self.api, "outage", None)
-        return outage() if callable(outage) else None
+        return self._runs.outage() if self._runs is not None else None
 
     def _policy(self) -> RetryPolicy:
         """The retry policy of the run's writer (its backoff paces the tries while the service is away)."""

@@ -52,7 +52,7 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
 
     from wfctl.api.errors import NetworkError, NotLoggedIn
     from wfctl.api.store import FileStore
-    from wfctl.factory import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings
+    from wfctl.factory import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings, token_pair
 
     app_ctx = app_context(ctx)
     out = output.writer(app_ctx)
@@ -92,7 +92,7 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
             app_ctx.io.warn(f"agency unknown: {exc.one_line()}")
             info["agency"] = None
         if pair is not None:
-            pair = client.token_pair() if client.auth is not None else pair
+            pair = token_pair(client) if client.tokens is not None else pair
             info["accessTokenExpires"] = _iso(pair.expires_at)
             info["accessTokenExpiresIn"] = max(0, int(pair.seconds_left()))  # seconds, a number
             if pair.refresh_in_doubt and _still_in_doubt(store):

@@ -34,10 +34,12 @@ def token(
     """
     import time
 
+    from wfctl.factory import token_pair
+
     app_ctx = app_context(ctx)
     out = output.writer(app_ctx)
     with app_ctx.client as client:
-        pair = client.token_pair()
+        pair = token_pair(client)
     if header:
         app_ctx.io.write(f"Authorization: Bearer {pair.access_token}\n")
     elif out.structured:
