@@ -13,14 +13,27 @@ from wfctl.bulk.engine import RunContext, stop_cause
 from wfctl.bulk.journal import JournalError
 
 
-class _Client:
-    """A Client whose outage has lasted the whole budget: a 503 then is the service down (as
-    `Client.outlasted_outage` says it)."""
+class _Runs:
+    """A Client's run support whose outage has lasted the whole budget: a 503 then is the service down (as
+    `RunSupport.outlasted_outage` says it)."""
 
     def outlasted_outage(self, exc: Exception) -> NetworkError | None:
         if isinstance(exc, ServerError) and exc.status == 503:
             return NetworkError("the service is unavailable (HTTP 503 for 60 s)")
         return None
+
+    def interrupt_waits(self) -> None:
+        pass
+
+    def outage(self) -> float | None:
+        return None
+
+    def lean_writer(self) -> None:
+        return None
+
+
+class _Client:
+    _runs = _Runs()
 
 
 @pytest.mark.parametrize(("error", "cause", "message"), [
