@@ -5,8 +5,10 @@ Importing typer alone takes longer than a person waits for a Tab press, so `wfct
 wfctl.startup, which dispatches): the help text of every command and the completion tree, both generated
 from the Typer app itself (wfctl.indexbuilder), kept in the user's cache and keyed by wfctl's version, the
 newest mtime under the package and the Python environment, and laid out for the terminal's width (80 to
-120 columns: another width builds it again). A request the index cannot answer exactly as click would
-raises NotIndexed, and Typer answers it. The completion answer is wfctl.completeanswer.
+120 columns: another width builds it again). What it holds from the config file, the profiles `-p <TAB>`
+offers, is keyed by that file's stamp and read again when the file changes (no help text depends on the
+config). A request the index cannot answer exactly as click would (read from the one walk of the command
+line, wfctl.argv) raises NotIndexed, and Typer answers it. The completion answer is wfctl.completeanswer.
 """
 
 from __future__ import annotations
