@@ -177,73 +177,84 @@ class ClickNode:
 
 
 def _walk(tree: Any, words: list[str]) -> Walk:
-    root = Level(tree)
-    walk = Walk(words, root)
-    level = root
-    pending_at: Level = root
-    pending_hoisted = False
+    walk = Walk(words, Level(tree))
+    reader = _Reader(walk)
     for index, word in enumerate(words):
         if walk.pending is not None:  # click takes the next word as the value, whatever it looks like
-            if word.startswith("-") and word != "-":
-                walk.problems.append((index, VALUE_LIKE_OPTION))
-            _value(walk, pending_at, walk.pending, word)
-            walk.options[-1].value = word
-            if pending_hoisted:
-                walk.hoisted.append(index)
-            walk.left -= 1
-            if walk.left <= 0:
-                walk.pending = None
-            continue
-        if word == "--":
+            reader.value(index, word)
+        elif word == "--":
             walk.dashes = index
             break
+        elif word.startswith("-") and word != "-":
+            reader.option(index, word)
+        else:
+            reader.positional(index, word)
+    return walk
+
+
+class _Reader:
+    """The walk's reading of one word after another (click's parser, level by level)."""
+
+    def __init__(self, walk: Walk) -> None:
+        self.walk = walk
+        self.root = self.level = walk.levels[0]
+        self.pending_at, self.pending_hoisted = self.root, False
+
+    def value(self, index: int, word: str) -> None:
+        walk = self.walk
         if word.startswith("-") and word != "-":
-            if walk.help_at is None and word in level.node.get("help_opts", ()):
-                walk.help_at, walk.help_depth = index, len(walk.path)
-            option, value, problem = _lookup(level.node, word)
-            owner = level
-            if option is None and level is not root:  # the root's option after a command
-                option, value, problem = _lookup(tree, word)
-                owner = root
-            if option is None:
-                walk.problems.append((index, problem or NO_SUCH_OPTION))
-                continue
-            hoisted = owner is not level and level.node["commands"] is None and (
-                problem is None or (problem == FLAG_WITH_VALUE and word.startswith("--")))
-            if owner is not level:
-                walk.problems.append((index, MISPLACED))
-            if problem is not None:
-                walk.problems.append((index, problem))
-                if hoisted:  # click, at the root, says what is wrong with it
-                    walk.hoisted.append(index)
-                continue
-            walk.options.append(Given(index, walk.levels.index(owner), option, value, hoisted))
-            if hoisted:
-                walk.hoisted.append(index)
-            owner.given.add(option["name"])
-            if value is not None:
-                _value(walk, owner, option, value)
-            elif option["takes_value"]:
-                walk.pending, walk.left = option, max(1, option.get("nargs") or 1)
-                pending_at, pending_hoisted = owner, hoisted
-            continue
+            walk.problems.append((index, VALUE_LIKE_OPTION))
+        _value(walk, self.pending_at, walk.pending, word)  # type: ignore[arg-type]  # pending: not None
+        walk.options[-1].value = word
+        if self.pending_hoisted:
+            walk.hoisted.append(index)
+        walk.left -= 1
+        if walk.left <= 0:
+            walk.pending = None
+
+    def option(self, index: int, word: str) -> None:
+        walk, level = self.walk, self.level
+        if walk.help_at is None and word in level.node.get("help_opts", ()):
+            walk.help_at, walk.help_depth = index, len(walk.path)
+        option, value, problem = _lookup(level.node, word)
+        owner = level
+        if option is None and level is not self.root:  # the root's option after a command
+            option, value, problem = _lookup(self.root.node, word)
+            owner = self.root
+        if option is None:
+            walk.problems.append((index, problem or NO_SUCH_OPTION))
+            return
+        hoisted = owner is not level and level.node["commands"] is None and (
+            problem is None or (problem == FLAG_WITH_VALUE and word.startswith("--")))
+        if hoisted:
+            walk.hoisted.append(index)  # a problem too: click, at the root, says what is wrong with it
+        walk.problems += [(index, why) for why in (MISPLACED if owner is not level else None, problem) if why]
+        if problem is not None:
+            return
+        walk.options.append(Given(index, walk.levels.index(owner), option, value, hoisted))
+        owner.given.add(option["name"])
+        if value is not None:
+            _value(walk, owner, option, value)
+        elif option["takes_value"]:
+            walk.pending, walk.left = option, max(1, option.get("nargs") or 1)
+            self.pending_at, self.pending_hoisted = owner, hoisted
+
+    def positional(self, index: int, word: str) -> None:
+        walk, level = self.walk, self.level
+        if level is self.root and walk.command_word is None:
+            walk.command_word = word
         commands = level.node["commands"]
         if commands is not None and level.positionals == 0:
-            if level is root and walk.command_word is None:
-                walk.command_word = word
             if word in commands:
-                level = Level(commands[word])
-                walk.levels.append(level)
+                self.level = Level(commands[word])
+                walk.levels.append(self.level)
                 walk.path.append(word)
-                continue
+                return
             walk.problems.append((index, NO_SUCH_COMMAND))
-        elif level is root and walk.command_word is None:
-            walk.command_word = word
         arguments = [p for p in level.node["params"] if p["kind"] == "argument"]
         if level.positionals < len(arguments) and arguments[level.positionals]["nargs"] == 1:
             level.values[arguments[level.positionals]["name"]] = word  # as click's ctx.params
         level.positionals += 1
-    return walk
 
 
 def _lookup(node: Any, word: str) -> tuple[dict[str, Any] | None, str | None, str | None]:
