@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from wfctl.argv import CommandLine, Walk
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
                 write_index()  # the first such run after an install or an edit
 
 
-def _run(line: CommandLine) -> int:
+def _run(line) -> int:  # a wfctl.argv.CommandLine; no import of typing for `wfctl --version`
     if not line.words:
         from wfctl.argv import CommandLine
 
@@ -60,7 +56,7 @@ def _run(line: CommandLine) -> int:
     from wfctl.exit_codes import ExitCode
     from wfctl.typercompat import click_exceptions
 
-    walk: Walk | None = None
+    walk = None  # the words walked over the app (wfctl.argv.Walk)
     try:
         command = _command(line)
         walk = line.walk(command)
@@ -101,7 +97,7 @@ def _run(line: CommandLine) -> int:
     return rv if isinstance(rv, int) else 0
 
 
-def _usage_error(exc: BaseException, walk: Walk | None) -> int:
+def _usage_error(exc: BaseException, walk) -> int:  # a wfctl.argv.Walk, or None
     """A usage error of the command line (click's message): under -o json/jsonl the one JSON error shape,
     else click's usage and hint lines, then `error: <message>` (lower case, as every wfctl error)."""
     import json
@@ -126,7 +122,7 @@ def _usage_error(exc: BaseException, walk: Walk | None) -> int:
     return int(exc.exit_code)  # type: ignore[attr-defined]
 
 
-def _json_errors_requested(walk: Walk | None) -> bool:
+def _json_errors_requested(walk) -> bool:  # a wfctl.argv.Walk, or None
     """Whether errors are JSON for this command line, read from the walk of its words (a usage error may
     stop the parse before -o reached the context): the last -o/--output given, else the context's rule
     (WFCTL_OUTPUT or the profile's output, when stderr is not a terminal)."""
