@@ -1,7 +1,8 @@
 """The command line, parsed once (stdlib only: the fast path reads it before anything of Typer loads).
 
-`CommandLine` holds a run's words and what they ask without knowing the commands (help, the version, a
-completion: wfctl.startup decides on these before it loads the index). `CommandLine.walk(tree)` reads the
+`CommandLine` holds a run's words and what they ask without knowing the commands (help, a completion:
+wfctl.startup decides on these before it loads the index; a bare `--version` is answered by wfctl.main
+before this module loads). `CommandLine.walk(tree)` reads the
 words over a command tree, once a tree, the way click parses them: the command path, the options given at
 each level (and which of them are the root's, given after the command), the words after `--`, the output
 format asked for, and what click would read differently from this walk (`problems`). Every reader reads
@@ -42,7 +43,6 @@ class CommandLine:
         before = self.words if self.dashes is None else self.words[: self.dashes]
         #: `wfctl`, or -h/--help before `--` (a value of an option too: the walk tells which)
         self.help_asked = not self.words or any(word in HELP_WORDS for word in before)
-        self.version_only = self.words == ["--version"]
         #: the shell's completion request (`complete_bash`, ...), or None
         self.completion = self.environ.get(COMPLETE_VAR) or None
         self._walks: dict[int, tuple[Any, Walk]] = {}
