@@ -2,13 +2,12 @@
 
 `CommandLine` holds a run's words and what they ask without knowing the commands (help, a completion:
 wfctl.startup decides on these before it loads the index; a bare `--version` is answered by wfctl.main
-before this module loads). `CommandLine.walk(tree)` reads the
-words over a command tree, once a tree, the way click parses them: the command path, the options given at
-each level (and which of them are the root's, given after the command), the words after `--`, the output
-format asked for, and what click would read differently from this walk (`problems`). Every reader reads
-that one walk: the help and completion answers from the index (wfctl.helpindex, wfctl.completeanswer), the
-choice of the group to build and the global options moved in front of the command (wfctl.cli), and the
-JSON-error decision (wfctl.main).
+before this module loads). `CommandLine.walk(tree)` reads the words over a command tree, once a tree, the
+way click parses them: the command path, the options given at each level (and which of them are the
+root's, given after the command), the words after `--`, the output format asked for, and what click would
+read differently from this walk (`problems`). Every reader reads that one walk: the help and completion
+answers from the index (wfctl.helpindex, wfctl.completeanswer), the choice of the group to build and the
+global options moved in front of the command (wfctl.cli), and the JSON-error decision (wfctl.main).
 
 A tree is the help index's (wfctl.helpindex: a node is {"params", "commands", "help_opts"}, an option
 {"kind", "name", "opts", "secondary", "takes_value", "nargs", "callback", ...}), or a click command, read
