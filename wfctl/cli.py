@@ -18,6 +18,7 @@ from wfctl.context import AppContext, GlobalOptions, option_source
 from wfctl.help_format import WfctlGroup
 
 if TYPE_CHECKING:
+    from wfctl.argv import CommandLine
     from wfctl.typercompat import Command
 
 GLOBAL_PANEL = "Global options"
@@ -177,17 +178,17 @@ def __getattr__(name: str) -> Any:
 _root_commands: dict[str | None, Command] = {}
 
 
-def root_command(args: list[str] | None = None) -> Command:
-    """The click command of the app. With `args`, one that has only the group or command they name
-    (wfctl.main runs it); without, or when they name none that wfctl has, one with every command
+def root_command(line: CommandLine | None = None) -> Command:
+    """The click command of the app. With a command `line`, one that has only the group or command it
+    names (wfctl.main runs it); without, or when it names none that wfctl has, one with every command
     (wfctl.indexbuilder builds the help index from it). Each is built once per process: typer builds the
     command anew on every call of the app, which a process running wfctl many times (the tests) would pay
     each time."""
-    if args is None:
+    if line is None:
         return _built(None)
-    guess = _chosen(next((word for word in args if word in ENTRIES), None))  # the root's options: next
+    guess = _chosen(next((word for word in line.words if word in ENTRIES), None))  # the root's options: next
     command = _built(guess)
-    word = _chosen(command_word(command, args))
+    word = _chosen(line.walk(command).command_word)  # the root's options are the same in every build
     return command if word == guess else _built(word)
 
 
@@ -206,62 +207,3 @@ def _built(chosen: str | None) -> Command:
         pair_options(command)
         _root_commands[chosen] = command
     return _root_commands[chosen]
-
-
-def command_word(root: Any, args: list[str]) -> str | None:
-    """The first word of `args` that is not one of the root's options or its value: the command asked for."""
-    names = {name: option for option in root.params for name in (*option.opts, *option.secondary_opts)}
-    index = 0
-    while index < len(args):
-        word = args[index]
-        if not word.startswith("-") or word == "-":
-            return word
-        if word == "--":
-            return None
-        option = names.get(word.partition("=")[0])
-        index += 2 if option is not None and _takes_value(option) and "=" not in word else 1
-    return None
-
-
-def hoist_global_options(root: Any, args: list[str]) -> list[str]:
-    """`args` with the global options given after the command (`wfctl branches list -v -p staging`) moved in
-    front of it, where click reads them, as gh and kubectl take them anywhere. Only words the command
-    itself does not take are moved: its own options (and their values) and its arguments stay, and so does
-    everything after `--`."""
-    names = {name: option for option in root.params for name in (*option.opts, *option.secondary_opts)}
-    node, index = root, 0
-    while index < len(args) and getattr(node, "commands", None):  # the command path, root options included
-        word = args[index]
-        if word.startswith("-"):
-            option = names.get(word.partition("=")[0])
-            index += 2 if option is not None and _takes_value(option) and "=" not in word else 1
-            continue
-        if word not in node.commands:
-            return args
-        node, index = node.commands[word], index + 1
-    own = {name: option for option in node.params for name in (*option.opts, *option.secondary_opts)}
-    front: list[str] = []
-    rest: list[str] = []
-    words = iter(args[index:])
-    for word in words:
-        if word == "--":
-            rest += [word, *words]
-            break
-        if not word.startswith("-") or word == "-":
-            rest.append(word)
-            continue
-        name = word.partition("=")[0] if word.startswith("--") else word[:2]
-        option = own.get(name) or names.get(name)
-        moved = name not in own and option is not None and (word == name or word.startswith("--")
-                                                              or _takes_value(option))
-        (front if moved else rest).append(word)  # not a global option, or `-vq`: click says what it is
-        if option is not None and _takes_value(option) and word == name:  # its value is the next word
-            value = next(words, None)
-            if value is not None:
-                (front if moved else rest).append(value)
-    return [*front, *args[:index], *rest]
-
-
-def _takes_value(option: Any) -> bool:
-    """Whether a click option takes a value (the next word, or after `=`)."""
-    return not getattr(option, "is_flag", False) and not getattr(option, "count", False) and option.nargs != 0

@@ -114,12 +114,9 @@ class Settings:
 def config_path() -> Path:
     """`WFCTL_CONFIG`, else `config.toml` in the config directory (wfctl.dirs: `$XDG_CONFIG_HOME/wfctl`, else
     the platform's)."""
-    from wfctl.dirs import config_dir
+    from wfctl.dirs import config_file
 
-    explicit = os.environ.get("WFCTL_CONFIG")
-    if explicit:
-        return Path(explicit).expanduser()
-    return config_dir() / "config.toml"
+    return config_file()
 
 
 # -- reading -------------------------------------------------------------------

@@ -31,6 +31,15 @@ def config_dir() -> Path:
     return _dir("config")
 
 
+def config_file() -> Path:
+    """`WFCTL_CONFIG`, else `config.toml` in the config directory (wfctl.config reads it; the help index
+    keys what it holds from it on this file: wfctl.helpindex.config_stamp)."""
+    explicit = os.environ.get("WFCTL_CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    return config_dir() / "config.toml"
+
+
 def state_dir() -> Path:
     return _dir("state")
 

@@ -5,15 +5,22 @@ Importing typer alone takes longer than a person waits for a Tab press, so `wfct
 wfctl.startup, which dispatches): the help text of every command and the completion tree, both generated
 from the Typer app itself (wfctl.indexbuilder), kept in the user's cache and keyed by wfctl's version, the
 newest mtime under the package and the Python environment, and laid out for the terminal's width (80 to
-120 columns: another width builds it again). A request the index cannot answer exactly as click would
-raises NotIndexed, and Typer answers it. The completion answer is wfctl.completeanswer.
+120 columns: another width builds it again). What it holds from the config file, the profiles `-p <TAB>`
+offers, is keyed by that file's stamp and read again when the file changes (no help text depends on the
+config). A request the index cannot answer exactly as click would (read from the one walk of the command
+line, wfctl.argv) raises NotIndexed, and Typer answers it. The completion answer is wfctl.completeanswer.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from wfctl.argv import VALUE_LIKE_OPTION
+
+if TYPE_CHECKING:
+    from wfctl.argv import CommandLine
 
 INDEX_FORMAT = 1
 HELP_WIDTH = 80  # the index holds help laid out for a terminal of 80 columns or more (narrower: Typer)
@@ -38,6 +45,50 @@ def index_key() -> str:
     return f"{INDEX_FORMAT}|{__version__}|{_newest_mtime(_PACKAGE)}|{sys.prefix}"
 
 
+def config_stamp() -> str:
+    """The config file as it is now (its path, size and mtime): the key of what the index holds from it.
+    Help holds nothing of it (a test builds the index under two configs); `-p <TAB>` lists its profiles."""
+    from wfctl.dirs import config_file
+
+    path = config_file()
+    try:
+        found = os.stat(path)
+    except OSError:
+        return f"{path}|-"
+    return f"{path}|{found.st_size}|{found.st_mtime_ns}"
+
+
+def config_section() -> dict[str, Any]:
+    """What the index holds from the config file, read now: its profiles (name, service URL), as `-p <TAB>`
+    offers them, and the stamp of the file they were read from (taken first: a write meanwhile is seen)."""
+    from wfctl.completion_cache import complete_profiles
+
+    stamp = config_stamp()
+    return {"stamp": stamp, "profiles": [list(item) for item in complete_profiles(None, "")]}
+
+
+def profiles(index: dict[str, Any]) -> list[tuple[str, str]]:
+    """The profiles of the config file, from the index while the file is as it was when they were read;
+    read again (and the index stored with them) when it changed."""
+    section = index.get("config")
+    if not isinstance(section, dict) or section.get("stamp") != config_stamp():
+        section = index["config"] = config_section()
+        store_index(index)
+    return [(str(name), str(url)) for name, url in section["profiles"]]
+
+
+def store_index(index: dict[str, Any]) -> None:
+    """Write the index (atomically; a cache that cannot be written only means it is built or read again)."""
+    import json
+
+    from wfctl.fsutil import write_private_file
+
+    try:
+        write_private_file(index_path(), json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    except OSError:
+        return
+
+
 def load_index() -> dict[str, Any] | None:
     import json
 
@@ -51,39 +102,26 @@ def load_index() -> dict[str, Any] | None:
     return index
 
 
-def help_answer(index: dict[str, Any], args: list[str]) -> tuple[str, int]:
+def help_answer(index: dict[str, Any], line: CommandLine) -> tuple[str, int]:
     """`wfctl [options] <command>... --help` (or a bare `wfctl`): the help of the command named, found
-    the way click parses. Typer answers instead where click would first act on an option value (a
-    callback, a value it could reject) of a command above the one asked about."""
+    the way click parses (the one walk of the command line over the index's tree). Typer answers instead
+    where click would first act on an option value (a callback, a value it could reject) of a command
+    above the one asked about."""
     if _terminal_columns() < HELP_WIDTH:
         raise NotIndexed
-    node = index["tree"]
-    path: list[str] = []
-    given: dict[str, str | bool] = {}
-    words = args[: args.index("--")] if "--" in args else args
-    if not words:
+    if not line.words:
         return index["help"][""] + "\n", 0
-    pending: dict[str, Any] | None = None
-    for word in words:
-        if pending is not None:
-            given[pending["name"]], pending = word, None
-        elif word in node["help_opts"]:
-            return index["help"][" ".join(path)] + "\n", 0
-        elif word.startswith("-") and word != "-":
-            name, eq, value = word.partition("=")
-            option = find_option(node, name)
-            if option is None or option["callback"]:
-                raise NotIndexed
-            if option["takes_value"] and not eq:
-                pending = option
-            else:
-                given[option["name"]] = value if eq else True
-        elif node["commands"] is not None:
-            if word not in node["commands"]:
-                raise NotIndexed  # Typer says what is wrong with it
-            _check_values(node, given)
-            node, path, given = node["commands"][word], [*path, word], {}
-    raise NotIndexed
+    walk = line.walk(index["tree"])
+    asked = walk.help_at
+    if asked is None or any(at < asked and why != VALUE_LIKE_OPTION for at, why in walk.problems):
+        raise NotIndexed  # Typer says what is wrong with it
+    given = [each for each in walk.options if each.index < asked]
+    if any(each.option["callback"] for each in given):
+        raise NotIndexed
+    for depth in range(walk.help_depth):  # click processes the values of the commands above first
+        _check_values(walk.levels[depth].node, {each.option["name"]: True if each.value is None else each.value
+                                               for each in given if each.depth == depth})
+    return index["help"][" ".join(walk.path[: walk.help_depth])] + "\n", 0
 
 
 def _check_values(node: dict[str, Any], given: dict[str, Any]) -> None:
@@ -101,14 +139,6 @@ def _check_values(node: dict[str, Any], given: dict[str, Any]) -> None:
         if param["callback"] or not (param["plain"] or (completes[0] == "choices"
                                                         and value in completes[1]["values"])):
             raise NotIndexed
-
-
-def find_option(node: dict[str, Any], name: str) -> dict[str, Any] | None:
-    """The option of an index node that `name` (`--output`, `-o`, a flag's `--no-...`) names, or None."""
-    for param in node["params"]:
-        if param["kind"] == "option" and (name in param["opts"] or name in param["secondary"]):
-            return param
-    return None
 
 
 def help_width() -> int:

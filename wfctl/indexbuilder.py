@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from wfctl import helpindex
+from wfctl.argv import param_spec
 from wfctl.coercion import unwrap_optional
 
 if TYPE_CHECKING:
@@ -21,14 +22,9 @@ if TYPE_CHECKING:
 def write_index() -> None:
     """Build the index from the Typer app and store it (atomically; a cache that cannot be written
     only means the next run takes the Typer path again)."""
-    import json
-
-    path = helpindex.index_path()
     try:
-        index = build_index()
-        from wfctl.fsutil import write_private_file
-
-        write_private_file(path, json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        index = {**build_index(), "config": helpindex.config_section()}
+        helpindex.store_index(index)
     except Exception:  # never fail the command the user ran because of a cache
         return
 
@@ -77,23 +73,10 @@ def _node(command: Command, ctx: Context, path: list[str], help_texts: dict[str,
 
 
 def _param(param: Any) -> dict[str, Any]:
-    option = param.param_type_name == "option"
-    envvar = param.envvar if isinstance(param.envvar, list | tuple) else [param.envvar] if param.envvar else []
-    return {
-        "kind": "option" if option else "argument",
-        "name": param.name,
-        "opts": list(param.opts),
-        "secondary": list(param.secondary_opts),
-        "takes_value": option and not (param.is_flag or param.count),
-        "multiple": bool(param.multiple),
-        "hidden": bool(getattr(param, "hidden", False)),
-        "help": getattr(param, "help", None),
-        "nargs": param.nargs,
-        "envvar": list(envvar),
-        "callback": param.callback is not None,
-        "plain": _plain_str(param),
-        "completes": _completes(param),
-    }
+    """A parameter as the walk of a command line reads it (wfctl.argv.param_spec), and how its help and
+    its values complete."""
+    return {**param_spec(param), "hidden": bool(getattr(param, "hidden", False)), "help": getattr(param, "help", None),
+            "plain": _plain_str(param), "completes": _completes(param)}
 
 
 def _completes(param: Any) -> list[Any] | None:

@@ -15,8 +15,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"wfctl {__version__}\n")
         return 0
     from wfctl import startup
+    from wfctl.argv import CommandLine
 
-    answer = startup.fast_answer(args)  # --help and Tab presses, from the index (wfctl.helpindex): no typer
+    line = CommandLine(args)  # the one parse: the fast path, the app, the hoisting and the JSON errors read it
+    answer = startup.fast_answer(line)  # --help and Tab presses, from the index (wfctl.helpindex): no typer
     if answer is not None:
         text, code = answer
         try:
@@ -26,9 +28,9 @@ def main(argv: list[str] | None = None) -> int:
             _silence_stdout()
         return code
     try:
-        return _run(args)
+        return _run(line)
     finally:
-        if startup.is_fast_request(args):
+        if line.fast_request:
             from wfctl import helpindex
 
             if helpindex.load_index() is None:
@@ -37,9 +39,11 @@ def main(argv: list[str] | None = None) -> int:
                 write_index()  # the first such run after an install or an edit
 
 
-def _run(args: list[str]) -> int:
-    if not args:
-        args = ["--help"]  # a bare `wfctl` is a request for help (exit 0), as for gh
+def _run(line) -> int:  # a wfctl.argv.CommandLine; no import of typing for `wfctl --version`
+    if not line.words:
+        from wfctl.argv import CommandLine
+
+        line = CommandLine(["--help"], line.environ)  # a bare `wfctl` is a request for help (exit 0), as for gh
 
     if os.environ.get("_WFCTL_COMPLETE"):  # the shell asks for completions (see `wfctl completion`)
         from wfctl.commands.completion import register_shells
@@ -52,13 +56,13 @@ def _run(args: list[str]) -> int:
     from wfctl.exit_codes import ExitCode
     from wfctl.typercompat import click_exceptions
 
+    walk = None  # the words walked over the app (wfctl.argv.Walk)
     try:
-        from wfctl.cli import hoist_global_options
-
-        command = _command(args)
-        rv = command.main(args=hoist_global_options(command, args), prog_name="wfctl", standalone_mode=False)
+        command = _command(line)
+        walk = line.walk(command)
+        rv = command.main(args=walk.hoisted_args(), prog_name="wfctl", standalone_mode=False)
     except click_exceptions.ClickException as exc:  # usage errors: click's words, wfctl's shape, exit 2
-        return _usage_error(exc, args)
+        return _usage_error(exc, walk)
     except Abort:
         sys.stderr.write("\ninterrupted\n")
         return int(ExitCode.INTERRUPTED)
@@ -77,8 +81,8 @@ def _run(args: list[str]) -> int:
     except Exception as exc:
         ctx = context.current()
         # a command's own -o may not have reached the context yet (`branches import FILE -o json` whose
-        # file cannot be read): the words of the command line say it
-        json_mode = ctx.json_errors() if ctx is not None and ctx.output_flag else _json_errors_requested(args)
+        # file cannot be read): the command line says it
+        json_mode = ctx.json_errors() if ctx is not None and ctx.output_flag else _json_errors_requested(walk)
         return report(exc, json_mode=json_mode, stream=sys.stderr)
     finally:
         try:
@@ -93,7 +97,7 @@ def _run(args: list[str]) -> int:
     return rv if isinstance(rv, int) else 0
 
 
-def _usage_error(exc: BaseException, args: list[str]) -> int:
+def _usage_error(exc: BaseException, walk) -> int:  # a wfctl.argv.Walk, or None
     """A usage error of the command line (click's message): under -o json/jsonl the one JSON error shape,
     else click's usage and hint lines, then `error: <message>` (lower case, as every wfctl error)."""
     import json
@@ -103,7 +107,7 @@ def _usage_error(exc: BaseException, args: list[str]) -> int:
     message = exc.format_message()  # type: ignore[attr-defined]  # a click exception
     context = getattr(exc, "ctx", None)
     usage = context.get_usage() if context is not None else None
-    if _json_errors_requested(args):
+    if _json_errors_requested(walk):
         sys.stderr.write(json.dumps(usage_envelope(message, usage)) + "\n")
     elif getattr(exc, "one_line", False):
         exc.show()  # type: ignore[attr-defined]  # wfctl's one-line bad option value (wfctl.coercion)
@@ -118,21 +122,13 @@ def _usage_error(exc: BaseException, args: list[str]) -> int:
     return int(exc.exit_code)  # type: ignore[attr-defined]
 
 
-def _json_errors_requested(args: list[str]) -> bool:
-    """Whether errors are JSON for this command line, read from the words themselves (a usage error may
+def _json_errors_requested(walk) -> bool:  # a wfctl.argv.Walk, or None
+    """Whether errors are JSON for this command line, read from the walk of its words (a usage error may
     stop the parse before -o reached the context): the last -o/--output given, else the context's rule
     (WFCTL_OUTPUT or the profile's output, when stderr is not a terminal)."""
-    words = args[: args.index("--")] if "--" in args else args
-    given = None
-    for index, word in enumerate(words):
-        if word in ("-o", "--output") and index + 1 < len(words):
-            given = words[index + 1]
-        elif word.startswith("--output="):
-            given = word.partition("=")[2]
-        elif word.startswith("-o") and len(word) > 2 and not word.startswith("--"):
-            given = word[2:]
     from wfctl.output import is_machine
 
+    given = walk.output if walk is not None else None
     if given is not None:
         return is_machine(given)
     from wfctl import context
@@ -143,13 +139,11 @@ def _json_errors_requested(args: list[str]) -> bool:
     return is_machine(os.environ.get("WFCTL_OUTPUT", "")) and not context.IO().stderr_is_tty
 
 
-def _command(args=None):  # no annotation: it would need typing, and `wfctl --version` imports nothing
-    """The click command of the Typer app for `args`, or with every command (wfctl.cli.root_command)."""
+def _command(line=None):  # no annotation: it would need typing, and `wfctl --version` imports nothing
+    """The click command of the Typer app for `line`, or with every command (wfctl.cli.root_command)."""
     from wfctl.cli import root_command
 
-    return root_command(args)
-
-
+    return root_command(line)
 def _reader_left() -> bool:
     """Whether typer ended the run because stdout's reader left: it turns a BrokenPipeError met inside a
     command into sys.exit(1), with stdout and stderr wrapped to ignore EPIPE. Unwrap them: the exit is

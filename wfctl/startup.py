@@ -5,6 +5,7 @@ Importing typer alone takes longer than a person waits for a Tab press, so `wfct
 answered from an index instead, before anything of Typer loads. wfctl.main asks this module first; the
 pieces are one idea each:
 
+- wfctl.argv: the command line parsed once (what it asks, and its one walk over the index's tree);
 - wfctl.helpindex: the index (where it is kept, its key, its width) and `--help` answered from it;
 - wfctl.completeanswer: a Tab press answered from it;
 - wfctl.indexbuilder: the index built from the Typer app (the first such request after an install, an
@@ -17,40 +18,28 @@ tests/newcomer/test_fast_path.py compares both answers for every command.
 
 from __future__ import annotations
 
-import os
 import typing
 
+from wfctl.argv import CommandLine, CompletionRequest
 from wfctl.helpindex import help_answer, load_index
 
-COMPLETE_VAR = "_WFCTL_COMPLETE"
 
-
-def fast_answer(args: list[str], environ: typing.Mapping[str, str] | None = None) -> tuple[str, int] | None:
+def fast_answer(line: CommandLine | list[str],
+                environ: typing.Mapping[str, str] | None = None) -> tuple[str, int] | None:
     """(what to print on stdout, exit code) for a help or completion request the index answers,
     or None when Typer has to run (not such a request, no index, or one the index cannot answer)."""
-    environ = os.environ if environ is None else environ
-    instruction = environ.get(COMPLETE_VAR)
-    if not instruction and not _wants_help(args):
+    if not isinstance(line, CommandLine):
+        line = CommandLine(line, environ)
+    if not line.fast_request:
         return None
     index = load_index()
     if index is None:
         return None
     try:
-        if instruction:
+        if line.completion:
             from wfctl.completeanswer import complete_answer
 
-            return complete_answer(index, instruction, environ)
-        return help_answer(index, args)
+            return complete_answer(index, CompletionRequest(line.completion, line.environ))
+        return help_answer(index, line)
     except Exception:  # NotIndexed, or an index not shaped as this version writes: a cache, so Typer answers
         return None
-
-
-def is_fast_request(args: list[str], environ: typing.Mapping[str, str] | None = None) -> bool:
-    """Whether fast_answer would try the index for this request (so a missing index is worth writing)."""
-    environ = os.environ if environ is None else environ
-    return bool(environ.get(COMPLETE_VAR)) or _wants_help(args)
-
-
-def _wants_help(args: list[str]) -> bool:
-    words = args[: args.index("--")] if "--" in args else args
-    return not args or "--help" in words or "-h" in words

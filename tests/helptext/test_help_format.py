@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from wfctl.argv import CommandLine
 from wfctl.main import _command
 
 
@@ -92,7 +93,7 @@ def test_help_uses_the_terminal_width_up_to_120_and_the_index_agrees(
     longest = 0
     for path in PATHS:
         capsys.readouterr()
-        code = _run([*path, "--help"])
+        code = _run(CommandLine([*path, "--help"]))
         typer_out = capsys.readouterr().out
         fast = startup.fast_answer([*path, "--help"])
         assert fast == (typer_out, code), " ".join(path)

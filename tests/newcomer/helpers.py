@@ -45,3 +45,12 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 def run_wfctl(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "wfctl", *args], capture_output=True, text=True,
                           env=env, timeout=timeout, cwd=str(REPO_ROOT))
+
+
+def run_installed(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """The installed `wfctl` run with `args` and `env`, and the names of the modules it imported."""
+    proc = subprocess.run([str(BIN / "wfctl"), *args], capture_output=True, text=True,
+                          env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, timeout=60)
+    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
+             if line.startswith("import time:") and "|" in line}
+    return proc, names

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.newcomer.helpers import BIN, clean_env
+from tests.newcomer.helpers import BIN, clean_env, run_installed
 from wfctl import completion_cache, helpindex, indexbuilder, startup
+from wfctl.argv import CommandLine
 
 SHELLS = ["bash", "zsh", "fish get-args", "fish is-args"]
 IDS = {"branch": [("b-100", "North Leeds"), ("b-200", "South")],
@@ -60,7 +61,7 @@ def _typer_help(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[st
     from wfctl.main import _run
 
     capsys.readouterr()
-    code = _run(list(args))
+    code = _run(CommandLine(list(args)))
     return capsys.readouterr().out, code
 
 
@@ -73,7 +74,7 @@ def _typer_complete(shell: str, line: tuple[list[str], str], monkeypatch: pytest
             mp.setenv(key, value)
         capsys.readouterr()
         try:
-            code = _run([])
+            code = _run(CommandLine([]))
         except SystemExit as exc:
             code = int(exc.code or 0)
         return capsys.readouterr().out, code
@@ -200,14 +201,6 @@ def test_an_edited_package_makes_a_new_index(tmp_path: Path, monkeypatch: pytest
     assert helpindex.index_key() != key
 
 
-def _imports(args: list[str], env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], set[str]]:
-    proc = subprocess.run([str(BIN / "wfctl"), *args], capture_output=True, text=True,
-                          env={**env, "PYTHONPROFILEIMPORTTIME": "1"}, timeout=60)
-    names = {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines()
-             if line.startswith("import time:") and "|" in line}
-    return proc, names
-
-
 def test_the_installed_command_answers_without_typer_once_the_index_exists(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """The first help or Tab press writes the index (into the user's cache); later ones load no typer."""
@@ -216,7 +209,7 @@ def test_the_installed_command_answers_without_typer_once_the_index_exists(tmp_p
     monkeypatch.delenv("WFCTL_PROFILE", raising=False)
     monkeypatch.delenv("WFCTL_BASE_URL", raising=False)
     completion_cache.remember(completion_cache.cache_file(None, None), "site", IDS["site"])
-    first, _ = _imports(["sites", "--help"], env)
+    first, _ = run_installed(["sites", "--help"], env)
     assert first.returncode == 0, first.stderr[-2000:]
     assert list((tmp_path / "cache" / "wfctl").glob("index-*.json"))
     requests = [(["--help"], {}), (["sites", "list", "--help"], {}), ([], {}),
@@ -225,12 +218,12 @@ def test_the_installed_command_answers_without_typer_once_the_index_exists(tmp_p
                 ([], {"_WFCTL_COMPLETE": "complete_fish", "_TYPER_COMPLETE_ARGS": "wfctl sites get ",
                       "_TYPER_COMPLETE_FISH_ACTION": "get-args"})]
     for args, extra in requests:
-        proc, modules = _imports(args, {**env, **extra})
+        proc, modules = run_installed(args, {**env, **extra})
         assert proc.returncode == 0, proc.stderr[-2000:]
         heavy = sorted(m for m in modules if m.split(".")[0] in ("typer", "click", "rich", "httpx", "pydantic"))
         assert not heavy, f"wfctl {args} {extra}: imported {heavy[:5]}"
         assert proc.stdout.strip()
-    assert first.stdout == _imports(["sites", "--help"], env)[0].stdout
+    assert first.stdout == run_installed(["sites", "--help"], env)[0].stdout
 
 
 def test_bare_wfctl_prints_the_help_and_exits_0(tmp_path: Path) -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from wfctl.cli import hoist_global_options, root_command
+from wfctl.argv import CommandLine
+from wfctl.cli import root_command
 
 
 @pytest.mark.parametrize(("given", "parsed"), [
@@ -26,7 +27,7 @@ from wfctl.cli import hoist_global_options, root_command
     (["nosuch", "-v"], ["nosuch", "-v"]),
 ])
 def test_global_options_after_the_verb_are_read_as_before_it(given: list[str], parsed: list[str]) -> None:
-    assert hoist_global_options(root_command(), given) == parsed
+    assert CommandLine(given).walk(root_command()).hoisted_args() == parsed
 
 
 def test_a_real_run_with_global_options_after_the_verb(logged_in: Any, sandbox: Any) -> None:
