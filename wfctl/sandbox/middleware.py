@@ -1,8 +1,12 @@
-"""The sandbox's pure ASGI middlewares, each added by create_app only when its option is on.
+"""The sandbox's pure ASGI middlewares.
 
 - BodyLimit: 413 above `--max-body` (on by default), before a body is held in memory;
-- Throttle: `--rate-limit` (G18) and `--latency`;
-- DropCreateAnswer, ErrorForm: the quirks drop-create-answer (G20) and errors=FORM (G10), quirks.py.
+- Throttle: `--latency`, an injected outage (behaviour.Faults) and `--rate-limit` (G18);
+- DropCreateAnswer, EmptyAnswers, ErrorForm: the quirks drop-create-answer (G20), empty-get and the
+  create answers (G15), and errors=FORM (G10), quirks.py.
+
+All but BodyLimit ask the behaviour (behaviour.py) on each request, so a quirk or a fault changed while
+the sandbox runs applies from the next request; one that is off costs a check and a call.
 """
 
 from __future__ import annotations
@@ -10,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable
 from html import escape
 from http import HTTPStatus
@@ -18,21 +21,24 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from wfctl.sandbox.behaviour import Behaviour
+from wfctl.sandbox.clock import Clock
+from wfctl.sandbox.faults import unavailable_response
 from wfctl.sandbox.problems import problem_response
 
 
 class Throttle:
-    """`--rate-limit N` (429 with Retry-After past N requests a second, G18) and `--latency MS`.
+    """`--latency MS`, the injected outage (Faults.unavailable: a 503 with Retry-After, as a database that
+    cannot serve) and `--rate-limit N` (429 with Retry-After past N requests a second, G18), in that order.
 
-    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing. The
-    requests of each second are counted in the database (`count_request`), so N holds for all the workers
-    and servers on one database together, not for each."""
+    The requests of each second (of the sandbox's clock) are counted in the database (`count_request`), so
+    N holds for all the workers and servers on one database together, not for each."""
 
-    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0,
+    def __init__(self, app: ASGIApp, behaviour: Behaviour, clock: Clock | None = None,
                  count_request: Callable[[int], int] | None = None) -> None:
         self.app = app
-        self.rate_limit = rate_limit or 0
-        self.latency = latency_ms / 1000
+        self.behaviour = behaviour
+        self.clock = clock or Clock()
         self.window = 0
         self.count = 0
         self.count_request = count_request or self._count_here
@@ -47,10 +53,16 @@ class Throttle:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.latency:
-            await asyncio.sleep(self.latency)
-        if self.rate_limit and self.count_request(int(time.time())) > self.rate_limit:
-            response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
+        played = self.behaviour.now
+        if played.latency_ms:
+            await asyncio.sleep(played.latency_ms / 1000)
+        if played.faults.unavailable:
+            await unavailable_response(scope, "an outage played on purpose (faults: unavailable)")(
+                scope, receive, send)
+            return
+        limit = played.rate_limit
+        if limit and self.count_request(int(self.clock.time())) > limit:
+            response = problem_response(429, f"more than {limit} requests a second; slow down",
                                         headers={"Retry-After": "1"})
             await response(scope, receive, send)
             return
@@ -117,12 +129,14 @@ class DropCreateAnswer:
     drop before any byte of an answer (httpx: RemoteProtocolError "Server disconnected without
     sending a response"). A replay of an Idempotency-Key (nothing applied) is answered normally."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, behaviour: Behaviour) -> None:
         self.app = app
+        self.behaviour = behaviour
         logging.getLogger("uvicorn.error").addFilter(_quiet_dropped_answers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/api/"):
+        if (scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/api/")
+                or not self.behaviour.quirks.drop_create_answer):
             await self.app(scope, receive, send)
             return
 
@@ -146,18 +160,19 @@ class EmptyAnswers:
     `/api/sites/{id}`) answers 200 with an empty body; a create is applied and answered 201 with an
     empty body, or (`create_text`) with the text `Created`, which is not JSON."""
 
-    def __init__(self, app: ASGIApp, gets: bool, creates: bool, create_text: bool = False) -> None:
+    def __init__(self, app: ASGIApp, behaviour: Behaviour) -> None:
         self.app = app
-        self.gets = gets
-        self.creates = creates
-        self.create_text = create_text
+        self.behaviour = behaviour
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self._emptied(scope["method"], scope["path"]):
+        quirks = self.behaviour.quirks
+        creates = quirks.empty_create_answer or quirks.text_create_answer
+        if scope["type"] != "http" or not (quirks.empty_get or creates) or not _emptied(
+                scope["method"], scope["path"], gets=quirks.empty_get, creates=creates):
             await self.app(scope, receive, send)
             return
         emptying = False
-        body = b"Created" if self.create_text and scope["method"] == "POST" else b""
+        body = b"Created" if quirks.text_create_answer and scope["method"] == "POST" else b""
         typed = [(b"content-type", b"text/plain")] if body else []
 
         async def emptying_send(message: Message) -> None:
@@ -175,13 +190,15 @@ class EmptyAnswers:
 
         await self.app(scope, receive, emptying_send)
 
-    def _emptied(self, method: str, path: str) -> bool:
-        parts = path.strip("/").split("/")
-        if method == "GET":
-            return self.gets and len(parts) == 3 and parts[0] == "api" and parts[1] in ("branches", "clients", "sites")
-        return self.creates and method == "POST" and parts[:1] == ["api"] and (
-            parts[1:] in (["branches"], ["clients"]) or (len(parts) == 4 and parts[1] == "clients"
-                                                         and parts[3] == "sites"))
+
+def _emptied(method: str, path: str, *, gets: bool, creates: bool) -> bool:
+    """Whether EmptyAnswers empties this request's answer: a GET of one record, or a create."""
+    parts = path.strip("/").split("/")
+    if method == "GET":
+        return gets and len(parts) == 3 and parts[0] == "api" and parts[1] in ("branches", "clients", "sites")
+    return creates and method == "POST" and parts[:1] == ["api"] and (
+        parts[1:] in (["branches"], ["clients"]) or (len(parts) == 4 and parts[1] == "clients"
+                                                     and parts[3] == "sites"))
 
 
 class ErrorForm:
@@ -189,12 +206,13 @@ class ErrorForm:
 
     Status and headers (WWW-Authenticate, Retry-After, Allow) are kept; only the body and its type change."""
 
-    def __init__(self, app: ASGIApp, form: str) -> None:
+    def __init__(self, app: ASGIApp, behaviour: Behaviour) -> None:
         self.app = app
-        self.form = form
+        self.behaviour = behaviour
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        form = self.behaviour.quirks.errors
+        if scope["type"] != "http" or form == "problem":
             await self.app(scope, receive, send)
             return
         start: Message | None = None
@@ -213,7 +231,7 @@ class ErrorForm:
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     status = start["status"]
-                    media_type, body = error_body(self.form, status, b"".join(chunks))
+                    media_type, body = error_body(form, status, b"".join(chunks))
                     headers = [(k, v) for k, v in start.get("headers", [])
                                if k.lower() not in (b"content-type", b"content-length")]
                     headers.append((b"content-length", str(len(body)).encode()))
