@@ -33,7 +33,7 @@ DEFAULT_CAPACITY = 10_000
 REDACTED = "<redacted>"
 #: Bytes of one body kept in a record; the rest is cut (`...` says so).
 BODY_LIMIT = 64 * 1024
-_SECRET_WORDS = ("password", "token", "secret")
+_SECRET_WORDS = ("password", "secret")
 
 
 @dataclass(frozen=True)
@@ -180,10 +180,15 @@ def redacted_body(path: str, body: bytes) -> Any:
         return text + ("..." if len(body) > BODY_LIMIT else "")
 
 
+def _secret(key: str) -> bool:
+    """A password, a secret or a token (`accessToken`, `refresh_token`; not `tokenType`)."""
+    return key.endswith("token") or any(word in key for word in _SECRET_WORDS)
+
+
 def _redact(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: REDACTED if isinstance(key, str) and any(word in key.lower() for word in _SECRET_WORDS)
-                else _redact(item) for key, item in value.items()}
+        return {key: REDACTED if isinstance(key, str) and _secret(key.lower()) else _redact(item)
+                for key, item in value.items()}
     if isinstance(value, list):
         return [_redact(item) for item in value]
     return value
