@@ -35,14 +35,7 @@ from wfctl.sandbox.faults import RETRY_AFTER, Failsafe, unavailable_response
 from wfctl.sandbox.handling import Service, json_answer, log_caller
 from wfctl.sandbox.idempotency import Handler
 from wfctl.sandbox.journal import DEFAULT_CAPACITY, Recorder, RequestJournal
-from wfctl.sandbox.middleware import (
-    BodyLimit,
-    DropCreateAnswer,
-    EmptyAnswers,
-    ErrorForm,
-    OwnRedirects,
-    Throttle,
-)
+from wfctl.sandbox.middleware import AsPlayed, BodyLimit, OwnRedirects, played_inside, played_outside
 from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAGES
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks
@@ -126,14 +119,14 @@ def create_app(
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
     # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included,
     # and the Recorder, outermost, sees each answer as the client does.
+    # What the behaviour plays (quirks, latency, rate limit, faults) is built for its value now (AsPlayed).
     app.add_middleware(OwnRedirects)
-    app.add_middleware(DropCreateAnswer, behaviour=behaviour)
-    app.add_middleware(EmptyAnswers, behaviour=behaviour)
-    app.add_middleware(Throttle, behaviour=behaviour, clock=clock, count_request=store.count_request)
+    app.add_middleware(AsPlayed, behaviour=behaviour,
+                       build=functools.partial(played_inside, clock=clock, count_request=store.count_request))
     if max_body:
         app.add_middleware(BodyLimit, max_body=max_body)
     app.add_middleware(Failsafe, store=store)  # a database's fault is a 503, any other a 500 (faults.py)
-    app.add_middleware(ErrorForm, behaviour=behaviour)
+    app.add_middleware(AsPlayed, behaviour=behaviour, build=played_outside)
     app.add_middleware(Recorder, journal=journal, clock=clock)
     return app
 

@@ -36,8 +36,10 @@ BODY_LIMIT = 64 * 1024
 _SECRET_WORDS = ("password", "secret")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class RequestRecord:
+    """One request, as it was answered (never changed once written)."""
+
     id: int
     at: float                      # the sandbox's clock (clock.py) when the request arrived
     method: str
@@ -155,11 +157,13 @@ class Recorder:
                 received: list[bytes], sent: list[bytes], keep: bool) -> None:
         state = scope.get("state") or {}
         path = scope.get("path", "")
-        key = next((value.decode("latin-1") for name, value in scope.get("headers", [])
-                    if name == b"idempotency-key"), None)
+        key = None
+        if scope.get("method") == "POST":
+            key = next((value.decode("latin-1") for name, value in scope.get("headers", [])
+                        if name == b"idempotency-key"), None)
         self.journal.add(
             at=at, method=scope.get("method", "?"), path=path,
-            query=scope.get("query_string", b"").decode("latin-1"), status=status,
+            query=(scope.get("query_string") or b"").decode("latin-1"), status=status,
             ms=(time.monotonic() - started) * 1000, user=state.get("log_user"), tenant=state.get("log_tenant"),
             note=state.get("log_note"), idempotency_key=key, retry_after=retry_after,
             request_body=redacted_body(path, b"".join(received)) if keep else None,

@@ -5,8 +5,9 @@
 - DropCreateAnswer, EmptyAnswers, ErrorForm: the quirks drop-create-answer (G20), empty-get and the
   create answers (G15), and errors=FORM (G10), quirks.py.
 
-All but BodyLimit ask the behaviour (behaviour.py) on each request, so a quirk or a fault changed while
-the sandbox runs applies from the next request; one that is off costs a check and a call.
+AsPlayed puts the ones the behaviour (behaviour.py) plays now in front of the app: each request asks it
+which value is played, and the stack for a value is built once, on the first request after a change. So a
+quirk or a fault changed while the sandbox runs applies from the next request, and what is off costs nothing.
 """
 
 from __future__ import annotations
@@ -21,10 +22,46 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from wfctl.sandbox.behaviour import Behaviour
+from wfctl.sandbox.behaviour import Behaviour, Played
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.faults import unavailable_response
 from wfctl.sandbox.problems import problem_response
+
+
+class AsPlayed:
+    """Pure ASGI: `build(app, played)` in front of `app`, for the value the behaviour plays now (see the
+    module's docstring)."""
+
+    def __init__(self, app: ASGIApp, behaviour: Behaviour, build: Callable[[ASGIApp, Played], ASGIApp]) -> None:
+        self.app = app
+        self.behaviour = behaviour
+        self.build = build
+        self._built: tuple[Played | None, ASGIApp] = (None, app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        played = self.behaviour.now
+        built = self._built
+        if built[0] is not played:
+            built = self._built = (played, self.build(self.app, played))
+        await built[1](scope, receive, send)
+
+
+def played_inside(app: ASGIApp, played: Played, *, clock: Clock, count_request: Callable[[int], int]) -> ASGIApp:
+    """The middlewares inside the body limit that `played` asks for: the answers' quirks and Throttle."""
+    quirks = played.quirks
+    if quirks.drop_create_answer:
+        app = DropCreateAnswer(app)
+    if quirks.empty_get or quirks.empty_create_answer or quirks.text_create_answer:
+        app = EmptyAnswers(app, gets=quirks.empty_get, creates=quirks.empty_create_answer or quirks.text_create_answer,
+                           create_text=quirks.text_create_answer)
+    if played.rate_limit or played.latency_ms or played.faults.unavailable:
+        app = Throttle(app, played, clock=clock, count_request=count_request)
+    return app
+
+
+def played_outside(app: ASGIApp, played: Played) -> ASGIApp:
+    """ErrorForm, outermost but for the recorder, when `played` asks for another error body form."""
+    return app if played.quirks.errors == "problem" else ErrorForm(app, form=played.quirks.errors)
 
 
 class Throttle:
@@ -34,10 +71,10 @@ class Throttle:
     The requests of each second (of the sandbox's clock) are counted in the database (`count_request`), so
     N holds for all the workers and servers on one database together, not for each."""
 
-    def __init__(self, app: ASGIApp, behaviour: Behaviour, clock: Clock | None = None,
+    def __init__(self, app: ASGIApp, played: Played, clock: Clock | None = None,
                  count_request: Callable[[int], int] | None = None) -> None:
         self.app = app
-        self.behaviour = behaviour
+        self.played = played
         self.clock = clock or Clock()
         self.window = 0
         self.count = 0
@@ -53,7 +90,7 @@ class Throttle:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        played = self.behaviour.now
+        played = self.played
         if played.latency_ms:
             await asyncio.sleep(played.latency_ms / 1000)
         if played.faults.unavailable:
@@ -129,14 +166,12 @@ class DropCreateAnswer:
     drop before any byte of an answer (httpx: RemoteProtocolError "Server disconnected without
     sending a response"). A replay of an Idempotency-Key (nothing applied) is answered normally."""
 
-    def __init__(self, app: ASGIApp, behaviour: Behaviour) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.behaviour = behaviour
         logging.getLogger("uvicorn.error").addFilter(_quiet_dropped_answers)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/api/")
-                or not self.behaviour.quirks.drop_create_answer):
+        if scope["type"] != "http" or scope["method"] != "POST" or not scope["path"].startswith("/api/"):
             await self.app(scope, receive, send)
             return
 
@@ -160,19 +195,19 @@ class EmptyAnswers:
     `/api/sites/{id}`) answers 200 with an empty body; a create is applied and answered 201 with an
     empty body, or (`create_text`) with the text `Created`, which is not JSON."""
 
-    def __init__(self, app: ASGIApp, behaviour: Behaviour) -> None:
+    def __init__(self, app: ASGIApp, gets: bool, creates: bool, create_text: bool = False) -> None:
         self.app = app
-        self.behaviour = behaviour
+        self.gets = gets
+        self.creates = creates
+        self.create_text = create_text
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        quirks = self.behaviour.quirks
-        creates = quirks.empty_create_answer or quirks.text_create_answer
-        if scope["type"] != "http" or not (quirks.empty_get or creates) or not _emptied(
-                scope["method"], scope["path"], gets=quirks.empty_get, creates=creates):
+        if scope["type"] != "http" or not _emptied(scope["method"], scope["path"], gets=self.gets,
+                                                   creates=self.creates):
             await self.app(scope, receive, send)
             return
         emptying = False
-        body = b"Created" if quirks.text_create_answer and scope["method"] == "POST" else b""
+        body = b"Created" if self.create_text and scope["method"] == "POST" else b""
         typed = [(b"content-type", b"text/plain")] if body else []
 
         async def emptying_send(message: Message) -> None:
@@ -206,15 +241,15 @@ class ErrorForm:
 
     Status and headers (WWW-Authenticate, Retry-After, Allow) are kept; only the body and its type change."""
 
-    def __init__(self, app: ASGIApp, behaviour: Behaviour) -> None:
+    def __init__(self, app: ASGIApp, form: str) -> None:
         self.app = app
-        self.behaviour = behaviour
+        self.form = form
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        form = self.behaviour.quirks.errors
-        if scope["type"] != "http" or form == "problem":
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        form = self.form
         start: Message | None = None
         chunks: list[bytes] = []
 
