@@ -25,11 +25,12 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
+from starlette.types import ASGIApp
 
 from wfctl.sandbox import agency, branches, clients, idempotency, identity, sites
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT
 from wfctl.sandbox.auth import Tokens
-from wfctl.sandbox.behaviour import DEFAULT_ACCESS_TTL, Behaviour
+from wfctl.sandbox.behaviour import DEFAULT_ACCESS_TTL, Behaviour, Played
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.faults import RETRY_AFTER, Failsafe, unavailable_response
 from wfctl.sandbox.handling import Service, json_answer, log_caller
@@ -39,7 +40,7 @@ from wfctl.sandbox.middleware import AsPlayed, BodyLimit, OwnRedirects, played_i
 from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAGES
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks
-from wfctl.sandbox.store import StoreUnavailable, open_store
+from wfctl.sandbox.store import Store, StoreUnavailable, open_store
 
 __all__ = ["DEFAULT_MAX_BODY", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RETRY_AFTER", "SEEK_SPAN_PAGES", "SandboxApi",
            "create_app", "openapi_document"]
@@ -117,18 +118,23 @@ def create_app(
         app.add_route(path, _dispatch(path, endpoints, api.withheld), methods=_ALL_METHODS, include_in_schema=False)
     app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
-    # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included,
-    # and the Recorder, outermost, sees each answer as the client does.
-    # What the behaviour plays (quirks, latency, rate limit, faults) is built for its value now (AsPlayed).
+    # add_middleware puts each one outside the ones before it: the Recorder, outermost, sees each answer as
+    # the client does.
     app.add_middleware(OwnRedirects)
-    app.add_middleware(AsPlayed, behaviour=behaviour,
-                       build=functools.partial(played_inside, clock=clock, count_request=store.count_request))
-    if max_body:
-        app.add_middleware(BodyLimit, max_body=max_body)
-    app.add_middleware(Failsafe, store=store)  # a database's fault is a 503, any other a 500 (faults.py)
-    app.add_middleware(AsPlayed, behaviour=behaviour, build=played_outside)
+    app.add_middleware(AsPlayed, behaviour=behaviour, build=functools.partial(
+        _middlewares, clock=clock, store=store, max_body=max_body))
     app.add_middleware(Recorder, journal=journal, clock=clock)
     return app
+
+
+def _middlewares(app: ASGIApp, played: Played, *, clock: Clock, store: Store, max_body: int | None) -> ASGIApp:
+    """The middlewares around the routes for what the behaviour plays now (built once a value, AsPlayed),
+    innermost first: each one outside the ones before it, so ErrorForm rewrites every problem, 413s included."""
+    app = played_inside(app, played, clock=clock, count_request=store.count_request)
+    if max_body:
+        app = BodyLimit(app, max_body=max_body)
+    app = Failsafe(app, store=store)  # a database's fault is a 503, any other a 500 (faults.py)
+    return played_outside(app, played)
 
 
 def openapi_document() -> dict[str, Any]:

@@ -61,15 +61,13 @@ class Behaviour:
         self._lock = threading.Lock()
         self._now = _checked(Played(), quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit,
                              latency_ms=latency_ms, faults=faults)
+        #: The quirks of `now`, a plain attribute: the handlers ask it several times a request.
+        self.quirks: Quirks = self._now.quirks
 
     @property
     def now(self) -> Played:
         """What is played now: read once per request for one consistent set."""
         return self._now
-
-    @property
-    def quirks(self) -> Quirks:
-        return self._now.quirks
 
     @property
     def access_ttl(self) -> int:
@@ -88,6 +86,7 @@ class Behaviour:
             raise ValueError(f"no such behaviour: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_FIELDS))}")
         with self._lock:
             self._now = _checked(self._now, **changes)
+            self.quirks = self._now.quirks
             return self._now
 
 

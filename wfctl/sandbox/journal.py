@@ -138,8 +138,9 @@ class Recorder:
             nonlocal status, retry_after, recorded
             if message["type"] == "http.response.start":
                 status = int(message.get("status", 0))
-                retry_after = next((value.decode("latin-1") for name, value in message.get("headers", [])
-                                    if name.lower() == b"retry-after"), None)
+                if status >= 300:  # a 429 or a 503 (any answer but a success may say when to come back)
+                    retry_after = next((value.decode("latin-1") for name, value in message.get("headers", [])
+                                        if name.lower() == b"retry-after"), None)
             elif keep and message["type"] == "http.response.body":
                 sent.append(message.get("body", b""))
             await send(message)

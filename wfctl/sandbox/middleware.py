@@ -5,9 +5,10 @@
 - DropCreateAnswer, EmptyAnswers, ErrorForm: the quirks drop-create-answer (G20), empty-get and the
   create answers (G15), and errors=FORM (G10), quirks.py.
 
-AsPlayed puts the ones the behaviour (behaviour.py) plays now in front of the app: each request asks it
-which value is played, and the stack for a value is built once, on the first request after a change. So a
-quirk or a fault changed while the sandbox runs applies from the next request, and what is off costs nothing.
+AsPlayed builds the stack for what the behaviour (behaviour.py) plays now (app.py: the quirks' middlewares
+and Throttle only when played, BodyLimit, Failsafe, ErrorForm only when played): each request asks which
+value is played, and the stack for a value is built once, on the first request after a change. So a quirk
+or a fault changed while the sandbox runs applies from the next request, and what is off costs nothing.
 """
 
 from __future__ import annotations
