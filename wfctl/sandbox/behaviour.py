@@ -9,8 +9,9 @@ Everything a deployment may do differently, or a test may make it do, is one fie
 frozen value): the quirks (quirks.py), the access-token lifetime, the rate limit, the latency and the
 injected faults. `Behaviour` holds the current one and swaps it whole on `change`, so a request that
 reads `behaviour.now` once sees one consistent set, and a change takes effect between two requests.
-No reader copies a field at start-up: the handlers ask `Service.quirks` (this object's), the
-middlewares ask on each request, and the access-token lifetime is read when a token is issued.
+No reader copies a field at start-up: the handlers ask `Service.quirks` (this object's), each request
+asks which value is played and gets the middleware stack built for it (middleware.AsPlayed, built once a
+value), and the access-token lifetime is read when a token is issued.
 
 A change lives in this process only. Under `--workers N` (PostgreSQL) each worker has its own
 `Behaviour`, set from the same options at start; a control plane that changes one would have to reach
