@@ -22,13 +22,13 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from wfctl.api import errors
 from wfctl.api.auth import TokenAuth
 from wfctl.api.client import Client
 from wfctl.api.store import REFRESH_GRACE, REFRESH_RESEND_WINDOW, FileStore, TokenPair
 from wfctl.api.transport import RetryPolicy
 from wfctl.errors import exit_code_for, message_for
+from wfctl.sandbox.injectors import FaultProxy
 
 BASE = "https://wams.example.com"
 ADMIN = ("admin@northwind.test", "sandbox-admin")

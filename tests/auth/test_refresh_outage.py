@@ -16,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.fixtures.cli import Cli
-from tests.fixtures.commit_proxy import CommitCutProxy
 from tests.fixtures.sandbox import ADMIN, SandboxServer
+from wfctl.sandbox.injectors import CommitCutProxy, FaultProxy
 from wfctl.sandbox.store import open_store
 
 LATER = 120.0  # "the next command", two minutes later: past the 60 s window of before

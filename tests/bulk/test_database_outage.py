@@ -7,7 +7,7 @@
   10 s of the service being back: a create's Idempotency-Key reserved by a session the restart (or the
   kill) ended is taken over at once, not waited on for a minute.
 
-On SQLite and PostgreSQL; the faults are the database's own (tests/fixtures/dbfaults.py)."""
+On SQLite and PostgreSQL; the faults are the database's own (wfctl/sandbox/injectors/database.py)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ import pytest
 
 from tests.bulk.helpers import new_client, site_names
 from tests.bulk.test_runs_faults import count, env_of, names_file, only_journal, running, wait_until
-from tests.fixtures.dbfaults import DISK_FULL, READ_ONLY, DatabaseFault
 from tests.fixtures.sandbox import ADMIN, SandboxServer
+from wfctl.sandbox.injectors import DISK_FULL, READ_ONLY, DatabaseFault, kill_worker
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -69,16 +69,11 @@ def test_the_last_row_is_done_within_10s_of_postgresql_back(cli: Any, own_cluste
 def test_the_last_row_is_done_within_10s_of_a_worker_killed(cli: Any, own_cluster: Any, tmp_path: Path) -> None:
     """`serve --workers 2` on PostgreSQL, one worker killed (SIGKILL) under the run: the creates it held
     are taken over by the other worker as soon as its database session is gone (was: about 60 s)."""
-    import psutil
-
     from tests.sandbox.test_staging import _serve, _stop
 
     proc, url = _serve("--database", own_cluster.new_database(), "--workers", "2")
     try:
-        def kill() -> None:
-            psutil.Process(proc.pid).children()[0].kill()
-
-        took = _import_through(cli, url, tmp_path, 800, "Killed", kill, after=600)
+        took = _import_through(cli, url, tmp_path, 800, "Killed", lambda: kill_worker(proc.pid), after=600)
         assert took < 10, f"the run ended {took:.1f} s after a worker was killed"
     finally:
         assert _stop(proc) == 0

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.bulk.helpers import new_client, site_names, site_rows, write
 from tests.fixtures.cli import REPO_ROOT
+from wfctl.sandbox.injectors import FaultProxy
 
 ROWS = 400
 

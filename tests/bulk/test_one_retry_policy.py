@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.bulk.helpers import new_client, site_names, write
 from wfctl.api import Client
 from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.errors import ApiError
+from wfctl.sandbox.injectors import FaultProxy
 
 RECORD = {"id": "s1", "name": "North"}
 

@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.bulk.helpers import new_client, site_names
 from tests.bulk.test_runs_faults import count, env_of, names_file, only_journal, running, wait_until
 from tests.fixtures.sandbox import ADMIN, SandboxServer, throwaway_cluster
 from tests.terminal.conftest import run_in_terminal
+from wfctl.sandbox.injectors import FaultProxy
 
 NOTE = "service unavailable, waiting ("
 

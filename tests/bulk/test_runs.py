@@ -246,7 +246,7 @@ def test_plan_and_run_share_words_and_json_keys(logged_in: Any, tmp_path: Path) 
 # -- a row whose answer is lost every time (while others get through) is recorded as failed ---------
 
 def test_a_row_whose_answer_is_always_lost_is_accounted_for(cli: Any, sandbox: Any, tmp_path: Path) -> None:
-    from tests.bulk.fault_proxy import FaultProxy
+    from wfctl.sandbox.injectors import FaultProxy
 
     assert cli.login_as(sandbox.url, "admin@northwind.test", "sandbox-admin").exit_code == 0
     cid = new_client(cli)

@@ -258,8 +258,8 @@ def test_sites_create_whose_record_another_writer_made_meanwhile_is_a_conflict(c
     applied that key: exit 5, and the other writer's site is left as it is."""
     import httpx
 
-    from tests.bulk.fault_proxy import FaultProxy
     from tests.fixtures.sandbox import auth_headers
+    from wfctl.sandbox.injectors import FaultProxy
 
     server = sandbox_factory(str(tmp_path / "contested.db"))
     headers = auth_headers(server, "admin@northwind.test", "sandbox-admin")

@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.fixtures.sandbox import ADMIN, login_token, own_sandbox
+from wfctl.sandbox.injectors import FaultProxy
 
 ROWS = 240
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.matrix.conftest import Deployment, Run, without_stamps
+from wfctl.sandbox.injectors import FaultProxy
 
 ProxyFor = Callable[[Callable[[str, str], None]], FaultProxy]
 

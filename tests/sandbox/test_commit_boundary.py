@@ -1,5 +1,5 @@
 """Creates and deletes at the commit boundary (issue 30 §1), on PostgreSQL behind a TCP proxy that cuts the
-sandbox's database connection right after a COMMIT went through (tests/fixtures/commit_proxy.py): the create
+sandbox's database connection right after a COMMIT went through (wfctl/sandbox/injectors/commits.py): the create
 is answered as the committed one (never 409 to its own sender), the same Idempotency-Key replays it, and
 wfctl's import and create count the record as theirs. Two DELETEs of one record at the same moment, through
 two server processes on one database: one 200, one 404."""
@@ -17,8 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fixtures.commit_proxy import CommitCutProxy
 from tests.fixtures.sandbox import ADMIN, SandboxServer, auth_headers
+from wfctl.sandbox.injectors import CommitCutProxy
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ past its retries) is an outage, not a fault of the request: `503` with `Retry-Af
 and no traceback, the kept-alive connection kept. Any other fault is a `500` that says `Connection: close`.
 
 Each on SQLite and PostgreSQL (the `backend` fixture), the faults made by the database itself
-(tests/fixtures/dbfaults.py)."""
+(wfctl/sandbox/injectors/database.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.fixtures.dbfaults import DatabaseFault
 from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
 from tests.sandbox.helpers import unique
+from wfctl.sandbox.injectors import DatabaseFault
 
 UNAVAILABLE = "the sandbox's database is unavailable (restarting or down); retry shortly"
 

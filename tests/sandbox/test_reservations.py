@@ -111,8 +111,8 @@ def test_a_reservation_its_failed_request_could_not_release_is_released_by_the_n
     session is alive: A's next request releases what it could not, and B's retry is applied at once."""
     if backend != "postgresql":
         pytest.skip("two workers on one database are PostgreSQL's")
-    from tests.fixtures.dbfaults import DISK_FULL, DatabaseFault
     from wfctl.sandbox import idempotency
+    from wfctl.sandbox.injectors import DISK_FULL, DatabaseFault
 
     monkeypatch.setattr(idempotency, "IDEMPOTENCY_WAIT", 1.0)
     database = new_database()

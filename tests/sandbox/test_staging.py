@@ -239,15 +239,14 @@ def test_eight_wfctl_processes_two_workers_short_tokens(cli: Cli, postgres: Any)
 def test_a_worker_that_dies_is_replaced(postgres: Any) -> None:
     proc, url = _serve("--database", postgres.new_database(), "--workers", "2")
     try:
-        import psutil
+        from wfctl.sandbox.injectors import kill_worker, worker_pids
 
-        workers = psutil.Process(proc.pid).children()
-        assert len(workers) == 2
-        workers[0].kill()
+        assert len(worker_pids(proc.pid)) == 2
+        killed = kill_worker(proc.pid)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
-            alive = [w for w in psutil.Process(proc.pid).children() if w.is_running() and w.status() != "zombie"]
-            if len(alive) == 2 and workers[0].pid not in {w.pid for w in alive}:
+            alive = worker_pids(proc.pid)
+            if len(alive) == 2 and killed not in alive:
                 break
             time.sleep(0.1)
         else:

@@ -11,10 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.fixtures.cli import Cli
-from tests.fixtures.commit_proxy import CommitCutProxy
 from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
+from wfctl.sandbox.injectors import CommitCutProxy, FaultProxy
 
 
 class Setup:

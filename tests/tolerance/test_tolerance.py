@@ -209,7 +209,7 @@ def test_a_list_edit_acts_on_exactly_the_entry_the_diff_shows(run: Any, server: 
 
 def test_fields_a_put_cleared_that_cannot_be_written_back_are_listed_with_their_values(
         cli: Any, server: ToleranceServer) -> None:
-    from tests.bulk.fault_proxy import FaultProxy
+    from wfctl.sandbox.injectors import FaultProxy
 
     server.behaviour.put_clears = True
     puts = 0

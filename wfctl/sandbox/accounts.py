@@ -13,10 +13,10 @@ process on one database. Only stdlib is imported at the top: schema.py adds SCHE
 from __future__ import annotations
 
 import math
-import time
 import uuid
 from typing import TYPE_CHECKING, Any
 
+from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.names import name_key
 
 if TYPE_CHECKING:
@@ -127,8 +127,9 @@ def revoke_logins(db: Any, user_id: str) -> int:
 # ---- agencies ---------------------------------------------------------------------------------
 
 
-def add_agency(store: Store, name: str, *, email: str = "", phone: str = "") -> dict[str, Any]:
-    """Create an agency (a tenant); its year starts are 1 January of this year, as the seed's."""
+def add_agency(store: Store, name: str, *, email: str = "", phone: str = "", clock: Clock | None = None
+               ) -> dict[str, Any]:
+    """Create an agency (a tenant); its year starts are 1 January of this year (`clock`'s), as the seed's."""
     from wfctl.sandbox.validation import EMAIL_RE
 
     name, email, phone = name.strip(), email.strip(), phone.strip()
@@ -138,7 +139,7 @@ def add_agency(store: Store, name: str, *, email: str = "", phone: str = "") -> 
         raise AccountError(f"--email {email!r} is not an e-mail address", "invalid")
     if len(email) > _NAME_MAX or len(phone) > _NAME_MAX:
         raise AccountError(f"--email and --phone must be at most {_NAME_MAX} characters", "invalid")
-    year_start = time.strftime("%Y-01-01", time.gmtime())
+    year_start = (clock or Clock()).iso()[:4] + "-01-01"
     agency_id = str(uuid.uuid4())
     with store.transaction() as db:
         store.serialize(db)  # PostgreSQL: one agency add at a time, so the name check below holds
@@ -173,14 +174,16 @@ class LoginThrottle:
     checked), so the lock ends when Retry-After says. A success clears its user name's failures, never
     an address's."""
 
-    def __init__(self, store: Store, limit: int = LOGIN_FAILURE_LIMIT, window: float = LOGIN_FAILURE_WINDOW) -> None:
+    def __init__(self, store: Store, limit: int = LOGIN_FAILURE_LIMIT, window: float = LOGIN_FAILURE_WINDOW,
+                 clock: Clock | None = None) -> None:
         self.store = store
         self.limit = limit
         self.window = window
+        self.clock = clock or Clock()
 
     def locked_for(self, username: str, address: str, now: float | None = None) -> int:
         """Seconds until a login of `username` from `address` may be tried again; 0 when it may now."""
-        now = time.time() if now is None else now
+        now = self.clock.time() if now is None else now
         wait = 0.0
         for scope, key in _keys(username, address):
             rows = self.store.db.execute(
@@ -191,7 +194,7 @@ class LoginThrottle:
         return max(1, math.ceil(wait)) if wait > 0 else 0
 
     def failed(self, username: str, address: str, now: float | None = None) -> None:
-        now = time.time() if now is None else now
+        now = self.clock.time() if now is None else now
         def record(db: Any) -> None:
             for scope, key in _keys(username, address):
                 db.execute("INSERT INTO login_failures (scope, key, at) VALUES (?, ?, ?)", (scope, key, now))

@@ -25,25 +25,22 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, Response
+from starlette.types import ASGIApp
 
 from wfctl.sandbox import agency, branches, clients, idempotency, identity, sites
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT
 from wfctl.sandbox.auth import Tokens
+from wfctl.sandbox.behaviour import DEFAULT_ACCESS_TTL, Behaviour, Played
+from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.faults import RETRY_AFTER, Failsafe, unavailable_response
-from wfctl.sandbox.handling import Service, json_answer, log_note
+from wfctl.sandbox.handling import Service, json_answer, log_caller
 from wfctl.sandbox.idempotency import Handler
-from wfctl.sandbox.middleware import (
-    BodyLimit,
-    DropCreateAnswer,
-    EmptyAnswers,
-    ErrorForm,
-    OwnRedirects,
-    Throttle,
-)
+from wfctl.sandbox.journal import DEFAULT_CAPACITY, Recorder, RequestJournal
+from wfctl.sandbox.middleware import AsPlayed, BodyLimit, OwnRedirects, played_inside, played_outside
 from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAGES
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
-from wfctl.sandbox.quirks import Quirks, parse_quirks
-from wfctl.sandbox.store import StoreUnavailable, open_store
+from wfctl.sandbox.quirks import Quirks
+from wfctl.sandbox.store import Store, StoreUnavailable, open_store
 
 __all__ = ["DEFAULT_MAX_BODY", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RETRY_AFTER", "SEEK_SPAN_PAGES", "SandboxApi",
            "create_app", "openapi_document"]
@@ -56,7 +53,7 @@ def create_app(
     database: str | None = None,
     *,
     seed: bool = True,
-    access_ttl: int = 900,
+    access_ttl: int = DEFAULT_ACCESS_TTL,
     rate_limit: int | None = None,
     latency_ms: int = 0,
     max_body: int | None = DEFAULT_MAX_BODY,
@@ -64,6 +61,7 @@ def create_app(
     exposed: bool = False,
     login_failure_limit: int = LOGIN_FAILURE_LIMIT,
     fast_commit: bool = False,
+    journal_capacity: int = DEFAULT_CAPACITY,
 ) -> FastAPI:
     """The sandbox app. `database`: None keeps the data in memory; else a SQLite file path, `sqlite:///file`
     or `postgresql://...` (store.open_store).
@@ -76,21 +74,28 @@ def create_app(
     `app.state.new_passwords` to be shown once, and the published passwords (seed.LOGINS) are refused.
     `login_failure_limit`: failed logins per user name and per address (in 15 minutes) that lock logins.
     `fast_commit` (PostgreSQL): asynchronous commits, see pgstore.py (durable by default).
-    While the database cannot be reached, what needs it is answered 503 with Retry-After (StoreUnavailable)."""
+    While the database cannot be reached, what needs it is answered 503 with Retry-After (StoreUnavailable).
+
+    The seams (docs/sandbox.md, "Seams"): `app.state.behaviour` (behaviour.py) holds the quirks, the
+    access-token lifetime, the rate limit, the latency and the injected faults, and may be changed while
+    the app serves; `app.state.clock` (clock.py) is the time every part asks; `app.state.journal`
+    (journal.py) records each request, the newest `journal_capacity` kept."""
     from wfctl.sandbox.seed import seed as apply_seed
 
-    played = parse_quirks(quirks)
+    behaviour = Behaviour(quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
+    clock = Clock()
     store = open_store(database, fast_commit=fast_commit)
     try:
         # An empty database always gets the agencies and logins of G21.
-        new_passwords = apply_seed(store, records=seed, random_passwords=exposed)
-        store.purge_expired()
+        new_passwords = apply_seed(store, records=seed, random_passwords=exposed, clock=clock)
+        store.purge_expired(clock.time())
         idempotency.release_abandoned(store)  # a worker started again: what its dead self held
     except BaseException:
         store.close()
         raise
-    api = SandboxApi(store, Tokens(store, access_ttl), played, exposed=exposed,
+    api = SandboxApi(store, Tokens(store, behaviour, clock), behaviour, exposed=exposed,
                      login_failure_limit=login_failure_limit)
+    journal = RequestJournal(journal_capacity)
 
     options: dict[str, Any] = {}
     if "telemetry" in inspect.signature(FastAPI.__init__).parameters:
@@ -103,30 +108,33 @@ def create_app(
                   **options)
     app.state.store = store
     app.state.new_passwords = new_passwords
-    app.state.quirks = played
+    app.state.behaviour = behaviour
+    app.state.clock = clock
+    app.state.journal = journal
     by_path: dict[str, dict[str, Callable[[Request], Awaitable[Response]]]] = {}
     for path, method, endpoint in api.routes():
         by_path.setdefault(path, {})[method] = endpoint
     for path, endpoints in by_path.items():
-        app.add_route(path, _dispatch(endpoints), methods=_ALL_METHODS, include_in_schema=False)
+        app.add_route(path, _dispatch(path, endpoints, api.withheld), methods=_ALL_METHODS, include_in_schema=False)
     app.add_route("/openapi.json", _openapi, methods=["GET"], include_in_schema=False)
     app.add_route("/docs", _docs, methods=["GET"], include_in_schema=False)
-    # add_middleware puts each one outside the ones before it: ErrorForm rewrites every problem, 413s included.
+    # add_middleware puts each one outside the ones before it: the Recorder, outermost, sees each answer as
+    # the client does.
     app.add_middleware(OwnRedirects)
-    if played.drop_create_answer:
-        app.add_middleware(DropCreateAnswer)
-    if played.empty_get or played.empty_create_answer or played.text_create_answer:
-        app.add_middleware(EmptyAnswers, gets=played.empty_get,
-                           creates=played.empty_create_answer or played.text_create_answer,
-                           create_text=played.text_create_answer)
-    if rate_limit or latency_ms:
-        app.add_middleware(Throttle, rate_limit=rate_limit, latency_ms=latency_ms, count_request=store.count_request)
-    if max_body:
-        app.add_middleware(BodyLimit, max_body=max_body)
-    app.add_middleware(Failsafe, store=store)  # a database's fault is a 503, any other a 500 (faults.py)
-    if played.errors != "problem":
-        app.add_middleware(ErrorForm, form=played.errors)
+    app.add_middleware(AsPlayed, behaviour=behaviour, build=functools.partial(
+        _middlewares, clock=clock, store=store, max_body=max_body))
+    app.add_middleware(Recorder, journal=journal, clock=clock)
     return app
+
+
+def _middlewares(app: ASGIApp, played: Played, *, clock: Clock, store: Store, max_body: int | None) -> ASGIApp:
+    """The middlewares around the routes for what the behaviour plays now (built once a value, AsPlayed),
+    innermost first: each one outside the ones before it, so ErrorForm rewrites every problem, 413s included."""
+    app = played_inside(app, played, clock=clock, count_request=store.count_request)
+    if max_body:
+        app = BodyLimit(app, max_body=max_body)
+    app = Failsafe(app, store=store)  # a database's fault is a 503, any other a 500 (faults.py)
+    return played_outside(app, played)
 
 
 def openapi_document() -> dict[str, Any]:
@@ -167,11 +175,17 @@ class SandboxApi(Service):
             ("/api/sites/{siteId}", "PUT", p(bind(sites.update_site))),
             ("/api/sites/{siteId}", "DELETE", p(bind(sites.delete_site))),
         ]
-        if self.quirks.no_agency_update:  # G6 tolerance: the path answers 405, allowing GET only
-            routes = [route for route in routes if route[:2] != ("/api/agency/", "PUT")]
-        if self.quirks.no_logout:  # G22 tolerance: a deployment without the extension (404)
-            routes = [route for route in routes if route[0] != "/identity/logout"]
         return routes
+
+    def withheld(self, path: str) -> tuple[str, ...]:
+        """The methods of `path` this deployment does not offer now: no-agency-update (G6) takes
+        `PUT /api/agency/` away (a 405 allowing GET), no-logout (G22) `POST /identity/logout` (a 404)."""
+        quirks = self.quirks
+        if quirks.no_agency_update and path == "/api/agency/":
+            return ("PUT",)
+        if quirks.no_logout and path == "/identity/logout":
+            return ("POST",)
+        return ()
 
     def _public(self, handler: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -186,7 +200,7 @@ class SandboxApi(Service):
         async def endpoint(request: Request) -> Response:
             try:
                 who = self.tokens.authenticate(request.headers.get("authorization"))
-                log_note(request, who.username)
+                log_caller(request, who)
                 key = request.headers.get("idempotency-key") if request.method == "POST" else None
                 if self.quirks.ignore_idempotency_key:  # G20 tolerance
                     key = None
@@ -199,12 +213,22 @@ class SandboxApi(Service):
         return endpoint
 
 
-def _dispatch(endpoints: dict[str, Callable[[Request], Awaitable[Response]]]) -> Callable[[Request], Awaitable[Response]]:
-    """One route per path: the method picks the handler; any other method is a 405 that lists them all."""
-    allow = ", ".join(endpoints)
+def _dispatch(path: str, endpoints: dict[str, Callable[[Request], Awaitable[Response]]],
+              withheld: Callable[[str], tuple[str, ...]]) -> Callable[[Request], Awaitable[Response]]:
+    """One route per path: the method picks the handler; any other method is a 405 that lists them all. The
+    methods the deployment withholds now (`withheld(path)`, the quirks) are answered as if they had no
+    handler: a 405, or the 404 of an unknown path when nothing is left."""
+    all_allowed = ", ".join(endpoints)
 
     async def endpoint(request: Request) -> Response:
-        handler = endpoints.get(request.method)
+        handlers, allow = endpoints, all_allowed
+        gone = withheld(path)
+        if gone:
+            handlers = {method: handler for method, handler in endpoints.items() if method not in gone}
+            if not handlers:
+                return problem_response(404, f"no endpoint {request.method} {request.url.path}")
+            allow = ", ".join(handlers)
+        handler = handlers.get(request.method)
         if handler is None:
             return problem_response(405, f"{request.method} is not allowed here; allowed: {allow}",
                                     headers={"Allow": allow})

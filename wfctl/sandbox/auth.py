@@ -25,6 +25,8 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from wfctl.sandbox.behaviour import Behaviour
+from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.problems import unauthorized
 from wfctl.sandbox.storebase import REFRESH_GRACE, REUSE_DETECTED, Connection, Store
 
@@ -96,9 +98,17 @@ def token_hash(token: str) -> str:
 
 
 class Tokens:
-    def __init__(self, store: Store, access_ttl: int) -> None:
+    """The token families of one store. Times are the sandbox's clock (clock.py); an access token's lifetime
+    is the behaviour's when it is issued (behaviour.py), so a change applies to the next pair."""
+
+    def __init__(self, store: Store, behaviour: Behaviour | None = None, clock: Clock | None = None) -> None:
         self.store = store
-        self.access_ttl = access_ttl
+        self.behaviour = behaviour or Behaviour()
+        self.clock = clock or Clock()
+
+    @property
+    def access_ttl(self) -> int:
+        return self.behaviour.access_ttl
 
     def find_user(self, username: str) -> tuple[str, str] | None:
         """(user id, password hash) of a login name (case-insensitive), or None."""
@@ -108,7 +118,7 @@ class Tokens:
 
     def login(self, user_id: str) -> dict[str, object]:
         """Start a new token family for a verified user; the first pair."""
-        now = time.time()
+        now = self.clock.time()
         family_id = str(uuid.uuid4())
 
         def start(db: Connection) -> dict[str, object]:
@@ -121,7 +131,7 @@ class Tokens:
     def refresh(self, access_token: str, refresh_token: str) -> dict[str, object]:
         """Rotate: spend the refresh token, issue a new pair. Reuse revokes the family (G3), except within
         the grace window (the module's docstring)."""
-        now = time.time()
+        now = self.clock.time()
         presented, access_hash = token_hash(refresh_token), token_hash(access_token)
 
         def rotate(db: Connection) -> dict[str, object] | None:
@@ -191,19 +201,20 @@ class Tokens:
             (token_hash(token),)).fetchone()
         if row is None or row[6]:
             raise unauthorized("the access token is not valid")
-        if row[5] <= time.time():
+        if row[5] <= self.clock.time():
             raise unauthorized("the access token has expired")
         return Principal(row[0], row[1], row[2], row[3], row[4], row[7])
 
     def _issue(self, db: Connection, family_id: str, now: float, parent: str | None) -> dict[str, object]:
         access = "wsa_" + secrets.token_urlsafe(32)
         refresh = "wsr_" + secrets.token_urlsafe(48)
+        ttl = self.access_ttl  # read once: the stored expiry and the answer's expiresIn agree
         db.execute("INSERT INTO access_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)",
-                   (token_hash(access), family_id, now + self.access_ttl))
+                   (token_hash(access), family_id, now + ttl))
         db.execute("INSERT INTO refresh_tokens (token_hash, family_id, created_at, parent_hash) VALUES (?, ?, ?, ?)",
                    (token_hash(refresh), family_id, now, parent))
         return {"accessToken": access, "refreshToken": refresh, "tokenType": "Bearer",
-                "expiresIn": self.access_ttl}
+                "expiresIn": ttl}
 
 
 def _replay_key(refresh_token: str) -> bytes:

@@ -15,7 +15,6 @@ from wfctl.sandbox.handling import (
     Service,
     json_answer,
     read_body,
-    timestamp,
     update_fields,
 )
 from wfctl.sandbox.paging import page
@@ -39,7 +38,7 @@ async def create_branch(api: Service, request: Request, who: Principal) -> Respo
     if who.role == "staff":
         raise forbidden("staff may not create branches")
     fields = v.validate(await read_body(request), v.BRANCH, required=("name",))
-    branch_id, now = str(uuid.uuid4()), timestamp()
+    branch_id, now = str(uuid.uuid4()), api.timestamp()
     def insert(db: Connection) -> None:
         db.execute("INSERT INTO branches (id, agency_id, name, name_key, address, phone, email, created_on) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -59,7 +58,7 @@ async def update_branch(api: Service, request: Request, who: Principal) -> Respo
     branch_id = request.path_params["branchId"]
     branch_row(api, who, branch_id)
     fields = api.replacing(v.validate(await read_body(request), v.BRANCH), v.BRANCH)
-    now = timestamp()
+    now = api.timestamp()
     with api.unique("branch", fields.get("name")), api.store.statement() as db:
         update_fields(db, "branches", branch_id, fields, _BRANCH_COLUMNS, "modified_on", now, api.name_key)
     row = branch_row(api, who, branch_id)

@@ -16,7 +16,6 @@ from wfctl.sandbox.handling import (
     Service,
     json_answer,
     read_body,
-    timestamp,
     update_fields,
 )
 from wfctl.sandbox.paging import page
@@ -53,7 +52,7 @@ async def create_client(api: Service, request: Request, who: Principal) -> Respo
     branch_row(api, who, branch_id)
     if who.role == "staff" and branch_id != who.branch_id:
         raise forbidden("staff may only create clients in their own branch")
-    client_id, now = str(uuid.uuid4()), timestamp()
+    client_id, now = str(uuid.uuid4()), api.timestamp()
     def insert(db: Connection) -> None:
         db.execute("INSERT INTO clients (id, agency_id, branch_id, name, name_key, email, phone, "
                    "billing_address, created_on) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -71,7 +70,7 @@ async def update_client(api: Service, request: Request, who: Principal) -> Respo
     client_id = request.path_params["clientId"]
     client_row(api, who, client_id)
     fields = api.replacing(v.validate(await read_body(request), v.CLIENT_UPDATE), v.CLIENT_UPDATE)
-    now = timestamp()
+    now = api.timestamp()
     with api.unique("client", fields.get("name"), "in this branch"), api.store.statement() as db:
         update_fields(db, "clients", client_id, fields, _CLIENT_COLUMNS, "updated_on", now, api.name_key)
     out = _client(client_row(api, who, client_id))

@@ -1,10 +1,10 @@
-"""What every sandbox handler uses: the service's state (`Service`: the store, tokens, quirks), the name
+"""What every sandbox handler uses: the service's state (`Service`: the store, tokens, the behaviour it plays
+and its clock), the name
 key and put-clears rules, the UNIQUE guard (G12), the G13 update, and JSON in and out."""
 
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +14,9 @@ from starlette.responses import Response
 
 from wfctl.sandbox import validation as v
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT, LoginThrottle
-from wfctl.sandbox.auth import Tokens
+from wfctl.sandbox.auth import Principal, Tokens
+from wfctl.sandbox.behaviour import Behaviour
+from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.listquirks import Churn
 from wfctl.sandbox.problems import ApiProblem, invalid, not_found
 from wfctl.sandbox.quirks import Quirks
@@ -30,22 +32,40 @@ class Service:
     """The sandbox's state, shared by its handlers (one module per resource: identity, agency, branches,
     clients, sites)."""
 
-    def __init__(self, store: Store, tokens: Tokens, quirks: Quirks | None = None, *, exposed: bool = False,
+    def __init__(self, store: Store, tokens: Tokens, behaviour: Behaviour | None = None, *, exposed: bool = False,
                  login_failure_limit: int = LOGIN_FAILURE_LIMIT) -> None:
         self.store = store
         self.exposed = exposed
         self.db = store.db
         self.tokens = tokens
-        self.quirks = quirks or Quirks()
-        self.created = 200 if self.quirks.create_200 else 201
-        self.throttle = LoginThrottle(store, limit=login_failure_limit)
-        self.churn = Churn() if self.quirks.churn_pages else None  # quirk churn-pages (listquirks.py)
+        self.behaviour = behaviour or tokens.behaviour
+        self.clock: Clock = tokens.clock
+        self.throttle = LoginThrottle(store, limit=login_failure_limit, clock=self.clock)
+        self._churn = Churn(self.clock)  # quirk churn-pages (listquirks.py), while it is played
         #: Creates whose COMMIT's outcome could not be learnt (see `create`): key -> (its check, its answer).
         self.unknown: dict[KeyRef, tuple[Callable[[Connection], bool], Response]] = {}
         #: Keys whose reservation a request of this process holds and is answering (idempotency.py).
         self.answering: set[KeyRef] = set()
         #: Reservations a failed request could not release (the database refused it): key -> holder.
         self.unreleased: dict[KeyRef, str] = {}
+
+    @property
+    def quirks(self) -> Quirks:
+        """The quirks played now (behaviour.py): asked on each request, never kept."""
+        return self.behaviour.quirks
+
+    @property
+    def created(self) -> int:
+        """The status of a create's answer: 201, or 200 under create-200 (G15)."""
+        return 200 if self.quirks.create_200 else 201
+
+    @property
+    def churn(self) -> Churn | None:
+        return self._churn if self.quirks.churn_pages else None
+
+    def timestamp(self) -> str:
+        """Now, as createdOn and modifiedOn say it (the sandbox's clock)."""
+        return self.clock.iso()
 
     def name_key(self, name: str) -> str:
         """The key of the UNIQUE index (G12, store.name_key); with no-unique-names, never a duplicate."""
@@ -195,17 +215,22 @@ def json_answer(payload: Any, status: int = 200) -> Response:
                     status_code=status, media_type=JSON_TYPE)
 
 
-def log_note(request: Request, note: str) -> None:
-    """What the request log (server.RequestLog, --log-requests) adds to this request's line: the user,
-    or a failed login's name. Never a password or a token."""
-    request.state.log_note = note
+def log_note(request: Request, note: str, *, user: str | None = None, tenant: str | None = None) -> None:
+    """What the request's record (journal.py; its --log-requests line) adds: the user, or a failed login's
+    name. Never a password or a token. `user`, `tenant`: the login the request was made as, and its agency."""
+    # scope["state"] is what request.state wraps: one update of the dict rather than three setattr calls
+    state = request.scope.setdefault("state", {})
+    state["log_note"] = note
+    if user is not None:
+        state["log_user"] = user
+        state["log_tenant"] = tenant
 
 
+def log_caller(request: Request, who: Principal) -> None:
+    """The request's record names its caller: the user and the tenant (agency)."""
+    log_note(request, who.username, user=who.username, tenant=who.agency_id)
 
 
 def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
-
-def timestamp() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

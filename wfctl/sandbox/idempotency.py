@@ -52,7 +52,7 @@ async def idempotent(api: Service, request: Request, who: Principal, key: str, h
     waited_until = time.monotonic() + IDEMPOTENCY_WAIT
     ref = (who.user_id, key)
     while True:
-        now = time.time()
+        now = api.clock.time()
         holder = api.store.holder()
         reserved = api.db.execute(
             "INSERT INTO idempotency_keys (user_id, key, fingerprint, status, media_type, body, created_at) "

@@ -41,7 +41,7 @@ async def login(api: Service, request: Request) -> Response:
         log_note(request, f"login failed: {username}")
         raise ApiProblem(401, "wrong username or password", headers={"WWW-Authenticate": "Bearer"})
     api.throttle.succeeded(username)
-    log_note(request, username)
+    log_note(request, username, user=username)
     return json_answer(_token_answer(api, api.tokens.login(user[0])))
 
 

@@ -23,6 +23,8 @@ import time
 import uuid
 from typing import Any
 
+from wfctl.sandbox.clock import Clock
+
 #: What must not point at a churned record: (table, column) per list table.
 _BOUND = {"sites": (), "clients": (("sites", "client_id"),),
           "branches": (("clients", "branch_id"), ("users", "branch_id"))}
@@ -31,7 +33,8 @@ _BOUND = {"sites": (), "clients": (("sites", "client_id"),),
 class Churn:
     """Which listings wait for their churn: one per list (its path and page size) at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock | None = None) -> None:
+        self.clock = clock or Clock()
         self._armed: set[str] = set()
         self._lock = threading.Lock()
 
@@ -50,12 +53,11 @@ class Churn:
         with store.statement() as db:
             db.execute(f"UPDATE {table} SET id = ?, created_on = ? WHERE id = (SELECT id FROM {table} "
                        f"WHERE {where}{free} ORDER BY created_on, id LIMIT 1)",
-                       (str(uuid.uuid4()), _after(latest), *args))
+                       (str(uuid.uuid4()), _after(latest, self.clock.time()), *args))
 
 
-def _after(latest: Any) -> str:
+def _after(latest: Any, now: float) -> str:
     """Now, or a second after the list's latest createdOn when that is not earlier: the new record is last."""
-    now = time.time()
     with contextlib.suppress(ValueError):
         now = max(now, calendar.timegm(time.strptime(str(latest), _FORM)) + 1)
     return time.strftime(_FORM, time.gmtime(now))

@@ -1,8 +1,14 @@
-"""The sandbox's pure ASGI middlewares, each added by create_app only when its option is on.
+"""The sandbox's pure ASGI middlewares.
 
 - BodyLimit: 413 above `--max-body` (on by default), before a body is held in memory;
-- Throttle: `--rate-limit` (G18) and `--latency`;
-- DropCreateAnswer, ErrorForm: the quirks drop-create-answer (G20) and errors=FORM (G10), quirks.py.
+- Throttle: `--latency`, an injected outage (behaviour.Faults) and `--rate-limit` (G18);
+- DropCreateAnswer, EmptyAnswers, ErrorForm: the quirks drop-create-answer (G20), empty-get and the
+  create answers (G15), and errors=FORM (G10), quirks.py.
+
+AsPlayed builds the stack for what the behaviour (behaviour.py) plays now (app.py: the quirks' middlewares
+and Throttle only when played, BodyLimit, Failsafe, ErrorForm only when played): each request asks which
+value is played, and the stack for a value is built once, on the first request after a change. So a quirk
+or a fault changed while the sandbox runs applies from the next request, and what is off costs nothing.
 """
 
 from __future__ import annotations
@@ -10,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import time
 from collections.abc import Callable
 from html import escape
 from http import HTTPStatus
@@ -18,21 +23,60 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from wfctl.sandbox.behaviour import Behaviour, Played
+from wfctl.sandbox.clock import Clock
+from wfctl.sandbox.faults import unavailable_response
 from wfctl.sandbox.problems import problem_response
 
 
+class AsPlayed:
+    """Pure ASGI: `build(app, played)` in front of `app`, for the value the behaviour plays now (see the
+    module's docstring)."""
+
+    def __init__(self, app: ASGIApp, behaviour: Behaviour, build: Callable[[ASGIApp, Played], ASGIApp]) -> None:
+        self.app = app
+        self.behaviour = behaviour
+        self.build = build
+        self._built: tuple[Played | None, ASGIApp] = (None, app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        played = self.behaviour.now
+        built = self._built
+        if built[0] is not played:
+            built = self._built = (played, self.build(self.app, played))
+        await built[1](scope, receive, send)
+
+
+def played_inside(app: ASGIApp, played: Played, *, clock: Clock, count_request: Callable[[int], int]) -> ASGIApp:
+    """The middlewares inside the body limit that `played` asks for: the answers' quirks and Throttle."""
+    quirks = played.quirks
+    if quirks.drop_create_answer:
+        app = DropCreateAnswer(app)
+    if quirks.empty_get or quirks.empty_create_answer or quirks.text_create_answer:
+        app = EmptyAnswers(app, gets=quirks.empty_get, creates=quirks.empty_create_answer or quirks.text_create_answer,
+                           create_text=quirks.text_create_answer)
+    if played.rate_limit or played.latency_ms or played.faults.unavailable:
+        app = Throttle(app, played, clock=clock, count_request=count_request)
+    return app
+
+
+def played_outside(app: ASGIApp, played: Played) -> ASGIApp:
+    """ErrorForm, outermost but for the recorder, when `played` asks for another error body form."""
+    return app if played.quirks.errors == "problem" else ErrorForm(app, form=played.quirks.errors)
+
+
 class Throttle:
-    """`--rate-limit N` (429 with Retry-After past N requests a second, G18) and `--latency MS`.
+    """`--latency MS`, the injected outage (Faults.unavailable: a 503 with Retry-After, as a database that
+    cannot serve) and `--rate-limit N` (429 with Retry-After past N requests a second, G18), in that order.
 
-    A pure ASGI middleware, added only when one of them is on, so the default path pays nothing. The
-    requests of each second are counted in the database (`count_request`), so N holds for all the workers
-    and servers on one database together, not for each."""
+    The requests of each second (of the sandbox's clock) are counted in the database (`count_request`), so
+    N holds for all the workers and servers on one database together, not for each."""
 
-    def __init__(self, app: ASGIApp, rate_limit: int | None = None, latency_ms: int = 0,
+    def __init__(self, app: ASGIApp, played: Played, clock: Clock | None = None,
                  count_request: Callable[[int], int] | None = None) -> None:
         self.app = app
-        self.rate_limit = rate_limit or 0
-        self.latency = latency_ms / 1000
+        self.played = played
+        self.clock = clock or Clock()
         self.window = 0
         self.count = 0
         self.count_request = count_request or self._count_here
@@ -47,10 +91,16 @@ class Throttle:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.latency:
-            await asyncio.sleep(self.latency)
-        if self.rate_limit and self.count_request(int(time.time())) > self.rate_limit:
-            response = problem_response(429, f"more than {self.rate_limit} requests a second; slow down",
+        played = self.played
+        if played.latency_ms:
+            await asyncio.sleep(played.latency_ms / 1000)
+        if played.faults.unavailable:
+            await unavailable_response(scope, "an outage played on purpose (faults: unavailable)")(
+                scope, receive, send)
+            return
+        limit = played.rate_limit
+        if limit and self.count_request(int(self.clock.time())) > limit:
+            response = problem_response(429, f"more than {limit} requests a second; slow down",
                                         headers={"Retry-After": "1"})
             await response(scope, receive, send)
             return
@@ -153,7 +203,8 @@ class EmptyAnswers:
         self.create_text = create_text
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not self._emptied(scope["method"], scope["path"]):
+        if scope["type"] != "http" or not _emptied(scope["method"], scope["path"], gets=self.gets,
+                                                   creates=self.creates):
             await self.app(scope, receive, send)
             return
         emptying = False
@@ -175,13 +226,15 @@ class EmptyAnswers:
 
         await self.app(scope, receive, emptying_send)
 
-    def _emptied(self, method: str, path: str) -> bool:
-        parts = path.strip("/").split("/")
-        if method == "GET":
-            return self.gets and len(parts) == 3 and parts[0] == "api" and parts[1] in ("branches", "clients", "sites")
-        return self.creates and method == "POST" and parts[:1] == ["api"] and (
-            parts[1:] in (["branches"], ["clients"]) or (len(parts) == 4 and parts[1] == "clients"
-                                                         and parts[3] == "sites"))
+
+def _emptied(method: str, path: str, *, gets: bool, creates: bool) -> bool:
+    """Whether EmptyAnswers empties this request's answer: a GET of one record, or a create."""
+    parts = path.strip("/").split("/")
+    if method == "GET":
+        return gets and len(parts) == 3 and parts[0] == "api" and parts[1] in ("branches", "clients", "sites")
+    return creates and method == "POST" and parts[:1] == ["api"] and (
+        parts[1:] in (["branches"], ["clients"]) or (len(parts) == 4 and parts[1] == "clients"
+                                                     and parts[3] == "sites"))
 
 
 class ErrorForm:
@@ -197,6 +250,7 @@ class ErrorForm:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        form = self.form
         start: Message | None = None
         chunks: list[bytes] = []
 
@@ -213,7 +267,7 @@ class ErrorForm:
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
                     status = start["status"]
-                    media_type, body = error_body(self.form, status, b"".join(chunks))
+                    media_type, body = error_body(form, status, b"".join(chunks))
                     headers = [(k, v) for k, v in start.get("headers", [])
                                if k.lower() not in (b"content-type", b"content-length")]
                     headers.append((b"content-length", str(len(body)).encode()))

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 import uuid
 from typing import Any
 
 from wfctl.sandbox.auth import hash_password
+from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.store import Store, name_key
 
 # (username, password, role, agency name); the staff login is bound to the first branch
@@ -72,7 +72,8 @@ _CONTACTS = ["Amelia Hart", "Ravi Chandra", "Sophie Walsh", "Tomasz Nowak", "Gra
 _DEPARTMENTS = ["Operations", "Goods In", "Night Shift", "HR", "Health & Safety", "Front of House"]
 
 
-def seed(store: Store, *, records: bool = True, random_passwords: bool = False) -> dict[str, str]:
+def seed(store: Store, *, records: bool = True, random_passwords: bool = False, clock: Clock | None = None
+         ) -> dict[str, str]:
     """Fill an empty database with the G21 agencies and logins, and (`records`) their sample records.
 
     Without records (`--no-seed`) the agencies and logins still exist, so the service can be used at all;
@@ -81,12 +82,12 @@ def seed(store: Store, *, records: bool = True, random_passwords: bool = False) 
     of the published ones; they are returned, {username: password}, to be shown once. Else {}."""
     if not store.is_empty():
         return {}
-    start = time.time() - 90 * 86400  # records created over the last three months, oldest first
-    clock = [start]
+    now = clock or Clock()
+    at = [now.time() - 90 * 86400]  # records created over the last three months, oldest first
 
     def stamp() -> str:
-        clock[0] += 3600 * 7 + 37
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(clock[0]))
+        at[0] += 3600 * 7 + 37
+        return now.iso(at[0])
 
     passwords = {username: secrets.token_urlsafe(12) if random_passwords else password
                  for username, password, _, _ in LOGINS}

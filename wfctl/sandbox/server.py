@@ -12,13 +12,13 @@ import importlib.util
 import signal
 import socket
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
 import uvicorn
 
 from wfctl.sandbox.app import create_app
+from wfctl.sandbox.journal import Recorder, RequestJournal
 
 #: TLS 1.2 suites the sandbox agrees to: forward secret and AEAD only (OpenSSL's default list also holds the
 #: CBC suites ECDHE-*-AES128-SHA256 and -AES256-SHA384). TLS 1.3's suites are all AEAD and are not set here.
@@ -76,15 +76,18 @@ def serve(
     Pass a socket from `bind` to report a port in use before anything else (an OSError there).
     uvicorn shuts down gracefully on SIGINT and SIGTERM and then re-raises the signal; SIGTERM is made a
     KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too).
-    `log_requests` is given one line per answered request (`GET /api/branches 200 3 ms`).
+    `log_requests` is given one line per answered request (`GET /api/branches 200 3 ms`), from the app's
+    request journal (journal.py).
     `workers` > 1 forks that many server processes on the socket (supervisor.py; PostgreSQL only)."""
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
     app = None
 
     def make_server(app: Any, started: Callable[[], None] | None) -> uvicorn.Server:
-        served = RequestLog(app, log_requests) if log_requests is not None else app
-        server = uvicorn.Server(uvicorn_config(served, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
+        if log_requests is not None:
+            write = log_requests
+            app.state.journal.listen(lambda record: write(record.line()))
+        server = uvicorn.Server(uvicorn_config(app, host=host, port=port, tls_cert=tls_cert, tls_key=tls_key))
         if started is not None:
             _notify_when_started(server, started)
         return server
@@ -115,47 +118,15 @@ def serve(
             app.state.store.close()
 
 
-class RequestLog:
-    """ASGI wrapper: one line per HTTP request once its answer is sent: method, path (with the query),
-    status and milliseconds, e.g. `GET /api/clients?page=2 200 4 ms`."""
+class RequestLog(Recorder):
+    """ASGI wrapper around any app: one line per HTTP request once its answer is sent (`GET /api/clients?page=2
+    200 4 ms`), rendered from its record (journal.RequestRecord.line). create_app's apps record every request
+    themselves (`app.state.journal`), and `serve` writes their lines from there."""
 
     def __init__(self, app: Any, write: Callable[[str], None]) -> None:
-        self.app = app
-        self.write = write
-
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope.get("type") != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.monotonic()
-        status: list[int] = []
-        logged = False
-
-        async def logging_send(message: dict[str, Any]) -> None:
-            nonlocal logged
-            if message.get("type") == "http.response.start":
-                status.append(int(message.get("status", 0)))
-            await send(message)
-            if message.get("type") == "http.response.body" and not message.get("more_body") and not logged:
-                logged = True
-                self._log(scope, status[0] if status else 0, started)
-
-        try:
-            await self.app(scope, receive, logging_send)
-        finally:
-            if not logged:  # no answer (the client left, or the app failed)
-                self._log(scope, status[0] if status else 0, started)
-
-    def _log(self, scope: dict[str, Any], status: int, started: float) -> None:
-        path = scope.get("path", "")
-        query = scope.get("query_string", b"")
-        if query:
-            path += "?" + query.decode("latin-1")
-        shown = str(status) if status else "---"
-        note = (scope.get("state") or {}).get("log_note")  # the user, or "login failed: <name>" (app._log_note)
-        line = f"{path} {shown} {(time.monotonic() - started) * 1000:.0f} ms" + (f" {note}" if note else "")
-        line = "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in line)
-        self.write(f"{scope.get('method', '?')} {line}")
+        journal = RequestJournal(capacity=1)
+        journal.listen(lambda record: write(record.line()))
+        super().__init__(app, journal)
 
 
 def _notify_when_started(server: uvicorn.Server, ready: Callable[[], None]) -> None:

@@ -18,7 +18,6 @@ from wfctl.sandbox.handling import (
     dumps,
     json_answer,
     read_body,
-    timestamp,
     update_fields,
 )
 from wfctl.sandbox.paging import page, page_params
@@ -51,7 +50,7 @@ async def create_site(api: Service, request: Request, who: Principal) -> Respons
     client_id = request.path_params["clientId"]
     client = client_row(api, who, client_id)
     fields = v.validate(await read_body(request), v.SITE, required=("name",))
-    site_id, now = str(uuid.uuid4()), timestamp()
+    site_id, now = str(uuid.uuid4()), api.timestamp()
     site = {"id": site_id, "clientId": client_id, "name": fields["name"],
             "address": fields.get("address", ""), "phone": fields.get("phone", ""),
             "email": fields.get("email", ""), "assessmentRequired": fields.get("assessmentRequired", False),
@@ -74,7 +73,7 @@ async def update_site(api: Service, request: Request, who: Principal) -> Respons
     site_id = request.path_params["siteId"]
     row = site_row(api, who, site_id)
     fields = api.replacing(v.validate(await read_body(request), v.SITE), v.SITE)
-    now = timestamp()
+    now = api.timestamp()
     stored = {k: (dumps(val) if isinstance(val, list) else int(val) if isinstance(val, bool) else val)
               for k, val in fields.items()}
     with api.unique("site", fields.get("name"), "for this client"), api.store.statement() as db:

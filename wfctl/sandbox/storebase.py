@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import secrets
 import sqlite3
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol, TypeVar
@@ -218,9 +217,8 @@ class Store:
         row = self.db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
         return int(row[0])
 
-    def purge_expired(self, now: float | None = None) -> None:
+    def purge_expired(self, now: float) -> None:
         """Drop expired access tokens and idempotency records (called now and then, not per request)."""
-        now = time.time() if now is None else now
 
         def purge(db: Any) -> None:
             db.execute("DELETE FROM access_tokens WHERE family_id IN "

@@ -10,8 +10,10 @@ import socket
 import threading
 from collections.abc import Callable
 
+from wfctl.sandbox.injectors.listener import Listener
 
-class FaultProxy:
+
+class FaultProxy(Listener):
     def __init__(self, upstream: str, *, drop: Callable[[str, str], bool], seed: int = 5,
                  share: float = 0.05, unsent: bool = False,
                  answer: Callable[[str, str], bytes | None] | None = None) -> None:
@@ -28,22 +30,8 @@ class FaultProxy:
         self.dropped = 0
         self.forwarded = 0
         self._lock = threading.Lock()
-        self._server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self._server.getsockname()[1]}"
-        self._stopped = False
-        threading.Thread(target=self._accept, daemon=True, name="fault-proxy").start()
-
-    def stop(self) -> None:
-        self._stopped = True
-        self._server.close()
-
-    def _accept(self) -> None:
-        while not self._stopped:
-            try:
-                conn, _ = self._server.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+        super().__init__("fault-proxy")
+        self.url = f"http://127.0.0.1:{self.port}"
 
     def _serve(self, conn: socket.socket) -> None:
         up = socket.create_connection(self.upstream)

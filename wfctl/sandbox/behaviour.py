@@ -1,0 +1,120 @@
+"""What the sandbox plays, held in one object that can be changed while it runs.
+
+    behaviour = Behaviour(quirks=["put-clears"], access_ttl=900)
+    behaviour.quirks.put_clears              # asked by the handler, on each request
+    behaviour.change(quirks=["errors=text"], latency_ms=20, faults=Faults(unavailable=True))
+    behaviour.change(faults=Faults())        # the outage is over: the next request is served
+
+Everything a deployment may do differently, or a test may make it do, is one field of `Played` (a
+frozen value): the quirks (quirks.py), the access-token lifetime, the rate limit, the latency and the
+injected faults. `Behaviour` holds the current one and swaps it whole on `change`, so a request that
+reads `behaviour.now` once sees one consistent set, and a change takes effect between two requests.
+No reader copies a field at start-up: the handlers ask `Service.quirks` (this object's), each request
+asks which value is played and gets the middleware stack built for it (middleware.AsPlayed, built once a
+value), and the access-token lifetime is read when a token is issued.
+
+A change lives in this process only. Under `--workers N` (PostgreSQL) each worker has its own
+`Behaviour`, set from the same options at start; a control plane that changes one would have to reach
+every worker (a row in the database that each reads when its version changes): docs/sandbox.md, "Seams".
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from wfctl.sandbox.quirks import Quirks, parse_quirks
+
+DEFAULT_ACCESS_TTL = 900
+
+
+@dataclass(frozen=True)
+class Faults:
+    """Faults the sandbox plays on purpose, beyond the quirks: off by default.
+
+    `unavailable`: every request is answered as by a database that cannot serve now (503 with
+    Retry-After, faults.unavailable_response): a 503 window, opened and closed between two requests."""
+
+    unavailable: bool = False
+
+    def names(self) -> list[str]:
+        return ["unavailable"] if self.unavailable else []
+
+
+@dataclass(frozen=True)
+class Played:
+    """One consistent set of what the sandbox plays (see the module's docstring)."""
+
+    quirks: Quirks = field(default_factory=Quirks)
+    access_ttl: int = DEFAULT_ACCESS_TTL
+    rate_limit: int = 0
+    latency_ms: int = 0
+    faults: Faults = field(default_factory=Faults)
+
+
+class Behaviour:
+    """The one changeable holder of `Played`: read it per request, change it at any time."""
+
+    def __init__(self, *, quirks: Quirks | Iterable[str] | None = None, access_ttl: int = DEFAULT_ACCESS_TTL,
+                 rate_limit: int | None = None, latency_ms: int = 0, faults: Faults | None = None) -> None:
+        self._lock = threading.Lock()
+        self._now = _checked(Played(), quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit,
+                             latency_ms=latency_ms, faults=faults)
+        #: The quirks of `now`, a plain attribute: the handlers ask it several times a request.
+        self.quirks: Quirks = self._now.quirks
+
+    @property
+    def now(self) -> Played:
+        """What is played now: read once per request for one consistent set."""
+        return self._now
+
+    @property
+    def access_ttl(self) -> int:
+        return self._now.access_ttl
+
+    @property
+    def faults(self) -> Faults:
+        return self._now.faults
+
+    def change(self, **changes: Any) -> Played:
+        """Play something else from the next request on: any of `quirks` (names as `--quirk` spells them,
+        or a Quirks), `access_ttl`, `rate_limit` (None or 0: off), `latency_ms`, `faults`. What is not
+        named stays. ValueError (nothing changed) for an unknown name or a bad value."""
+        unknown = set(changes) - _FIELDS
+        if unknown:
+            raise ValueError(f"no such behaviour: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_FIELDS))}")
+        with self._lock:
+            self._now = _checked(self._now, **changes)
+            self.quirks = self._now.quirks
+            return self._now
+
+
+# ---- private helpers --------------------------------------------------------------------------
+
+_FIELDS = {"quirks", "access_ttl", "rate_limit", "latency_ms", "faults"}
+
+
+def _checked(base: Played, **changes: Any) -> Played:
+    values: dict[str, Any] = {}
+    if "quirks" in changes:
+        values["quirks"] = parse_quirks(changes["quirks"])
+    if "access_ttl" in changes:
+        values["access_ttl"] = _whole(changes["access_ttl"], "access_ttl", minimum=1)
+    if "rate_limit" in changes:
+        values["rate_limit"] = _whole(changes["rate_limit"] or 0, "rate_limit", minimum=0)
+    if "latency_ms" in changes:
+        values["latency_ms"] = _whole(changes["latency_ms"] or 0, "latency_ms", minimum=0)
+    if "faults" in changes:
+        faults = changes["faults"] if changes["faults"] is not None else Faults()
+        if not isinstance(faults, Faults):
+            raise ValueError("faults must be a Faults")
+        values["faults"] = faults
+    return replace(base, **values)
+
+
+def _whole(value: Any, name: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{name} must be a whole number of at least {minimum}, not {value!r}")
+    return value
