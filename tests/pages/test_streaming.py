@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.bulk.fault_proxy import FaultProxy
 from tests.fixtures.cli import REPO_ROOT
 from tests.fixtures.sandbox import ADMIN
 from tests.pages.helpers import add_client, sdk_client
+from wfctl.sandbox.injectors import FaultProxy
 
 SITES = 2500  # 25 pages of 100, and 2,500 full records to read
 
