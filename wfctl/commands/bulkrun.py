@@ -27,6 +27,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     """Import `file` (or stdin for '-'); returns the exit code (0, 10) or raises CliError (2, 7, 11, 12, 130).
     `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py); `accept_rows`:
     the rows whose spreadsheet-like changes are sent as they are (--accept-row)."""
+    from wfctl.api.resources import resource
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.importtypes import column_names
@@ -42,7 +43,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     if report:
         check_writable(report)  # before anything is sent, not after every row was
     io = app.io
-    with CsvInput(file, delimiter=delimiter, sheet=sheet) as source:
+    with CsvInput(file, delimiter=delimiter, sheet=sheet, plural=resource(kind).plural) as source:
         for note in source.notes:
             _say(note)
         api = app.client

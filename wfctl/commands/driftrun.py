@@ -105,6 +105,7 @@ def _run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArg
 
 def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: Any, reading: ReadOptions,
            ignored: tuple[str, ...]) -> Drift:
+    from wfctl.api.resources import resource
     from wfctl.bulk.drift import drift
     from wfctl.bulk.importer import Options, Stopped, ValidationStopped
     from wfctl.bulk.importtypes import column_names
@@ -113,7 +114,7 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
     from wfctl.progress import Progress
 
     api = app.client
-    with CsvInput(path, delimiter=reading.delimiter, sheet=reading.sheet) as source:
+    with CsvInput(path, delimiter=reading.delimiter, sheet=reading.sheet, plural=resource(kind).plural) as source:
         for note in source.notes:
             app.io.write_err(note + "\n")
         options = Options(kind=kind, parent_id=parent_id, concurrency=reading.concurrency,
