@@ -419,6 +419,14 @@ def _say_not_in_file(summary: Summary, kind: Any) -> None:
                      "from the file deletes nothing (--prune deletes them)\n")
 
 
+def list_problems(problems: list[Any]) -> None:
+    """A file's invalid rows on stderr: each cause once, with the rows it holds for (wfctl.bulk.importtypes)."""
+    from wfctl.bulk.importtypes import grouped_problems
+
+    for line in grouped_problems(problems):
+        IO.write_err(f"invalid: {one_line(line)}\n")
+
+
 def _labels(summary: Summary) -> list[tuple[str, int]]:
     """(label, count): a plan and a run use the same words, a plan in the future tense."""
     # a resumed run's line says what this run did: the rows done before are counted apart ("done before")
@@ -439,8 +447,7 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
 
 
 def _list_problems(summary: Summary) -> None:
-    for problem in summary.problems:
-        IO.write_err(f"invalid: {one_line(str(problem))}\n")
+    list_problems(summary.problems)
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
         IO.write_err(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")

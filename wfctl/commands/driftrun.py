@@ -110,7 +110,7 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
     from wfctl.bulk.importer import Options, Stopped, ValidationStopped
     from wfctl.bulk.importtypes import column_names
     from wfctl.bulk.reader import CsvInput
-    from wfctl.commands.bulkrun import stopped_error
+    from wfctl.commands.bulkrun import list_problems, stopped_error
     from wfctl.progress import Progress
 
     api = app.client
@@ -135,7 +135,7 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
                 problems = [{"row": p.row or None, "line": p.line, "column": p.column or None, "message": p.message}
                             for p in stop.summary.problems]
             else:
-                _list_problems(app, stop.summary)
+                list_problems(stop.summary.problems)
             invalid = stop.summary.invalid
             raise CliError(f"{invalid} of {stop.summary.rows} rows {'is' if invalid == 1 else 'are'} invalid; "
                            "nothing was compared (fix them in the file and run again)" if invalid else
@@ -170,13 +170,6 @@ def _show(app: AppContext, found: Drift, fmt: str, markdown: bool) -> None:
             out.line(summary)
     else:
         driftview.write_text(io.write, found, terminal=io.stdout_is_tty)
-
-
-def _list_problems(app: AppContext, summary: Any) -> None:
-    from wfctl.safetext import one_line
-
-    for problem in summary.problems:
-        app.io.write_err(f"invalid: {one_line(str(problem))}\n")
 
 
 def _scope(app: AppContext, kind: str, scope_args: ScopeArgs) -> Any:
