@@ -224,11 +224,23 @@ def _other_profile_file(app: AppContext, kind: str, from_profile: str, scope_arg
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _parent_in(api: Any, profile: str, kind: str, ref: str) -> str:
+    """The id of the `kind` record `ref` names in `profile`; one it lacks is said with the profile and the
+    nearest name it has: `no client 'Pennine Food Ltd' in profile staging; did you mean ...?` (exit 4)."""
+    from wfctl.api.errors import NotFound
+    from wfctl.api.refs import NoSuchRecord, resolve
+
+    try:
+        return str(resolve(api, kind, ref))
+    except NoSuchRecord as exc:
+        said, _, hint = exc.title.partition("; ")
+        raise NotFound(f"{said} in profile {profile}" + (f"; {hint}" if hint else "")) from None
+
+
 def resolve_pair(app: AppContext, kind: str, from_profile: str, scope_args: ScopeArgs
                  ) -> tuple[Any, str | None, str | None, str]:
     """(the other profile's client, its parent id, this profile's parent id, a label naming the copy):
     the parent named by the same reference in each profile (ids differ between deployments)."""
-    from wfctl.api.refs import resolve
     from wfctl.bulk.kinds import KINDS
 
     spec = KINDS[kind]
@@ -238,8 +250,8 @@ def resolve_pair(app: AppContext, kind: str, from_profile: str, scope_args: Scop
     source_api = _profile_client(app, from_profile)
     source_parent = target_parent = None
     if spec.parent and ref is not None:
-        source_parent = resolve(source_api, spec.parent, ref)
-        target_parent = resolve(app.client, spec.parent, ref)
+        source_parent = _parent_in(source_api, from_profile, spec.parent, ref)
+        target_parent = _parent_in(app.client, app.settings.profile, spec.parent, ref)
     if _same_service(source_api, app.client) and source_parent == target_parent:
         raise CliError(f"profiles {from_profile} and {app.settings.profile} are the same service and agency, "
                        f"and this is the same scope: nothing to compare or copy")
