@@ -14,7 +14,9 @@ A cached list holds up to MAX_ITEMS records; an answer offers at most SHOWN of t
 more (in bash, where candidates have no descriptions, as a candidate of its own that cannot be inserted).
 Profiles (`-p`) come from the config file, run ids (`imports show|undo`) from the profile's journals, skills
 (`--skill`) from the sites read within the time box; option values with a fixed set of choices (`--on-existing`,
-`config set <key> <value>`) from their definitions, so that no value completes to a file name.
+`config set <key> <value>`) from their definitions, so that no value completes to a file name. `--fields`,
+`--sort-by` and `--columns` complete the fields of the command's records, the last item of a comma-separated
+list (`--columns` its `HEADER=SOURCE` source and `rate:<skill>` too).
 """
 
 from __future__ import annotations
@@ -55,6 +57,42 @@ def complete_skills(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     """The skills of the agency's sites (`rates set --skill <TAB>`), as far as they were read within the time
     box, matched case-insensitively; each with the number of sites that have it."""
     return _complete(ctx, "skill", incomplete)
+
+
+def complete_fields(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """`--fields id,na<TAB>`: the fields of the command's records, the last item of a comma-separated list
+    completed (the items before it kept)."""
+    return _listed(incomplete, lambda item: [(name, "") for name in _command_fields(ctx) if name.startswith(item)])
+
+
+def complete_sort_keys(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """`--sort-by -na<TAB>`: the fields, each item of the list with its leading `-` (descending) kept."""
+    def keys(item: str) -> list[tuple[str, str]]:
+        sign, typed = ("-", item[1:]) if item.startswith("-") else ("", item)
+        return [(sign + name, "descending" if sign else "") for name in _command_fields(ctx)
+                if name.startswith(typed)]
+
+    return _listed(incomplete, keys)
+
+
+def complete_columns(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
+    """`--columns Site=na<TAB>`: each item's source (after `HEADER=`, or the item itself) completed to a field
+    or a pseudo-column (`rate:<skill>` with the skills of the sites, `banned:count`, `dept:`)."""
+    def sources(item: str) -> list[tuple[str, str]]:
+        header, sep, typed = item.rpartition("=")
+        head = header + sep
+        if typed.startswith("rate:"):
+            return [(f"{head}rate:{skill}", sites) for skill, sites in _complete(ctx, "skill", typed[5:])]
+        found = [(head + name, "") for name in _command_fields(ctx) if name.startswith(typed)]
+        found += [(head + pseudo, text) for pseudo, text in PSEUDO_COLUMNS if pseudo.startswith(typed)]
+        return found
+
+    return _listed(incomplete, sources)
+
+
+#: The pseudo-columns of --columns (wfctl.shaping), as completion offers them.
+PSEUDO_COLUMNS = (("rate:", "a site's rate for a skill: rate:<skill>"), ("banned:count", "workers the site bans"),
+                  ("dept:", "a department's field: dept:<name>.<field>"))
 
 
 def complete_on_existing(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
@@ -195,6 +233,31 @@ def _complete(ctx: Any, kind: str, incomplete: str) -> list[tuple[str, str]]:
             value, text = out[-1]
             out[-1] = (value, f"{text} ({note})")
     return out
+
+
+def _listed(incomplete: str, complete: Any) -> list[tuple[str, str]]:
+    """A comma-separated list's last item completed by `complete(item)`, the items before it kept as typed."""
+    done, comma, item = incomplete.rpartition(",")
+    before = done + comma
+    return [(before + value, text) for value, text in complete(item)]
+
+
+def _command_fields(ctx: Any) -> tuple[str, ...]:
+    """The fields of the records the command being completed shows (`wfctl sites list`: a site's), from its
+    command path, else from the words the shell hands over (the fast path's context carries no path)."""
+    from wfctl.api.resources import RESOURCES, record_fields
+
+    path = str(getattr(ctx, "command_path", "") or "")
+    words = path.split() or (os.environ.get("COMP_WORDS") or os.environ.get("_TYPER_COMPLETE_ARGS") or "").split()
+    by_plural = {spec.plural: kind for kind, spec in RESOURCES.items()}
+    for word in words[1:]:
+        kind = by_plural.get(word) or ("agency" if word == "agency" else None)
+        if kind is not None:
+            try:
+                return tuple(record_fields(kind))
+            except Exception:  # a kind with no fields: nothing to offer
+                return ()
+    return ()
 
 
 def _default_profile() -> str:

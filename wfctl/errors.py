@@ -93,6 +93,8 @@ def _message_for(exc: BaseException) -> str:
                 "(or set ca_bundle in the profile, or WFCTL_CA_BUNDLE)")
     if isinstance(exc, api_errors.NetworkError) and _plain_http_answer(exc):
         return _plain_http_answer(exc) or ""
+    if isinstance(exc, api_errors.NetworkError) and _refused(exc):
+        return f"{exc.one_line()}; is the service running there? `wfctl doctor` checks the profile's setup"
     if isinstance(exc, api_errors.ApiError):
         return exc.one_line()
     if isinstance(exc, KeyboardInterrupt):
@@ -124,7 +126,7 @@ def envelope_for(exc: BaseException) -> dict[str, Any]:
             detail = message_for(exc)
             if _missing_profile():
                 title = "unknown profile"
-        elif isinstance(exc, api_errors.CertificateError) or _plain_http_answer(exc):
+        elif isinstance(exc, api_errors.CertificateError) or _plain_http_answer(exc) or _refused(exc):
             detail = message_for(exc)  # with the way out (--ca-bundle, http://)
         elif detail:
             detail = keep_profile(detail)
@@ -178,6 +180,13 @@ def _plain_http_answer(exc: BaseException) -> str | None:
     url = match.group(1)
     return (f"{url} answered in plain http, not https (TLS); if it serves http (a local sandbox does), "
             f"use --base-url http://{url[len('https://'):]}, else check the port")
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether nothing listened at the service's address (a refused connection): the way out is the service
+    or the profile's base URL, which `wfctl doctor` checks."""
+    return (isinstance(exc, api_errors.NetworkError) and not isinstance(exc, api_errors.CertificateError)
+            and "connection refused" in (exc.detail or "").lower())
 
 
 def keep_profile(text: str) -> str:

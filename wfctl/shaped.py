@@ -155,8 +155,13 @@ class ShapedOutput(Output):
 
     # -- shaping -------------------------------------------------------------------------------
     def _document(self, doc: Any, kind: str | None, *, one: bool = False, columns: list[str] | None = None) -> None:
-        from wfctl.shaping import shape_rows, sort_rows
+        from wfctl.shaping import check_named, shape_rows, sort_rows
 
+        if self.sort or self.columns:  # a skill or a department no row has: refused with the nearest
+            check_named([*(("--sort-by " + ("-" if key.descending else "") + key.source, key.source)
+                           for key in self.sort or []),
+                         *((f"--columns {_said_column(c)}", c.source) for c in self.columns or [])],
+                        doc if isinstance(doc, list) else [doc])
         if self.sort:
             if not isinstance(doc, list):
                 raise CliError("--sort-by sorts a list, and this command shows one record")
@@ -264,6 +269,10 @@ def _by_rows(keys: list[Any], rows: list[Any], columns: list[str] | None) -> lis
             key = replace(key, source=spelled_names([head], known, "--sort-by", "the rows'")[0] + dot + rest)
         spelled.append(key)
     return spelled
+
+
+def _said_column(column: Any) -> str:
+    return column.source if column.header == column.source else f"{column.header}={column.source}"
 
 
 def _money(rows: list[dict[str, Any]], headers: list[str]) -> list[dict[str, Any]]:

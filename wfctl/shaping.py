@@ -23,6 +23,8 @@ from wfctl.clierror import CliError
 
 #: Fields a pseudo-column reads, which list items lack (a site's list item carries no rates).
 PSEUDO_FIELDS = {"rate": "rates", "banned": "bannedWorkers", "dept": "departments"}
+#: A department's fields, as `dept:<name>.<field>` reads them (wfctl.api.models.Department, camelCase).
+DEPT_FIELDS = ("name", "contactPerson", "email")
 #: Fields that hold money (`rates list`'s hourlyRate; `rates summary`'s minimum, median and maximum).
 MONEY_FIELDS = frozenset({"hourlyRate", "minimum", "median", "maximum"})
 _DIGITS = re.compile(r"(\d+)")
@@ -65,8 +67,7 @@ def parse_columns(spec: str | None, option: str = "--columns") -> list[Column] |
         header, source = header.strip(), source.strip()
         if not header or not source:
             raise CliError(f"{option} {part}: give HEADER=SOURCE or a field name, e.g. Site=name")
-        _check_source(source, option)
-        columns.append(Column(header, source))
+        columns.append(Column(header, _checked_source(source, option, part)))
     if not columns:
         raise CliError(f"{option}: no columns given")
     headers = [column.header for column in columns]
@@ -76,18 +77,76 @@ def parse_columns(spec: str | None, option: str = "--columns") -> list[Column] |
     return columns
 
 
-def _check_source(source: str, option: str) -> None:
+def _checked_source(source: str, option: str, said: str) -> str:
+    """`source` checked, a department's field spelled as the service spells it (`dept:Goods In.contactperson`:
+    `contactPerson`; `contactPersn` is an error naming the nearest, exit 2; `said`: the option's words)."""
+    from wfctl.csvformat import header_key, nearest_name
+
     kind, sep, rest = source.partition(":")
     if not sep:
-        return
+        return source
     if kind == "rate" and rest.strip():
-        return
+        return source
     if kind == "banned" and rest == "count":
-        return
+        return source
     if kind == "dept" and "." in rest and rest.rsplit(".", 1)[0].strip() and rest.rsplit(".", 1)[1]:
-        return
+        name, field = rest.rsplit(".", 1)
+        spelled = next((known for known in DEPT_FIELDS if header_key(known) == header_key(field)), None)
+        if spelled is None:
+            near = nearest_name(field, DEPT_FIELDS)
+            hint = f"did you mean {near}? " if near else ""
+            raise CliError(f"{option} {said}: a department has no field {field}; {hint}its fields are "
+                           f"{', '.join(DEPT_FIELDS)}")
+        return f"dept:{name}.{spelled}"
     raise CliError(f"{option} {source}: unknown column; the pseudo-columns are rate:<skill>, banned:count and "
                    "dept:<name>.<field> (e.g. dept:Goods In.contactPerson)")
+
+
+def check_named(named: list[tuple[str, str]], rows: list[Any]) -> None:
+    """The skills of `rate:<skill>` and the departments of `dept:<name>.<field>` (`named`: each option's words as
+    given, and its source) that no row has: an error naming the nearest one the rows have, exit 2, as
+    `--skill` is refused (a blank column, or a list left unsorted, said nothing). Judged only on rows that
+    carry the field (full site records) and when there are any."""
+    from wfctl.api.recordrules import natural_key
+    from wfctl.api.refs import nearest_name
+
+    for said, source in named:
+        kind, sep, rest = source.partition(":")
+        if not sep or kind not in ("rate", "dept"):
+            continue
+        field = PSEUDO_FIELDS[kind]
+        lists = [row[field] for row in rows if isinstance(row, dict) and isinstance(row.get(field), list)]
+        if not lists:
+            continue
+        key = "skill" if kind == "rate" else "name"
+        known = _spellings([str(item.get(key)) for items in lists for item in items
+                            if isinstance(item, dict) and item.get(key)])
+        wanted = rest if kind == "rate" else rest.rsplit(".", 1)[0]
+        if natural_key(wanted) in {natural_key(name) for name in known}:
+            continue
+        what = "skill" if kind == "rate" else "department"
+        near = nearest_name(wanted, known)
+        hint = f"; did you mean {near!r}?" if near else ""
+        listed = ", ".join(known[:20]) + (f", ... ({len(known)} in all)" if len(known) > 20 else "")
+        have = f" ({what}s shown: {listed})" if known else f" (no site shown has a {what})"
+        raise CliError(f"{said}: no site shown has the {what} {wanted.strip()!r}{hint}{have}")
+
+
+def _spellings(names: list[str]) -> list[str]:
+    """One name per name the service holds as the same (`Forklift Driver`, `forklift driver`): its most
+    common spelling (of two as common, the first in code-point order: `Forklift Driver`), in the order they
+    first appear."""
+    from collections import Counter
+
+    from wfctl.api.recordrules import natural_key
+
+    counts = Counter(names)
+    best: dict[str, str] = {}
+    for name in names:
+        key = natural_key(name)
+        if key not in best or (counts[name], best[key]) > (counts[best[key]], name):
+            best[key] = name
+    return list(best.values())
 
 
 def column_value(record: Any, source: str) -> Any:
@@ -146,8 +205,7 @@ def parse_sort(spec: str | None, option: str = "--sort-by") -> list[SortKey] | N
         source = part[1:].strip() if descending else part
         if not source:
             raise CliError(f"{option} {part}: give a field, e.g. name or -createdOn")
-        _check_source(source, option)
-        keys.append(SortKey(source, descending))
+        keys.append(SortKey(_checked_source(source, option, part), descending))
     if not keys:
         raise CliError(f"{option}: no field given")
     return keys

@@ -50,6 +50,21 @@ def test_where_lists_every_site_banning_the_worker_with_client_and_branch(wf: An
     assert (r.exit_code, r.stdout, r.stderr) == (0, "worker  siteId  site  clientId  client  branchId  branch\n", "")
 
 
+def test_where_hints_at_the_id_the_service_holds_when_only_the_case_differs(wf: Any) -> None:
+    """Issue 49: `bans where w-10474` (ids are `W-...`) found nothing with no word; ids stay compared exactly."""
+    sites = sites_of(wf)
+    worker = next(w for s in sites for w in s["bannedWorkers"])
+    assert worker != worker.lower()
+    r = wf("bans", "where", worker.lower(), "-o", "csv")
+    assert (r.exit_code, r.stdout.lstrip("\ufeff")) == (0, "worker,siteId,site,clientId,client,branchId,branch\n"), r
+    assert r.stderr == (f"warning: no site in scope bans {worker.lower()}, and {worker} is banned (ids are "
+                        f"compared exactly, in their case): wfctl bans where {worker}\n"), r
+    # asked in both cases: the one found, no hint
+    r = wf("bans", "where", worker.lower(), worker, "-o", "json")
+    assert (r.exit_code, r.stderr) == (0, ""), r
+    assert {row["worker"] for row in json.loads(r.stdout)} == {worker}
+
+
 def test_list_gives_each_clients_union_and_flags_the_inconsistent(wf: Any) -> None:
     sites = [s for s in sites_of(wf) if s["client"] == "Pennine Foods Ltd"]
     r = wf("bans", "list", "--client", "Pennine Foods Ltd", "-o", "csv")

@@ -206,15 +206,22 @@ def test_an_import_fails_at_once_a_row_the_service_defers_beyond_the_cap(cli: An
     assert sorted(site_names(cli, cid)) == sorted(row["name"] for row in rows if row["status"] == "created")
 
 
-@pytest.mark.parametrize("writer", ["httpx", "lean"])
-def test_both_writers_try_a_connection_that_is_refused_as_often(writer: str) -> None:
-    """A request that never left (nothing listens) is sent again whatever its method, a create too, for the
-    outage's 60 s (waits of growing jitter, 2 s at most), then the same one line."""
+def _unused_url() -> str:
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("writer", ["httpx", "lean"])
+def test_both_writers_try_a_connection_that_is_refused_as_often(writer: str) -> None:
+    """Once the service has answered the pool, a request that never left (nothing listens now: a restart) is
+    sent again whatever its method, a create too, for the outage's 60 s (waits of growing jitter, 2 s at
+    most), then the same one line."""
+    url = _unused_url()
     sleeps: list[float] = []
     client = Client(url, auth=StaticTokenAuth("policy-token", url), sleep=sleeps.append)
+    client._session()
+    client._retrying.pause.reached = True  # as after any answer of the service
     try:
         with pytest.raises(ApiError) as caught:
             send(client, writer, "POST", "k-refused")
@@ -225,6 +232,23 @@ def test_both_writers_try_a_connection_that_is_refused_as_often(writer: str) -> 
     # An outage: tried again (every 2 s at most) until it has lasted its 60 s, then the one line.
     assert abs(sum(sleeps) - 60) < 0.06 and len(sleeps) > 30, sleeps
     assert all(0.0 <= slept <= most for slept, most in zip(sleeps, [0.5, 1.0] + [2.0] * 99, strict=False)), sleeps
+
+
+@pytest.mark.parametrize("writer", ["httpx", "lean"])
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_both_writers_say_a_refusal_before_any_answer_at_once(writer: str, method: str) -> None:
+    """Issue 49: refused before the service answered anything (not started, a wrong port): one try, no wait."""
+    url = _unused_url()
+    sleeps: list[float] = []
+    client = Client(url, auth=StaticTokenAuth("policy-token", url), sleep=sleeps.append)
+    try:
+        with pytest.raises(ApiError) as caught:
+            send(client, writer, method, "k-first" if method == "POST" else None)
+    finally:
+        client.close()
+    assert caught.value.one_line().startswith(f"cannot reach {url}: "), caught.value.one_line()
+    assert caught.value.one_line().endswith("Connection refused"), caught.value.one_line()
+    assert sleeps == []
 
 
 def ctrl_c_while_waiting(args: list[str], env: dict[str, str], proxy: FaultProxy) -> tuple[int, str, float]:

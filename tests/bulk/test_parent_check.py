@@ -55,13 +55,13 @@ def test_the_shipped_example_into_another_client_stops_before_anything_is_sent(w
     r = wf("sites", "import", str(EXAMPLE), "--client", "Bullring Events")
     assert (r.exit_code, r.stdout) == (2, ""), r
     lines = r.stderr.splitlines()
-    assert len(lines) == 21, r.stderr
-    assert lines[0] == ("invalid: row 1 (line 2), column client: names client 'Pennine Foods Ltd', not --client "
-                        f"'Bullring Events' {TO_BULLRING}")
-    assert lines[19] == ("invalid: row 20 (line 21), column client: names client 'Irwell Logistics', not --client "
-                         f"'Bullring Events' {TO_BULLRING}")
-    assert lines[20] == ("error: 20 of 20 rows are invalid; nothing was sent (fix them in the file and run again, "
-                         "or use --skip-invalid to import the others)")
+    assert len(lines) == 3, r.stderr  # each cause once, with its rows (issue 49)
+    assert lines[0] == ("invalid: rows 1-10 (lines 2-11), column client: names client 'Pennine Foods Ltd', not "
+                        f"--client 'Bullring Events' {TO_BULLRING}")
+    assert lines[1] == ("invalid: rows 11-20 (lines 12-21), column client: names client 'Irwell Logistics', not "
+                        f"--client 'Bullring Events' {TO_BULLRING}")
+    assert lines[2] == ("error: 20 of 20 rows are invalid; nothing was sent (fix them in the file and run again, "
+                        "or use --skip-invalid to import the others)")
     assert _site_names(wf, bullring) == before
     r = wf("sites", "import", str(EXAMPLE), "--client", bullring, "--dry-run")  # a plan says the same
     assert r.exit_code == 2 and r.stderr.splitlines()[0] == lines[0], r

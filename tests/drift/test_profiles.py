@@ -136,3 +136,18 @@ def test_copy_with_prune_deletes_what_only_this_profile_has_within_the_guards(tw
     run = json.loads(cli("imports", "list", "-o", "json").stdout)[0]["run"]
     assert cli("imports", "undo", run, "--yes").exit_code == 0
     assert staged_sites(cli, "default").keys() == before.keys()  # re-created (a new id)
+
+
+def test_a_client_one_profile_lacks_is_named_with_the_profile_and_the_nearest(two: Any) -> None:
+    """Issue 49: a client missing in the other profile of a copy said `no client 'X'`, of neither profile."""
+    cli = two
+    assert cli("clients", "create", "--branch", "Manchester Central", "--name", "Only Here Foods Ltd").exit_code == 0
+    r = cli("sites", "copy", "--from-profile", "staging", "--client", "Only Here Foods Ltd", "--dry-run")
+    assert (r.exit_code, r.stdout, r.stderr) == (4, "", "error: profile staging: no client 'Only Here Foods Ltd'\n")
+    r = cli("sites", "diff", "--from-profile", "staging", "--client", "Penine Foods Ltd")
+    assert (r.exit_code, r.stderr) == (4, "error: profile staging: no client 'Penine Foods Ltd'; did you mean "
+                                          "'Pennine Foods Ltd'?\n"), r
+    assert cli("-p", "staging", "clients", "create", "--branch", "Manchester Central", "--name",
+               "Only There Ltd").exit_code == 0
+    r = cli("sites", "copy", "--from-profile", "staging", "--client", "Only There Ltd", "--yes")
+    assert (r.exit_code, r.stderr) == (4, "error: profile default: no client 'Only There Ltd'\n"), r

@@ -41,7 +41,7 @@ def test_the_buffer_is_the_site_as_yaml_and_a_changed_rate_is_sent(wf: Any, edit
         "# id and clientId cannot change (moving a site is not an edit).\n"
         "# Empty the file to cancel. Until it is sent, `--recover` reopens what you typed.\n"
         f"id: {ids['site']}\n"
-        f"clientId: {ids['client']}\n"
+        f"clientId: {ids['client']}  # client {tag} client\n"  # by name beside its id, as `sites get` (issue 49)
         f"name: {tag} site\n"
         'address: ""\n'
         'phone: ""\n'
@@ -103,7 +103,7 @@ def test_moving_a_site_is_refused_and_the_text_is_kept_for_recover(wf: Any, edit
     r = wf("sites", "edit", ids["site"], "--yes", env=editor.env)
     assert r.exit_code == 2, r
     assert (f"# ERROR: clientId: moving a site is not an edit (its clientId cannot change here)\n"
-            f"clientId: {other}\n") in editor.seen(1)
+            f"clientId: {other}  # client {tag} client\n") in editor.seen(1)  # the person's text, comment and all
     assert r.stderr == ("error: the edit still has 1 problem (clientId: moving a site is not an edit (its clientId "
                         f"cannot change here)); your text is kept: `wfctl sites edit {ids['site']} --recover` "
                         "reopens it\n")

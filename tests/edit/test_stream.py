@@ -22,6 +22,7 @@ def test_every_site_of_a_client_in_one_stream_is_one_undoable_run(wf: Any, edito
     assert seen.startswith(f'# wfctl sites edit: the 2 sites of client "{tag} client" ({ids["client"]})\n')
     assert seen.count("\n---\n") == 2 and f"---\nid: {ids['site']}\n" in seen and f"---\nid: {second}\n" in seen
     assert "# A site left out of the stream is left as it is.\n" in seen
+    assert seen.count(f"\nclientId: {ids['client']}  # client {tag} client\n") == 2  # by name (issue 49)
     lines = r.stderr.splitlines()
     first = (f'site "{tag} site" ({ids["site"]}): 1 field would change\n'
              "  rate Forklift Driver: 13.25 -> 13.75\n")

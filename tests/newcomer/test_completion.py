@@ -37,6 +37,20 @@ CASES = [
     ("wfctl config set allow_insecure_http t", "true"),
     ("wfctl rates set --skill Cle", "Cleaner"),  # a skill of the sites read
     ("wfctl audit --only assess", "assessment-document"),  # a check of the audit
+    # issue 49: the options that name fields, the last item of a list (`-` kept: descending); a scope's --client;
+    # --skill everywhere. A first item with its `-` (`--sort-by -na`) is taken for an option by the shell's parse.
+    ("wfctl sites list --fields id,na", "id,name"),
+    ("wfctl clients list --sort-by na", "name"),
+    ("wfctl sites list --sort-by name,-crea", "name,-createdOn"),
+    ("wfctl rates list --client Ac", "Acme"),
+    ("wfctl rates summary --skill Cle", "Cleaner"),
+]
+#: --columns' HEADER=SOURCE and rate:<skill>: bash splits a word at `=` and `:` (COMP_WORDBREAKS) before wfctl
+#: sees it, so these are asked of zsh and fish, and of wfctl's bash answer with the word whole.
+COLUMNS_CASES = [
+    ("wfctl sites list --columns Site=na", "Site=name"),
+    ("wfctl sites list --columns Site=name,F=rate:Cle", "Site=name,F=rate:Cleaner"),
+    ("wfctl sites list --columns banned:c", "banned:count"),
 ]
 
 
@@ -121,7 +135,7 @@ def test_bash_completes(line: str, expected: str, fast: bool, tmp_path: Path, in
 
 @pytest.mark.real_component
 @FAST
-@pytest.mark.parametrize(("line", "expected"), CASES)
+@pytest.mark.parametrize(("line", "expected"), CASES + COLUMNS_CASES)
 def test_fish_completes(line: str, expected: str, fast: bool, tmp_path: Path, index_file: Path) -> None:
     require_component("fish")
     program = f"source {REPO_ROOT / 'completions' / 'wfctl.fish'}; complete -C '{line}'"
@@ -134,7 +148,7 @@ def test_fish_completes(line: str, expected: str, fast: bool, tmp_path: Path, in
 
 @pytest.mark.real_component
 @FAST
-@pytest.mark.parametrize(("line", "expected"), CASES)
+@pytest.mark.parametrize(("line", "expected"), CASES + COLUMNS_CASES)
 def test_zsh_completes_from_fpath_on_the_first_tab(line: str, expected: str, fast: bool, tmp_path: Path,
                                                    index_file: Path) -> None:
     """A real interactive zsh (in a pty) with the generated _wfctl on $fpath and compinit."""
@@ -155,6 +169,34 @@ def test_zsh_completes_from_fpath_on_the_first_tab(line: str, expected: str, fas
         child.expect(expected + " ", timeout=30)  # the word completed and a space after it
     finally:
         child.close(force=True)
+
+
+@FAST
+@pytest.mark.parametrize(("line", "expected"), COLUMNS_CASES)
+def test_bash_answer_completes_a_columns_source(line: str, expected: str, fast: bool, tmp_path: Path,
+                                                index_file: Path) -> None:
+    env = _shell_env(tmp_path, index_file if fast else None)
+    env.update(_WFCTL_COMPLETE="complete_bash", COMP_WORDS=line, COMP_CWORD=str(len(line.split(" ")) - 1))
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert expected in proc.stdout.split("\n"), proc.stdout
+
+
+def test_bash_says_when_a_scopes_client_shows_only_some(tmp_path: Path) -> None:
+    """Issue 49: the `--client` of `rates`, `bans` and `audit` completed nothing (file names); it completes as
+    every `--client` does, and past its cap says so as a line of bash's list (bash shows no descriptions)."""
+    env = _shell_env(tmp_path, None)
+    code = ("from wfctl import completion_cache as c\n"
+            "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i}') for i in range(600)])\n")
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
+    env.update(_WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl rates list --client ", COMP_CWORD="4")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    offered = proc.stdout.split("\n")
+    assert offered[:2] == ["c-0000", "c-0001"] and offered[499] == "c-0499", proc.stdout
+    assert offered[500] == " (the first 500 client records only: type more of the id or name)", proc.stdout
+    env.update(COMP_WORDS="wfctl bans where W-1 --client c-059", COMP_CWORD="5")  # past the first 500
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.stdout.split("\n")[-2] == "c-0599" and "records only" not in proc.stdout, proc.stdout
 
 
 def test_completion_answers_quickly(tmp_path: Path) -> None:

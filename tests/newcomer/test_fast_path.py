@@ -81,7 +81,11 @@ def _typer_complete(shell: str, line: tuple[list[str], str], monkeypatch: pytest
 
 
 def _fast_complete(shell: str, line: tuple[list[str], str]) -> tuple[str, int] | None:
-    return startup.fast_answer([], {**os.environ, **_request(shell, line)})
+    from unittest import mock
+
+    request = _request(shell, line)
+    with mock.patch.dict(os.environ, request):  # as a real Tab press: the callbacks read the shell's words too
+        return startup.fast_answer([], {**os.environ, **request})
 
 
 def _request(shell: str, line: tuple[list[str], str]) -> dict[str, str]:

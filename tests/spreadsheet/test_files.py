@@ -150,3 +150,26 @@ def test_tab_separated_gets_a_delimiter_hint_and_a_misread_bom_is_named(logged_i
 ])
 def test_what_a_spreadsheet_does_is_told_from_an_edit(old: Any, new: Any, reason: str | None) -> None:
     assert damage.explain(old, new) == reason
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("sites.json", '[\n  {"name": "A", "phone": "01"}\n]\n', "JSON"),
+    ("sites.jsonl", '{"name": "A"}\n{"name": "B"}\n', "JSON Lines"),
+    ("site.json", '\ufeff{"name": "A"}', "JSON"),
+])
+def test_a_json_file_is_named_with_what_takes_json(logged_in: Any, tmp_path: Path, name: str, text: str,
+                                                   said: str) -> None:
+    """Issue 49: a JSON or JSONL file given to import or diff said `unknown column` of its first line."""
+    cli = logged_in
+    cid = new_client(cli)
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    for verb in ("import", "diff"):
+        r = cli("sites", verb, str(path), "--client", cid)
+        assert (r.exit_code, r.stdout) == (2, ""), r
+        assert r.stderr == (f"error: {path}: this is {said}, not CSV: import and diff read CSV or an .xlsx workbook "
+                            "(`wfctl help csv`; `wfctl sites export` writes one); `wfctl sites create --from-file` "
+                            "takes one record as a JSON object\n"), r
+    assert sites_of(cli, cid) == {}
+    r = cli("clients", "import", "-", "--branch", "Manchester Central", input=text)
+    assert r.exit_code == 2 and "`wfctl clients create --from-file`" in r.stderr, r

@@ -165,11 +165,16 @@ def plan_bans(sites: Iterable[tuple[Mapping[str, Any], str]], *, add: Iterable[s
 
 # -- reading bans: where a worker is banned, a client's bans --------------------------------------------
 
-def where(sites: Iterable[tuple[Mapping[str, Any], str]], workers: Iterable[str]) -> list[dict[str, Any]]:
+def where(sites: Iterable[tuple[Mapping[str, Any], str]], workers: Iterable[str],
+          cased: dict[str, str] | None = None) -> list[dict[str, Any]]:
     """One row per site of `sites` ((full site record, client name) pairs) banning one of `workers`, and
-    worker: `worker`, `siteId`, `site`, `clientId`, `client`; workers in the order asked, sites in the order given."""
+    worker: `worker`, `siteId`, `site`, `clientId`, `client`; workers in the order asked, sites in the order given.
+    Ids are compared exactly, as the service keeps them; `cased`, when given, is filled with each worker no
+    site bans whom a site bans under the same id in another case (`w-10474`: `W-10474`)."""
     asked = list(dict.fromkeys(workers))
     found: dict[str, list[dict[str, Any]]] = {worker: [] for worker in asked}
+    folded: dict[str, str] = {}  # a held id in another case than an asked one, by the asked one's casefold
+    wanted = {worker.casefold() for worker in asked}
     for record, client_name in sites:
         held = set(banned(record))
         for worker in asked:
@@ -177,6 +182,13 @@ def where(sites: Iterable[tuple[Mapping[str, Any], str]], workers: Iterable[str]
                 found[worker].append({"worker": worker, "siteId": str(record.get("id", "")),
                                       "site": str(record.get("name", "")),
                                       "clientId": str(record.get("clientId", "")), "client": client_name})
+        if cased is not None:
+            for other in held:
+                if other.casefold() in wanted and other not in found:
+                    folded.setdefault(other.casefold(), other)
+    if cased is not None:
+        cased.update({worker: folded[worker.casefold()] for worker in asked
+                      if not found[worker] and worker.casefold() in folded})
     return [row for worker in asked for row in found[worker]]
 
 

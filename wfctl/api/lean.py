@@ -34,7 +34,7 @@ from wfctl.api.limits import (
     read_bounded,
     refused_head,
 )
-from wfctl.api.retry import OUTAGE_STATUSES, Pause, RetryPolicy, transient
+from wfctl.api.retry import OUTAGE_STATUSES, Pause, RetryPolicy, refused_at_first, transient
 
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
@@ -133,6 +133,7 @@ class LeanSender:
             if response.will_close:
                 self._drop_connection()
             status = response.status
+            pause.reached = True
             if status == 401 or 300 <= status < 400:
                 # Let the Client do what it does on a 401 (refresh once and replay) and on a redirect
                 # (httpx follows it by its rules, to the service's own origin only).
@@ -200,7 +201,7 @@ class LeanSender:
         before the next one and return the wait, or raise the network error when it says to give up."""
         self._drop_connection()
         policy = self.policy
-        outage = self.pause.note_outage() if transient(exc) else None
+        outage = self.pause.note_outage() if transient(exc) and not refused_at_first(exc, self.pause) else None
         delay = (policy.delay(attempt, max(time.monotonic() - started, slept), outage=outage)
                  if outage is not None and policy.retries_failure(method, never_sent=never_sent) else None)
         if delay is None:

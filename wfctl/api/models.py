@@ -36,9 +36,20 @@ _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 
 
 def _email(value: str) -> str:
+    """An e-mail address of at most 200 characters; one that is both too long and not an address is told both
+    (a length constraint would stop at the first)."""
+    problems = []
+    if len(value) > 200:
+        problems.append("is longer than 200 characters")
     if value and not _EMAIL.match(value):
-        raise ValueError(f"{value!r} is not an e-mail address")
+        problems.append(f"{_shortened(value)!r} is not an e-mail address")
+    if problems:
+        raise ValueError("; ".join(problems))
     return value
+
+
+def _shortened(value: str, most: int = 60) -> str:
+    return value if len(value) <= most else value[:most - 1] + "…"
 
 
 def _hourly_rate(value: Any) -> Any:
@@ -95,7 +106,7 @@ def _unique(what: str) -> Any:
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Text = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)]
 Address = Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)]
-Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=200), AfterValidator(_email)]
+Email = Annotated[str, StringConstraints(strip_whitespace=True), AfterValidator(_email)]
 HourlyRate = Annotated[int | float, BeforeValidator(_hourly_rate)]
 WorkerId = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Date = Annotated[str, StringConstraints(strip_whitespace=True), AfterValidator(_date)]

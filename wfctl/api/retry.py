@@ -28,6 +28,10 @@ its own, unless the Retry-After is longer than the cap (then the answer is repor
 A wait holds every request of the same pool (`Pause`): one 429's Retry-After slows the workers down as one,
 and while the service keeps answering 429 fewer requests are let through at once (`Pause.throttle`,
 `Pause.admitted`); an outage is one wait of every worker, which the CLI shows (`Pause.outage`).
+
+A connection refused before the service has answered any request of the pool is not an outage but nothing
+listening there (a service not started, a wrong port or URL): it is said at once (`refused_at_first`), as
+gh, curl and kubectl do; once the pool has been answered, a refusal is a restart and is ridden out.
 """
 
 from __future__ import annotations
@@ -157,6 +161,9 @@ class Pause:
         self._outage_since: float | None = None
         self._outage_slept = 0.0  # what a test's sleep waited during the outage (its clock does not move)
         self._riders: set[int] = set()  # threads whose request is riding out an outage
+        #: Whether the service has answered a request of this pool (any status): from then on a refused
+        #: connection is an outage (a restart), ridden out; before, it is said at once (`refused_at_first`).
+        self.reached = False
         #: Told when the pool starts riding out an outage (`begin(pause)`) and when no request does any more
         #: (`end(pause)`): the CLI says so on a terminal (wfctl.progress.OutageNote).
         self.observer: Any = None
@@ -281,6 +288,25 @@ class Pause:
             self.sleep(delay)  # a test's clock
         if self._interrupted.is_set():
             raise Interrupted("stopped while waiting for the service")
+
+
+def refused_at_first(exc: BaseException, pause: Pause) -> bool:
+    """Whether `exc` is a refused connection (nothing listens at the address) before the service answered
+    any request of `pause`'s pool: said at once, not ridden out as an outage."""
+    return not pause.reached and connection_refused(exc)
+
+
+def connection_refused(exc: BaseException) -> bool:
+    """Whether the connection was refused (ECONNREFUSED), anywhere in the chain of causes."""
+    seen: BaseException | None = exc
+    for _ in range(10):
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionRefusedError) or "connection refused" in str(seen).lower() \
+                or "[winerror 10061]" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def transient(exc: BaseException) -> bool:

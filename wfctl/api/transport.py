@@ -35,6 +35,7 @@ from wfctl.api.retry import (
     Pause,
     RetryPolicy,
     parse_retry_after,
+    refused_at_first,
     transient,
 )
 
@@ -94,6 +95,8 @@ class RetryTransport(httpx.BaseTransport):
             except httpx.TransportError as exc:
                 if outcomes is not None:
                     outcomes.append(type(exc).__name__)
+                if refused_at_first(exc, self.pause):
+                    raise  # nothing listens there: said at once, not ridden out as an outage
                 # A create whose answer was lost is not resent here: the Client looks it up by its natural
                 # key first (G20), since a deployment may ignore Idempotency-Key. An attempt past its
                 # deadline is not sent again, nor one whose answer is too large.
@@ -114,6 +117,7 @@ class RetryTransport(httpx.BaseTransport):
             if self.log:
                 response = self._log_response(response)
             status = response.status_code
+            self.pause.reached = True
             if outcomes is not None:
                 outcomes.append(status)
             outage = self.pause.note_outage() if status in OUTAGE_STATUSES else None

@@ -84,18 +84,20 @@ def shape_of(kind: str) -> Shape:
 
 # -- writing -----------------------------------------------------------------------------------
 def render(shape: Shape, records: list[dict[str, Any]], header: list[str],
-           notes: dict[int, dict[str, list[str]]] | None = None) -> str:
+           notes: dict[int, dict[str, list[str]]] | None = None, named: dict[str, str] | None = None) -> str:
     """The buffer: the `header` lines as comments, then each record (`---` between two); `notes[i][field]`
-    are CONFLICT comments written above that field of the i-th record."""
+    are CONFLICT comments written above that field of the i-th record; `named[id]`, a comment beside a fixed
+    field holding that id (`clientId: 9a1c...  # client Pennine Foods Ltd`, as `sites get` shows it)."""
     out = [f"# {line}" if line else "#" for line in header]
     for index, record in enumerate(records):
         if index or len(records) > 1:
             out.append("---")
-        out.extend(_record_lines(shape, record, (notes or {}).get(index, {})))
+        out.extend(_record_lines(shape, record, (notes or {}).get(index, {}), named or {}))
     return "\n".join(out) + "\n"
 
 
-def _record_lines(shape: Shape, record: dict[str, Any], notes: dict[str, list[str]]) -> list[str]:
+def _record_lines(shape: Shape, record: dict[str, Any], notes: dict[str, list[str]],
+                  named: dict[str, str]) -> list[str]:
     from wfctl.api.recordrules import entry_key, natural_key
 
     lines: list[str] = []
@@ -112,7 +114,8 @@ def _record_lines(shape: Shape, record: dict[str, Any], notes: dict[str, list[st
                 lines.append(f"- {_entry(name, item)}")
         else:
             lines.extend(CONFLICT_MARK + note for note in notes.get(name, []))
-            lines.append(f"{name}: {scalar(value)}")
+            beside = named.get(str(value)) if name in shape.fixed and name != "id" else None
+            lines.append(f"{name}: {scalar(value)}" + (f"  # {_comment(beside)}" if beside else ""))
     lines.extend(f"# {name}: {_comment(value)}" for name, value in record.items()
                  if name not in shape.fixed and name not in shape.writable)
     return lines

@@ -33,6 +33,42 @@ class Problem:
         return f"{where}, column {self.column}: {self.message}" if self.column else f"{where}: {self.message}"
 
 
+def grouped_problems(problems: list[Problem]) -> list[str]:
+    """Each cause once (its column and message), with every row it holds for, in the order causes first come:
+    `rows 1-50 (lines 2-51), column client: no client is named ...` (50 rows of one client: one line, not 50)."""
+    causes: dict[tuple[str, str], list[Problem]] = {}
+    lines = []
+    for problem in problems:
+        if not problem.row:
+            lines.append(str(problem))
+            continue
+        if (problem.column, problem.message) not in causes:
+            lines.append(f"\0{len(causes)}")
+        causes.setdefault((problem.column, problem.message), []).append(problem)
+    said = []
+    for cause, (column, message) in zip(causes.values(), causes, strict=True):
+        rows = sorted({p.row for p in cause})
+        if len(rows) == 1:
+            said.append(str(cause[0]))
+            continue
+        numbers = _ranges(rows)
+        at = f"rows {numbers} (lines {_ranges(sorted({p.line for p in cause}))})"
+        said.append(f"{at}, column {column}: {message}" if column else f"{at}: {message}")
+    return [said[int(line[1:])] if line.startswith("\0") else line for line in lines]
+
+
+def _ranges(numbers: list[int], most: int = 8) -> str:
+    """`1-50`, `1-3, 7, 9-12`; past `most` ranges, `... (N rows in all)`."""
+    spans: list[list[int]] = []
+    for number in numbers:
+        if spans and number == spans[-1][1] + 1:
+            spans[-1][1] = number
+        else:
+            spans.append([number, number])
+    text = ", ".join(f"{a}-{b}" if b > a else str(a) for a, b in spans[:most])
+    return text + (f", ... ({len(numbers)} in all)" if len(spans) > most else "")
+
+
 @dataclass
 class Options:
     kind: str

@@ -85,12 +85,15 @@ class _Reading:
         # the reads of its records
         unnamed = [parent_id for parent_id in in_scope if parent_id not in self.inventory.parent_names]
         refs.update("id:" + parent_id for parent_id in unnamed)
+        written: dict[str, str] = {}
         if not given or self._checks_file_parents:  # --client: the file's own clients are only checked
             id_column, name_column = self.kind.parent_id_column, self.kind.parent_name_column
             for _, _, cells, _ in self.source.records():
                 ref = parent_ref_of(self._cell(cells, id_column), self._cell(cells, name_column))
                 if ref:
                     refs.add(ref)
+                    if ref.startswith("name:"):  # echoed as the file writes it, not as it is compared
+                        written.setdefault(ref, csvformat.strip_neutraliser(self._cell(cells, name_column)).strip())
         from wfctl.api.errors import NotFound
 
         ids = sorted(ref.split(":", 1)[1] for ref in refs if ref.startswith("id:"))
@@ -123,9 +126,10 @@ class _Reading:
                 self.inventory.parents[ref] = found[0]
             else:
                 self.inventory.parents[ref] = None
-                value = ref.split(":", 1)[1]
+                value = written.get(ref) or ref.split(":", 1)[1]
                 self.inventory.parent_errors[ref] = (
-                    f"no {self.kind.parent} is named {value!r}" if not found else
+                    self._no_parent_named(value, [self.inventory.parent_names[ids[0]] for ids in by_name.values()])
+                    if not found else
                     f"{len(found)} {self.kind.parent}s are named {value!r}; use {self.kind.parent_id_column}")
         if unnamed:
             self._name_scope(unnamed)
@@ -133,6 +137,13 @@ class _Reading:
             self.inventory.foreign = {ref for ref in refs if self.inventory.parents.get(ref) != given}
         else:
             self._read_existing(sorted({p for p in self.inventory.parents.values() if p}), parents)
+
+    def _no_parent_named(self, value: str, names: list[str]) -> str:
+        """`no client is named 'Pennine Food Ltd'; did you mean 'Pennine Foods Ltd'?` (the nearest, if one is)."""
+        from wfctl.api.refs import nearest_name
+
+        near = nearest_name(value, names)
+        return f"no {self.kind.parent} is named {value!r}" + (f"; did you mean {near!r}?" if near else "")
 
     def _name_scope(self, unnamed: list[str]) -> None:
         """The scope's parents given by whole ids, now read: their names in its label, or NoSuchRecord

@@ -59,7 +59,9 @@ def check_path(path: str) -> None:
 class CsvInput:
     """One input file (or stdin, spooled)."""
 
-    def __init__(self, path: str, *, delimiter: str | None = None, sheet: str | None = None) -> None:
+    def __init__(self, path: str, *, delimiter: str | None = None, sheet: str | None = None,
+                 plural: str | None = None) -> None:
+        self.plural = plural  # the records' command group (`sites`): named in the way out of a JSON file
         self._temporary: list[str] = []  # files of ours (stdin spooled, a sheet or a transcoding): removed
         self._lines: Any = None  # a workbook's: physical line of the CSV read -> the sheet's row
         self.sheet: str | None = None  # a workbook's: the sheet read
@@ -122,6 +124,12 @@ class CsvInput:
             if head.startswith(OLE2_MAGIC):
                 raise FileError(f"{self.display}: an Excel 97-2003 workbook (.xls), which wfctl does not read; "
                                "save it as .xlsx (Excel Workbook) or CSV UTF-8 and run again")
+            json_kind = _json_text(head)
+            if json_kind:
+                group = f"wfctl {self.plural}" if self.plural else "wfctl <kind>"
+                raise FileError(f"{self.display}: this is {json_kind}, not CSV: import and diff read CSV or an .xlsx "
+                                f"workbook (`wfctl help csv`; `{group} export` writes one); `{group} create "
+                                "--from-file` takes one record as a JSON object")
             charset = _utf16(head)
             if charset:
                 self.path = self._transcoded(charset, lambda data: data)
@@ -373,6 +381,23 @@ def _sha256(path: str) -> tuple[str, bool]:
 def _head(path: str, size: int = 1 << 16) -> bytes:
     with open(path, "rb") as f:
         return f.read(size)
+
+
+def _json_text(head: bytes) -> str | None:
+    """"JSON Lines" or "JSON" when the file's text begins as JSON does (an object or an array; a CSV header
+    never begins with `{` or `[`), else None."""
+    import json
+
+    text = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if not text.startswith((b"{", b"[")):
+        return None
+    lines = [line.strip() for line in text.splitlines()[:3] if line.strip()]
+    try:
+        if len(lines) > 1 and all(isinstance(json.loads(line), dict) for line in lines[:2]):
+            return "JSON Lines"
+    except ValueError:
+        pass
+    return "JSON"
 
 
 def _utf16(head: bytes) -> str | None:

@@ -46,7 +46,8 @@ class Planner:
         self.kind: Kind = KINDS[options.kind]
         self.inventory = inventory
         self.journal = journal
-        self.problems: list[Problem] = []  # the first MAX_LISTED_PROBLEMS
+        self.problems: list[Problem] = []  # the first MAX_LISTED_PROBLEMS, and the first row of each cause after
+        self._causes: set[tuple[str, str]] = set()  # (column, message) of the problems listed
         self._id_rows: dict[int, str] = {}
         self._row_of_id: dict[str, int] = {}
         self._invalid_rows: set[int] = set()
@@ -458,8 +459,13 @@ class Planner:
                 elif self._errors is not None:
                     self._errors.add_error(row.number, error)
         for problem in problems:
-            if len(self.problems) < MAX_LISTED_PROBLEMS:
+            # past the first ones, a cause not yet listed still is (up to as many causes): a cause is said once
+            # with its rows, so 50 rows of one cause do not hide the one row of another
+            cause = (problem.column, problem.message)
+            if len(self.problems) < MAX_LISTED_PROBLEMS or (
+                    cause not in self._causes and len(self._causes) < MAX_LISTED_PROBLEMS):
                 self.problems.append(problem)
+                self._causes.add(cause)
 
     def _not_a_record(self, number: int, line: int, cells: list[str], extra: int,
                       found: list[tuple[str, str]]) -> None:

@@ -29,6 +29,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     `prune`: the Options of --prune (scope, prune, max_deletes, ...) and `yes` (prunerun.py); `accept_rows`:
     the rows whose spreadsheet-like changes are sent as they are (--accept-row); `named`: what `imports list`
     calls the run (a copy's: `staging-sites-Pennine-Foods-Ltd.csv`, not its temporary file)."""
+    from wfctl.api.resources import resource
     from wfctl.bulk.files import check_writable
     from wfctl.bulk.importer import Importer, Options, Stopped
     from wfctl.bulk.importtypes import column_names
@@ -44,7 +45,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     if report:
         check_writable(report)  # before anything is sent, not after every row was
     io = app.io
-    with CsvInput(file, delimiter=delimiter, sheet=sheet) as source:
+    with CsvInput(file, delimiter=delimiter, sheet=sheet, plural=resource(kind).plural) as source:
         for note in source.notes:
             _say(note)
         api = app.client
@@ -443,6 +444,14 @@ def _say_not_in_file(summary: Summary, kind: Any) -> None:
                      "from the file deletes nothing (--prune deletes them)\n")
 
 
+def list_problems(problems: list[Any]) -> None:
+    """A file's invalid rows on stderr: each cause once, with the rows it holds for (wfctl.bulk.importtypes)."""
+    from wfctl.bulk.importtypes import grouped_problems
+
+    for line in grouped_problems(problems):
+        IO.write_err(f"invalid: {one_line(line)}\n")
+
+
 def _labels(summary: Summary) -> list[tuple[str, int]]:
     """(label, count): a plan and a run use the same words, a plan in the future tense."""
     # a resumed run's line says what this run did: the rows done before are counted apart ("done before")
@@ -463,8 +472,7 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
 
 
 def _list_problems(summary: Summary) -> None:
-    for problem in summary.problems:
-        IO.write_err(f"invalid: {one_line(str(problem))}\n")
+    list_problems(summary.problems)
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
         IO.write_err(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")

@@ -107,15 +107,16 @@ def _run_diff(app: AppContext, kind: str, file: str | None, scope_args: ScopeArg
 
 def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: Any, reading: ReadOptions,
            ignored: tuple[str, ...]) -> Drift:
+    from wfctl.api.resources import resource
     from wfctl.bulk.drift import drift
     from wfctl.bulk.importer import Options, Stopped, ValidationStopped
     from wfctl.bulk.importtypes import column_names
     from wfctl.bulk.reader import CsvInput
-    from wfctl.commands.bulkrun import stopped_error
+    from wfctl.commands.bulkrun import list_problems, stopped_error
     from wfctl.progress import Progress
 
     api = app.client
-    with CsvInput(path, delimiter=reading.delimiter, sheet=reading.sheet) as source:
+    with CsvInput(path, delimiter=reading.delimiter, sheet=reading.sheet, plural=resource(kind).plural) as source:
         for note in source.notes:
             app.io.write_err(note + "\n")
         options = Options(kind=kind, parent_id=parent_id, concurrency=reading.concurrency,
@@ -136,7 +137,7 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
                 problems = [{"row": p.row or None, "line": p.line, "column": p.column or None, "message": p.message}
                             for p in stop.summary.problems]
             else:
-                _list_problems(app, stop.summary)
+                list_problems(stop.summary.problems)
             invalid = stop.summary.invalid
             raise CliError(f"{invalid} of {stop.summary.rows} rows {'is' if invalid == 1 else 'are'} invalid; "
                            "nothing was compared (fix them in the file and run again)" if invalid else
@@ -171,13 +172,6 @@ def _show(app: AppContext, found: Drift, fmt: str, markdown: bool) -> None:
             out.line(summary)
     else:
         driftview.write_text(io.write, found, terminal=io.stdout_is_tty)
-
-
-def _list_problems(app: AppContext, summary: Any) -> None:
-    from wfctl.safetext import one_line
-
-    for problem in summary.problems:
-        app.io.write_err(f"invalid: {one_line(str(problem))}\n")
 
 
 def _scope(app: AppContext, kind: str, scope_args: ScopeArgs) -> Any:
@@ -241,7 +235,6 @@ def resolve_pair(app: AppContext, kind: str, from_profile: str, scope_args: Scop
                  ) -> tuple[Any, str | None, str | None, str]:
     """(the other profile's client, its parent id, this profile's parent id, a label naming the copy):
     the parent named by the same reference in each profile (ids differ between deployments)."""
-    from wfctl.api.refs import resolve
     from wfctl.bulk.kinds import KINDS
 
     spec = KINDS[kind]

@@ -415,7 +415,27 @@ def _render(shape: Shape, records: list[dict[str, Any]], session: Session, strea
               *([f"{fixed} cannot change (moving a {session.kind} is not an edit)."] if fixed else []),
               *(["A site left out of the stream is left as it is."] if stream else []),
               "Empty the file to cancel. Until it is sent, `--recover` reopens what you typed."]
-    return render(shape, records, header, notes)
+    return render(shape, records, header, notes, _parent_names(session, records))
+
+
+def _parent_names(session: Session, records: list[dict[str, Any]]) -> dict[str, str]:
+    """Each record's parent id -> `client Pennine Foods Ltd`, written beside the id as `sites get` shows it
+    (one GET a parent; a parent that cannot be read is left unnamed)."""
+    from wfctl.api.errors import ApiError
+    from wfctl.api.resources import RESOURCES
+
+    spec = RESOURCES.get(session.kind)
+    if spec is None or not spec.parent or not spec.parent_field:
+        return {}
+    names: dict[str, str] = {}
+    for parent_id in dict.fromkeys(str(record.get(spec.parent_field) or "") for record in records):
+        try:
+            name = session.app.client.get_record(spec.parent, parent_id).get("name") if parent_id else None
+        except ApiError:
+            continue
+        if name:
+            names[parent_id] = f"{spec.parent} {one_line(str(name))}"
+    return names
 
 
 def _id_of(record: dict[str, Any]) -> str:

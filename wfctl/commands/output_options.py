@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 
 from wfctl.commands.optiongroup import option_group
+from wfctl.completion_cache import complete_columns, complete_fields, complete_sort_keys
 from wfctl.output import FORMATS
 from wfctl.shaped import Shape
 
@@ -83,17 +84,19 @@ ArgJson = Annotated[
 SortBy = Annotated[
     str | None,
     typer.Option("--sort-by", help="Sort by fields (-FIELD: descending), naturally; reads every page first.",
-                 rich_help_panel=QUERY_PANEL, metavar="<field,...>", show_default=False),
+                 rich_help_panel=QUERY_PANEL, metavar="<field,...>", show_default=False,
+                 autocompletion=complete_sort_keys),
 ]
 Columns = Annotated[
     str | None,
     typer.Option("--columns", help="Columns to show: HEADER=SOURCE, ...",
-                 rich_help_panel=QUERY_PANEL, metavar="<header=source,...>", show_default=False),
+                 rich_help_panel=QUERY_PANEL, metavar="<header=source,...>", show_default=False,
+                 autocompletion=complete_columns),
 ]
 Fields = Annotated[
     str | None,
     typer.Option("--fields", help="The fields to show, e.g. id,name,email.",
-                 rich_help_panel=OUTPUT_PANEL, metavar="<a,b,c>"),
+                 rich_help_panel=OUTPUT_PANEL, metavar="<a,b,c>", autocompletion=complete_fields),
 ]
 
 

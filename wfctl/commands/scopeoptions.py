@@ -7,20 +7,22 @@ from typing import Annotated
 
 import typer
 
+from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
+
 SCOPE_PANEL = "Scope (one is required)"
 RUN_PANEL = "Run"
 
 Client = Annotated[list[str] | None, typer.Option(
     "--client", help="Sites of this client: its id, the beginning of the id, or its name (repeatable).",
-    metavar="<client>", rich_help_panel=SCOPE_PANEL)]
+    metavar="<client>", rich_help_panel=SCOPE_PANEL, autocompletion=complete_client_ids)]
 Branch = Annotated[list[str] | None, typer.Option(
     "--branch", help="Sites of every client of this branch: id or name (repeatable).", metavar="<branch>",
-    rich_help_panel=SCOPE_PANEL)]
+    rich_help_panel=SCOPE_PANEL, autocompletion=complete_branch_ids)]
 AllClients = Annotated[bool, typer.Option("--all-clients", help="Sites of every client.",
                                           rich_help_panel=SCOPE_PANEL)]
 Site = Annotated[list[str] | None, typer.Option(
     "--site", help="This site: its id, the beginning of the id, or its name (repeatable).", metavar="<site>",
-    rich_help_panel=SCOPE_PANEL)]
+    rich_help_panel=SCOPE_PANEL, autocompletion=complete_site_ids)]
 ReadConcurrency = Annotated[int, typer.Option("--concurrency", "-j", help="Sites read at once.",
                                               rich_help_panel=RUN_PANEL, min=1, max=64)]
 Yes = Annotated[bool, typer.Option(

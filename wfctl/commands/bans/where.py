@@ -45,8 +45,13 @@ def where(ctx: typer.Context, workers: opt.Workers, client: scope.Client = None,
     out = output.writer(app_)
     with ThreadPoolExecutor(1, thread_name_prefix="wfctl-branches") as pool:
         branches = pool.submit(client_branches, app_.client)  # beside the sites, not after them
-        rows = bans.where(read_scope(app_, client, branch, all_clients or everywhere, site, concurrency), ids)
+        cased: dict[str, str] = {}
+        rows = bans.where(read_scope(app_, client, branch, all_clients or everywhere, site, concurrency), ids,
+                          cased)
         of_client = branches.result()
+    for asked, held in cased.items():  # ids are compared exactly: the one the service holds, said in a pipe too
+        app_.io.warn(f"no site in scope bans {asked}, and {held} is banned (ids are compared exactly, in their "
+                     f"case): wfctl bans where {held}")
     for row in rows:
         row["branchId"], row["branch"] = of_client.get(row["clientId"], ("", ""))
     terminal = out.format == "table" and app_.io.stdout_is_tty
