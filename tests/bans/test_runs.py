@@ -47,21 +47,21 @@ def test_a_colleagues_change_between_the_plan_and_the_write_is_kept(cli: Any, sa
 
     proc, journal = started_run(cli, tmp_path, ["bans", "add", "W-20417", "--client", client_id, "-j", "1"],
                                 header=BANS_ADD, state="updated", rows=1)
-    # planned: that site held [lifted, kept]; a colleague now lifts one ban and bans W-9 there
-    r = cli("sites", "update", before[at]["id"], "--remove-banned-worker", lifted, "--add-banned-worker", "W-9")
+    # planned: that site held [lifted, kept]; a colleague now lifts one ban and bans W-99 there (no site of the file bans it)
+    r = cli("sites", "update", before[at]["id"], "--remove-banned-worker", lifted, "--add-banned-worker", "W-99")
     assert r.exit_code == 0, r
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err.decode()
     assert err.decode().endswith("updated 30\n"), err.decode()
     after = bans_at(cli, client_id)
-    assert after[at]["bannedWorkers"] == [kept, "W-9", "W-20417"]  # the lifted ban not put back, W-9 kept
+    assert after[at]["bannedWorkers"] == [kept, "W-99", "W-20417"]  # the lifted ban not put back, W-99 kept
     others = [i for i in range(len(before)) if i != at]
     assert [after[i]["bannedWorkers"] for i in others] == [[*before[i]["bannedWorkers"], "W-20417"] for i in others]
 
     r = cli("imports", "undo", journal.stem, "--yes")
     assert r.exit_code == 0, r
     undone = bans_at(cli, client_id)
-    assert undone[at]["bannedWorkers"] == [kept, "W-9"]  # the run's ban lifted, the colleague's change kept
+    assert undone[at]["bannedWorkers"] == [kept, "W-99"]  # the run's ban lifted, the colleague's change kept
     assert [undone[i] for i in others] == [before[i] for i in others]
 
 

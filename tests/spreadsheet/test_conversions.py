@@ -107,7 +107,9 @@ def test_gnumeric_round_trip_is_stopped_naming_every_conversion(logged_in: Any, 
     suspects = sorted(line.split(": ", 2)[2] for line in r.stderr.splitlines() if line.startswith("suspect: "))
     wrote = ("looks like a date or time a spreadsheet wrote (the column's other values are text); check the file "
              "(the row is sent as it is)")
-    assert suspects == [f"address: 12:30:00 {wrote}", f"name: 2026/03/01 {wrote}", f"phone: 2024/03/01 {wrote}"]
+    # a banned worker's id is an item of a list: its date is a suspect too since issue 43's new-rows checks
+    assert suspects == [f"address: 12:30:00 {wrote}", f"bannedWorkers: 2026/01/02 {wrote}", f"name: 2026/03/01 {wrote}",
+                        f"phone: 2024/03/01 {wrote}"]
     assert held(cli, cid) == before
 
     r = cli("sites", "import", str(saved), "--on-existing", "update", "--accept-spreadsheet-changes")

@@ -76,7 +76,7 @@ def jq(
       $ wfctl jq -r '.[] | select(.assessmentRequired) | .name' sites.json
       $ wfctl sites export --all-clients -o jsonl | wfctl jq -s 'group_by(.clientId) | map(length)'
       $ wfctl jq --arg skill "Forklift Driver" '.[] | select(any(.rates[]; .skill == $skill)) | .name' sites.json
-      $ wfctl jq -n '[inputs | .bannedWorkers | length] | add' sites.jsonl
+      $ wfctl jq -n '[inputs | .[] | .bannedWorkers | length] | add' sites.json
     """
     from wfctl import jqlib
     from wfctl.querybinding import compile_query

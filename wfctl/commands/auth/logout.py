@@ -49,12 +49,12 @@ def logout(ctx: typer.Context) -> None:
 
 
 def _stored_pair(store: Any) -> TokenPair | None:
-    from wfctl.api.errors import CredentialStoreError
+    from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 
     try:
         pair: TokenPair | None = store.load()
-    except CredentialStoreError:  # unreadable: nothing to revoke, and the removal still goes ahead
-        return None
+    except (CredentialStoreError, NotLoggedIn):  # unreadable, or a host with no keyring: nothing to revoke,
+        return None                               # and the removal still goes ahead (it says what is true)
     return pair
 
 
