@@ -235,6 +235,7 @@ def resolve_pair(app: AppContext, kind: str, from_profile: str, scope_args: Scop
                  ) -> tuple[Any, str | None, str | None, str]:
     """(the other profile's client, its parent id, this profile's parent id, a label naming the copy):
     the parent named by the same reference in each profile (ids differ between deployments)."""
+    from wfctl.api.refs import resolve
     from wfctl.bulk.kinds import KINDS
 
     spec = KINDS[kind]
