@@ -104,9 +104,10 @@ def _checked_source(source: str, option: str, said: str) -> str:
 
 def check_named(named: list[tuple[str, str]], rows: list[Any]) -> None:
     """The skills of `rate:<skill>` and the departments of `dept:<name>.<field>` (`named`: each option's words as
-    given, and its source) that no row has: an error naming the nearest one the rows have, exit 2, as
-    `--skill` is refused (a blank column, or a list left unsorted, said nothing). Judged only on rows that
-    carry the field (full site records) and when there are any."""
+    given, and its source) that no row has but one near it (`Forklift Drivr` beside `Forklift Driver`): an
+    error naming the nearest, exit 2, as `--skill` is refused (a blank column, or a list left unsorted, said
+    nothing). A name with nothing near it is a skill these sites do not have yet: its column is blank. Judged
+    only on rows that carry the field (full site records) and when there are any."""
     from wfctl.api.recordrules import natural_key
     from wfctl.api.refs import nearest_name
 
@@ -126,10 +127,11 @@ def check_named(named: list[tuple[str, str]], rows: list[Any]) -> None:
             continue
         what = "skill" if kind == "rate" else "department"
         near = nearest_name(wanted, known)
-        hint = f"; did you mean {near!r}?" if near else ""
+        if near is None:  # a skill these sites do not have yet, not a slip of one they have: a blank column
+            continue
         listed = ", ".join(known[:20]) + (f", ... ({len(known)} in all)" if len(known) > 20 else "")
-        have = f" ({what}s shown: {listed})" if known else f" (no site shown has a {what})"
-        raise CliError(f"{said}: no site shown has the {what} {wanted.strip()!r}{hint}{have}")
+        raise CliError(f"{said}: no site shown has the {what} {wanted.strip()!r}; did you mean {near!r}? "
+                       f"({what}s shown: {listed})")
 
 
 def _spellings(names: list[str]) -> list[str]:

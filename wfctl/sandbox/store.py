@@ -110,7 +110,10 @@ class SqliteStore(Store):
         try:
             yield self.db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # SQLite may have rolled the transaction back itself (SQLITE_FULL, SQLITE_IOERR: "cannot rollback -
+            # no transaction is active"), and the error that says why is the one to raise (a full disk is a 503)
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
 
