@@ -123,23 +123,25 @@ class Query:
         self.halted = False
         self.failures = 0
 
-    # -- Python values (--jq, --jq-each, wfctl jq -o FORMAT) ------------------------------------------
-    def run(self, document: Any) -> list[Any]:
+    # -- results for a format (--jq, --jq-each, wfctl jq -o FORMAT) ----------------------------------
+    # `printed` None: each result a Python value (numbers jq prints otherwise than Python are `Literal`s);
+    # jv print flags: each result as jq prints it with those flags (-o json and jsonl: jq's numbers).
+    def run(self, document: Any, *, printed: int | None = None) -> list[Any]:
         """Every result of the filter on one input (a Python value, as json.loads gives it). An error
         ends the run (--jq reads one whole document): QueryFailed."""
-        return list(self._python(_dumps(document), raise_errors=True))
+        return list(self._python(_dumps(document), raise_errors=True, printed=printed))
 
-    def each(self, documents: list[Any]) -> Iterator[Any]:
+    def each(self, documents: list[Any], *, printed: int | None = None) -> Iterator[Any]:
         """The filter on each of `documents` in turn (--jq-each); a record it fails on is reported and the
         run goes on, as jq goes on with its next input (`finish` then says so)."""
         if not documents:
             return iter(())
-        return self._python("\n".join(_dumps(doc) for doc in documents))
+        return self._python("\n".join(_dumps(doc) for doc in documents), printed=printed)
 
     def run_texts(self, texts: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                  source: Source = "<stdin>") -> Iterator[Any]:
+                  source: Source = "<stdin>", printed: int | None = None) -> Iterator[Any]:
         """The results of the filter on each JSON value in `texts` (`slurp`: on one list of them all)."""
-        return self._python(texts, slurp=slurp, null_input=null_input, source=source)
+        return self._python(texts, slurp=slurp, null_input=null_input, source=source, printed=printed)
 
     def finish(self, *, exit_status: bool = False) -> None:
         """After the last input: jq's exit status (the last input's, as jq's main; `exit_status`: -e's), raised
@@ -168,11 +170,15 @@ class Query:
 
     # -- jq's main loop ---------------------------------------------------------------------------
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
-        decode, dump = loads, jqlib.dump
-        for result in self._results(data, slurp=slurp, null_input=null_input, source=source,
-                                    raise_errors=raise_errors):
-            yield decode(dump(result))
+                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None) -> Iterator[Any]:
+        dump = jqlib.dump
+        results = self._results(data, slurp=slurp, null_input=null_input, source=source, raise_errors=raise_errors)
+        if printed is None:
+            for result in results:
+                yield loads(dump(result))
+        else:
+            for result in results:
+                yield dump(result, printed).decode("utf-8", "replace")
 
     def _results(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
                  source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[jqlib.JV]:
@@ -309,6 +315,22 @@ def _dumps(document: Any) -> str:
     return json.dumps(document, ensure_ascii=False)
 
 
+class Literal(float):
+    """A number of a result that jq prints otherwise than Python would (`1.000`, `-0`, `1E+2`,
+    `10000000000000000`): a float to compute and sort with, jq's text where it is shown (`str`)."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> Literal:
+        number = super().__new__(cls, _number(text))
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def _number(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):  # beyond a double: jq prints the largest one
@@ -316,9 +338,19 @@ def _number(text: str) -> float:
     return value
 
 
+def _float(text: str) -> float:
+    value = _number(text)
+    return value if repr(value) == text else Literal(text)
+
+
+def _int(text: str) -> int | float:
+    return Literal(text) if text == "-0" else int(text)
+
+
 def loads(text: str | bytes) -> Any:
-    """JSON text as Python values, a number beyond a double as the largest one (as jq prints it)."""
-    return json.loads(text, parse_float=_number)
+    """jq's JSON text as Python values: a number jq prints otherwise than Python (its literal's digits) as
+    a `Literal`, which shows as jq shows it; beyond a double, the largest one (as jq prints it)."""
+    return json.loads(text, parse_float=_float, parse_int=_int)
 
 
 def write_stderr(text: str) -> None:
