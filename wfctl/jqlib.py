@@ -20,6 +20,7 @@ from typing import Any
 INVALID, NULL, FALSE, TRUE, NUMBER, STRING, ARRAY, OBJECT = range(8)  # jv_kind
 
 PRETTY, ASCII, COLOR, SORTED, TAB, ISATTY = 1, 2, 4, 8, 64, 128  # jv_print_flags
+PARSE_SEQ, PARSE_STREAMING = 1, 2  # jv_parser_new's flags: --seq, --stream
 
 
 def indent_flags(n: int) -> int:
@@ -49,6 +50,7 @@ _SIGNATURES: dict[str, tuple[Any, ...]] = {
     "jq_set_stderr_cb": (None, _P, CALLBACK, _P),
     "jq_set_input_cb": (None, _P, _P, _P),
     "jq_set_attr": (None, _P, JV, JV),
+    "jq_set_colors": (_INT, ctypes.c_char_p),
     "jq_start": (None, _P, JV, _INT),
     "jq_next": (JV, _P),
     "jq_halted": (_INT, _P),
@@ -103,6 +105,11 @@ def library() -> Any:
 def _next_input_cb() -> Any:
     """jq's own input callback (jq_util_input_next_input_cb): `input` reads the run's stream in C."""
     return ctypes.cast(library().jq_util_input_next_input_cb, _P)
+
+
+def set_colors(spec: str) -> bool:
+    """JQ_COLORS' colours for the COLOR flag (jq_set_colors); False, leaving jq's own, for a bad value."""
+    return bool(library().jq_set_colors(spec.encode("utf-8", "replace")))
 
 
 def text_of(value: JV) -> bytes:
@@ -178,11 +185,12 @@ class Program:
         lib.jq_set_debug_cb(self._state, self._callbacks[1], None)
         lib.jq_set_stderr_cb(self._state, self._callbacks[2], None)
 
-    def feed(self, data: bytes, *, slurp: bool = False) -> Inputs:
-        """The JSON values of `data` as the program's inputs (`input` and `inputs` read them too)."""
+    def feed(self, data: bytes, *, slurp: bool = False, parsing: int = 0) -> Inputs:
+        """The JSON values of `data` as the program's inputs (`input` and `inputs` read them too); `parsing`:
+        the parser's flags (PARSE_SEQ, PARSE_STREAMING)."""
         if self._input is not None:
             self._input.close()
-        inputs = Inputs(data, slurp=slurp)
+        inputs = Inputs(data, slurp=slurp, parsing=parsing)
         self._lib.jq_set_input_cb(self._state, _next_input_cb(), inputs.state)
         self._input = inputs
         return inputs
@@ -244,11 +252,11 @@ class Inputs:
     program read the same stream as the run: the parser is given the whole text, and the reader's own
     file reading is never reached (it has no files)."""
 
-    def __init__(self, data: bytes, *, slurp: bool) -> None:
+    def __init__(self, data: bytes, *, slurp: bool, parsing: int = 0) -> None:
         lib = self._lib = library()
         self.data = data  # the parser reads this buffer in place: kept alive as long as the reader
         self.state = _P(lib.jq_util_input_init(None, None))
-        self._parser = lib.jv_parser_new(0)
+        self._parser = lib.jv_parser_new(parsing)
         lib.jv_parser_set_buf(self._parser, data, len(data), 0)
         lib.jq_util_input_set_parser(self.state, self._parser, 1 if slurp else 0)
 

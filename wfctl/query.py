@@ -139,9 +139,10 @@ class Query:
         return self._python("\n".join(_dumps(doc) for doc in documents), printed=printed)
 
     def run_texts(self, texts: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                  source: Source = "<stdin>", printed: int | None = None) -> Iterator[Any]:
+                  source: Source = "<stdin>", printed: int | None = None, parsing: int = 0) -> Iterator[Any]:
         """The results of the filter on each JSON value in `texts` (`slurp`: on one list of them all)."""
-        return self._python(texts, slurp=slurp, null_input=null_input, source=source, printed=printed)
+        return self._python(texts, slurp=slurp, null_input=null_input, source=source, printed=printed,
+                            parsing=parsing)
 
     def finish(self, *, exit_status: bool = False) -> None:
         """After the last input: jq's exit status (the last input's, as jq's main; `exit_status`: -e's), raised
@@ -157,22 +158,27 @@ class Query:
 
     # -- jq's text (wfctl jq) ---------------------------------------------------------------------
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
-              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>") -> Iterator[str]:
-        """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j)."""
+              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>", parsing: int = 0,
+              seq: bool = False) -> Iterator[str]:
+        """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j;
+        `seq`: an RS before each JSON text)."""
         lib = self._lib
         end = "" if join else "\n"
-        for result in self._results(data, slurp=slurp, null_input=null_input, source=source):
+        start = "\x1e" if seq else ""
+        for result in self._results(data, slurp=slurp, null_input=null_input, source=source, parsing=parsing):
             if raw and lib.jv_get_kind(result) == jqlib.STRING:
                 text = jqlib.dump(result, jqlib.ASCII) if ascii else jqlib.text_of(result)  # -ra: quoted, as jq
+                yield text.decode("utf-8", "replace") + end
             else:
-                text = jqlib.dump(result, flags)
-            yield text.decode("utf-8", "replace") + end
+                yield start + jqlib.dump(result, flags).decode("utf-8", "replace") + end
 
     # -- jq's main loop ---------------------------------------------------------------------------
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None) -> Iterator[Any]:
+                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None,
+                parsing: int = 0) -> Iterator[Any]:
         dump = jqlib.dump
-        results = self._results(data, slurp=slurp, null_input=null_input, source=source, raise_errors=raise_errors)
+        results = self._results(data, slurp=slurp, null_input=null_input, source=source, raise_errors=raise_errors,
+                                parsing=parsing)
         if printed is None:
             for result in results:
                 yield loads(dump(result))
@@ -181,11 +187,12 @@ class Query:
                 yield dump(result, printed).decode("utf-8", "replace")
 
     def _results(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                 source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[jqlib.JV]:
+                 source: Source = "<stdin>", raise_errors: bool = False, parsing: int = 0) -> Iterator[jqlib.JV]:
         if self.halted:
             return
         lib = self._lib
-        inputs = self._program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp)
+        inputs = self._program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp,
+                                    parsing=parsing)
         if null_input:
             yield from self._process(lib.jv_null(), inputs, source, raise_errors)
             return
@@ -195,7 +202,11 @@ class Query:
                 message, _text = jqlib.message_of(value)
                 if message is None:
                     return
-                raise QueryError(f"{_file(source, inputs)[1]}: not JSON: parse error: {message}")
+                start, name = _file(source, inputs)
+                if parsing & jqlib.PARSE_SEQ:  # --seq: jq says so and reads on from the next RS
+                    self._err(f"jq: ignoring parse error (at {name}:{inputs.line(start)}): {message}\n")
+                    continue
+                raise QueryError(f"{name}: not JSON: parse error: {message}")
             yield from self._process(value, inputs, source, raise_errors)
             if self.halted:
                 return

@@ -81,7 +81,10 @@ class BindingQuery(Query):
             raise QueryError(f"{self._said}{'; '.join(lines) or 'jq: error: the filter does not compile'}") from None
 
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None) -> Iterator[Any]:
+                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None,
+                parsing: int = 0) -> Iterator[Any]:
+        if parsing:
+            raise QueryError("--seq and --stream need libjq's C API, which this build of the jq package hides")
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         status = NO_OUTPUT
         try:
@@ -104,13 +107,15 @@ class BindingQuery(Query):
             self.status = status
 
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
-              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>") -> Iterator[str]:
-        end = "" if join else "\n"
-        for result in self._python(data, slurp=slurp, null_input=null_input, source=source, printed=0):
+              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>", parsing: int = 0,
+              seq: bool = False) -> Iterator[str]:
+        end, start = "" if join else "\n", "\x1e" if seq else ""
+        for result in self._python(data, slurp=slurp, null_input=null_input, source=source, printed=0,
+                                   parsing=parsing):
             if raw and result.startswith('"') and not ascii:
                 yield loads(result) + end
             else:  # `tojson` is jq's compact text (every digit of a number): kept where no layout is asked
-                yield (result if flags == 0 else _printed(loads(result), flags)) + end
+                yield start + (result if flags & ~jqlib.COLOR == 0 else _printed(loads(result), flags)) + end
 
 
 def _printed(value: Any, flags: int) -> str:

@@ -144,11 +144,11 @@ class ShapedOutput(Output):
         self._document(obj, None, one=True)
 
     def texts(self, text: str | bytes, *, slurp: bool = False, null_input: bool = False, source: Source = "<stdin>",
-              exit_status: bool = False) -> None:
+              exit_status: bool = False, parsing: int = 0) -> None:
         """The filter on JSON text (`wfctl jq -o FORMAT`): each value in turn, or one list of them all (`slurp`)."""
         assert self.query is not None
         results: Iterable[Any] = self.query.run_texts(text, slurp=slurp, null_input=null_input, source=source,
-                                                      printed=self._printed)
+                                                      printed=self._printed, parsing=parsing)
         if self.render.structured:
             self._stream(results)
         else:
