@@ -73,6 +73,8 @@ _SIGNATURES: dict[str, tuple[Any, ...]] = {
     "jv_free": (None, JV),
     "jv_equal": (_INT, JV, JV),
     "jv_invalid_has_msg": (_INT, JV),
+    "jv_invalid": (JV,),
+    "jv_invalid_with_msg": (JV, JV),
     "jv_invalid_get_msg": (JV, JV),
     "jv_number_value": (ctypes.c_double, JV),
     "jv_null": (JV,),
@@ -92,13 +94,43 @@ def library() -> Any:
     except ImportError:  # pragma: no cover - a dependency
         raise JqUnavailable("the jq library is not installed: pip install jq") from None
     try:
-        lib = ctypes.CDLL(jq.__file__)
+        lib: Any = ctypes.CDLL(jq.__file__)
         for name, (restype, *argtypes) in _SIGNATURES.items():
             function = getattr(lib, name)
             function.restype, function.argtypes = restype, argtypes
     except (OSError, AttributeError) as exc:  # pragma: no cover - a jq build that hides libjq's API
         raise JqUnavailable(f"the installed jq package does not offer libjq's C API ({exc})") from None
+    lib.dumped = ctypes.CFUNCTYPE(ctypes.c_char_p, JV)(("jv_string_value", lib))  # the bytes, in one call
+    if not _flags_readable(lib):  # pragma: no cover - a libjq older than 1.7: not the jq the suite expects
+        raise JqUnavailable("the jq package's libjq lays out its values otherwise than libjq 1.7+")
     return lib
+
+
+def kind(value: JV) -> int:
+    """jv_get_kind without a call into the library: jv.h's `kind_flags` holds the kind in its low four bits
+    (libjq 1.7+; `library()` checks it)."""
+    return value.kind_flags & 0xF
+
+
+def has_message(value: JV) -> bool:
+    """Whether an invalid value carries a message (an error, not the end); it is not consumed."""
+    return value.kind_flags == _INVALID_MSG
+
+
+_INVALID_MSG = INVALID | 0x80  # JVP_FLAGS_INVALID_MSG: the kind and JVP_PAYLOAD_ALLOCATED
+
+
+def _flags_readable(lib: Any) -> bool:
+    """Whether this libjq lays out `kind_flags` as 1.7+ does, so that `kind` and `has_message` may read it."""
+    data = b"x"
+    values = [lib.jv_null(), lib.jv_array(), lib.jv_invalid(), lib.jv_invalid_with_msg(lib.jv_null()),
+              lib.jv_string_sized(data, 1)]
+    readable = all(kind(value) == lib.jv_get_kind(lib.jv_copy(value)) for value in values) and all(
+        has_message(value) == (kind(value) == INVALID and bool(lib.jv_invalid_has_msg(lib.jv_copy(value))))
+        for value in values)
+    for value in values:
+        lib.jv_free(value)
+    return readable
 
 
 @cache
@@ -122,8 +154,13 @@ def text_of(value: JV) -> bytes:
 
 
 def dump(value: JV, flags: int = 0) -> bytes:
-    """jq's text of a value, as jq prints it (consumes it)."""
-    return text_of(library().jv_dump_string(value, flags))
+    """jq's text of a value, as jq prints it (consumes it). The text holds no NUL (jq writes it \\u0000), so
+    its bytes are read up to the first, in one call."""
+    lib = library()
+    text = lib.jv_dump_string(value, flags)
+    data: bytes = lib.dumped(text)
+    lib.jv_free(text)
+    return data
 
 
 def parse(text: bytes) -> JV:

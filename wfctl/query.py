@@ -162,11 +162,10 @@ class Query:
               seq: bool = False) -> Iterator[str]:
         """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j;
         `seq`: an RS before each JSON text)."""
-        lib = self._lib
         end = "" if join else "\n"
         start = "\x1e" if seq else ""
         for result in self._results(data, slurp=slurp, null_input=null_input, source=source, parsing=parsing):
-            if raw and lib.jv_get_kind(result) == jqlib.STRING:
+            if raw and jqlib.kind(result) == jqlib.STRING:
                 text = jqlib.dump(result, jqlib.ASCII) if ascii else jqlib.text_of(result)  # -ra: quoted, as jq
                 yield text.decode("utf-8", "replace") + end
             else:
@@ -196,12 +195,13 @@ class Query:
         if null_input:
             yield from self._process(lib.jv_null(), inputs, source, raise_errors)
             return
+        kind, has_message = jqlib.kind, jqlib.has_message
         while True:
             value = inputs.next()
-            if lib.jv_get_kind(value) == jqlib.INVALID:
+            if kind(value) == jqlib.INVALID:
+                if not has_message(value):
+                    return  # the end: an invalid value without a message owns nothing
                 message, _text = jqlib.message_of(value)
-                if message is None:
-                    return
                 start, name = _file(source, inputs)
                 if parsing & jqlib.PARSE_SEQ:  # --seq: jq says so and reads on from the next RS
                     self._err(f"jq: ignoring parse error (at {name}:{inputs.line(start)}): {message}\n")
@@ -213,15 +213,15 @@ class Query:
 
     def _process(self, value: jqlib.JV, inputs: jqlib.Inputs, source: Source, raise_errors: bool) -> Iterator[jqlib.JV]:
         """jq's process(): the results of one input, then what ended them (the end, an error, a halt)."""
-        lib, program = self._lib, self._program
+        lib, program, kind_of = self._lib, self._program, jqlib.kind
         program.start(value)
         status = NO_OUTPUT
         while True:
             result = program.next()
-            kind = lib.jv_get_kind(result)
+            kind = kind_of(result)
             if kind == jqlib.INVALID:
                 break
-            status = NULL_KIND if kind in (jqlib.NULL, jqlib.FALSE) else OK
+            status = NULL_KIND if kind == jqlib.NULL or kind == jqlib.FALSE else OK
             yield result
         if program.halted():
             lib.jv_free(result)
@@ -229,7 +229,7 @@ class Query:
             status, written = program.halt()
             if written:
                 self._err(written.decode("utf-8", "replace"))
-        else:
+        elif jqlib.has_message(result):  # else the results' end: an invalid value without one owns nothing
             message, text = jqlib.message_of(result)
             if message is not None:
                 status = RUNTIME
