@@ -8,8 +8,9 @@ processes, interleaved, the median of `--runs` of each; the CPU time (user + sys
 compared as well as the wall time, since on a shared machine the wall time says more about the neighbours.
 The outputs are checked to be the same bytes where jq 1.6 and 1.8 print alike.
 
-Measured 2026-12-06 (`--checkout --runs 3`, load average 14.8, jq 1.6): ratios 2.03x-4.05x CPU, the target
-not met. The time is libjq's: the `jq` package compiles it without optimisation (docs/queries.md, Speed).
+Measured 2026-12-07 (`--checkout --runs 3`, load average 18.3, jq 1.6): ratios 1.57x-4.52x CPU, the
+target not met. The time is libjq's: the `jq` package compiles it without optimisation, and libjq's parse
+of the 20,000 records alone takes 1.4x the binary's whole run (docs/queries.md, Speed).
 """
 
 from __future__ import annotations
