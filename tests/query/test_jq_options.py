@@ -93,6 +93,7 @@ def test_the_same_bytes_as_the_jq_binary(cli: Any, tmp_path: Any) -> None:
     program.write_text(".a\n", encoding="utf-8")
     cases = [(["-R", "."], b'x\n{"a": 1}\ny'), (["-Rs", "."], b"x\ny\n"), (["-Rn", "[inputs]"], b"x\ny\n"),
              (["-f", str(program)], b'{"a": 1.5}'), (["--seq", "."], b'\x1e{"a": 1}\n\x1e[2]\n'),
+             (["-R", "--seq", "-c", "."], b"a\nb\n"),
              (["-c", "--stream", "."], b'{"a": [1, {"b": null}]}'), (["-.a"], b'{"a": 2}'), (["-n", "-1"], b"")]
     for args, data in cases:
         ours = subprocess.run([*_wfctl(cli), "jq", *args], input=data, capture_output=True, env=_env(cli), timeout=60)

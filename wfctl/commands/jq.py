@@ -121,7 +121,7 @@ def jq(
     data, source = _read(values, needed=not null_input)
     if raw_input:
         data, slurp = _lines_as_texts(data, slurp=slurp), False
-    parsing = (jqlib.PARSE_SEQ if seq else 0) | (jqlib.PARSE_STREAMING if stream else 0)
+    parsing = 0 if raw_input else (jqlib.PARSE_SEQ if seq else 0) | (jqlib.PARSE_STREAMING if stream else 0)  # jq's
     if output is not None:
         from wfctl.shaped import Shape, ShapedOutput
 
