@@ -8,8 +8,9 @@ processes, interleaved, the median of `--runs` of each; the CPU time (user + sys
 compared as well as the wall time, since on a shared machine the wall time says more about the neighbours.
 The outputs are checked to be the same bytes where jq 1.6 and 1.8 print alike.
 
-Measured 2026-12-06 (`--checkout --runs 3`, load average 14.8, jq 1.6): ratios 2.03x-4.05x CPU, the target
-not met. The time is libjq's: the `jq` package compiles it without optimisation (docs/queries.md, Speed).
+Measured 2026-12-07 (`--checkout --runs 3`, load average 18.3, jq 1.6): ratios 1.57x-4.52x CPU, the
+target not met. The time is libjq's: the `jq` package compiles it without optimisation, and libjq's parse
+of the 20,000 records alone takes 1.4x the binary's whole run (docs/queries.md, Speed).
 """
 
 from __future__ import annotations
@@ -49,12 +50,17 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="wfctl-jq-bench-") as tmp:
         folder = Path(tmp)
         _write(folder)
+        # wfctl's modules compiled once, as an installed wheel's are: a checkout run where
+        # PYTHONDONTWRITEBYTECODE is set would otherwise compile every module in every run (0.2-0.3 s of CPU)
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(folder / "pycache")
+        _timed([str(bin_dir / "wfctl"), "jq", "-n", "1"], env)
         for label, jq_args, name in CASES:
             path = str(folder / name)
             theirs, ours = [], []
             for _ in range(args.runs):  # interleaved: both see the same machine load
                 theirs.append(_timed([jq, *jq_args, path]))
-                ours.append(_timed([str(bin_dir / "wfctl"), "jq", *jq_args, path]))
+                ours.append(_timed([str(bin_dir / "wfctl"), "jq", *jq_args, path], env))
             assert ours[0][2] == theirs[0][2], f"{label}: the outputs differ"
             wall = statistics.median(o[0] for o in ours) / statistics.median(t[0] for t in theirs)
             cpu = statistics.median(o[1] for o in ours) / statistics.median(t[1] for t in theirs)
@@ -65,11 +71,11 @@ def main() -> int:
     return 0 if ok else 1
 
 
-def _timed(argv: list[str]) -> tuple[float, float, bytes]:
+def _timed(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, bytes]:
     """Wall seconds, CPU seconds (user + system of exactly this child) and its stdout."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.PIPE, env=env)
         _pid, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         assert os.waitstatus_to_exitcode(status) == 0, (argv, proc.stderr.read() if proc.stderr else b"")

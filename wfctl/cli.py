@@ -154,7 +154,7 @@ def register(names: Any = None) -> None:
         if isinstance(entry, typer.Typer):
             _app.add_typer(entry, name=name)
         else:
-            _app.command(name)(entry)
+            _app.command(name, cls=getattr(entry, "command_class", None))(entry)  # wfctl jq's own parse
         _registered.append(name)
     order = list(ENTRIES)  # added one run at a time or all at once, listed in the same order
 

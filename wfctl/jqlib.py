@@ -20,6 +20,7 @@ from typing import Any
 INVALID, NULL, FALSE, TRUE, NUMBER, STRING, ARRAY, OBJECT = range(8)  # jv_kind
 
 PRETTY, ASCII, COLOR, SORTED, TAB, ISATTY = 1, 2, 4, 8, 64, 128  # jv_print_flags
+PARSE_SEQ, PARSE_STREAMING = 1, 2  # jv_parser_new's flags: --seq, --stream
 
 
 def indent_flags(n: int) -> int:
@@ -49,6 +50,7 @@ _SIGNATURES: dict[str, tuple[Any, ...]] = {
     "jq_set_stderr_cb": (None, _P, CALLBACK, _P),
     "jq_set_input_cb": (None, _P, _P, _P),
     "jq_set_attr": (None, _P, JV, JV),
+    "jq_set_colors": (_INT, ctypes.c_char_p),
     "jq_start": (None, _P, JV, _INT),
     "jq_next": (JV, _P),
     "jq_halted": (_INT, _P),
@@ -71,6 +73,8 @@ _SIGNATURES: dict[str, tuple[Any, ...]] = {
     "jv_free": (None, JV),
     "jv_equal": (_INT, JV, JV),
     "jv_invalid_has_msg": (_INT, JV),
+    "jv_invalid": (JV,),
+    "jv_invalid_with_msg": (JV, JV),
     "jv_invalid_get_msg": (JV, JV),
     "jv_number_value": (ctypes.c_double, JV),
     "jv_null": (JV,),
@@ -90,19 +94,54 @@ def library() -> Any:
     except ImportError:  # pragma: no cover - a dependency
         raise JqUnavailable("the jq library is not installed: pip install jq") from None
     try:
-        lib = ctypes.CDLL(jq.__file__)
+        lib: Any = ctypes.CDLL(jq.__file__)
         for name, (restype, *argtypes) in _SIGNATURES.items():
             function = getattr(lib, name)
             function.restype, function.argtypes = restype, argtypes
     except (OSError, AttributeError) as exc:  # pragma: no cover - a jq build that hides libjq's API
         raise JqUnavailable(f"the installed jq package does not offer libjq's C API ({exc})") from None
+    lib.dumped = ctypes.CFUNCTYPE(ctypes.c_char_p, JV)(("jv_string_value", lib))  # the bytes, in one call
+    if not _flags_readable(lib):  # pragma: no cover - a libjq older than 1.7: not the jq the suite expects
+        raise JqUnavailable("the jq package's libjq lays out its values otherwise than libjq 1.7+")
     return lib
+
+
+def kind(value: JV) -> int:
+    """jv_get_kind without a call into the library: jv.h's `kind_flags` holds the kind in its low four bits
+    (libjq 1.7+; `library()` checks it)."""
+    return value.kind_flags & 0xF
+
+
+def has_message(value: JV) -> bool:
+    """Whether an invalid value carries a message (an error, not the end); it is not consumed."""
+    return value.kind_flags == _INVALID_MSG
+
+
+_INVALID_MSG = INVALID | 0x80  # JVP_FLAGS_INVALID_MSG: the kind and JVP_PAYLOAD_ALLOCATED
+
+
+def _flags_readable(lib: Any) -> bool:
+    """Whether this libjq lays out `kind_flags` as 1.7+ does, so that `kind` and `has_message` may read it."""
+    data = b"x"
+    values = [lib.jv_null(), lib.jv_array(), lib.jv_invalid(), lib.jv_invalid_with_msg(lib.jv_null()),
+              lib.jv_string_sized(data, 1)]
+    readable = all(kind(value) == lib.jv_get_kind(lib.jv_copy(value)) for value in values) and all(
+        has_message(value) == (kind(value) == INVALID and bool(lib.jv_invalid_has_msg(lib.jv_copy(value))))
+        for value in values)
+    for value in values:
+        lib.jv_free(value)
+    return readable
 
 
 @cache
 def _next_input_cb() -> Any:
     """jq's own input callback (jq_util_input_next_input_cb): `input` reads the run's stream in C."""
     return ctypes.cast(library().jq_util_input_next_input_cb, _P)
+
+
+def set_colors(spec: str) -> bool:
+    """JQ_COLORS' colours for the COLOR flag (jq_set_colors); False, leaving jq's own, for a bad value."""
+    return bool(library().jq_set_colors(spec.encode("utf-8", "replace")))
 
 
 def text_of(value: JV) -> bytes:
@@ -115,8 +154,13 @@ def text_of(value: JV) -> bytes:
 
 
 def dump(value: JV, flags: int = 0) -> bytes:
-    """jq's text of a value, as jq prints it (consumes it)."""
-    return text_of(library().jv_dump_string(value, flags))
+    """jq's text of a value, as jq prints it (consumes it). The text holds no NUL (jq writes it \\u0000), so
+    its bytes are read up to the first, in one call."""
+    lib = library()
+    text = lib.jv_dump_string(value, flags)
+    data: bytes = lib.dumped(text)
+    lib.jv_free(text)
+    return data
 
 
 def parse(text: bytes) -> JV:
@@ -178,11 +222,12 @@ class Program:
         lib.jq_set_debug_cb(self._state, self._callbacks[1], None)
         lib.jq_set_stderr_cb(self._state, self._callbacks[2], None)
 
-    def feed(self, data: bytes, *, slurp: bool = False) -> Inputs:
-        """The JSON values of `data` as the program's inputs (`input` and `inputs` read them too)."""
+    def feed(self, data: bytes, *, slurp: bool = False, parsing: int = 0) -> Inputs:
+        """The JSON values of `data` as the program's inputs (`input` and `inputs` read them too); `parsing`:
+        the parser's flags (PARSE_SEQ, PARSE_STREAMING)."""
         if self._input is not None:
             self._input.close()
-        inputs = Inputs(data, slurp=slurp)
+        inputs = Inputs(data, slurp=slurp, parsing=parsing)
         self._lib.jq_set_input_cb(self._state, _next_input_cb(), inputs.state)
         self._input = inputs
         return inputs
@@ -244,11 +289,11 @@ class Inputs:
     program read the same stream as the run: the parser is given the whole text, and the reader's own
     file reading is never reached (it has no files)."""
 
-    def __init__(self, data: bytes, *, slurp: bool) -> None:
+    def __init__(self, data: bytes, *, slurp: bool, parsing: int = 0) -> None:
         lib = self._lib = library()
         self.data = data  # the parser reads this buffer in place: kept alive as long as the reader
         self.state = _P(lib.jq_util_input_init(None, None))
-        self._parser = lib.jv_parser_new(0)
+        self._parser = lib.jv_parser_new(parsing)
         lib.jv_parser_set_buf(self._parser, data, len(data), 0)
         lib.jq_util_input_set_parser(self.state, self._parser, 1 if slurp else 0)
 

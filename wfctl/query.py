@@ -123,23 +123,26 @@ class Query:
         self.halted = False
         self.failures = 0
 
-    # -- Python values (--jq, --jq-each, wfctl jq -o FORMAT) ------------------------------------------
-    def run(self, document: Any) -> list[Any]:
+    # -- results for a format (--jq, --jq-each, wfctl jq -o FORMAT) ----------------------------------
+    # `printed` None: each result a Python value (numbers jq prints otherwise than Python are `Literal`s);
+    # jv print flags: each result as jq prints it with those flags (-o json and jsonl: jq's numbers).
+    def run(self, document: Any, *, printed: int | None = None) -> list[Any]:
         """Every result of the filter on one input (a Python value, as json.loads gives it). An error
         ends the run (--jq reads one whole document): QueryFailed."""
-        return list(self._python(_dumps(document), raise_errors=True))
+        return list(self._python(_dumps(document), raise_errors=True, printed=printed))
 
-    def each(self, documents: list[Any]) -> Iterator[Any]:
+    def each(self, documents: list[Any], *, printed: int | None = None) -> Iterator[Any]:
         """The filter on each of `documents` in turn (--jq-each); a record it fails on is reported and the
         run goes on, as jq goes on with its next input (`finish` then says so)."""
         if not documents:
             return iter(())
-        return self._python("\n".join(_dumps(doc) for doc in documents))
+        return self._python("\n".join(_dumps(doc) for doc in documents), printed=printed)
 
     def run_texts(self, texts: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                  source: Source = "<stdin>") -> Iterator[Any]:
+                  source: Source = "<stdin>", printed: int | None = None, parsing: int = 0) -> Iterator[Any]:
         """The results of the filter on each JSON value in `texts` (`slurp`: on one list of them all)."""
-        return self._python(texts, slurp=slurp, null_input=null_input, source=source)
+        return self._python(texts, slurp=slurp, null_input=null_input, source=source, printed=printed,
+                            parsing=parsing)
 
     def finish(self, *, exit_status: bool = False) -> None:
         """After the last input: jq's exit status (the last input's, as jq's main; `exit_status`: -e's), raised
@@ -155,56 +158,70 @@ class Query:
 
     # -- jq's text (wfctl jq) ---------------------------------------------------------------------
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
-              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>") -> Iterator[str]:
-        """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j)."""
-        lib = self._lib
+              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>", parsing: int = 0,
+              seq: bool = False) -> Iterator[str]:
+        """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j;
+        `seq`: an RS before each JSON text)."""
         end = "" if join else "\n"
-        for result in self._results(data, slurp=slurp, null_input=null_input, source=source):
-            if raw and lib.jv_get_kind(result) == jqlib.STRING:
+        start = "\x1e" if seq else ""
+        for result in self._results(data, slurp=slurp, null_input=null_input, source=source, parsing=parsing):
+            if raw and jqlib.kind(result) == jqlib.STRING:
                 text = jqlib.dump(result, jqlib.ASCII) if ascii else jqlib.text_of(result)  # -ra: quoted, as jq
+                yield text.decode("utf-8", "replace") + end
             else:
-                text = jqlib.dump(result, flags)
-            yield text.decode("utf-8", "replace") + end
+                yield start + jqlib.dump(result, flags).decode("utf-8", "replace") + end
 
     # -- jq's main loop ---------------------------------------------------------------------------
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
-        decode, dump = loads, jqlib.dump
-        for result in self._results(data, slurp=slurp, null_input=null_input, source=source,
-                                    raise_errors=raise_errors):
-            yield decode(dump(result))
+                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None,
+                parsing: int = 0) -> Iterator[Any]:
+        dump = jqlib.dump
+        results = self._results(data, slurp=slurp, null_input=null_input, source=source, raise_errors=raise_errors,
+                                parsing=parsing)
+        if printed is None:
+            for result in results:
+                yield loads(dump(result))
+        else:
+            for result in results:
+                yield dump(result, printed).decode("utf-8", "replace")
 
     def _results(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                 source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[jqlib.JV]:
+                 source: Source = "<stdin>", raise_errors: bool = False, parsing: int = 0) -> Iterator[jqlib.JV]:
         if self.halted:
             return
         lib = self._lib
-        inputs = self._program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp)
+        inputs = self._program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp,
+                                    parsing=parsing)
         if null_input:
             yield from self._process(lib.jv_null(), inputs, source, raise_errors)
             return
+        kind, has_message = jqlib.kind, jqlib.has_message
         while True:
             value = inputs.next()
-            if lib.jv_get_kind(value) == jqlib.INVALID:
+            if kind(value) == jqlib.INVALID:
+                if not has_message(value):
+                    return  # the end: an invalid value without a message owns nothing
                 message, _text = jqlib.message_of(value)
-                if message is None:
-                    return
-                raise QueryError(f"{_file(source, inputs)[1]}: not JSON: parse error: {message}")
+                start, name = _file(source, inputs)
+                if parsing & jqlib.PARSE_SEQ:  # --seq: jq says so and reads on from the next RS
+                    self._err(f"jq: ignoring parse error (at {name}:{inputs.line(start)}): {message}\n")
+                    continue
+                raise QueryError(f"{name}: not JSON: parse error: {message}")
             yield from self._process(value, inputs, source, raise_errors)
             if self.halted:
                 return
 
     def _process(self, value: jqlib.JV, inputs: jqlib.Inputs, source: Source, raise_errors: bool) -> Iterator[jqlib.JV]:
         """jq's process(): the results of one input, then what ended them (the end, an error, a halt)."""
-        lib, program = self._lib, self._program
+        lib, program, kind_of = self._lib, self._program, jqlib.kind
         program.start(value)
         status = NO_OUTPUT
         while True:
             result = program.next()
-            kind = lib.jv_get_kind(result)
+            kind = kind_of(result)
             if kind == jqlib.INVALID:
                 break
-            status = NULL_KIND if kind in (jqlib.NULL, jqlib.FALSE) else OK
+            status = NULL_KIND if kind == jqlib.NULL or kind == jqlib.FALSE else OK
             yield result
         if program.halted():
             lib.jv_free(result)
@@ -212,7 +229,7 @@ class Query:
             status, written = program.halt()
             if written:
                 self._err(written.decode("utf-8", "replace"))
-        else:
+        elif jqlib.has_message(result):  # else the results' end: an invalid value without one owns nothing
             message, text = jqlib.message_of(result)
             if message is not None:
                 status = RUNTIME
@@ -309,6 +326,22 @@ def _dumps(document: Any) -> str:
     return json.dumps(document, ensure_ascii=False)
 
 
+class Literal(float):
+    """A number of a result that jq prints otherwise than Python would (`1.000`, `-0`, `1E+2`,
+    `10000000000000000`): a float to compute and sort with, jq's text where it is shown (`str`)."""
+
+    __slots__ = ("text",)
+    text: str
+
+    def __new__(cls, text: str) -> Literal:
+        number = super().__new__(cls, _number(text))
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+
 def _number(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):  # beyond a double: jq prints the largest one
@@ -316,9 +349,19 @@ def _number(text: str) -> float:
     return value
 
 
+def _float(text: str) -> float:
+    value = _number(text)
+    return value if repr(value) == text else Literal(text)
+
+
+def _int(text: str) -> int | float:
+    return Literal(text) if text == "-0" else int(text)
+
+
 def loads(text: str | bytes) -> Any:
-    """JSON text as Python values, a number beyond a double as the largest one (as jq prints it)."""
-    return json.loads(text, parse_float=_number)
+    """jq's JSON text as Python values: a number jq prints otherwise than Python (its literal's digits) as
+    a `Literal`, which shows as jq shows it; beyond a double, the largest one (as jq prints it)."""
+    return json.loads(text, parse_float=_float, parse_int=_int)
 
 
 def write_stderr(text: str) -> None:

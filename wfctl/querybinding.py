@@ -4,7 +4,8 @@ cannot reach libjq there) `BindingQuery`, on the package's Python API.
 
 The same language, semantics and messages (libjq runs the filter), with what that API cannot give said in
 docs/queries.md: `input`/`inputs`, `halt`/`halt_error`, `debug` and `stderr` do nothing useful, an error on
-an input ends the run, and numbers print as Python's json prints them (integers keep every digit).
+an input ends the run, and where a layout is asked (indented, sorted keys, `-a`) numbers print as Python's
+json prints them (compact output is jq's own text).
 """
 
 from __future__ import annotations
@@ -80,7 +81,10 @@ class BindingQuery(Query):
             raise QueryError(f"{self._said}{'; '.join(lines) or 'jq: error: the filter does not compile'}") from None
 
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
-                source: Source = "<stdin>", raise_errors: bool = False) -> Iterator[Any]:
+                source: Source = "<stdin>", raise_errors: bool = False, printed: int | None = None,
+                parsing: int = 0) -> Iterator[Any]:
+        if parsing:
+            raise QueryError("--seq and --stream need libjq's C API, which this build of the jq package hides")
         text = data.decode("utf-8") if isinstance(data, bytes) else data
         status = NO_OUTPUT
         try:
@@ -88,7 +92,7 @@ class BindingQuery(Query):
                 value = loads(result)
                 status = NULL_KIND if value is None or value is False else OK
                 self.last = 0 if status == NULL_KIND else 1
-                yield value
+                yield value if printed is None else result if printed == 0 else _printed(value, printed)
         except ValueError as exc:  # the binding ends the run at an error: no next input
             message = (str(exc).strip().splitlines() or ["the filter failed"])[0]
             if message.startswith("parse error"):
@@ -103,18 +107,25 @@ class BindingQuery(Query):
             self.status = status
 
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
-              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>") -> Iterator[str]:
-        end = "" if join else "\n"
-        indent: str | int | None = None
-        if flags & jqlib.PRETTY:
-            indent = "\t" if flags & jqlib.TAB else (flags >> 8) & 7
-        separators = (",", ": ") if indent is not None else (",", ":")
-        for value in self._python(data, slurp=slurp, null_input=null_input, source=source):
-            if raw and isinstance(value, str) and not ascii:
-                yield value + end
-            else:
-                yield json.dumps(value, indent=indent, separators=separators, ensure_ascii=ascii,
-                                 sort_keys=bool(flags & jqlib.SORTED)) + end
+              slurp: bool = False, null_input: bool = False, source: Source = "<stdin>", parsing: int = 0,
+              seq: bool = False) -> Iterator[str]:
+        end, start = "" if join else "\n", "\x1e" if seq else ""
+        for result in self._python(data, slurp=slurp, null_input=null_input, source=source, printed=0,
+                                   parsing=parsing):
+            if raw and result.startswith('"') and not ascii:
+                yield loads(result) + end
+            else:  # `tojson` is jq's compact text (every digit of a number): kept where no layout is asked
+                yield start + (result if flags & ~jqlib.COLOR == 0 else _printed(loads(result), flags)) + end
+
+
+def _printed(value: Any, flags: int) -> str:
+    """A value laid out as jq's print flags ask, by Python's json (numbers as Python prints them)."""
+    indent: str | int | None = None
+    if flags & jqlib.PRETTY:
+        indent = "\t" if flags & jqlib.TAB else (flags >> 8) & 7
+    separators = (",", ": ") if indent is not None else (",", ":")
+    return json.dumps(value, indent=indent, separators=separators, ensure_ascii=bool(flags & jqlib.ASCII),
+                      sort_keys=bool(flags & jqlib.SORTED))
 
 
 def _value(flag: str, name: str, value: str) -> Any:

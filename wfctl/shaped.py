@@ -122,12 +122,13 @@ class ShapedOutput(Output):
         if self.each and not self.sort and self.render.structured:
             count = 0
             assert self.query is not None
+            printed = self._printed
 
             def results() -> Iterator[Any]:
                 nonlocal count
                 for rows in chunks:
                     count += len(rows)
-                    yield from self.query.each(list(self._selected(rows)))  # type: ignore[union-attr]
+                    yield from self.query.each(list(self._selected(rows)), printed=printed)  # type: ignore[union-attr]
 
             self._stream(results())
             self.query.finish()  # a record the filter failed on, or a halt: jq's exit status
@@ -143,10 +144,11 @@ class ShapedOutput(Output):
         self._document(obj, None, one=True)
 
     def texts(self, text: str | bytes, *, slurp: bool = False, null_input: bool = False, source: Source = "<stdin>",
-              exit_status: bool = False) -> None:
+              exit_status: bool = False, parsing: int = 0) -> None:
         """The filter on JSON text (`wfctl jq -o FORMAT`): each value in turn, or one list of them all (`slurp`)."""
         assert self.query is not None
-        results: Iterable[Any] = self.query.run_texts(text, slurp=slurp, null_input=null_input, source=source)
+        results: Iterable[Any] = self.query.run_texts(text, slurp=slurp, null_input=null_input, source=source,
+                                                      printed=self._printed, parsing=parsing)
         if self.render.structured:
             self._stream(results)
         else:
@@ -169,8 +171,9 @@ class ShapedOutput(Output):
                 self.sort = _by_rows(self.sort, doc, columns)
             doc = sort_rows(doc, self.sort)
         if self.query is not None:
-            results: Iterable[Any] = self.query.each(doc if isinstance(doc, list) else [doc]) if self.each \
-                else self.query.run(doc)
+            printed = self._printed
+            results: Iterable[Any] = self.query.each(doc if isinstance(doc, list) else [doc], printed=printed) \
+                if self.each else self.query.run(doc, printed=printed)
             if self.render.structured:
                 self._stream(results)
             else:
@@ -190,23 +193,33 @@ class ShapedOutput(Output):
             self.render.value(doc)
 
     # -- rendering results ---------------------------------------------------------------------
-    def _stream(self, results: Iterable[Any]) -> None:
+    @property
+    def _printed(self) -> int | None:
+        """How the query hands its results over: for -o json and jsonl, jq's own text with these print flags
+        (every digit of a literal, `-0`, `1.000`: numbers as jq prints them; indented on a terminal, compact
+        in a pipe), else None: Python values for yaml, a table and csv (`wfctl.query.Literal` numbers)."""
         fmt = self.render.format
-        write = self.io.write
-        if fmt == "yaml":
-            from wfctl.yamltext import dump
+        if fmt == "jsonl" or (fmt == "json" and not self._pretty):
+            return 0
+        if fmt == "json":
+            from wfctl.jqlib import indent_flags
 
-            for index, value in enumerate(results):
-                write(dump(value, start=index > 0))
+            return indent_flags(2)
+        return None
+
+    def _stream(self, results: Iterable[Any]) -> None:
+        write = self.io.write
+        if self._printed is not None:  # jq's text, a result a line, each out as it comes (--jq-each streams)
+            for text in results:
+                write(json_text(text) + "\n")
             return
-        if fmt == "jsonl":
-            for value in results:
-                write(json_text(compact(value)) + "\n")
-            return
-        for value in results:
-            self.render.value(value)
+        from wfctl.yamltext import dump
+
+        for index, value in enumerate(results):
+            write(dump(value, start=index > 0))
 
     def _table(self, results: list[Any]) -> None:
+        from wfctl.query import Literal
         from wfctl.shaping import shape_rows
 
         fmt = self.render.format
@@ -229,7 +242,7 @@ class ShapedOutput(Output):
             self.render.records(rows, None, columns)
             return
         if fmt != "csv" and not any(isinstance(row, dict | list) for row in rows):
-            self.io.write("".join(f"{row if isinstance(row, str) else compact(row)}\n" for row in rows))  # jq -r
+            self.io.write("".join(f"{row if isinstance(row, str | Literal) else compact(row)}\n" for row in rows))  # jq -r
             return
         raise CliError(f"{self._said}-o {fmt} shows a list of records (objects), and the result holds "
                        f"{_holds(rows)}; -o json, jsonl or yaml shows any result")

@@ -47,6 +47,7 @@ def _make_dumper() -> Any:
         return dumper.represent_scalar("tag:yaml.org,2002:str", value)
 
     Dumper.add_representer(str, text)
+    Dumper.add_multi_representer(float, lambda dumper, value: dumper.represent_float(float(value)))  # a jq Literal
     return Dumper
 
 

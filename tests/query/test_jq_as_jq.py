@@ -134,7 +134,7 @@ def test_jqs_everyday_options(cli: Any) -> None:
     assert cli("jq", "-n", "1+1").stdout == "2\n"
     r = cli("jq", "-r", ".", "-o", "yaml", input=doc)
     assert (r.exit_code, r.stderr) == (2, "error: -o renders results in a format of its own: leave out -r, -j, "
-                                          "-a, -c, -S, --tab and --indent, or -o\n"), r
+                                          "-a, -c, -S, -C, --tab, --indent and --seq, or -o\n"), r
 
 
 @pytest.mark.parametrize(("expression", "status"), [("select(.i==1)", 0), ("select(.i==3)", 0),
@@ -145,17 +145,14 @@ def test_exit_status_as_jq(cli: Any, expression: str, status: int) -> None:
     assert r.exit_code == status, r
 
 
-def test_numbers_print_as_jq_prints_them(cli: Any, sandbox: Any) -> None:
+def test_numbers_print_as_jq_prints_them(cli: Any) -> None:
     r = cli("jq", "-c", ".", input="[1.000, -0, 100000000000000000000001, 1E+1000, 3.0, 1e2, 0.1]\n")
     assert r.stdout == "[1.000,-0,100000000000000000000001,1E+1000,3.0,1E+2,0.1]\n", r  # a literal's digits
     r = cli("jq", "-c", "[.[] * 10]", input="[1e308, 0.1]\n")
     assert r.stdout == "[1.7976931348623157e+308,1]\n", r  # beyond a double: the largest, never Infinity
-    cli.login_as(sandbox.url, *ADMIN)
-    r = cli("agency", "show", "--jq", "1e1000, 1e308 * 10", "-o", "json")
-    assert (r.exit_code, r.stdout) == (0, "1.7976931348623157e+308\n1.7976931348623157e+308\n"), r
 
 
-def test_a_filter_that_starts_with_a_dash_goes_after_double_dash(cli: Any) -> None:
+def test_a_filter_that_starts_with_a_dash_may_go_after_double_dash(cli: Any) -> None:
     r = cli("jq", "-c", "--", "-.a", input='{"a": 2}\n')
     assert (r.exit_code, r.stdout) == (0, "-2\n"), r
     r = cli("jq", "-n", "--", "-1")

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import Format
@@ -14,14 +15,15 @@ from wfctl.errors import CliError
 
 if TYPE_CHECKING:
     from wfctl.query import Source
+    from wfctl.typercompat import Context
 
 JQ_PANEL = "jq's options"
 
 
 def jq(
     ctx: typer.Context,
-    expression: Annotated[str, typer.Argument(metavar="<filter>", help="A jq filter, e.g. '.[] | .name' (one "
-                                              "that starts with - goes after --).", show_default=False)],
+    expression: Annotated[str, typer.Argument(metavar="<filter>", help="A jq filter, e.g. '.[] | .name' or "
+                                              "'-.n' (with -f: the file that holds it).", show_default=False)],
     files: Annotated[list[str] | None, typer.Argument(
         metavar="<file>", help="JSON or JSONL files, read as one stream (none, or -: standard input); "
                                     "after --args or --jsonargs: the values of $ARGS.positional.",
@@ -43,6 +45,21 @@ def jq(
                                              "read the files.", rich_help_panel=JQ_PANEL)] = False,
     slurp: Annotated[bool, typer.Option("--slurp", "-s", help="Read every value into one list first (a saved "
                                         "-o jsonl then reads as --jq reads a list).", rich_help_panel=JQ_PANEL)] = False,
+    raw_input: Annotated[bool, typer.Option("--raw-input", "-R", help="Each line of the input is a text, not "
+                                            "JSON (with -s: the whole input is one text).",
+                                            rich_help_panel=JQ_PANEL)] = False,
+    from_file: Annotated[bool, typer.Option("--from-file", "-f", help="Read the filter from the file named where "
+                                            "the filter goes.", rich_help_panel=JQ_PANEL)] = False,
+    seq: Annotated[bool, typer.Option("--seq", help="application/json-seq: an RS character before each result; "
+                                      "input that is not JSON is skipped to the next RS.",
+                                      rich_help_panel=JQ_PANEL)] = False,
+    stream: Annotated[bool, typer.Option("--stream", help="Read the input as [path, leaf] events, as jq's "
+                                         "--stream.", rich_help_panel=JQ_PANEL)] = False,
+    color: Annotated[bool, typer.Option("--color-output", "-C", help="Colour the JSON (the default on a "
+                                        "terminal, unless NO_COLOR is set; JQ_COLORS sets the colours).",
+                                        rich_help_panel=JQ_PANEL)] = False,
+    monochrome: Annotated[bool, typer.Option("--monochrome-output", "-M", help="No colour.",
+                                             rich_help_panel=JQ_PANEL)] = False,
     exit_status: Annotated[bool, typer.Option("--exit-status", "-e", help="Exit 1 when the last result is false "
                                               "or null, 4 when there is none.", rich_help_panel=JQ_PANEL)] = False,
     args: Annotated[list[str] | None, typer.Option(
@@ -82,37 +99,106 @@ def jq(
     from wfctl.querybinding import compile_query
 
     app = app_context(ctx)
-    values = list(files or ())
+    expression, values = _unmarked(expression), [_unmarked(value) for value in files or ()]
+    if from_file:
+        expression = _utf8(_file(expression), expression).decode("utf-8")
     positional: list[Any] = []
     if positional_text or positional_json:
         positional = [_json_arg(value) if positional_json else value for value in values]
         values = []
     if indent is not None and not -1 <= indent <= 7:
         raise CliError("--indent takes a number between -1 and 7")
-    jq_printing = raw or join or ascii or compact or tab or indent is not None or sort_keys
+    jq_printing = raw or join or ascii or compact or tab or indent is not None or sort_keys or seq or color
     if output is not None and jq_printing:
-        raise CliError("-o renders results in a format of its own: leave out -r, -j, -a, -c, -S, --tab and "
-                       "--indent, or -o")
+        raise CliError("-o renders results in a format of its own: leave out -r, -j, -a, -c, -S, -C, --tab, "
+                       "--indent and --seq, or -o")
     flags = _flags(compact=compact, tab=tab, indent=indent, sort_keys=sort_keys, ascii=ascii)
+    if (color or app.io.color) and not monochrome and output is None:
+        flags |= _colors(jqlib, app.io.write_err)
     query = compile_query(expression, option="", args=_pairs(args), argjson=_pairs(argjson),
                           slurpfile=_pairs(slurpfile), rawfile=_pairs(rawfile), positional=positional,
-                          err=app.io.write_err, debug_flags=flags & (jqlib.SORTED | jqlib.ASCII))
+                          err=app.io.write_err, debug_flags=flags & ~(jqlib.PRETTY | jqlib.TAB | 0x700))
     data, source = _read(values, needed=not null_input)
+    if raw_input:
+        data, slurp = _lines_as_texts(data, slurp=slurp), False
+    parsing = 0 if raw_input else (jqlib.PARSE_SEQ if seq else 0) | (jqlib.PARSE_STREAMING if stream else 0)  # jq's
     if output is not None:
         from wfctl.shaped import Shape, ShapedOutput
 
         out = ShapedOutput(app.io, app.output(str(output)).format, Shape(jq=expression), option="", query=query)
-        out.texts(data, slurp=slurp, null_input=null_input, source=source, exit_status=exit_status)
+        out.texts(data, slurp=slurp, null_input=null_input, source=source, exit_status=exit_status, parsing=parsing)
         return
     write, batch = app.io.write, []
     for text in query.texts(data, flags=flags, raw=raw or join, join=join, ascii=ascii, slurp=slurp,
-                            null_input=null_input, source=source):
+                            null_input=null_input, source=source, parsing=parsing, seq=seq):
         batch.append(text)
         if len(batch) >= 256:
             write("".join(batch))
             batch.clear()
     write("".join(batch))
     query.finish(exit_status=exit_status)
+
+
+#: Put before a word that starts with - and is no option in jq's eyes (`-.a`, `-1`: a dash, then neither a
+#: letter nor a dash), so that click reads it as the filter or a file, as jq does; no argument from a shell
+#: can hold it (argv strings end at a NUL), and the command takes it off again.
+_MARK = "\0"
+
+
+class JqCommand(TyperCommand):
+    """`wfctl jq`'s click command: a word jq would not take for an option (`wfctl jq '-.a'`) is a positional
+    argument, as in jq (whose rule is: a dash, then a letter or a dash)."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        takes = {name: param.nargs for param in self.params
+                 if param.param_type_name == "option" and not getattr(param, "is_flag", False) for name in param.opts}
+        words, index = [], 0
+        while index < len(args):
+            word = args[index]
+            if word == "--":
+                words += args[index:]
+                break
+            if word in takes:  # an option and its values, whatever they look like (--indent -1)
+                words += args[index:index + 1 + takes[word]]
+                index += 1 + takes[word]
+                continue
+            dashed = len(word) > 1 and word[0] == "-" and word[1] != "-" and not word[1].isalpha()
+            words.append(_MARK + word if dashed else word)
+            index += 1
+        return super().parse_args(ctx, words)
+
+
+jq.command_class = JqCommand  # type: ignore[attr-defined]  # wfctl.cli registers the command with it
+
+
+def _unmarked(word: str) -> str:
+    return word[len(_MARK):] if word.startswith(_MARK) else word
+
+
+def _colors(jqlib: Any, err: Any) -> int:
+    """jq's colour flag, with the colours of JQ_COLORS where it is set (as jq: a bad value is said, and jq's
+    own colours are used)."""
+    import os
+
+    spec = os.environ.get("JQ_COLORS")
+    jqlib.set_colors("")  # jq's own colours first: libjq keeps the last ones set in the process
+    if spec is not None and not jqlib.set_colors(spec):
+        err("Failed to set $JQ_COLORS\n")
+    return int(jqlib.COLOR)
+
+
+def _lines_as_texts(data: bytes, *, slurp: bool) -> bytes:
+    """-R: each line of the input (a last one without its newline too) as a JSON text of it, so that the
+    run, `input` and `inputs` read them as jq reads raw input; with -s, the whole input as one text."""
+    import json
+
+    text = data.decode("utf-8")
+    if slurp:
+        return json.dumps(text, ensure_ascii=False).encode("utf-8")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
 
 
 def _flags(*, compact: bool, tab: bool, indent: int | None, sort_keys: bool, ascii: bool) -> int:
