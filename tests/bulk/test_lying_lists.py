@@ -150,19 +150,20 @@ def test_young_records_missing_from_the_listing_are_never_deleted(lying: Callabl
     assert r.exit_code == 10, r  # the young ones' rows met 409 as creates: said, never deleted
 
 
-def test_a_list_changing_while_a_prune_reads_it_deletes_nothing(lying: Callable[[str], Deployment], cli: Any,
-                                                               tmp_path: Path) -> None:
-    deployment = lying("churn-pages")
+def test_a_list_changing_while_a_prune_reads_it_still_deletes_what_it_should(lying: Callable[[str], Deployment],
+                                                                            cli: Any, tmp_path: Path) -> None:
+    deployment = lying("churn-pages")  # every listing of two pages deletes its first record and re-makes it last
     client = deployment.client(name="Acme")
-    for i in range(101):  # two pages of 100: the churn happens between them
+    for i in range(102):  # two pages of 100: the churn happens between them
         deployment.site(client["id"], name=f"S {i:03d}")
     names = _names(deployment, client["id"])
-    path = _file(tmp_path, names[1:])
-    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+    path = _file(tmp_path, [names[1], *names[3:]])  # S 000 and S 002 are the deletes meant
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "2",
             env=_env(deployment))
-    assert r.exit_code == 1, r
-    assert "nothing was deleted" in r.stderr.strip().splitlines()[-1], r.stderr
-    assert len(_names(deployment, client["id"])) == 101  # the churned record is re-made, nothing deleted
+    assert r.exit_code == 0, r
+    assert "prune: 2 of 102 sites in client Acme to delete\n" in r.stderr, r.stderr
+    assert r.stderr.rstrip().endswith(": deleted 2, skipped (exist) 100"), r.stderr
+    assert _names(deployment, client["id"]) == [names[1], *names[3:]]  # 100 kept (one re-made), 2 gone
 
 
 @pytest.fixture
@@ -208,6 +209,19 @@ def test_a_copy_from_a_short_listing_deletes_nothing(profiles: Callable[[str], A
     assert r.exit_code == 1, r
     assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
     assert _profile_names(cli, "default") == names
+
+
+def test_a_copy_from_a_list_changing_while_it_is_read_deletes_only_what_the_source_lacks(
+        profiles: Callable[[str], Any], tmp_path: Path) -> None:
+    cli = profiles("churn-pages")  # the source's every listing of two pages deletes its first record, re-makes it
+    names = [f"S {i:03d}" for i in range(101)]
+    assert cli("-p", "src", "sites", "import", str(_file(tmp_path, names)), "--client", "Acme").exit_code == 0
+    r = cli("sites", "import", str(_file(tmp_path, [*names, "Gone 1"])), "--client", "Acme")
+    assert r.exit_code == 0, r
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1")
+    assert r.exit_code == 0, r
+    assert "delete  Gone 1  (" in r.stderr, r.stderr
+    assert _profile_names(cli, "default") == names  # 101 kept, the one the source lacks deleted
 
 
 def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbox_factory: Any,
