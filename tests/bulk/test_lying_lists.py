@@ -80,6 +80,32 @@ def test_a_prune_never_deletes_another_clients_sites_the_listing_held(lying: Cal
     assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
 
 
+def test_a_prune_reads_each_delete_by_id_where_the_listing_names_no_client(lying: Callable[[str], Deployment],
+                                                                          cli: Any, tmp_path: Path) -> None:
+    deployment = lying("foreign-sites+lean-site-items")  # B's sites in A's listing, no item naming its client
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    _sites(deployment, a["id"], 3, "A")
+    theirs = _sites(deployment, b["id"], 2, "B")
+    path = _file(tmp_path, ["A 00", "A 01"])  # A 02 is the one delete meant
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    assert "belong to another client" in r.stderr.strip().splitlines()[-1], r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01", "A 02"]  # nothing deleted, B's sites included
+    assert _names(deployment, b["id"]) == ["B 00", "B 01"]
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            "--skip-misplaced", env=_env(deployment))
+    assert r.exit_code == 0, r
+    for site in theirs:
+        assert f"skipped: site {site['name']!r} ({site['id']}) was listed in client Acme but its clientId is " \
+               f"{b['id']}: not deleted (--skip-misplaced)\n" in r.stderr, r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01"]
+    assert _names(deployment, b["id"]) == ["B 00", "B 01"]
+
+
 @pytest.mark.parametrize("reader", [
     ("bans", "where", "W-1", "-o", "json"),
     ("sites", "export", "--all-clients", "-o", "json"),
