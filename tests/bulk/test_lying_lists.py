@@ -271,10 +271,23 @@ def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbo
     assert cli("-p", "src", "sites", "delete", source[order[0]]["id"], "--yes").exit_code == 0  # meant to go
 
     _login_src(cli, lagging.url)  # the same service, now through a listing that lags
+    by_id = {f"/api/sites/{source[name]['id']}": name for name in (order[0], *order[-2:])}  # the 3 deletes planned
+
+    def looked_up() -> list[str]:
+        return sorted(by_id[r.path] for r in lagging.journal.records() if r.method == "GET" and r.path in by_id)
+
+    lagging.journal.clear()
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--max-deletes", "2")
+    assert r.exit_code == 12, r  # 3 planned, past the limit: refused, and no source look-up spent on them
+    assert looked_up() == [], looked_up()
+    assert _profile_names(cli, "default") == names
+
+    lagging.journal.clear()
     r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1")
     assert r.exit_code == 0, r
     for young in order[-2:]:  # left out by the source's listing, found there by id: kept
         assert f"kept: site '{young}' (" in r.stderr and "which profile src still holds" in r.stderr, r.stderr
+    assert looked_up() == sorted(by_id.values()), looked_up()  # one request per delete planned
     assert _profile_names(cli, "default") == sorted(order[1:])  # the one deleted at the source: deleted here
 
 
