@@ -182,6 +182,8 @@ def test_calc_cutting_a_long_cell_of_a_new_row_is_stopped_and_accept_sends_it(
         assert r.stderr.splitlines()[-1].startswith(STOPPED.format("1 row").replace("nothing was sent", ends)), r
         assert held(cli, cid) == before  # nothing sent
 
+    r = cli("sites", "import", str(saved), "--client", cid, "--accept-row", "2", "--dry-run")
+    assert r.exit_code == 0, r  # the one row's option too
     r = cli("sites", "import", str(saved), "--client", cid, "--accept-spreadsheet-changes")
     assert r.exit_code == 0, r
     assert held(cli, cid)["Dock 9"]["bannedWorkers"] == [*workers[:3640], "W000364"]  # as the file holds it
