@@ -236,6 +236,9 @@ def test_a_copy_from_a_short_listing_deletes_nothing(profiles: Callable[[str], A
     assert r.exit_code == 1, r
     assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
     assert _profile_names(cli, "default") == names
+    r = cli("sites", "diff", "--from-profile", "src", "--client", "Acme")
+    assert r.exit_code == 2, r  # not 1 ("differs"): the source's listing cannot be compared
+    assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
 
 
 def test_a_copy_from_a_list_changing_while_it_is_read_deletes_only_what_the_source_lacks(
