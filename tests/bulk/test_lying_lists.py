@@ -80,15 +80,42 @@ def test_a_prune_never_deletes_another_clients_sites_the_listing_held(lying: Cal
     assert _names(deployment, b["id"]) == ["B 00", "B 01", "B 02"]
 
 
-@pytest.mark.parametrize("reader", [
-    ("bans", "where", "W-1", "-o", "json"),
-    ("sites", "export", "--all-clients", "-o", "json"),
-    ("rates", "list", "--all-clients", "-o", "json"),
-    ("sites", "list", "--client", "Acme", "--all", "-o", "json"),
-])
+def test_a_prune_reads_each_delete_by_id_where_the_listing_names_no_client(lying: Callable[[str], Deployment],
+                                                                          cli: Any, tmp_path: Path) -> None:
+    deployment = lying("foreign-sites+lean-site-items")  # B's sites in A's listing, no item naming its client
+    branch = deployment.branch()
+    a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
+    _sites(deployment, a["id"], 3, "A")
+    theirs = _sites(deployment, b["id"], 2, "B")
+    path = _file(tmp_path, ["A 00", "A 01"])  # A 02 is the one delete meant
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            env=_env(deployment))
+    assert r.exit_code == 1, r
+    assert "belong to another client" in r.stderr.strip().splitlines()[-1], r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01", "A 02"]  # nothing deleted, B's sites included
+    assert _names(deployment, b["id"]) == ["B 00", "B 01"]
+
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+            "--skip-misplaced", env=_env(deployment))
+    assert r.exit_code == 0, r
+    for site in theirs:
+        assert f"skipped: site {site['name']!r} ({site['id']}) was listed in client Acme but its clientId is " \
+               f"{b['id']}: not deleted (--skip-misplaced)\n" in r.stderr, r.stderr
+    assert _names(deployment, a["id"]) == ["A 00", "A 01"]
+    assert _names(deployment, b["id"]) == ["B 00", "B 01"]
+
+
+_READERS = [("bans", "where", "W-1", "-o", "json"), ("sites", "export", "--all-clients", "-o", "json"),
+            ("rates", "list", "--all-clients", "-o", "json"), ("sites", "list", "--client", "Acme", "--all", "-o", "json")]
+
+
+# `sites list` of items that name no client gives them as the service lists them (docs/imports.md)
+@pytest.mark.parametrize(("reader", "quirk"), [*((reader, "foreign-sites") for reader in _READERS),
+                                               *((reader, "foreign-sites+lean-site-items") for reader in _READERS[:3])])
 def test_readers_by_parent_list_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any,
-                                                                   reader: tuple[str, ...]) -> None:
-    deployment = lying("foreign-sites")
+                                                                   reader: tuple[str, ...], quirk: str) -> None:
+    deployment = lying(quirk)
     branch = deployment.branch()
     a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
     mine, theirs = _sites(deployment, a["id"], 3, "A"), _sites(deployment, b["id"], 3, "B")
@@ -150,19 +177,20 @@ def test_young_records_missing_from_the_listing_are_never_deleted(lying: Callabl
     assert r.exit_code == 10, r  # the young ones' rows met 409 as creates: said, never deleted
 
 
-def test_a_list_changing_while_a_prune_reads_it_deletes_nothing(lying: Callable[[str], Deployment], cli: Any,
-                                                               tmp_path: Path) -> None:
-    deployment = lying("churn-pages")
+def test_a_list_changing_while_a_prune_reads_it_still_deletes_what_it_should(lying: Callable[[str], Deployment],
+                                                                            cli: Any, tmp_path: Path) -> None:
+    deployment = lying("churn-pages")  # every listing of two pages deletes its first record and re-makes it last
     client = deployment.client(name="Acme")
-    for i in range(101):  # two pages of 100: the churn happens between them
+    for i in range(102):  # two pages of 100: the churn happens between them
         deployment.site(client["id"], name=f"S {i:03d}")
     names = _names(deployment, client["id"])
-    path = _file(tmp_path, names[1:])
-    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1",
+    path = _file(tmp_path, [names[1], *names[3:]])  # S 000 and S 002 are the deletes meant
+    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "2",
             env=_env(deployment))
-    assert r.exit_code == 1, r
-    assert "nothing was deleted" in r.stderr.strip().splitlines()[-1], r.stderr
-    assert len(_names(deployment, client["id"])) == 101  # the churned record is re-made, nothing deleted
+    assert r.exit_code == 0, r
+    assert "prune: 2 of 102 sites in client Acme to delete\n" in r.stderr, r.stderr
+    assert r.stderr.rstrip().endswith(": deleted 2, skipped (exist) 100"), r.stderr
+    assert _names(deployment, client["id"]) == [names[1], *names[3:]]  # 100 kept (one re-made), 2 gone
 
 
 @pytest.fixture
@@ -208,6 +236,22 @@ def test_a_copy_from_a_short_listing_deletes_nothing(profiles: Callable[[str], A
     assert r.exit_code == 1, r
     assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
     assert _profile_names(cli, "default") == names
+    r = cli("sites", "diff", "--from-profile", "src", "--client", "Acme")
+    assert r.exit_code == 2, r  # not 1 ("differs"): the source's listing cannot be compared
+    assert "was short: it gave 11 records where its count (totalRecordCount) says 13" in r.stderr, r
+
+
+def test_a_copy_from_a_list_changing_while_it_is_read_deletes_only_what_the_source_lacks(
+        profiles: Callable[[str], Any], tmp_path: Path) -> None:
+    cli = profiles("churn-pages")  # the source's every listing of two pages deletes its first record, re-makes it
+    names = [f"S {i:03d}" for i in range(101)]
+    assert cli("-p", "src", "sites", "import", str(_file(tmp_path, names)), "--client", "Acme").exit_code == 0
+    r = cli("sites", "import", str(_file(tmp_path, [*names, "Gone 1"])), "--client", "Acme")
+    assert r.exit_code == 0, r
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1")
+    assert r.exit_code == 0, r
+    assert "delete  Gone 1  (" in r.stderr, r.stderr
+    assert _profile_names(cli, "default") == names  # 101 kept, the one the source lacks deleted
 
 
 def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbox_factory: Any,
@@ -230,15 +274,30 @@ def test_a_copys_prune_keeps_a_copy_whose_source_is_there_by_id(cli: Any, sandbo
     assert cli("-p", "src", "sites", "delete", source[order[0]]["id"], "--yes").exit_code == 0  # meant to go
 
     _login_src(cli, lagging.url)  # the same service, now through a listing that lags
+    by_id = {f"/api/sites/{source[name]['id']}": name for name in (order[0], *order[-2:])}  # the 3 deletes planned
+
+    def looked_up() -> list[str]:
+        return sorted(by_id[r.path] for r in lagging.journal.records() if r.method == "GET" and r.path in by_id)
+
+    lagging.journal.clear()
+    r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--max-deletes", "2")
+    assert r.exit_code == 12, r  # 3 planned, past the limit: refused, and no source look-up spent on them
+    assert looked_up() == [], looked_up()
+    assert _profile_names(cli, "default") == names
+
+    lagging.journal.clear()
     r = cli("sites", "copy", "--from-profile", "src", "--client", "Acme", "--prune", "--yes", "--allow-deletes", "1")
     assert r.exit_code == 0, r
     for young in order[-2:]:  # left out by the source's listing, found there by id: kept
         assert f"kept: site '{young}' (" in r.stderr and "which profile src still holds" in r.stderr, r.stderr
+    assert looked_up() == sorted(by_id.values()), looked_up()  # one request per delete planned
     assert _profile_names(cli, "default") == sorted(order[1:])  # the one deleted at the source: deleted here
 
 
-def test_audit_finds_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any) -> None:
-    deployment = lying("foreign-sites")
+@pytest.mark.parametrize("quirk", ["foreign-sites", "foreign-sites+lean-site-items"])
+def test_audit_finds_each_site_once_under_its_own_client(lying: Callable[[str], Deployment], cli: Any,
+                                                         quirk: str) -> None:
+    deployment = lying(quirk)
     branch = deployment.branch()
     a, b = deployment.client(branch["id"], name="Acme"), deployment.client(branch["id"], name="Bolt")
     owner = {deployment.site(client["id"], rates=[])["id"]: client["name"] for client in (a, b, b)}

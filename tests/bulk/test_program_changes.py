@@ -105,3 +105,14 @@ def test_a_cut_cell_is_said_by_its_length_and_its_end() -> None:
     assert [str(f) for f in review.findings({})] == [
         f"row 2 (Dock 4): bannedWorkers: a cell of 62,999 characters -> 32,767, ending "
         f"'03636|W0003637|W0003638|W0003639|W000364': {CUT}"]
+
+
+def test_a_new_rows_cell_as_long_as_a_cut_one_is_named_by_its_length() -> None:
+    cut_cell = encode_cell("bannedWorkers", workers(7000), protect=False)[:32_767]
+    assert damage.cut_cell(cut_cell) and damage.cut_cell("😀" * 16_383)  # UTF-16 units, as Excel counts
+    assert not damage.cut_cell(cut_cell[:30_000]) and not damage.cut_cell("x" * 32_768)
+    review = damage.Review()
+    review.cut({3: ("Dock 9", [("bannedWorkers", cut_cell)])})
+    assert [str(f) for f in review.findings({})] == [
+        f"row 3 (Dock 9): bannedWorkers: a new cell of 32,767 characters, ending "
+        f"'03636|W0003637|W0003638|W0003639|W000364': {CUT}"]

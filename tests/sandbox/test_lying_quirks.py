@@ -60,3 +60,12 @@ def test_young_missing_leaves_out_the_two_newest(pair: Callable[..., Pair]) -> N
     rows, total = _listed(odd, f"/api/clients/{client['id']}/sites", size=2)
     assert [r["id"] for r in rows] == held[:3] and total == 3
     assert odd.get(f"/api/sites/{held[-1]}").status_code == 200  # a GET by id finds it
+
+
+def test_lean_site_items_leave_out_the_client_of_each_item(pair: Callable[..., Pair]) -> None:
+    odd, plain = pair("lean-site-items")
+    client = create_client(plain, create_branch(plain)["id"])
+    site = create_site(plain, client["id"])
+    rows, _ = _listed(odd, f"/api/clients/{client['id']}/sites")
+    assert [r["id"] for r in rows] == [site["id"]] and "clientId" not in rows[0]
+    assert odd.get(f"/api/sites/{site['id']}").json()["clientId"] == client["id"]  # a GET by id says it

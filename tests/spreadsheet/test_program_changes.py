@@ -160,6 +160,35 @@ def test_calc_cutting_a_long_cell_in_a_workbook_is_stopped(logged_in: Any, calc:
     assert held(cli, cid) == before
 
 
+def test_calc_cutting_a_long_cell_of_a_new_row_is_stopped_and_accept_sends_it(
+        logged_in: Any, calc: Calc, tmp_path: Path) -> None:
+    """A new row (a create: no value to compare with) whose 63,000-character bannedWorkers cell Calc cut at
+    32,767 characters when it saved the CSV as a workbook: stopped as an update's cut is, and sent as it is
+    only with --accept-spreadsheet-changes."""
+    cli = logged_in
+    cid = seeded(cli, tmp_path, "name,bannedWorkers\r\nDock 5,W1\r\n")
+    before = held(cli, cid)
+    workers = [f"W{i:07d}" for i in range(7000)]
+    path = tmp_path / "new.csv"
+    path.write_bytes(("name,bannedWorkers\r\nDock 5,W1\r\nDock 9," + "|".join(workers) + "\r\n").encode())
+    (saved,) = calc.save_as([path], "csv-text-xlsx", tmp_path / "calc")
+
+    for dry, ends in (([], "nothing was sent"), (["--dry-run"], "a run would send nothing")):
+        r = cli("sites", "import", str(saved), "--client", cid, *dry)
+        assert r.exit_code == 2, r
+        assert [line for line in r.stderr.splitlines() if line.startswith("spreadsheet: row ")] == [
+            f"spreadsheet: row 2 (Dock 9): bannedWorkers: a new cell of 32,767 characters, ending "
+            f"'03636|W0003637|W0003638|W0003639|W000364': {CUT}"], r.stderr
+        assert r.stderr.splitlines()[-1].startswith(STOPPED.format("1 row").replace("nothing was sent", ends)), r
+        assert held(cli, cid) == before  # nothing sent
+
+    r = cli("sites", "import", str(saved), "--client", cid, "--accept-row", "2", "--dry-run")
+    assert r.exit_code == 0, r  # the one row's option too
+    r = cli("sites", "import", str(saved), "--client", cid, "--accept-spreadsheet-changes")
+    assert r.exit_code == 0, r
+    assert held(cli, cid)["Dock 9"]["bannedWorkers"] == [*workers[:3640], "W000364"]  # as the file holds it
+
+
 def test_a_constant_formula_without_its_value_is_read_as_its_value(
         logged_in: Any, calc: Calc, tmp_path: Path) -> None:
     """Calc writes a boolean as the formula `=FALSE()`; a script's openpyxl keeps the formula and drops its

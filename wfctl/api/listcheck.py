@@ -12,6 +12,15 @@ counts (`totalRecordCount`). Every reader is guarded here, once:
   end: the records given (misplaced ones included) must number what every page's `totalRecordCount` said,
   and no row may be misplaced; else `ListingUntrue`, and nothing is deleted on its word. A service that
   gives no `totalRecordCount` cannot be checked so: its listing is taken as it is (docs/imports.md).
+- a listing that gave more records than its count, or whose count changed, had records deleted and
+  created while it was read (the reader gives every record there throughout, wfctl.api.pagereader): it is
+  read again, up to `READS` reads. A read that is whole by itself is taken; so are the records two
+  consecutive reads both gave, when both counted the same and those records number it: a record both
+  gave was there from the one read to the other, so when the earlier read ended, and as many as were
+  there then are all of them (a proven snapshot). A record only the earlier read gave was gone before
+  the later one ended (that read gives every record there throughout it): left out; one only the later
+  read gave was created since the earlier began: `Listing.young`, never a delete (a copy's source keeps
+  it). A list that never settles so stops with `ListingUntrue`, as before.
 
     listing = read_whole(client, "site", client_id)      # ListingUntrue: one line, exit 1
     for record in listing.records: ...
@@ -29,6 +38,8 @@ from wfctl.api.resources import counted, resource
 
 #: Ids named in a message before "and N more".
 SHOWN = 5
+#: Reads of a listing that changed while it was read, before it is given up (see the module).
+READS = 3
 
 
 def own_pages(pages: Iterator[Page], kind: str, parent_id: str) -> Iterator[Page]:
@@ -51,11 +62,15 @@ def own_pages(pages: Iterator[Page], kind: str, parent_id: str) -> Iterator[Page
 @dataclass
 class Listing:
     """The records of one parent as read to the end: `records` (its own), `misplaced` (another parent's, as
-    listed here), `counted` (the listing's own count; None when the service gives none)."""
+    listed here), `counted` (the listing's own count; None when the service gives none). A listing that
+    changed while it was read and was settled by a second read (see the module): `records` are the ones
+    there when the earlier read ended, proven; `young` the ones created since, which only the later read
+    gave (never a delete; a copy's source keeps them, so that its prune does not delete their copies)."""
 
     records: list[dict[str, Any]] = field(default_factory=list)
     misplaced: list[dict[str, Any]] = field(default_factory=list)
     counted: int | None = None
+    young: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def given(self) -> int:
@@ -68,15 +83,18 @@ def read_whole(client: Any, kind: str, parent_id: str | None, *, concurrency: in
     `where` names the listing in the message (`client Pennine Foods Ltd`; default: the parent's id).
     `skip_misplaced`: another parent's rows are left in `misplaced` (the caller says so) instead of
     stopping the read; the count is checked all the same."""
-    listing = Listing()
-    counts: set[int] = set()
-    for page in client.list_records(kind, parent_id, page_size=100, all_pages=True, concurrency=concurrency):
-        listing.records.extend(page.data)
-        listing.misplaced.extend(page.misplaced)
-        if "totalRecordCount" in page.raw:
-            counts.add(page.total_record_count)
-    check_whole(listing, kind, counts, where or (f"{resource(kind).parent} {parent_id}" if parent_id else ""),
-                skip_misplaced=skip_misplaced)
+    where = where or (f"{resource(kind).parent} {parent_id}" if parent_id else "")
+    listing, counts = _read(client, kind, parent_id, concurrency)
+    for _ in range(READS - 1):
+        if not _changed(listing, counts, skip_misplaced):
+            break
+        again, again_counts = _read(client, kind, parent_id, concurrency)
+        common = _in_both(listing, again)
+        if len(counts) == 1 and again_counts == counts and common.given == min(counts):
+            listing, counts = common, again_counts
+            break
+        listing, counts = again, again_counts
+    check_whole(listing, kind, counts, where, skip_misplaced=skip_misplaced)
     return listing
 
 
@@ -105,6 +123,37 @@ def check_whole(listing: Listing, kind: str, counts: set[int], where: str, *, sk
                             f"{listing.given} records where its count (totalRecordCount) says {listing.counted}"
                             f"{'' if short else ' (records were added or deleted while it was read)'}; "
                             f"nothing was deleted on its word")
+
+
+def _read(client: Any, kind: str, parent_id: str | None, concurrency: int | None) -> tuple[Listing, set[int]]:
+    """One read of the listing to its end: what it gave, and every count its pages said."""
+    listing = Listing()
+    counts: set[int] = set()
+    for page in client.list_records(kind, parent_id, page_size=100, all_pages=True, concurrency=concurrency):
+        listing.records.extend(page.data)
+        listing.misplaced.extend(page.misplaced)
+        if "totalRecordCount" in page.raw:
+            counts.add(page.total_record_count)
+    return listing, counts
+
+
+def _changed(listing: Listing, counts: set[int], skip_misplaced: bool) -> bool:
+    """Whether a read shows records deleted or created while it was read (more records than its count, or
+    a count that changed): worth reading again. A short read (records left out) or another parent's rows
+    are the listing's own lie: a second read says the same."""
+    if not counts or (listing.misplaced and not skip_misplaced):
+        return False
+    return len(counts) > 1 or listing.given > min(counts)
+
+
+def _in_both(earlier: Listing, later: Listing) -> Listing:
+    """The records both reads gave (as the later one gave them, in its order), and the later read's others
+    (`young`). A record both gave was there throughout, from the one read to the other, so when the earlier
+    read ended: when they number its count, they are all the records there then."""
+    ids = {str(row.get("id")) for row in (*earlier.records, *earlier.misplaced)}
+    return Listing(records=[row for row in later.records if str(row.get("id")) in ids],
+                   misplaced=[row for row in later.misplaced if str(row.get("id")) in ids],
+                   young=[row for row in later.records if str(row.get("id")) not in ids])
 
 
 def _names_other(row: dict[str, Any], name: str, parent_id: str) -> bool:

@@ -186,6 +186,12 @@ def _cut_of(old: str, new: str) -> bool:
             and old.startswith(new[:-2]))
 
 
+def cut_cell(cell: str) -> bool:
+    """Whether a cell of a new row is as long as one a program cut at a workbook cell's most (32,767 UTF-16
+    units, up to 3 fewer where the cut split a character or an entry's escape): no one types so many."""
+    return len(cell) >= _CUT_AT and MAX_CELL - 3 <= _utf16(cell) <= MAX_CELL
+
+
 def _cell(value: list[Any]) -> str:
     """A list as the file's cell writes it (csvformat): entries joined by `|`, each escaped."""
     from wfctl.csvformat import encode_cell
@@ -268,6 +274,9 @@ class Finding:
 
         if self.field == "name" and self.old is None:
             return one_line(f"row {self.row}: creates {quoted(self.new)} beside {self.reason}")
+        if self.reason == CUT and self.old is None:  # a new row's cell: only its length says it
+            return one_line(f"row {self.row} ({self.name}): {self.field}: a new cell of {len(str(self.new)):,} "
+                            f"characters, ending {quoted(str(self.new)[-40:])}: {self.reason}")
         if self.reason == CUT:  # not twice the whole cell: its length, and where the cut one ends
             old, new = (_cell(v) if isinstance(v, list) else str(v) for v in (self.old, self.new))
             return one_line(f"row {self.row} ({self.name}): {self.field}: a cell of {len(old):,} characters -> "
@@ -277,14 +286,17 @@ class Finding:
 
 
 def review(changes: Iterable[Any], existing: dict[Any, dict[str, Any]],
-           creates: Iterable[tuple[int, str, Any]] | None = None) -> list[Finding]:
+           creates: Iterable[tuple[int, str, Any]] | None = None,
+           cut: dict[int, tuple[str, list[tuple[str, str]]]] | None = None) -> list[Finding]:
     """The rows of a plan (its `changes`: each row's entry, with its status, name, changes and parent)
     whose changes look like what a spreadsheet does to text: an update whose every changed value of a
     field is such a variant, and a create whose name is such a variant of the name of an existing record
     (`existing`: the plan's inventory, (parent, key) -> record) in the same parent. `creates`: the
     plan's creates with a suspect name, (row, name, parent), when `changes` holds none (a dry run's
-    journal: a plan's creates are not journalled)."""
+    journal: a plan's creates are not journalled). `cut`: the plan's creates with a cell as long as a
+    cut one, row -> (name, [(column, cell)]) (newrows.py)."""
     seen = Review()
+    seen.cut(cut or {})
     for entry in changes:
         if entry.status == "updated":
             seen.update(entry.row, entry.name, entry.changes)
@@ -309,6 +321,11 @@ class Review:
             reason = explain(pair[0], pair[1])
             if reason is not None:
                 self._found.append(Finding(row, name, field, pair[0], pair[1], reason))
+
+    def cut(self, creates: dict[int, tuple[str, list[tuple[str, str]]]]) -> None:
+        """The creates of rows whose cells are as long as a cut cell: row -> (name, [(column, cell)])."""
+        for row, (name, cells) in creates.items():
+            self._found.extend(Finding(row, name, column, None, cell, CUT) for column, cell in cells)
 
     def create(self, row: int, name: str, parent: Any) -> None:
         """A create of `name` under `parent` (its id; None for a kind without a parent)."""

@@ -63,7 +63,9 @@ def full_records(api: Any, kind: str, parent_ids: Iterable[str | None],
             from wfctl.api.listcheck import read_whole
 
             for parent in parent_ids:
-                yield from read_whole(api, kind, parent, concurrency=max(1, concurrency // 2)).records
+                listing = read_whole(api, kind, parent, concurrency=max(1, concurrency // 2))
+                yield from listing.records
+                yield from listing.young  # created while it was read: kept as the source's, never left out
             return
         parents = iter(parent_ids)
         first = next(parents, _NONE)

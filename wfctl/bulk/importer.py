@@ -314,7 +314,7 @@ class Importer:
 
         plan = self.plan()
         updates = self.journal.iter_entries() if self.journal is not None else iter(())
-        return damage.review(updates, self.inventory.existing, creates=plan.suspect_creates())
+        return damage.review(updates, self.inventory.existing, creates=plan.suspect_creates(), cut=plan.cut_creates)
 
     def sent_as_is(self, row: int, field: str) -> str | None:
         """Of `row`'s change of `field` that looks like a spreadsheet's doing (plan.Accepted): the option that

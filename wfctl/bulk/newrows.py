@@ -3,6 +3,10 @@
 - a totals row a spreadsheet's user adds under the data (`Total` in the name column, its address the count
   `=COUNTA(C2:C9)&" sites"` shows, `8 sites`; or `Total` in the id column): a row of its own, refused
   (--skip-invalid leaves it out), never planned as `create Total` nor read as the id of a record to delete;
+- a cell of a new row as long as a workbook cell holds (32,767 characters): cut by the program that saved
+  the file (a longer one is cut so, damage.CUT); an update's cut is told by the value it replaces, a
+  create has none, so its length says it. A finding of the plan's review, sent as it is only with
+  --accept-spreadsheet-changes (or --accept-row), as an update's;
 - a formula typed into a workbook's text cell: the cell is text (an export formats its text columns as
   text, `@`), so the spreadsheet keeps `=B3&" Quay St"` as those characters and never runs it. Such a
   cell is refused where it would change the record (a new record, or another value than the stored one):
@@ -22,6 +26,8 @@ from wfctl import csvformat
 from wfctl.bulk.kinds import Kind
 from wfctl.safetext import one_line
 
+#: The fewest characters a cell cut at a workbook cell's most holds (all outside the BMP: two UTF-16 units each).
+CUT_AT = 32_767 // 2 - 2
 #: What a totals row's label says (English, German, French spreadsheets), compared folded, a `:` after it.
 TOTAL_WORDS = frozenset({"total", "totals", "grand total", "subtotal", "sub-total", "sub total", "sum", "summe",
                          "gesamt", "insgesamt", "total général", "sous-total"})
@@ -38,6 +44,7 @@ class NewRows:
     def __init__(self, kind: Kind, header: list[str], *, workbook: bool) -> None:
         self.kind = kind
         positions = {column: i for i, column in enumerate(header)}
+        self._header = header
         self._name = positions.get("name")
         self._id = positions.get("id")
         decoded = csvformat.LIST_COLUMNS | csvformat.BOOL_COLUMNS | csvformat.READ_ONLY_COLUMNS
@@ -67,6 +74,14 @@ class NewRows:
                      f"the file (--skip-invalid imports the other rows); a {kind.name} really named {label!r}: "
                      f"wfctl {kind.plural} create")]
         return []
+
+    def cut(self, cells: list[str]) -> list[tuple[str, str]]:
+        """(column, cell) of each cell of a new row that is as long as a cut cell (damage.cut_cell)."""
+        if len("".join(cells)) < CUT_AT:  # most rows: the row's whole text is shorter than one cut cell
+            return []
+        from wfctl.bulk.damage import cut_cell
+
+        return [(column, cell) for column, cell in zip(self._header, cells, strict=False) if cut_cell(cell)]
 
     def formulas(self, cells: list[str], body: dict[str, Any], record: dict[str, Any] | None) -> list[tuple[str, str]]:
         """(column, message) of each workbook text cell of the row holding a typed formula that would change

@@ -115,6 +115,8 @@ class ImportPlan:
     #: a dry run's creates whose name a spreadsheet may have made (`damage.suspect_name`), as planning
     #: found them: row -> (name, parent id)
     suspect_names: dict[int, tuple[str, str | None]] = field(default_factory=dict)
+    #: the creates with a cell as long as one a program cut (newrows.py): row -> (name, [(column, cell)])
+    cut_creates: dict[int, tuple[str, list[tuple[str, str]]]] = field(default_factory=dict)
     #: a diff's rows whose id the service no longer has: created, never matched by their name
     gone_rows: set[int] = field(default_factory=set)
 

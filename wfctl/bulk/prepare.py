@@ -130,4 +130,5 @@ def prepare(plan: ImportPlan, api: Any, journal: Journal, options: Options, *, r
     except BaseException:
         spool.close()
         raise
+    preparing.review.cut({row: cut for row, cut in plan.cut_creates.items() if not journal.done(row)})
     return Prepared(spool, plan.id_rows, preparing.review.findings(plan.inventory.existing))

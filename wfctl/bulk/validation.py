@@ -67,6 +67,7 @@ class Planner:
         self._kept: set[str] = set()  # the ids of the records the valid rows match (by id, else by name)
         #: a plan's creates whose name a spreadsheet may have made (damage.py): row -> (name, parent id)
         self._suspect_names: dict[int, tuple[str, str | None]] = {}
+        self._cut_creates: dict[int, tuple[str, list[tuple[str, str]]]] = {}  # a new row's cells a program cut
         self._gone_rows: set[int] = set()  # a diff's rows whose id the service no longer has: only in the file
 
     def plan(self) -> ImportPlan:
@@ -87,7 +88,7 @@ class Planner:
         return ImportPlan(self.inventory, self.problems, self._invalid_rows, self._id_rows, self._spool,
                           self._creates, self._rows, self._errors, self._duplicate_errors, scope=self.options.scope,
                           renames=self._renames, kept_ids=self._kept, suspect_names=self._suspect_names,
-                          gone_rows=self._gone_rows)
+                          gone_rows=self._gone_rows, cut_creates=self._cut_creates)
 
     def _unchecked_errors(self) -> Iterator[tuple[int, str]]:
         """(row, error) of each row as its check says it, for the report of a file its columns stopped:
@@ -263,6 +264,8 @@ class Planner:
             # The checked body, so the send pass does not decode and validate every row again; a plan's
             # before it, apart, what its create is written from.
             created = not record_id and matched is None
+            if created and (cut := checks.cut(cells)):
+                self._cut_creates[number] = (str(body.get("name", "")), cut)
             if dry_run:
                 shown_name = str(body.get("name", ""))
                 spool.add_planned(number, parent, shown_name, fields_json, body)

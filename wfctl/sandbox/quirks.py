@@ -58,6 +58,8 @@ QUIRKS: dict[str, tuple[str, str]] = {
                             "totalRecordCount counts them all"),
     "young-missing": ("G7", "a list leaves out its two newest records, in its pages and its counts (an index "
                             "that lags behind); a GET by id finds them"),
+    "lean-site-items": ("G7", "a site list's items carry no clientId (with foreign-sites: no item says which "
+                              "client it is of); a GET by id gives it"),
 }
 
 
@@ -85,6 +87,7 @@ class Quirks:
     foreign_sites: bool = False
     short_listing: bool = False
     young_missing: bool = False
+    lean_site_items: bool = False
 
     def names(self) -> list[str]:
         """The quirks that are on, as `--quirk` spells them (empty for the default sandbox)."""

@@ -39,7 +39,10 @@ async def list_sites(api: Service, request: Request, who: Principal) -> Response
     if api.quirks.foreign_sites:  # quirk foreign-sites: every site of the client's branch
         where, args = "branch_id = ?", [client[-1]]
     rows, paging = page(api, request, "sites", _SITE_SUMMARY_COLS, where, args)
-    return json_answer(paging.envelope([_site_summary(r) for r in rows]))
+    items = [_site_summary(r) for r in rows]
+    if api.quirks.lean_site_items:  # quirk lean-site-items: only a GET by id says a site's client
+        items = [{k: v for k, v in item.items() if k != "clientId"} for item in items]
+    return json_answer(paging.envelope(items))
 
 
 async def get_site(api: Service, request: Request, who: Principal) -> Response:
