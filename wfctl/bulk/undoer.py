@@ -83,7 +83,7 @@ class Undoer:
         key = journal.idempotency_key(self.header, self.kind, parent, row)
         try:
             if log is None:
-                found = self.api.find_same(self.kind, parent, entry.body)
+                found = self.api._runs.find_same(self.kind, parent, entry.body)
                 if found is None:
                     return Entry(row, GONE, "", "", entry.name)
                 return Entry(row, "created", str(found.get("id", "")), "", entry.name, left=found)
