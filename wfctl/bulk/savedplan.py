@@ -26,6 +26,7 @@ from wfctl.bulk.errors import BulkError, FileError
 from wfctl.bulk.files import atomic_text_file
 from wfctl.bulk.importtypes import Options
 from wfctl.bulk.journal import Journal
+from wfctl.bulk.journalentry import DELETE, ActionKey
 from wfctl.bulk.prune import Delete, PrunePlan
 from wfctl.bulk.scope import Scope
 from wfctl.bulk.sending import RowAction, RowWriter
@@ -60,8 +61,8 @@ def write_plan(path: str, importer: Any, pruning: PrunePlan | None) -> dict[str,
                        "parentNames": list(scope.parent_names)} if scope is not None else None,
              "rows": importer.summary.rows, "inScope": pruning.in_scope if pruning else 0,
              "creates": creates, "updates": updates,
-             "deletes": [{"key": key, "id": str(record.get("id")), "name": record.get("name"), "parent": parent,
-                          "state": record} for key, parent, record in (pruning.deletes if pruning else [])]}
+             "deletes": [{"id": str(record.get("id")), "name": record.get("name"), "parent": parent,
+                          "state": record} for _, parent, record in (pruning.deletes if pruning else [])]}
     with atomic_text_file(path, bom=False) as f:
         json.dump(saved, f, ensure_ascii=False, indent=1)
         f.write("\n")
@@ -82,7 +83,7 @@ class SavedPlan:
         ids = scope.get("parentIds")
         prune = PrunePlan(Scope(self.data["kind"], tuple(ids) if ids is not None else None, scope.get("label", ""),
                                 tuple(scope.get("parentNames") or ())), self.data["kind"])
-        prune.deletes = [(int(d["key"]), d.get("parent"), d["state"]) for d in self.data["deletes"]]
+        prune.deletes = [(_delete_key(self.data["kind"], d), d.get("parent"), d["state"]) for d in self.data["deletes"]]
         prune.in_scope = int(self.data.get("inScope") or 0)
         return prune
 
@@ -149,6 +150,13 @@ def actions(saved: SavedPlan, writer: RowWriter, journal: Journal) -> list[Any]:
             continue
         state = item.get("state")  # an update's record as the plan read it (and as it is now: checked)
         made.append(RowAction(writer, row, item.get("parent"), item["body"], state, state, bool(item.get("byId"))))
-    made.extend(Delete(writer, int(d["key"]), d.get("parent"), d["state"]) for d in saved.data["deletes"]
-                if not journal.done(int(d["key"])))
+    kind = saved.data["kind"]
+    made.extend(Delete(writer, _delete_key(kind, d), d.get("parent"), d["state"]) for d in saved.data["deletes"]
+                if not journal.done(_delete_key(kind, d)))
     return made
+
+
+def _delete_key(kind: str, delete: dict[str, Any]) -> ActionKey:
+    """A saved delete's journal key: the record's delete (a plan of an earlier version also held a number,
+    its row after the file's)."""
+    return ActionKey(kind, str(delete["id"]), DELETE)
