@@ -1,5 +1,6 @@
-"""The run journal: an append-only file per bulk run (import, undo, rates set), so a killed run resumes,
-and a finished one can be listed, shown and undone.
+"""The run journal: an append-only file per journalled run (import, undo, rates, bans, prune, edit, copy),
+so a killed run resumes, and a finished one can be listed, shown and undone. This module writes it (and
+re-exports the reading of wfctl.bulk.journalread).
 
 It is keyed by action (wfctl.bulk.engine; the entry's shape, one for every run, and the journals of
 the old form that made up row numbers: wfctl.bulk.journalentry): a file row of an import (`"r"`), or an
@@ -11,8 +12,9 @@ One JSON object per line:
 - the header, a `wfctl.bulk.runrecord.RunRecord`: `{"journal": 2, "run": "<id>", "nonce", "kind", "file"
   (an import's) or "command" and "change" (a command's run), "path", "target", "profile", "parent",
   "onExisting", "started", "undo", "note"}` (`undo`: the run id an undo run takes back, else null);
-- before an action is sent, its intent: `{"r": row, "s": "sending"}` (or `"k"` for an action on a record), an update's with its changes (`"c"`,
-  as below), so a run that resumes it knows it for an update and undo can still put the old values back;
+- before an action is sent, its intent: `{"r": row, "s": "sending"}` (`"k"` for an action on a record), an
+  update's with its changes (`"c"`, as below), so a run that resumes it knows it for an update and undo
+  can still put the old values back;
   a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
   a killed run's create did; a prune's delete (`"k": [kind, id, "delete"]`) with the record's parent
   (`"p"`) and every field it held as changes (`[old, null]`), so an undo re-creates it;
@@ -215,7 +217,7 @@ class Journal:
         """Record that the action `key` is about to be sent (an update: with its record's id and changes,
         old values read before; a create: with its (name, parent id, body); a prune's delete: (name, parent
         id); a cycle's temporary rename: its `order`). Raises JournalError: then it must not be sent."""
-        line: dict[str, Any] = {**key_fields(key), "s": SENDING}
+        line: dict[str, Any] = {"r": key, "s": SENDING} if isinstance(key, int) else {**key_fields(key), "s": SENDING}
         if order:
             line["o"] = order
         if changes:
@@ -240,7 +242,7 @@ class Journal:
         """An action's outcome; `create` (parent id, body): what a failed create sent, as its intent said;
         `deleted`: the parent id ("" for none) of a prune's delete; `order`: a cycle's temporary rename's;
         `source`: a copy's row, the id of the record it copies in the other profile (`"src"`)."""
-        line: dict[str, Any] = {**key_fields(key), "s": status}
+        line: dict[str, Any] = {"r": key, "s": status} if isinstance(key, int) else {**key_fields(key), "s": status}
         if source:
             line["src"] = source
         if order:

@@ -79,7 +79,9 @@ def key_of(line: dict[str, Any], old: OldForm | None = None) -> Key:
         kind, record, verb = keyed
         return ActionKey(str(kind), str(record), str(verb))
     row = int(line["r"])
-    return old.key(row, line) if old is not None else row
+    if old is None or not (old.command or "x" in line):  # a file row (an import's every line: kept quick)
+        return row
+    return old.key(row, line)
 
 
 def key_fields(key: Key) -> dict[str, Any]:
@@ -91,7 +93,8 @@ def decode(line: dict[str, Any], old: OldForm | None = None) -> Entry:
     """The entry a line holds."""
     left, body, order = line.get("l"), line.get("b"), line.get("o")
     key = key_of(line, old)
-    action = key.verb if isinstance(key, ActionKey) and key.verb == DELETE else str(line.get("x") or "")
+    deleting = isinstance(key, ActionKey) and key.verb == DELETE and not (old is not None and old.undo)
+    action = DELETE if deleting else str(line.get("x") or "")  # an undo's entry of a delete is its re-create
     return Entry(key, str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
                  str(line.get("n") or ""), dict(line.get("c") or {}),
                  left if isinstance(left, dict) else None, str(line.get("p") or ""),
@@ -105,8 +108,9 @@ def seed(key: Key) -> str:
 
 
 class OldForm:
-    """How to read the lines of one journal of the old form, where a row number was made up for an action
-    on a record: a command's run (`rates set`, `bans`, `sites edit --client`, and an undo of one: every
+    """How to read the lines of one journal (from its header): an undo's entry of a delete is the delete's
+    re-create, not a delete (`undo`); and the lines of the old form, where a row number was made up for an
+    action on a record: a command's run (`rates set`, `bans`, `sites edit --client`, and an undo of one: every
     row) and a prune's delete (`"x": "delete"`). The record id of a row is the one any of its lines names
     (an undo's line of a record it found gone names none)."""
 
@@ -114,6 +118,7 @@ class OldForm:
         self.kind = str(header.get("kind") or "")
         #: a command's run: its header names the command, or (before RunRecord) spells it in `file`
         self.command = bool(header.get("command")) or ":" in str(header.get("file") or "")
+        self.undo = bool(header.get("undo"))  # an undo's journal: its entries take the run's back
         self._ids: dict[int, str] = {}
         if self.command and path:  # a command's run is small: its rows' ids read first, so every line of
             self._ids = _row_ids(path)  # a row (an undo's intent names no id) has the one key
