@@ -213,20 +213,28 @@ def test_a_branch_scoped_prune_never_sees_another_branchs_clients_and_loses_noth
         (kept["rates"], kept["departments"], kept["bannedWorkers"])  # a PUT that clears: nothing lost
 
 
-def test_a_killed_prune_resumes_and_deletes_nothing_twice(logged_in: Any, tmp_path: Path) -> None:
-    cli = logged_in
+def pruned_two_of_four(cli: Any, tmp_path: Path) -> tuple[str, list[str], Path, Path, list[dict[str, Any]]]:
+    """A client of 4 sites and a file keeping the first 2, imported with --prune into a journal of its own:
+    (the client's id, the 4 names, the file, the journal, its lines)."""
     cid, _, names = client_with_sites(cli, tmp_path, 4)
     path = write(tmp_path / "k.csv", site_file(names[:2]))
     journal = tmp_path / "run.journal"
     r = cli("sites", "import", str(path), "--client", cid, "--prune", "--yes", "--allow-deletes", "2",
             "--journal", str(journal))
     assert r.exit_code == 0, r
-    lines = [json.loads(line) for line in journal.read_text().splitlines()]
-    deletes = [line for line in lines if line.get("x") == "delete"]
-    assert sorted((line["r"], line["s"], line["n"]) for line in deletes) == [
-        (3, "deleted", "Site 02"), (3, "sending", "Site 02"), (4, "deleted", "Site 03"), (4, "sending", "Site 03")]
+    return cid, names, path, journal, [json.loads(line) for line in journal.read_text().splitlines()]
+
+
+def test_a_killed_prune_resumes_and_deletes_nothing_twice(logged_in: Any, tmp_path: Path) -> None:
+    cli = logged_in
+    cid, names, path, journal, lines = pruned_two_of_four(cli, tmp_path)
+    ids = {line["n"]: line["id"] for line in lines[1:] if "k" in line}
+    deletes = [line for line in lines if "k" in line]  # keyed by action: the record's delete, no row number
+    assert sorted((tuple(line["k"]), line["s"], line["n"]) for line in deletes) == [
+        (("site", ids["Site 02"], "delete"), "deleted", "Site 02"), (("site", ids["Site 02"], "delete"), "sending", "Site 02"),
+        (("site", ids["Site 03"], "delete"), "deleted", "Site 03"), (("site", ids["Site 03"], "delete"), "sending", "Site 03")]
     # as if killed after its intents: the end line and the outcomes cut; the run resumes them
-    cut = [line for line in lines if not line.get("end") and not (line.get("x") and line["s"] == "deleted")]
+    cut = [line for line in lines if not line.get("end") and not ("k" in line and line["s"] == "deleted")]
     journal.write_text("".join(json.dumps(line) + "\n" for line in cut))
     r = cli("sites", "import", str(path), "--client", cid, "--prune", "--yes", "--journal", str(journal), "-o", "json")
     assert r.exit_code == 0, r

@@ -54,7 +54,7 @@ def test_an_undo_of_a_prune_reports_its_re_creates_as_done(logged_in: Any, tmp_p
     assert r.exit_code == 0, r
     lines = r.stdout.splitlines()
     assert lines[0].startswith(f"run {undone['summary']['run']}  site undo of run {run}  started ")
-    assert lines[1:4] == [f"row 4  re-create  Site 03  ({again})", f"  id: {gone} -> {again}",
+    assert lines[1:4] == [f"re-create  Site 03  ({again})", f"  id: {gone} -> {again}",
                           "  address: 3 Dock Rd"], r.stdout
     assert "error" not in r.stdout
     r = cli("imports", "show", undone["summary"]["run"], "-o", "json")

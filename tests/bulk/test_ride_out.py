@@ -7,6 +7,7 @@ this module's own), and a proxy in front of the sandbox that answers 503 with Re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -61,6 +62,23 @@ class Unavailable(FaultProxy):
         super().__init__(upstream, drop=lambda method, path: False, answer=answer)
 
 
+@contextlib.contextmanager
+def import_behind_503s(cli: Any, sandbox_factory: Any, path: Path, rows: int, prefix: str, *, seconds: float,
+                       after: int) -> Iterator[tuple[Unavailable, str]]:
+    """A logged-in wfctl behind a proxy that answers 503 for `seconds` once `after` requests for a client went
+    through (armed), a new client and a file of `rows` new sites at `path`: (the proxy, the client's id)."""
+    server = sandbox_factory()
+    proxy = Unavailable(server.url, seconds=seconds, after=after, path="/api/clients/")
+    try:
+        assert cli.login_as(proxy.url, *ADMIN).exit_code == 0
+        cid = new_client(cli)
+        names_file(path, rows, prefix)
+        proxy.armed = True
+        yield proxy, cid
+    finally:
+        proxy.stop()
+
+
 def test_a_single_command_waits_and_says_so_on_a_terminal(cli: Any, sandbox_factory: Any) -> None:
     """Was: 4 tries in about 3 s against Retry-After: 1, then exit 1, silent meanwhile."""
     server = sandbox_factory()
@@ -108,13 +126,8 @@ def test_a_single_command_gives_up_after_the_budget_with_the_note_erased(cli: An
 
 def test_an_import_on_a_terminal_says_it_waits_and_fails_no_row(cli: Any, sandbox_factory: Any,
                                                                 tmp_path: Path) -> None:
-    server = sandbox_factory()
-    proxy = Unavailable(server.url, seconds=4, after=30, path="/api/clients/")
-    try:
-        assert cli.login_as(proxy.url, *ADMIN).exit_code == 0
-        cid = new_client(cli)
-        path = names_file(tmp_path / "s.csv", 120, "Waits")
-        proxy.armed = True
+    path = tmp_path / "s.csv"
+    with import_behind_503s(cli, sandbox_factory, path, 120, "Waits", seconds=4, after=30) as (proxy, cid):
         screen = run_in_terminal(cli, "sites", "import", str(path), "--client", cid, "-j", "16",
                                  columns=120, rows=40)
         assert screen.exit_status == 0, screen.text
@@ -123,8 +136,6 @@ def test_an_import_on_a_terminal_says_it_waits_and_fails_no_row(cli: Any, sandbo
         assert "failed 0" in screen.text or "failed" not in screen.text.split("run ")[-1], screen.text
         names = site_names(cli, cid)
         assert sorted(names) == [f"Waits {i:04d}" for i in range(120)]
-    finally:
-        proxy.stop()
 
 
 def test_a_j16_import_rides_out_a_postgresql_restart(cli: Any, own_cluster: Any, tmp_path: Path) -> None:

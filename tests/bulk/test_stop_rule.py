@@ -39,9 +39,10 @@ class _Client:
 @pytest.mark.parametrize(("error", "cause", "message"), [
     (JournalError("/runs/r.journal", "No space left on device"), "journal",
      "cannot write the journal (/runs/r.journal): no space left on device"),
-    (NetworkError("connection refused"), "unreachable", "connection refused"),
+    (NetworkError("connection refused"), "unreachable", "the service is unreachable (connection refused)"),
     (NotLoggedIn("the login cannot be refreshed"), "unreachable", "the login cannot be refreshed"),
-    (ServerError("unavailable", status=503), "unreachable", "the service is unavailable (HTTP 503 for 60 s)"),
+    (ServerError("unavailable", status=503), "unreachable",
+     "the service is unreachable (the service is unavailable (HTTP 503 for 60 s))"),
 ])
 def test_what_every_further_row_would_meet_stops_the_run(error: Exception, cause: str, message: str) -> None:
     stopped = stop_cause(error, _Client())

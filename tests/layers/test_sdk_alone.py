@@ -69,14 +69,14 @@ def test_star_import_gives_exactly_the_curated_names_and_nothing_of_the_cli():
 
 
 #: The Client's public methods: the service's records and the session. What only wfctl's bulk runs need (the
-#: lean writer, a run's outage and interrupt hooks) is `client._runs` (wfctl.api.runsupport). `find_same`
-#: and `resend_create` (wfctl.api.recordmethods) are still listed: that module is another change's.
+#: lean writer, a run's outage and interrupt hooks, the look-up of a create a stopped run may have applied)
+#: is `client._runs` (wfctl.api.runsupport).
 CLIENT_METHODS = [
     "access_token", "close", "create_branch", "create_client", "create_outcome", "create_record", "create_site",
-    "delete_branch", "delete_client", "delete_record", "delete_site", "find_by_name", "find_same",
+    "delete_branch", "delete_client", "delete_record", "delete_site", "find_by_name",
     "from_environment", "get_agency", "get_branch", "get_client", "get_record", "get_site", "iter_branches",
     "iter_clients", "iter_records", "iter_sites", "list_branches", "list_clients", "list_records", "list_sites",
-    "login", "logout", "pages", "request", "resend_create", "send", "update_agency", "update_branch",
+    "login", "logout", "pages", "request", "send", "update_agency", "update_branch",
     "update_client", "update_record", "update_site",
 ]
 

@@ -94,18 +94,7 @@ def test_a_rate_moved_between_plan_and_run_is_not_overwritten(deployment: Deploy
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     client_id, before = three_sites(deployment)
     moved = before[0]["id"]
-    from wfctl.commands.rates import run as runner
-
-    checked = runner._over_limit
-
-    def someone_else_changes_it(plan: Any, **how: Any) -> Any:  # after the plan was read and checked, before sending
-        over = checked(plan, **how)
-        answer = deployment.plain.put(f"/api/sites/{moved}", json={"rates": [
-            {"skill": "Picker Packer", "hourlyRate": 11.85}, {"skill": "Forklift Driver", "hourlyRate": 14.0}]})
-        assert answer.status_code == 200, answer.text
-        return over
-
-    monkeypatch.setattr(runner, "_over_limit", someone_else_changes_it)
+    _changed_after_the_plan(monkeypatch, deployment, moved, picker=11.85, forklift=14.0)
     r = run("rates", "set", "--client", client_id, "--skill", "forklift driver", "--to", "13.50")
     assert r.exit_code == 0, r
     assert (f"site {before[0]['name']} ({moved}): changed since the plan: skipped (Forklift Driver: 13.25 -> 14.00)\n"
@@ -119,18 +108,7 @@ def test_a_floor_still_applies_to_a_rate_moved_below_it(deployment: Deployment, 
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     client_id, before = three_sites(deployment)
     moved = before[0]["id"]
-    from wfctl.commands.rates import run as runner
-
-    checked = runner._over_limit
-
-    def someone_else_lowers_it(plan: Any, **how: Any) -> Any:
-        over = checked(plan, **how)
-        answer = deployment.plain.put(f"/api/sites/{moved}", json={"rates": [
-            {"skill": "Picker Packer", "hourlyRate": 11.0}, {"skill": "Forklift Driver", "hourlyRate": 13.3}]})
-        assert answer.status_code == 200, answer.text
-        return over
-
-    monkeypatch.setattr(runner, "_over_limit", someone_else_lowers_it)
+    _changed_after_the_plan(monkeypatch, deployment, moved, picker=11.0, forklift=13.3)
     r = run("rates", "set", "--client", client_id, "--skill", "Picker Packer", "--floor", "12.21")
     assert r.exit_code == 0, r
     assert r.stderr.endswith("updated 1, unchanged 1, skipped 1\n"), r.stderr
@@ -207,3 +185,20 @@ def test_list_and_summary_answer_an_unknown_skill_as_set_does(deployment: Deploy
     assert (r.exit_code, r.stderr, (tmp_path / "r.csv").exists()) == (2, said + "\n", False), r
     r = run("rates", "summary", "--client", client_id, "--skill", "forklift driver ", "-o", "json")
     assert [(row["skill"], row["sites"]) for row in json.loads(r.stdout)] == [("Forklift Driver", 2)], r
+
+
+def _changed_after_the_plan(monkeypatch: pytest.MonkeyPatch, deployment: Deployment, site_id: str, *,
+                            picker: float, forklift: float) -> None:
+    """Someone else sets the site's rates after the plan was read and checked, before anything is sent."""
+    from wfctl.commands.rates import run as runner
+
+    checked = runner._over_limit
+
+    def someone_else_changes_it(plan: Any, **how: Any) -> Any:
+        over = checked(plan, **how)
+        answer = deployment.plain.put(f"/api/sites/{site_id}", json={"rates": [
+            {"skill": "Picker Packer", "hourlyRate": picker}, {"skill": "Forklift Driver", "hourlyRate": forklift}]})
+        assert answer.status_code == 200, answer.text
+        return over
+
+    monkeypatch.setattr(runner, "_over_limit", someone_else_changes_it)

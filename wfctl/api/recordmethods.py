@@ -21,9 +21,8 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api import branchfilter, listcheck, updates, writelog, writes
 from wfctl.api.errors import InvalidId, ServerError
 from wfctl.api.resources import resource
-from wfctl.api.responses import decode_body, snippet
+from wfctl.api.responses import snippet
 from wfctl.api.writes import record_of as _record
-from wfctl.api.writes import was_replayed as _replayed
 
 if TYPE_CHECKING:
     from wfctl.api.lean import LeanSender
@@ -104,15 +103,6 @@ class RecordMethods:
             writelog.tell(self.write_observer, kind, outcome.record.get("id"), writelog.CREATE, body)
         return outcome
 
-    def resend_create(self, kind: str, parent_id: str | None, body: dict[str, Any],
-                      idempotency_key: str) -> tuple[dict[str, Any], bool]:
-        """Send a create again under the key it was first sent with: (the record, whether the service
-        replayed the first answer, G20). Replayed: the first create was applied and this is its record;
-        not replayed: it is applied now (or the deployment ignores keys)."""
-        response = self.send("POST", resource(kind).collection_path(parent_id), json=body,
-                             idempotency_key=idempotency_key)
-        return _record(decode_body(response)), _replayed(response)
-
     def update_record(self, kind: str, record_id: str, changes: dict[str, Any] | Edit, *,
                       current: dict[str, Any] | None = None, sender: LeanSender | None = None,
                       settle: bool = True, seen: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -142,11 +132,6 @@ class RecordMethods:
         """The record of `kind` under `parent_id` whose name has the natural key of `name` (G12), as the
         list shows it; None when there is none."""
         return writes.find_by_name(self, kind, parent_id, name)
-
-    def find_same(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
-        """The full record named as `body` that holds every field of `body` (a create of ours whose
-        answer was lost), or None."""
-        return writes.find_same(self, kind, parent_id, body)
 
     # -- branches ----------------------------------------------------------------
     def list_branches(self, *, page: int | None = None, page_size: int | None = None,

@@ -1,7 +1,8 @@
 """What wfctl's own bulk runs need of a Client beyond the SDK: not part of the SDK's API.
 
 `client._runs` (a `RunSupport`) gives the run engine (wfctl.bulk) the fast writer, a way to end the
-Client's waits when a run stops, and what the Client knows of an outage of the service. A script uses the
+Client's waits when a run stops, what the Client knows of an outage of the service, and the look-up of a
+create a stopped run may have applied (an undo's preview, `find_same`). A script uses the
 Client's public methods; these change with the runs that need them.
 """
 
@@ -37,6 +38,13 @@ class RunSupport:
             return None
         retrying = client._transport()  # its policy and pause are the lean writer's too
         return LeanSender(client, policy=retrying.policy, pause=retrying.pause)
+
+    def find_same(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The full record named as `body` that holds every field of `body` (a create of a run whose answer
+        was lost), or None."""
+        from wfctl.api.writes import find_same
+
+        return find_same(self._client, kind, parent_id, body)
 
     def interrupt_waits(self) -> None:
         """End every wait of the Client's requests to send again (a Retry-After, a backoff), those under

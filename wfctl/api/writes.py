@@ -1,7 +1,7 @@
 """The SDK's create protocol, on any deployment: a create applied once and reported once (G20, with
 the look-up by natural key, G12, when an answer is lost). `Client.create_outcome`, `find_by_name` and
-`find_same` are these functions; `client` is a Client (its `request`, `send`, `get_record` and
-`iter_records`). The update protocol (G13) is wfctl.api.updates."""
+(for the bulk runs, `client._runs`) `find_same` are these functions; `client` is a Client (its `request`,
+`send`, `get_record` and `iter_records`). The update protocol (G13) is wfctl.api.updates."""
 
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def create_outcome(client: Any, kind: str, parent_id: str | None, body: dict[str
                         f"update_record({kind!r}, {body['id']!r}, ...) changes; remove the id to create a new one")
     key = idempotency_key or new_idempotency_key()
     path = collection_path(kind, parent_id)
-    look_up = find or (lambda: client.find_same(kind, parent_id, body))
+    look_up = find or (lambda: find_same(client, kind, parent_id, body))
 
     def post() -> tuple[dict[str, Any], bool]:
         if sender is not None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wfctl.bulk.engine import RunContext
-from wfctl.bulk.siteaction import SentOutcome, SiteAction, rows_for
+from wfctl.bulk.siteaction import SentOutcome, SiteAction
 
 if TYPE_CHECKING:
     from wfctl.api.bans import SiteBans
@@ -34,10 +34,8 @@ class SetBans(SiteAction):
         return outcome
 
 
-def ban_plan(work: Iterable[SiteBans], add: Iterable[str], remove: Iterable[str],
-             before: dict[str, tuple[int, str]]) -> list[SetBans]:
+def ban_plan(work: Iterable[SiteBans], add: Iterable[str], remove: Iterable[str]) -> list[SetBans]:
     """The actions of a change of bans: one a site, each sending the whole change (an id the site holds
-    by then is left), journalled under the earlier run's row for a site it journalled, else the next free row."""
-    sites, adding, removing = list(work), tuple(add), tuple(remove)
-    return [SetBans(row, site, adding, removing)
-            for row, site in zip(rows_for([s.site_id for s in sites], before), sites, strict=True)]
+    by then is left), journalled under its action (the site's update)."""
+    adding, removing = tuple(add), tuple(remove)
+    return [SetBans(site, adding, removing) for site in work]

@@ -1,6 +1,6 @@
 """The actions of `wfctl sites edit --client`: each site the person changed is one action of the one executor
-(wfctl.bulk.engine), journalled under its own row (its intent before the update, its outcome after) as an
-`updated` row whose changes are {field: [old, new]}, so `wfctl imports undo <run>` puts it back. Each is
+(wfctl.bulk.engine), journalled under its action (the record's update: its intent before, its outcome after)
+as an `updated` entry whose changes are {field: [old, new]}, so `wfctl imports undo <run>` puts it back. Each is
 merged once more into the site as it is when sent (wfctl.api.merge): a change made since the person's
 last look is kept; one that now overlaps theirs is skipped (said), unless the edit is forced.
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wfctl.bulk.engine import RunContext
+from wfctl.bulk.journalentry import UPDATE, ActionKey
 
 
 @dataclass
@@ -25,7 +26,6 @@ class EditOutcome:
 class EditRecord:
     """Write `mine` (the writable fields as the person left them, from `base`) to record `record_id`."""
 
-    key: int
     kind: str
     record_id: str
     name: str
@@ -33,6 +33,11 @@ class EditRecord:
     base: dict[str, Any]
     mine: dict[str, Any]
     force: bool = False
+
+    @property
+    def key(self) -> ActionKey:
+        """Its journal key: the record's update."""
+        return ActionKey(self.kind, self.record_id, UPDATE)
 
     def apply(self, run: RunContext) -> None:
         from wfctl.api.errors import ApiError, NotFound

@@ -36,6 +36,7 @@ from typing import Any, Protocol, TypeVar
 from wfctl.api.retry import OUTAGE_SECONDS, Pause, RetryPolicy
 from wfctl.api.writelog import in_run
 from wfctl.bulk.journal import Journal, JournalError
+from wfctl.bulk.journalentry import Key
 
 __all__ = ["OUTAGE_SECONDS", "POLL", "Abandon", "Action", "Executor", "RunContext", "Stopped", "Workers",
            "stop_cause", "wait_until"]
@@ -60,19 +61,22 @@ class Stopped(Exception):
 def stop_cause(exc: BaseException, api: Any) -> Stopped | None:
     """The one rule of what stops a run, for an error an action met: a journal that cannot be written
     ("journal"); a service the SDK could not reach after its retries, a 503 through the whole outage the
-    SDK rides out, or a login that cannot be refreshed ("unreachable": every further row would meet it).
-    None: the error is the action's own outcome (its row failed). A request sent through
-    `RunContext.send` has had the run's network rule already: what it raises is the row's."""
+    SDK rides out ("the service is unreachable (...)"), or a login that cannot be refreshed ("unreachable":
+    every further row would meet it). None: the error is the action's own outcome (its row failed).
+    `RunContext.send` asks it too, of what a request met (once the run's patience with a network failure
+    is spent): what it raises past that is the row's."""
     from wfctl.api.errors import ApiError, NetworkError, NotLoggedIn
 
     if isinstance(exc, JournalError):
         return Stopped("journal", str(exc))
-    if isinstance(exc, NetworkError | NotLoggedIn):
+    if isinstance(exc, NotLoggedIn):
         return Stopped("unreachable", exc.one_line(), exc)
+    if isinstance(exc, NetworkError):
+        return Stopped("unreachable", f"the service is unreachable ({exc.one_line()})", exc)
     runs = getattr(api, "_runs", None)  # wfctl.api.runsupport; test doubles of the Client have none
     down = runs.outlasted_outage(exc) if runs is not None and isinstance(exc, ApiError) else None
     if down is not None:
-        return Stopped("unreachable", down.one_line(), down)
+        return Stopped("unreachable", f"the service is unreachable ({down.one_line()})", down)
     return None
 
 
@@ -86,10 +90,12 @@ class Abandon(Exception):
 
 
 class Action(Protocol):
-    """One unit of a plan: `key` is the journal row it is recorded under; `apply` does it, journalling
-    its intent and outcome, and tells the run's progress (`RunContext.report`)."""
+    """One unit of a plan: `key` is the journal key it is recorded under (wfctl.bulk.journalentry: a file
+    row, or an action on a record); `apply` does it, journalling its intent and outcome, and tells the
+    run's progress (`RunContext.report`)."""
 
-    key: int
+    @property
+    def key(self) -> Key: ...
 
     def apply(self, run: RunContext) -> None: ...
 
@@ -163,8 +169,9 @@ class RunContext:
         together, an outage ridden out by every worker on the one pause) are the SDK's policy; the run's
         rule is for a network failure: said once ("service unreachable, retrying"), the row is tried
         again; when the service has been down for the outage's budget, by the pool's account or the
-        run's (no row got through), the run stops; a row whose own answers keep being lost that long
-        while others get through is recorded as failed."""
+        run's (no row got through), the run stops by the one rule (`stop_for`, as it does for an error
+        the SDK gave up on: a 503 through the whole outage, no login); a row whose own answers keep
+        being lost that long while others get through is recorded as failed."""
         from wfctl.api.errors import ApiError, NetworkError
         from wfctl.api.retry import outage_seconds
 
@@ -185,8 +192,7 @@ class RunContext:
             if first:
                 self.note(f"service unreachable ({exc.one_line()}), retrying")
             outage = self._outage()
-            if now - since > patience or (outage is not None and outage >= patience):
-                self.halt(Stopped("unreachable", f"the service is unreachable ({exc.one_line()})"))
+            if (now - since > patience or (outage is not None and outage >= patience)) and self.stop_for(exc):
                 raise Abandon(sent=True) from None
             row_since = getattr(local, "since", None) or now
             if now - row_since > patience:
@@ -197,19 +203,13 @@ class RunContext:
             raise _Retry() from None
         except ApiError as exc:
             local.n, local.since = 0, None
-            down = self.outlasted(exc)
-            if down is not None:  # a 503 through the whole outage: the run stops as when unreachable
-                self.halt(Stopped("unreachable", f"the service is unreachable ({down.one_line()})"))
+            if self.stop_for(exc):  # the one rule (a 503 through the whole outage, no login): as every run's
                 raise Abandon(sent=True) from None
             raise
         with self._lock:
             self._unreachable_since = None
         local.n, local.since = 0, None
         return result
-
-    def outlasted(self, exc: Exception) -> Any:
-        """`exc` as the NetworkError of a service down for the whole outage the SDK rides out, or None."""
-        return self._runs.outlasted_outage(exc) if self._runs is not None else None
 
     def _outage(self) -> float | None:
         return self._runs.outage() if self._runs is not None else None

@@ -266,7 +266,7 @@ class Importer:
         """Count the rows the run this one resumes did (`Summary.before`): the file's rows, and with `every`
         its other keys too (a prune's deletes)."""
         for row in journal.rows():
-            if journal.done(row) and (row <= self.summary.rows or every):
+            if journal.done(row) and ((isinstance(row, int) and row <= self.summary.rows) or every):
                 status = str(journal.status(row))
                 self.summary.counts[status] = self.summary.counts.get(status, 0) + 1
                 self.summary.before[status] = self.summary.before.get(status, 0) + 1

@@ -38,7 +38,8 @@ def planned_entries(plan: ImportPlan, journal: Journal, kind: str) -> Iterator[E
     following = next(logged, None)
     given = functools.partial(_given, KINDS[kind].parent_id_column)
     for (number, parent, name, fields_json), body in plan.spool.planned_rows():
-        while following is not None and following.row < number:
+        # the file's rows in order (an action on a record, a prune's delete, comes after every row)
+        while following is not None and isinstance(following.key, int) and following.row < number:
             yield following
             following = next(logged, None)
         if following is not None and following.row == number:  # an update, or a row left as it is

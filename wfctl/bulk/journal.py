@@ -1,21 +1,23 @@
-"""The run journal: an append-only file per bulk run (import, undo, rates set), so a killed run resumes,
-and a finished one can be listed, shown and undone.
+"""The run journal: an append-only file per journalled run (import, undo, rates, bans, prune, edit, copy),
+so a killed run resumes, and a finished one can be listed, shown and undone. This module writes it (and
+re-exports the reading of wfctl.bulk.journalread).
 
-It is keyed by action (wfctl.bulk.engine): `"r"` is the key an action is journalled under, a file row
-of an import, the row of the run an undo takes back, a site of a rate change (the next free key, or the
-one an earlier run of the same change gave it). The format is the one of every journal written since
-version 2, so runs journalled before the executor still list, show, resume and undo.
+It is keyed by action (wfctl.bulk.engine; the entry's shape, one for every run, and the journals of
+the old form that made up row numbers: wfctl.bulk.journalentry): a file row of an import (`"r"`), or an
+action on a record (`"k"`: kind, record id, verb), a site whose rates, bans or fields a command changes, a
+record a prune deletes. An undo journals each entry under the key of the entry it takes back.
 
 One JSON object per line:
 
 - the header, a `wfctl.bulk.runrecord.RunRecord`: `{"journal": 2, "run": "<id>", "nonce", "kind", "file"
   (an import's) or "command" and "change" (a command's run), "path", "target", "profile", "parent",
   "onExisting", "started", "undo", "note"}` (`undo`: the run id an undo run takes back, else null);
-- before an action's row is sent, its intent: `{"r": row, "s": "sending"}`, an update's with its changes (`"c"`,
-  as below), so a run that resumes it knows it for an update and undo can still put the old values back;
+- before an action is sent, its intent: `{"r": row, "s": "sending"}` (`"k"` for an action on a record), an
+  update's with its changes (`"c"`, as below), so a run that resumes it knows it for an update and undo
+  can still put the old values back;
   a create's with its name (`"n"`), parent id (`"p"`) and body (`"b"`), so an undo can find out what
-  a killed run's create did; a prune's delete (`"x": "delete"`, its key after the file's rows) with the
-  record's id, parent (`"p"`) and every field it held as changes (`[old, null]`), so an undo re-creates it;
+  a killed run's create did; a prune's delete (`"k": [kind, id, "delete"]`) with the record's parent
+  (`"p"`) and every field it held as changes (`[old, null]`), so an undo re-creates it;
 - its outcome: `{"r": row, "s": status, "id": ..., "e": error, "n": name, "c": changes, "l": left}` (a
   copy's row also with `"src"`, the id of the record it copies in the other profile; a
   failed create's also with `"b"` and `"p"`, as its intent, so the run that retries it can tell) where
@@ -41,87 +43,63 @@ import os
 import threading
 from array import array
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from wfctl.bulk.groupwrite import GroupWrite
+from wfctl.bulk.journalentry import DELETE as DELETE
+from wfctl.bulk.journalentry import DONE as DONE
+from wfctl.bulk.journalentry import SENDING as SENDING
+from wfctl.bulk.journalentry import ActionKey as ActionKey
+from wfctl.bulk.journalentry import Entry as Entry
+from wfctl.bulk.journalentry import Key, OldForm, decode, key_fields, seed
+from wfctl.bulk.journalread import JournalError as JournalError
+from wfctl.bulk.journalread import find_unfinished as find_unfinished
+from wfctl.bulk.journalread import header_of as header_of
+from wfctl.bulk.journalread import is_finished as is_finished
+from wfctl.bulk.journalread import iter_entries as iter_entries
+from wfctl.bulk.journalread import read as read
+from wfctl.bulk.journalread import scan
 from wfctl.bulk.runfiles import ImportLock as ImportLock
 from wfctl.bulk.runfiles import RunLocked as RunLocked
-from wfctl.bulk.runfiles import import_key, list_journals
+from wfctl.bulk.runfiles import import_key as import_key
 from wfctl.bulk.runfiles import journal_path as journal_path
 from wfctl.bulk.runfiles import new_run_id as new_run_id
 from wfctl.bulk.runfiles import runs_dir as runs_dir
-from wfctl.bulk.runrecord import VERSION, RunRecord, as_record
+from wfctl.bulk.runrecord import RunRecord, as_record
 from wfctl.fsutil import open_private, private_dir
 
-DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone", "deleted", "gone"})
-#: The `"x"` of a prune's delete: its key is no file row (issue 32).
-DELETE = "delete"
-SENDING = "sending"
 FSYNC_INTERVAL = 1.0  # for power loss only: a killed process loses nothing it wrote; an fsync stalls writes
 
 
-class JournalError(Exception):
-    """A journal could not be written or read: the run stops; nothing sent is unrecorded."""
-
-    def __init__(self, path: str, cause: OSError | str) -> None:
-        reason = cause if isinstance(cause, str) else (cause.strerror or str(cause)).lower()
-        super().__init__(f"cannot write the journal ({path}): {reason}")
-        self.path = path
-        self.reason = reason
-
-
-@dataclass
-class Entry:
-    """The latest line of one row."""
-
-    row: int
-    status: str
-    id: str = ""
-    error: str = ""
-    name: str = ""
-    changes: dict[str, list[Any]] = field(default_factory=dict)
-    left: dict[str, Any] | None = None  # a created record as the run left it
-    parent: str = ""  # a create's parent id (its intent)
-    body: dict[str, Any] | None = None  # a create's body (its intent)
-    action: str = ""  # "delete": a prune's delete (its key is after the file's rows); else a file row's
-    #: a rename cycle's temporary rename (`"o"`, its key after the file's rows): the rows of its cycle in the
-    #: order they were sent after it (undo takes them back in the reverse order, then this one)
-    order: list[int] = field(default_factory=list)
-    #: a copy's row (`copy --from-profile`): the id of the record it was copied from, in the other profile
-    source: str = ""
-
-    @property
-    def done(self) -> bool:
-        return self.status in DONE
-
-
-def idempotency_key(header: RunRecord | dict[str, Any], kind: str, parent_id: str | None, row: int) -> str:
+def idempotency_key(header: RunRecord | dict[str, Any], kind: str, parent_id: str | None, key: Key) -> str:
     """The Idempotency-Key of one row's create in the run of `header` (and the run that resumes it): the
     run's nonce makes a later run of the same file send new keys, so no replayed answer stands for a
     record deleted since; an undo sends it again to learn what a killed run's create did."""
     import hashlib
 
     record = as_record(header)
-    seed = f"{record.nonce}:{record.identity}:{kind}:{parent_id or ''}:{row}"
-    return "wfctl-import-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
+    text = f"{record.nonce}:{record.identity}:{kind}:{parent_id or ''}:{seed(key)}"
+    return "wfctl-import-" + hashlib.sha256(text.encode()).hexdigest()[:40]
 
 
 class Journal:
     """The journal of one run, open for appending. In memory it keeps one status byte and one file
-    offset per row (9 bytes a row: memory stays flat in the file's size); a row's whole entry is read
-    back from the file when asked for. `Journal.resume(path)` reopens an unfinished one; `entries`
-    (a caller's already-read rows, e.g. undo's) also resumes. `run_record` is the run's header; `header`, the
-    same as its journal spells it."""
+    offset per file row (9 bytes a row: memory stays flat in the file's size), and a status and offset
+    per action on a record (a command's run is no larger than its sites); an entry is read back from
+    the file when asked for. Every method takes a key (journalentry: a file row, or an `ActionKey`).
+    `Journal.resume(path)` reopens an unfinished one; `entries` (a caller's already-read entries, e.g.
+    undo's) also resumes. `run_record` is the run's header; `header`, the same as its journal spells it."""
 
-    def __init__(self, path: str, header: RunRecord | dict[str, Any], entries: dict[int, Entry] | None = None, *,
+    def __init__(self, path: str, header: RunRecord | dict[str, Any], entries: dict[Key, Entry] | None = None, *,
                  _scan: bool = False, durable: bool = True) -> None:
         self.path = path
         self.run_record = as_record(header)
         self.header = self.run_record.to_json()
         self._codes = bytearray()
         self._offsets = array("Q")
-        self._given: dict[int, Entry] = dict(entries or {})
+        self._keyed: dict[ActionKey, tuple[int, int]] = {}  # an action on a record: (status code, offset)
+        self._given: dict[Key, Entry] = dict(entries or {})
+        self._old = OldForm(self.header, path if (entries is not None or _scan) else "")
         self._dirty = False
         self._closed = threading.Event()
         self._failed: JournalError | None = None
@@ -142,8 +120,8 @@ class Journal:
         except OSError as exc:
             raise JournalError(path, exc) from None
         self._appender = GroupWrite(self._fd, self._size)
-        for row, entry in self._given.items():
-            self._set(row, entry.status, 0)
+        for key, entry in self._given.items():
+            self._set(key, entry.status, 0)
         self.resumed = 0
         self._durable = durable  # False: a plan's temporary journal, never fsynced
         self._syncer = threading.Thread(target=self._sync_loop, name="wfctl-journal-fsync", daemon=True)
@@ -152,49 +130,56 @@ class Journal:
 
     @classmethod
     def resume(cls, path: str) -> Journal:
-        """Reopen an unfinished journal: each row's latest status and where its line starts."""
-        header, offsets, _ = _scan(path)
+        """Reopen an unfinished journal: each action's latest status and where its line starts."""
+        header, offsets, _ = scan(path)
         journal = cls(path, header, _scan=True)
-        for row, (status, offset) in offsets.items():
-            journal._set(row, status, offset)
-        journal.resumed = sum(1 for row in offsets if journal.done(row))
+        for key, (status, offset) in offsets.items():
+            journal._set(key, status, offset)
+        journal.resumed = sum(1 for key in offsets if journal.done(key))
         return journal
 
     @property
     def run_id(self) -> str:
         return self.run_record.run
 
-    def status(self, row: int) -> str | None:
-        code = self._codes[row] if row < len(self._codes) else 0
+    def status(self, key: Key) -> str | None:
+        if isinstance(key, int):
+            code = self._codes[key] if key < len(self._codes) else 0
+        else:
+            code = self._keyed.get(key, (0, 0))[0]
         return _STATUS_NAMES[code] if code else None
 
-    def done(self, row: int) -> bool:
-        return self.status(row) in DONE
+    def done(self, key: Key) -> bool:
+        return self.status(key) in DONE
 
-    def was_sending(self, row: int) -> bool:
-        """Whether a run sent this row and was stopped before its answer was recorded."""
-        return self.status(row) == SENDING
+    def was_sending(self, key: Key) -> bool:
+        """Whether a run sent this action and was stopped before its answer was recorded."""
+        return self.status(key) == SENDING
 
-    def create_in_doubt(self, row: int) -> bool:
+    def create_in_doubt(self, key: Key) -> bool:
         """Whether a run sent this row as a create and does not know what the service did with it: it
         stopped while sending it, or recorded it failed (a failed create's line holds its body)."""
-        status = self.status(row)
+        status = self.status(key)
         if status == SENDING:
             return True
         if status != "failed":
             return False
-        entry = self.entry(row)
+        entry = self.entry(key)
         return entry is not None and entry.body is not None
 
-    def rows(self) -> Iterator[int]:
-        """The rows that have an entry, in order."""
-        return (row for row, code in enumerate(self._codes) if code)
+    def rows(self) -> Iterator[Key]:
+        """The keys that have an entry: the file's rows in order, then the actions on records as first met."""
+        yield from (row for row, code in enumerate(self._codes) if code)
+        yield from self._keyed
 
-    def entry(self, row: int) -> Entry | None:
-        """The row's latest entry, read back from the file."""
-        offset = self._offsets[row] if row < len(self._offsets) else 0
+    def entry(self, key: Key) -> Entry | None:
+        """The action's latest entry, read back from the file."""
+        if isinstance(key, int):
+            offset = self._offsets[key] if key < len(self._offsets) else 0
+        else:
+            offset = self._keyed.get(key, (0, 0))[1]
         if not offset:
-            return self._given.get(row)
+            return self._given.get(key)
         if self._reader is None:
             self._reader = os.open(self.path, os.O_RDONLY)
         data = b""
@@ -203,36 +188,36 @@ class Journal:
             if not chunk:
                 break
             data += chunk.split(b"\n", 1)[0] + (b"\n" if b"\n" in chunk else b"")
-        return _entry(json.loads(data))
+        return decode(json.loads(data), self._old)
 
     def iter_entries(self) -> Iterator[Entry]:
-        """Every row's latest entry, in row order: read through one memory map of the file (no system
-        call a row), so a large plan or report reads its journal quickly."""
+        """Every action's latest entry, in `rows()` order: read through one memory map of the file (no
+        system call a row), so a large plan or report reads its journal quickly."""
         import mmap
 
-        if self._appender.size == 0 or not self._offsets:
+        if self._appender.size == 0 or not (self._offsets or self._keyed):
             return
         with open(self.path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            loads, find, offsets, given = json.loads, view.find, self._offsets, self._given
-            for row in self.rows():
-                offset = offsets[row]
+            loads, find, given, old = json.loads, view.find, self._given, self._old
+            for key in self.rows():
+                offset = self._offsets[key] if isinstance(key, int) else self._keyed[key][1]
                 if offset:
-                    yield _entry(loads(view[offset:find(b"\n", offset)]))
-                elif row in given:
-                    yield given[row]
+                    yield decode(loads(view[offset:find(b"\n", offset)]), old)
+                elif key in given:
+                    yield given[key]
 
     @property
-    def entries(self) -> dict[int, Entry]:
-        """Every row's latest entry (read from the file: for reports and undo, not per-row paths)."""
-        return {entry.row: entry for entry in self.iter_entries()}
+    def entries(self) -> dict[Key, Entry]:
+        """Every action's latest entry (read from the file: for reports and undo, not per-row paths)."""
+        return {entry.key: entry for entry in self.iter_entries()}
 
-    def intend(self, row: int, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
+    def intend(self, key: Key, changes: dict[str, list[Any]] | None = None, *, record_id: str = "",
                create: tuple[str, str | None, dict[str, Any]] | None = None,
                delete: tuple[str, str | None] | None = None, order: list[int] | None = None) -> None:
-        """Record that `row` is about to be sent (an update: with its record's id and changes, old values
-        read before; a create: with its (name, parent id, body); a cycle's temporary rename: its `order`).
-        Raises JournalError: then it must not be sent."""
-        line: dict[str, Any] = {"r": row, "s": SENDING}
+        """Record that the action `key` is about to be sent (an update: with its record's id and changes,
+        old values read before; a create: with its (name, parent id, body); a prune's delete: (name, parent
+        id); a cycle's temporary rename: its `order`). Raises JournalError: then it must not be sent."""
+        line: dict[str, Any] = {"r": key, "s": SENDING} if isinstance(key, int) else {**key_fields(key), "s": SENDING}
         if order:
             line["o"] = order
         if changes:
@@ -245,35 +230,33 @@ class Journal:
             if parent:
                 line["p"] = parent
         if delete is not None:  # (name, parent id) of the record a prune deletes
-            line.update(x=DELETE, n=delete[0])
+            line["n"] = delete[0]
             if delete[1]:
                 line["p"] = delete[1]
-        self._write(row, SENDING, line)
+        self._write(key, SENDING, line)
 
-    def record(self, row: int, status: str, record_id: str = "", error: str = "", name: str = "",
+    def record(self, key: Key, status: str, record_id: str = "", error: str = "", name: str = "",
                changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None, *,
                create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None,
                order: list[int] | None = None, source: str = "") -> None:
-        """A row's outcome; `create` (parent id, body): what a failed create sent, as its intent said;
+        """An action's outcome; `create` (parent id, body): what a failed create sent, as its intent said;
         `deleted`: the parent id ("" for none) of a prune's delete; `order`: a cycle's temporary rename's;
         `source`: a copy's row, the id of the record it copies in the other profile (`"src"`)."""
-        line: dict[str, Any] = {"r": row, "s": status}
+        line: dict[str, Any] = {"r": key, "s": status} if isinstance(key, int) else {**key_fields(key), "s": status}
         if source:
             line["src"] = source
         if order:
             line["o"] = order
-        for key, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
+        for name_, value in (("id", record_id), ("e", error), ("n", name), ("c", changes), ("l", left)):
             if value:
-                line[key] = value
+                line[name_] = value
         if create is not None:
             parent, line["b"] = create
             if parent:
                 line["p"] = parent
-        if deleted is not None:
-            line["x"] = DELETE
-            if deleted:
-                line["p"] = deleted
-        self._write(row, status, line)
+        if deleted:
+            line["p"] = deleted
+        self._write(key, status, line)
 
     def finish(self, counts: dict[str, int] | None) -> None:
         """Flush and close; `counts` (a complete run) writes the end line. Once closed, does nothing."""
@@ -297,20 +280,23 @@ class Journal:
 
     # -- private -----------------------------------------------------------------------------
 
-    def _set(self, row: int, status: str, offset: int) -> None:
-        if row >= len(self._codes):
-            grow = row + 1 - len(self._codes) + 1024
+    def _set(self, key: Key, status: str, offset: int) -> None:
+        if not isinstance(key, int):
+            self._keyed[key] = (_code(status), offset)
+            return
+        if key >= len(self._codes):
+            grow = key + 1 - len(self._codes) + 1024
             self._codes.extend(bytes(grow))
             self._offsets.extend([0] * grow)
-        self._codes[row] = _code(status)
-        self._offsets[row] = offset
+        self._codes[key] = _code(status)
+        self._offsets[key] = offset
 
-    def _write(self, row: int, status: str, line: dict[str, Any]) -> None:
-        """Append `line` (with the lines of other rows that come together: groupwrite.py)."""
+    def _write(self, key: Key, status: str, line: dict[str, Any]) -> None:
+        """Append `line` (with the lines of other actions that come together: groupwrite.py)."""
         if self._failed is not None:
             raise self._failed
         try:
-            self._appender.append((_encode(line) + "\n").encode(), lambda offset: self._set(row, status, offset))
+            self._appender.append((_encode(line) + "\n").encode(), lambda offset: self._set(key, status, offset))
         except OSError as exc:
             self._failed = self._failed or JournalError(self.path, exc)
             raise self._failed from None
@@ -337,136 +323,6 @@ def _code(status: str) -> int:
     except ValueError:
         _STATUS_NAMES.append(status)  # a status of another run kind (undo's "changed", "gone", ...)
         return len(_STATUS_NAMES) - 1
-
-
-def _entry(line: dict[str, Any]) -> Entry:
-    left, body, order = line.get("l"), line.get("b"), line.get("o")
-    return Entry(int(line["r"]), str(line["s"]), str(line.get("id") or ""), str(line.get("e") or ""),
-                 str(line.get("n") or ""), dict(line.get("c") or {}),
-                 left if isinstance(left, dict) else None, str(line.get("p") or ""),
-                 body if isinstance(body, dict) else None, str(line.get("x") or ""),
-                 [int(row) for row in order] if isinstance(order, list) else [], str(line.get("src") or ""))
-
-
-# -- finding, reading and locking runs -------------------------------------------------------------
-
-def read(path: str) -> tuple[dict[str, Any], dict[int, Entry], dict[str, Any] | None]:
-    """(header, latest entry per row, end line or None) of a journal. A line cut by a kill ends it;
-    a corrupted line raises JournalError naming the file and the line."""
-    entries: dict[int, Entry] = {}
-    header: dict[str, Any] = {}
-    end = None
-    for header_line, line in _lines(path):
-        header = header_line
-        if line is None:
-            continue
-        if line.get("end"):
-            end = line
-        else:
-            entries[int(line["r"])] = _entry(line)
-    return header, entries, end
-
-
-def _scan(path: str) -> tuple[dict[str, Any], dict[int, tuple[str, int]], dict[str, Any] | None]:
-    """Like `read`, but only each row's latest status and the offset of its line."""
-    offsets: dict[int, tuple[str, int]] = {}
-    header: dict[str, Any] = {}
-    end = None
-    offset = 0
-    try:
-        with open(path, "rb") as f:
-            first = f.readline()
-            header = _header(path, first)
-            offset = len(first)
-            for number, raw in enumerate(f, start=2):
-                if not raw.endswith(b"\n"):
-                    break
-                line = _parse(path, number, raw)
-                if line.get("end"):
-                    end = line
-                else:
-                    offsets[int(line["r"])] = (str(line["s"]), offset)
-                offset += len(raw)
-    except OSError as exc:
-        raise JournalError(path, exc) from None
-    return header, offsets, end
-
-
-def _lines(path: str) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-    try:
-        f = open(path, "rb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise JournalError(path, exc) from None
-    with f:
-        header = _header(path, f.readline())
-        yield header, None
-        for number, raw in enumerate(f, start=2):
-            if not raw.endswith(b"\n"):
-                break  # cut by a kill
-            yield header, _parse(path, number, raw)
-
-
-def _parse(path: str, number: int, raw: bytes) -> dict[str, Any]:
-    try:
-        line = json.loads(raw)
-        if not isinstance(line, dict) or not (line.get("end") or (int(line["r"]) >= 0 and "s" in line)):
-            raise ValueError
-        return line
-    except (ValueError, KeyError, TypeError):
-        raise JournalError(path, f"line {number} is corrupted; move the file away to start afresh") from None
-
-
-def header_of(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, "rb") as f:
-            return _header(path, f.readline())
-    except (OSError, JournalError):
-        return None
-
-
-def is_finished(path: str) -> bool:
-    """Whether the journal's last line is the end line (read from the end, not the whole file)."""
-    try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            size = f.tell()
-            f.seek(max(0, size - 4096))
-            tail = f.read().rstrip(b"\n").rsplit(b"\n", 1)[-1]
-    except OSError:
-        return False
-    return tail.startswith(b'{"end": true')
-
-
-def find_unfinished(directory: str, header: RunRecord | dict[str, Any]) -> str | None:
-    """The newest unfinished journal in `directory` of the same import as `header`, if any."""
-    key = import_key(header)
-    best: tuple[float, str] | None = None
-    for path in list_journals(directory):
-        other = header_of(path)
-        if other is None or other.get("journal") != VERSION or import_key(other) != key:
-            continue
-        if is_finished(path):
-            continue
-        mtime = os.path.getmtime(path)
-        if best is None or mtime > best[0]:
-            best = (mtime, path)
-    return best[1] if best else None
-
-
-def iter_entries(entries: dict[int, Entry]) -> Iterator[Entry]:
-    """Entries (of `read`) in row order."""
-    for row in sorted(entries):
-        yield entries[row]
-
-
-def _header(path: str, first: bytes) -> dict[str, Any]:
-    try:
-        header = json.loads(first)
-    except ValueError:
-        header = None
-    if not isinstance(header, dict) or "journal" not in header:
-        raise JournalError(path, "not a wfctl journal")
-    return header
 
 
 def _drop_cut_line(fd: int) -> None:

@@ -75,7 +75,7 @@ def fields_template(names: Iterable[str]) -> str:
 
 def row_object(entry: Entry | Created, parents: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The row as JSON; with `parents` (a plan's: parent id -> name), the parent it is under."""
-    obj: dict[str, Any] = {"row": None if _is_delete(entry) else entry.row,
+    obj: dict[str, Any] = {"row": None if _is_delete(entry) else entry.row or None,  # an action on a record: none
                            "action": ACTIONS.get(entry.status, entry.status),
                            "status": entry.status, "id": entry.id or None, "name": entry.name,
                            "changes": as_json(_pairs(entry))}
@@ -95,7 +95,8 @@ def text_block(kind: str, entry: Entry | Created, *, shorten: bool, parents: Map
     from wfctl.safetext import one_line
 
     delete = _is_delete(entry)  # a prune's: no row of the file, every field it held goes
-    head = ACTIONS.get(entry.status, entry.status) if delete else f"row {entry.row}  {ACTIONS.get(entry.status, entry.status)}"
+    action = ACTIONS.get(entry.status, entry.status)
+    head = f"row {entry.row}  {action}" if entry.row and not delete else action  # an action on a record: no row
     if entry.name:
         head += f"  {one_line(entry.name)}"
     if entry.id:

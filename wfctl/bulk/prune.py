@@ -27,7 +27,7 @@ from wfctl.api.resources import RESOURCES, counted, resource
 from wfctl.bulk.engine import Abandon, RunContext
 from wfctl.bulk.errors import BulkError
 from wfctl.bulk.importtypes import UNSENT, Options
-from wfctl.bulk.journal import DELETE, SENDING, Entry, Journal, JournalError
+from wfctl.bulk.journal import DELETE, SENDING, ActionKey, Entry, Journal, JournalError
 from wfctl.bulk.planning import ImportPlan
 from wfctl.bulk.reader import Row
 from wfctl.bulk.scope import Scope
@@ -56,10 +56,11 @@ class PrunePlan:
 
     scope: Scope
     kind: str
-    deletes: list[tuple[int, str | None, dict[str, Any]]] = field(default_factory=list)  # (key, parent, record)
+    deletes: list[tuple[ActionKey, str | None, dict[str, Any]]] = field(default_factory=list)  # (key, parent, record)
     held: list[Held] = field(default_factory=list)
     in_scope: int = 0
-    settled: list[tuple[int, str, str | None, str]] = field(default_factory=list)  # (key, id, parent, name) gone since
+    #: (key, id, parent, name, the fields it held) of each delete gone since
+    settled: list[tuple[ActionKey, str, str | None, str, dict[str, list[Any]]]] = field(default_factory=list)
     #: a copy's: the records not deleted because the other profile still holds the record each was copied
     #: from, found by its id there though its listing left it out (record, what was found)
     at_source: list[tuple[dict[str, Any], str]] = field(default_factory=list)
@@ -116,7 +117,6 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
             raise BulkError(_all_of(spec, count, where, options, rows=sum(held_rows.values())))
     absent = list(plan.absent())
     done = _journalled_deletes(journal)
-    next_key = max([plan.rows_read, *(key for key, _, _ in done.values())], default=0) + 1
     child = _child_kind(options.kind)
 
     def read(task: tuple[str, dict[str, Any]]) -> Any:  # a record's children (how many), or its whole record
@@ -137,11 +137,8 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
             prune.held.append(Held(parent, record, child, count))
             continue
         record_id = str(record["id"])
-        if record_id in done:
-            key = done.pop(record_id)[0]
-        else:
-            key, next_key = next_key, next_key + 1
-        prune.deletes.append((key, parent, whole))
+        done.pop(record_id, None)
+        prune.deletes.append((ActionKey(options.kind, record_id, DELETE), parent, whole))
     if misplaced:
         from wfctl.api.listcheck import Listing, check_whole
 
@@ -151,7 +148,7 @@ def plan_prune(plan: ImportPlan, api: Any, options: Options, journal: Journal | 
     _check_at_source(prune, options)
     prune.earlier = len(done)  # journalled by the run this resumes, its record gone now: not planned again
     # a delete an earlier run sent whose answer was lost, and that is gone now: it went through
-    prune.settled = [(key, record_id, parent, name) for record_id, (key, parent, name) in done.items()
+    prune.settled = [(key, record_id, parent, name, held) for record_id, (key, parent, name, held) in done.items()
                      if journal is not None and journal.was_sending(key)]
     return prune
 
@@ -193,10 +190,10 @@ def no_scope_message(kind: str) -> str:
 
 @dataclass
 class Delete:
-    """A prune's delete, as an action of the executor: its journal key is after the file's rows."""
+    """A prune's delete, as an action of the executor: its journal key is the record's delete."""
 
     writer: Any  # the run's RowWriter (sending.py): its Client, journal, counts and progress
-    key: int
+    key: ActionKey
     parent_id: str | None
     record: dict[str, Any]
 
@@ -236,8 +233,8 @@ def report_rows(prune: PrunePlan, journal: Journal | None, *, dry_run: bool
 def delete_actions(writer: Any, prune: PrunePlan, journal: Journal) -> list[Delete]:
     """The deletes not done by an earlier run; a delete an earlier run sent and that is gone now is
     recorded as deleted."""
-    for key, record_id, parent, name in prune.settled:
-        writer.record_outcome(key, "deleted", record_id, name=name, deleted=parent or "")
+    for key, record_id, parent, name, held in prune.settled:  # with the fields its intent held: undo needs them
+        writer.record_outcome(key, "deleted", record_id, name=name, changes=held, deleted=parent or "")
     return [Delete(writer, key, parent, record) for key, parent, record in prune.deletes if not journal.done(key)]
 
 
@@ -303,14 +300,17 @@ def _order(scope: Scope, parent: str | None) -> tuple[int, str]:
     return (ids.index(parent), "") if parent in ids else (len(ids), parent or "")
 
 
-def _journalled_deletes(journal: Journal | None) -> dict[str, tuple[int, str | None, str]]:
-    """record id -> (key, parent, name) of the deletes an earlier run of this import journalled."""
-    found: dict[str, tuple[int, str | None, str]] = {}
+def _journalled_deletes(journal: Journal | None
+                        ) -> dict[str, tuple[ActionKey, str | None, str, dict[str, list[Any]]]]:
+    """record id -> (key, parent, name, the fields it held) of the deletes an earlier run of this import
+    journalled."""
+    found: dict[str, tuple[ActionKey, str | None, str, dict[str, list[Any]]]] = {}
     if journal is None or (not journal.resumed and next(journal.rows(), None) is None):
         return found
     for entry in journal.iter_entries():
-        if entry.action == DELETE and entry.id and entry.status in (SENDING, UNSENT, "failed", "deleted", GONE):
-            found[entry.id] = (entry.row, entry.parent or None, entry.name)
+        if isinstance(entry.key, ActionKey) and entry.action == DELETE and entry.status in (
+                SENDING, UNSENT, "failed", "deleted", GONE):
+            found[entry.key.record] = (entry.key, entry.parent or None, entry.name, entry.changes)
     return found
 
 

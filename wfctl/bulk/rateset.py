@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wfctl.bulk.engine import RunContext
-from wfctl.bulk.siteaction import SentOutcome, SiteAction, SiteOutcome, rows_for
+from wfctl.bulk.siteaction import SentOutcome, SiteAction, SiteOutcome
 
 if TYPE_CHECKING:
     from wfctl.api.rates import Change, SitePlan
@@ -33,9 +33,7 @@ class SetRates(SiteAction):
         return outcome
 
 
-def rate_plan(work: Iterable[SitePlan], change: Change, before: dict[str, tuple[int, str]]) -> list[SetRates]:
-    """The actions of a rate change: one a site, journalled under the earlier run's row for a site it
-    journalled, else the next free row."""
-    sites = list(work)
-    return [SetRates(row, site, change) for row, site in zip(rows_for([s.site_id for s in sites], before), sites,
-                                                              strict=True)]
+def rate_plan(work: Iterable[SitePlan], change: Change) -> list[SetRates]:
+    """The actions of a rate change: one a site, journalled under its action (the site's update), so a
+    run that resumes an earlier one finds each site where that run left it."""
+    return [SetRates(site, change) for site in work]

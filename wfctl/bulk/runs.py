@@ -16,6 +16,8 @@ from typing import Any
 from wfctl.bulk import journal
 from wfctl.bulk.errors import RunNotFound as RunNotFound
 from wfctl.bulk.journal import Entry
+from wfctl.bulk.journalentry import Key
+from wfctl.bulk.runfiles import list_journals
 from wfctl.exit_codes import ExitCode
 
 UNDONE, GONE, CHANGED, FAILED = "undone", "gone", "changed", "failed"
@@ -46,7 +48,7 @@ class Run:
     state: str = ""
     #: the finished undo runs that took this run back (all or some of it), newest first
     undone_by: list[str] = field(default_factory=list)
-    _read: tuple[dict[int, Entry], dict[str, Any] | None] | None = field(default=None, repr=False)
+    _read: tuple[dict[Key, Entry], dict[str, Any] | None] | None = field(default=None, repr=False)
 
     @property
     def id(self) -> str:
@@ -81,7 +83,7 @@ class Run:
                 return (when if when.tzinfo else when.replace(tzinfo=UTC)).timestamp()
         return _mtime(self.path) / 1e9
 
-    def entries(self) -> dict[int, Entry]:
+    def entries(self) -> dict[Key, Entry]:
         return self._load()[0]
 
     @property
@@ -107,7 +109,7 @@ class Run:
         """What the person who ran it said about it (`bans add --note`): kept in the journal only."""
         return str(self.header.get("note") or "")
 
-    def _load(self) -> tuple[dict[int, Entry], dict[str, Any] | None]:
+    def _load(self) -> tuple[dict[Key, Entry], dict[str, Any] | None]:
         if self._read is None:
             _, entries, end = journal.read(self.path)
             self._read = (entries, end)
@@ -121,7 +123,7 @@ def load_runs(directory: str) -> list[Run]:
     failed), interrupted, running (its lock is held), undone or partly undone (a finished undo run took
     back all or some of it)."""
     runs = []
-    for path in journal.list_journals(directory):
+    for path in list_journals(directory):
         header = journal.header_of(path)
         if header is not None:
             runs.append(Run(path, header, journal.is_finished(path)))
@@ -218,9 +220,9 @@ def prunable(runs: Iterable[Run], older_than: float, now: float) -> list[Run]:
     return [run for run in runs if run.state != "running" and run.timestamp < now - older_than]
 
 
-def count_outcomes(outcomes: Iterable[Entry], run_entries: dict[int, Entry]) -> dict[str, int]:
+def count_outcomes(outcomes: Iterable[Entry], run_entries: dict[Key, Entry]) -> dict[str, int]:
     """The counts of outcome entries (a preview's statuses, or an undo's), as UNDO_COUNTS names them."""
-    return undo_counts({e.row: e for e in outcomes}, run_entries)
+    return undo_counts({e.key: e for e in outcomes}, run_entries)
 
 
 def summary_parts(counts: dict[str, int], *, planned: bool = False) -> list[tuple[str, int]]:
@@ -236,14 +238,14 @@ def unsettled(counts: dict[str, int]) -> int:
 
 
 
-def undo_counts(entries: dict[int, Entry], run_entries: dict[int, Entry] | None) -> dict[str, int]:
+def undo_counts(entries: dict[Key, Entry], run_entries: dict[Key, Entry] | None) -> dict[str, int]:
     """The counts of an undo run's rows (`UNDO_COUNTS`): an `undone` row is `restored` when the run updated
     it, `deleted` when it created it (by its changes, when the run's rows are not at hand)."""
     counts = dict.fromkeys(UNDO_COUNTS, 0)
-    for row, entry in entries.items():
+    for key, entry in entries.items():
         status = entry.status
         if status == UNDONE:
-            original = run_entries.get(row) if run_entries is not None else None
+            original = run_entries.get(key) if run_entries is not None else None
             if original is not None and original.order:
                 continue  # a rename cycle's temporary rename: one more step, not a row of the run
             restored = original.status == "updated" if original is not None else bool(entry.changes) and all(

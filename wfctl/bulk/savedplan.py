@@ -4,8 +4,9 @@ plan.json` writes it, `import FILE --plan plan.json` runs it.
 The saved plan is JSON: `{"wfctlPlan": 1, "kind", "target", "file" (the input's SHA-256), "path",
 "parent", "scope": {"label", "parentIds"} | null, "onExisting", "rows", "inScope", "creates": [{"row",
 "parent", "name", "body"}], "updates": [{"row", "id", "name", "parent", "byId", "body", "changes",
-"state"}], "deletes": [{"key", "id", "name", "parent", "state"}]}`: each update's and delete's `state`
-is its whole record as read when the plan was made.
+"state"}], "deletes": [{"id", "name", "parent", "state"}]}`: each update's and delete's `state`
+is its whole record as read when the plan was made (a delete's journal key is its record's delete; a plan
+of an earlier version also held a `"key"`, a number, which is not read).
 
 Running it takes the same FILE (its SHA-256 must match: the run's journal, lock and resume are those of
 that file's import) but plans nothing: it reads again only the records the plan targets (each update's
@@ -26,6 +27,7 @@ from wfctl.bulk.errors import BulkError, FileError
 from wfctl.bulk.files import atomic_text_file
 from wfctl.bulk.importtypes import Options
 from wfctl.bulk.journal import Journal
+from wfctl.bulk.journalentry import DELETE, ActionKey, Key
 from wfctl.bulk.prune import Delete, PrunePlan
 from wfctl.bulk.scope import Scope
 from wfctl.bulk.sending import RowAction, RowWriter
@@ -60,8 +62,8 @@ def write_plan(path: str, importer: Any, pruning: PrunePlan | None) -> dict[str,
                        "parentNames": list(scope.parent_names)} if scope is not None else None,
              "rows": importer.summary.rows, "inScope": pruning.in_scope if pruning else 0,
              "creates": creates, "updates": updates,
-             "deletes": [{"key": key, "id": str(record.get("id")), "name": record.get("name"), "parent": parent,
-                          "state": record} for key, parent, record in (pruning.deletes if pruning else [])]}
+             "deletes": [{"id": str(record.get("id")), "name": record.get("name"), "parent": parent,
+                          "state": record} for _, parent, record in (pruning.deletes if pruning else [])]}
     with atomic_text_file(path, bom=False) as f:
         json.dump(saved, f, ensure_ascii=False, indent=1)
         f.write("\n")
@@ -82,7 +84,7 @@ class SavedPlan:
         ids = scope.get("parentIds")
         prune = PrunePlan(Scope(self.data["kind"], tuple(ids) if ids is not None else None, scope.get("label", ""),
                                 tuple(scope.get("parentNames") or ())), self.data["kind"])
-        prune.deletes = [(int(d["key"]), d.get("parent"), d["state"]) for d in self.data["deletes"]]
+        prune.deletes = [(_delete_key(self.data["kind"], d), d.get("parent"), d["state"]) for d in self.data["deletes"]]
         prune.in_scope = int(self.data.get("inScope") or 0)
         return prune
 
@@ -106,10 +108,11 @@ def load_plan(path: str, options: Options, sha256: str) -> SavedPlan:
 
 
 def changed_since(api: Any, saved: SavedPlan, concurrency: int,
-                  ours: Callable[[int], bool] = lambda row: False) -> list[str]:
+                  ours: Callable[[Key], bool] = lambda key: False) -> list[str]:
     """Each record the plan targets that is not as the plan read it, said (`site 'Dock 4' (<id>): phone
-    changed`); reads only those records (and each create's name under its parent). `ours(row)`: a row a
-    stopped run of this plan did (or sent), which it resumes: not checked (its change is the plan's own)."""
+    changed`); reads only those records (and each create's name under its parent). `ours(key)`: an action
+    (a row, a delete) a stopped run of this plan did (or sent), which it resumes: not checked (its change
+    is the plan's own)."""
     from wfctl.api.errors import NotFound
 
     kind = saved.data["kind"]
@@ -130,11 +133,9 @@ def changed_since(api: Any, saved: SavedPlan, concurrency: int,
         return None if found is None else \
             f"{kind} {item.get('name')!r}: made since the plan ({found.get('id')}); the plan creates it"
 
-    def row(item: dict[str, Any]) -> int:
-        return int(item.get("row") or item.get("key") or 0)
-
-    asked = [*((check, item) for item in [*saved.data["updates"], *saved.data["deletes"]] if not ours(row(item))),
-             *((free, item) for item in saved.data["creates"] if not ours(row(item)))]
+    asked = [*((check, item) for item in saved.data["updates"] if not ours(int(item["row"]))),
+             *((check, item) for item in saved.data["deletes"] if not ours(_delete_key(kind, item))),
+             *((free, item) for item in saved.data["creates"] if not ours(int(item["row"])))]
     said = ordered_map(lambda ask: ask[0](ask[1]), asked, concurrency, name="wfctl-plan")
     return [text for text in said if text]
 
@@ -149,6 +150,13 @@ def actions(saved: SavedPlan, writer: RowWriter, journal: Journal) -> list[Any]:
             continue
         state = item.get("state")  # an update's record as the plan read it (and as it is now: checked)
         made.append(RowAction(writer, row, item.get("parent"), item["body"], state, state, bool(item.get("byId"))))
-    made.extend(Delete(writer, int(d["key"]), d.get("parent"), d["state"]) for d in saved.data["deletes"]
-                if not journal.done(int(d["key"])))
+    kind = saved.data["kind"]
+    made.extend(Delete(writer, _delete_key(kind, d), d.get("parent"), d["state"]) for d in saved.data["deletes"]
+                if not journal.done(_delete_key(kind, d)))
     return made
+
+
+def _delete_key(kind: str, delete: dict[str, Any]) -> ActionKey:
+    """A saved delete's journal key: the record's delete (a plan of an earlier version also held a number,
+    its row after the file's)."""
+    return ActionKey(kind, str(delete["id"]), DELETE)

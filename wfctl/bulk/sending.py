@@ -29,6 +29,7 @@ from wfctl.api.writes import UNSURE, records_to_look_up
 from wfctl.bulk.engine import Abandon, Action, Executor, RunContext
 from wfctl.bulk.importtypes import UNSENT, Options, Summary
 from wfctl.bulk.journal import DONE, Journal, JournalError, idempotency_key
+from wfctl.bulk.journalentry import Key
 from wfctl.bulk.kinds import KINDS
 from wfctl.bulk.planning import ImportPlan, Inventory, PlannedRow, Prepared, update_of, whole_record
 from wfctl.bulk.renames import RenameGroup
@@ -320,16 +321,16 @@ class RowWriter:
     def _idempotency_key(self, row: int, parent_id: str | None) -> str:
         return idempotency_key(self.journal.header, self.options.kind, parent_id, row)
 
-    def record_outcome(self, key: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
+    def record_outcome(self, key: Key, status: str, record_id: str = "", error: str = "", *, name: str = "",
                        changes: dict[str, list[Any]] | None = None, deleted: str | None = None) -> None:
         """An action's outcome journalled and counted (a prune's delete: `deleted`, its parent id or "")."""
         self._finish(key, status, record_id, error, name=name, changes=changes, deleted=deleted)
 
-    def _finish(self, row: int, status: str, record_id: str = "", error: str = "", *, name: str = "",
+    def _finish(self, row: Key, status: str, record_id: str = "", error: str = "", *, name: str = "",
                 changes: dict[str, list[Any]] | None = None, left: dict[str, Any] | None = None,
                 create: tuple[str | None, dict[str, Any]] | None = None, deleted: str | None = None) -> None:
         sources = self.options.row_sources
-        source = sources.get(row, "") if sources and record_id and deleted is None else ""
+        source = sources.get(row, "") if sources and record_id and isinstance(row, int) else ""  # a copy's file row
         self.journal.record(row, status, record_id, error, name, changes, left, create=create, deleted=deleted,
                             source=source)
         with self._lock:

@@ -1,6 +1,6 @@
 """One site's change of one list field as an action of the one executor (wfctl.bulk.engine): the runs
 of `wfctl rates set` (field `rates`) and `wfctl bans add|remove` (field `bannedWorkers`). Each site is
-journalled under its own row as an `updated` row of kind site whose changes are `{field: [old, new]}`,
+journalled under its action (`["site", <id>, "update"]`) as an `updated` entry whose changes are `{field: [old, new]}`,
 its intent before the update and its outcome after; a site the stopped run was sending is checked before
 it is sent again (never changed twice). What `wfctl imports undo` takes back is that pair, entry by entry:
 the entries the run added, removed or changed, never another writer's. The update goes through the SDK
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol
 
 from wfctl.bulk.engine import Abandon, RunContext
+from wfctl.bulk.journalentry import UPDATE, ActionKey
 
 
 class PlannedSite(Protocol):
@@ -45,12 +46,15 @@ class SiteOutcome:
 
 @dataclass
 class SiteAction:
-    """The change of one site's `FIELD`, journalled under row `key`; a kind of run says how it is sent
-    (`send`)."""
+    """The change of one site's `FIELD`, journalled under its action (`key`); a kind of run says how it is
+    sent (`send`)."""
 
     FIELD: ClassVar[str]
-    key: int
     site: Any  # a PlannedSite
+
+    @property
+    def key(self) -> ActionKey:
+        return ActionKey("site", self.site.site_id, UPDATE)
 
     def send(self, run: RunContext, intend: Any) -> SentOutcome:
         """Make the change through the SDK, calling `intend(old, new)` just before the write."""
@@ -109,17 +113,3 @@ class SiteAction:
         assert run.journal is not None
         run.journal.record(self.key, status, self.site.site_id, error, self.site.site_name, changes)
         run.report(SiteOutcome(self.site, status, error, outcome))
-
-
-def rows_for(site_ids: list[str], before: dict[str, tuple[int, str]]) -> list[int]:
-    """The journal row of each site of a run: the earlier run's row for a site it journalled, else the next
-    free row."""
-    rows = []
-    following = max((row for row, _ in before.values()), default=0) + 1
-    for site_id in site_ids:
-        if site_id in before:
-            rows.append(before[site_id][0])
-        else:
-            rows.append(following)
-            following += 1
-    return rows

@@ -33,6 +33,7 @@ from wfctl.api.resources import counted
 from wfctl.bulk import journal
 from wfctl.bulk.engine import Executor, RunContext
 from wfctl.bulk.journal import SENDING, Entry
+from wfctl.bulk.journalentry import Key
 from wfctl.bulk.runrecord import RunRecord, as_record
 from wfctl.bulk.runs import (
     ACTION_FOR,
@@ -108,7 +109,7 @@ class UndoPlan:
     pending: list[Entry]
     undoable: int  # rows of the run that changed something
     resume_path: str | None = None
-    resumed: dict[int, Entry] = field(default_factory=dict)
+    resumed: dict[Key, Entry] = field(default_factory=dict)
     undone_by: list[str] = field(default_factory=list)  # earlier finished undo runs
 
     @property
@@ -133,20 +134,20 @@ def plan_undo(run: Run, runs: list[Run], profile: str) -> UndoPlan:
     """The rows of `run` not yet taken back by an earlier undo, and the journal to record this one in."""
     directory = os.path.dirname(run.path)
     header = replace(as_record(run.header), run=run.id, extra={}).undo_of(journal.new_run_id(), profile)
-    settled: set[int] = set()
+    settled: set[Key] = set()
     earlier = []
     for other in runs:
         if other.undo_of == run.id and other.finished:
             earlier.append(other.id)
-            settled.update(row for row, e in other.entries().items() if e.status in SETTLED)
+            settled.update(key for key, e in other.entries().items() if e.status in SETTLED)
     resume_path = journal.find_unfinished(directory, header)
-    resumed: dict[int, Entry] = {}
+    resumed: dict[Key, Entry] = {}
     if resume_path is not None:
         read_header, resumed, _ = journal.read(resume_path)
         header = as_record(read_header)
-        settled.update(row for row, e in resumed.items() if e.status in SETTLED)
-    rows = [e for _, e in sorted(run.entries().items(), reverse=True) if e.status in ACTION_FOR or e.status == SENDING]
-    pending = [e for e in rows if e.row not in settled]
+        settled.update(key for key, e in resumed.items() if e.status in SETTLED)
+    rows = [e for e in reversed(run.entries().values()) if e.status in ACTION_FOR or e.status == SENDING]
+    pending = [e for e in rows if e.key not in settled]
     return UndoPlan(run, directory, header, pending, len(rows), resume_path, resumed, earlier)
 
 
@@ -193,11 +194,11 @@ def preview_undo(plan: UndoPlan, undoer: Undoer, on_row: Callable[[Entry], None]
 
 @dataclass
 class TakeBack:
-    """An action of an undo: the rows of one record that a run changed, taken back one after the other,
-    newest first (as a single undo would); its journal key is its newest row, each row journalled under
-    its own number. `take_back` is `Undoer.undo` (or `Undoer.preview`: reads only)."""
+    """An action of an undo: the entries of one record that a run changed, taken back one after the other,
+    newest first (as a single undo would); its journal key is its newest entry's, each entry journalled
+    under its own key. `take_back` is `Undoer.undo` (or `Undoer.preview`: reads only)."""
 
-    key: int
+    key: Key
     entries: list[Entry]
     take_back: Callable[[Entry], Entry]
 
@@ -213,16 +214,16 @@ def inverse_plan(pending: list[Entry], take_back: Callable[[Entry], Entry]) -> l
     cycle's rows (issue 33 §3) one action, in the reverse of the order they were sent, then the temporary
     rename that opened it (its entry's `order`)."""
     cycles: list[TakeBack] = []
-    by_row = {entry.row: entry for entry in pending}
+    by_key: dict[Key, Entry] = {entry.key: entry for entry in pending}
     for entry in pending:
         if entry.order:
-            steps = [by_row.pop(row) for row in reversed(entry.order) if row in by_row]
-            cycles.append(TakeBack(entry.row, [*steps, by_row.pop(entry.row)], take_back))
+            steps = [by_key.pop(row) for row in reversed(entry.order) if row in by_key]
+            cycles.append(TakeBack(entry.key, [*steps, by_key.pop(entry.key)], take_back))
     groups: dict[str, list[Entry]] = {}
     for entry in pending:  # newest first within each record, as `pending` is
-        if entry.row in by_row:
-            groups.setdefault(entry.id or f"row {entry.row}", []).append(entry)
-    return cycles + _chained([TakeBack(group[0].row, group, take_back) for group in groups.values()])
+        if entry.key in by_key:
+            groups.setdefault(entry.id or f"row {entry.key}", []).append(entry)
+    return cycles + _chained([TakeBack(group[0].key, group, take_back) for group in groups.values()])
 
 
 def _renamed(action: TakeBack) -> tuple[str, str] | None:

@@ -31,7 +31,7 @@ class Undoer:
     def undo(self, entry: Entry, undo_journal: journal.Journal) -> Entry:
         """Take back one row, recording its intent and outcome in `undo_journal`; returns the outcome."""
         outcome = self._take_back(entry, undo_journal)
-        undo_journal.record(outcome.row, outcome.status, outcome.id, outcome.error, outcome.name, outcome.changes)
+        undo_journal.record(outcome.key, outcome.status, outcome.id, outcome.error, outcome.name, outcome.changes)
         return outcome
 
     # -- private -------------------------------------------------------------------------------
@@ -39,7 +39,7 @@ class Undoer:
     def _take_back(self, entry: Entry, log: journal.Journal | None) -> Entry:
         from wfctl.api.errors import ApiError, NotFound
 
-        row = entry.row
+        key = entry.key
         if entry.action == journal.DELETE:  # a prune's delete: the record is made again
             return self._recreate(entry, log)
         if entry.status == SENDING:
@@ -48,16 +48,16 @@ class Undoer:
                 return settled
             entry = settled
         if not entry.id:
-            return Entry(row, FAILED, "", "the run recorded no id for this row", entry.name)
+            return Entry(key, FAILED, "", "the run recorded no id for this row", entry.name)
         # A row whose intent the killed undo wrote may have been done by it: then it is ours.
-        ours = log is not None and log.was_sending(row)
+        ours = log is not None and log.was_sending(key)
         try:
             current = self.api.get_record(self.kind, entry.id)
         except NotFound:
-            return Entry(row, UNDONE if ours else GONE, entry.id, "", entry.name)
+            return Entry(key, UNDONE if ours else GONE, entry.id, "", entry.name)
         except ApiError as exc:
             _stop_on_run_wide(exc, self.api)
-            return Entry(row, FAILED, entry.id, exc.one_line(), entry.name)
+            return Entry(key, FAILED, entry.id, exc.one_line(), entry.name)
         name = entry.name or str(current.get("name") or "")
         if entry.status == "created":
             return self._delete(entry, current, name, log)
@@ -73,36 +73,36 @@ class Undoer:
         from wfctl.api.errors import ApiError, Conflict
         from wfctl.api.writes import UNSURE
 
-        row = entry.row
+        key = entry.key
         if entry.changes and entry.id:
-            return Entry(row, "updated", entry.id, "", entry.name, entry.changes)
+            return Entry(key, "updated", entry.id, "", entry.name, entry.changes)
         if entry.body is None:
-            return Entry(row, FAILED, entry.id, "the run stopped before this row's answer arrived, and its journal "
+            return Entry(key, FAILED, entry.id, "the run stopped before this row's answer arrived, and its journal "
                          "(written by an older wfctl) does not say what was sent: check the record by hand", entry.name)
         parent = entry.parent or self.parent or None
-        key = journal.idempotency_key(self.header, self.kind, parent, row)
+        idem = journal.idempotency_key(self.header, self.kind, parent, key)
         try:
             if log is None:
-                found = self.api.find_same(self.kind, parent, entry.body)
+                found = self.api._runs.find_same(self.kind, parent, entry.body)
                 if found is None:
-                    return Entry(row, GONE, "", "", entry.name)
-                return Entry(row, "created", str(found.get("id", "")), "", entry.name, left=found)
+                    return Entry(key, GONE, "", "", entry.name)
+                return Entry(key, "created", str(found.get("id", "")), "", entry.name, left=found)
             if self.api.find_by_name(self.kind, parent, entry.body.get("name")) is None:
-                return Entry(row, GONE, "", "", entry.name)  # nothing of that name: nothing to take back
-            log.intend(row)
-            outcome = self.api.create_outcome(self.kind, parent, entry.body, idempotency_key=key, maybe_applied=True)
+                return Entry(key, GONE, "", "", entry.name)  # nothing of that name: nothing to take back
+            log.intend(key)
+            outcome = self.api.create_outcome(self.kind, parent, entry.body, idempotency_key=idem, maybe_applied=True)
         except Conflict:
-            return Entry(row, FAILED, "", f"the run stopped before this row's answer arrived, and a {self.kind} "
+            return Entry(key, FAILED, "", f"the run stopped before this row's answer arrived, and a {self.kind} "
                          f"named {entry.name!r} exists that this deployment cannot say was the run's: "
                          "check it by hand", entry.name)
         except ApiError as exc:
             _stop_on_run_wide(exc, self.api)
-            return Entry(row, FAILED, "", exc.one_line(), entry.name)
+            return Entry(key, FAILED, "", exc.one_line(), entry.name)
         record_id = str(outcome.record.get("id") or "")
         if not outcome.made:
-            return Entry(row, GONE, record_id, "another writer made this record; the run's create was never "
+            return Entry(key, GONE, record_id, "another writer made this record; the run's create was never "
                          "applied", entry.name)
-        return Entry(row, "created", record_id, "" if outcome.sure else UNSURE, entry.name, left=outcome.record)
+        return Entry(key, "created", record_id, "" if outcome.sure else UNSURE, entry.name, left=outcome.record)
 
     def _delete(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         from wfctl.api.recordrules import changed_fields, changed_since
@@ -128,14 +128,14 @@ class Undoer:
         from wfctl.api.errors import ApiError, Conflict, NotFound
         from wfctl.api.resources import resource
 
-        row, name = entry.row, entry.name
+        key, name = entry.key, entry.name
         spec = resource(self.kind)
         parent = entry.parent or None
         try:
             if entry.status != "deleted":  # the run stopped while sending it (or before): was it applied?
                 try:
                     self.api.get_record(self.kind, entry.id)
-                    return Entry(row, GONE, entry.id, "the prune's delete was never applied: nothing to re-create",
+                    return Entry(key, GONE, entry.id, "the prune's delete was never applied: nothing to re-create",
                                  name)
                 except NotFound:
                     pass
@@ -143,24 +143,24 @@ class Undoer:
             if spec.parent_in_body and parent and spec.parent_field:
                 body[spec.parent_field] = parent
             made = {key: [None, value] for key, value in body.items()}
-            resent = log is not None and log.was_sending(row)
+            resent = log is not None and log.was_sending(key)
             if not resent and self.api.find_by_name(self.kind, parent, name) is not None:
-                return Entry(row, CHANGED, "", f"a {self.kind} named {name!r} exists again; not re-created", name)
+                return Entry(key, CHANGED, "", f"a {self.kind} named {name!r} exists again; not re-created", name)
             if log is None:
-                return Entry(row, RECREATED, entry.id, "", name, made)
-            key = journal.idempotency_key(log.header, self.kind, parent, row)
-            log.intend(row)
-            outcome = self.api.create_outcome(self.kind, parent, body, idempotency_key=key, maybe_applied=resent)
+                return Entry(key, RECREATED, entry.id, "", name, made)
+            idem = journal.idempotency_key(log.header, self.kind, parent, key)
+            log.intend(key)
+            outcome = self.api.create_outcome(self.kind, parent, body, idempotency_key=idem, maybe_applied=resent)
         except Conflict:
-            return Entry(row, CHANGED, "", f"a {self.kind} named {name!r} exists again; not re-created", name)
+            return Entry(key, CHANGED, "", f"a {self.kind} named {name!r} exists again; not re-created", name)
         except NotFound:
-            return Entry(row, FAILED, "", f"its {spec.parent or 'parent'} is gone; cannot re-create it", name)
+            return Entry(key, FAILED, "", f"its {spec.parent or 'parent'} is gone; cannot re-create it", name)
         except ApiError as exc:
             _stop_on_run_wide(exc, self.api)
-            return Entry(row, FAILED, "", exc.one_line(), name)
+            return Entry(key, FAILED, "", exc.one_line(), name)
         new_id = str(outcome.record.get("id") or "")
         # a success: the new id beside the old one, as a change (`id: <old> -> <new>`), never an error
-        return Entry(row, RECREATED, new_id, "", name, {"id": [entry.id, new_id], **made})
+        return Entry(key, RECREATED, new_id, "", name, {"id": [entry.id, new_id], **made})
 
     def _restore(self, entry: Entry, current: dict[str, Any], name: str, log: journal.Journal | None) -> Entry:
         """Put back what the run's update replaced: each scalar field the run changed, and of each list the
@@ -170,7 +170,7 @@ class Undoer:
         pairs = {key: (restorable(key, pair[0]), pair[1]) for key, pair in entry.changes.items()}
         if all(left_as_run_left(key, new, old, current.get(key)) for key, (old, new) in pairs.items()):
             # restored already (by a killed undo, by hand, or an update the run never got to apply)
-            return Entry(entry.row, UNDONE if log is not None else "restored", entry.id, "", name)
+            return Entry(entry.key, UNDONE if log is not None else "restored", entry.id, "", name)
         differs = [key for key, (old, new) in pairs.items() if not left_as_run_left(key, old, new, current.get(key))]
         if differs and not self.force:
             return self._changed(entry, differs, {key: new for key, (_, new) in pairs.items()}, current, name,
@@ -191,22 +191,22 @@ class Undoer:
         from wfctl.api.errors import ApiError, NotFound
 
         if log is None:
-            return Entry(entry.row, planned, entry.id, "", name, changes)
-        log.intend(entry.row)
+            return Entry(entry.key, planned, entry.id, "", name, changes)
+        log.intend(entry.key)
         try:
             send()
         except NotFound:
-            return Entry(entry.row, GONE, entry.id, "", name)
+            return Entry(entry.key, GONE, entry.id, "", name)
         except ApiError as exc:
             _stop_on_run_wide(exc, self.api)
-            return Entry(entry.row, FAILED, entry.id, exc.one_line(), name)
-        return Entry(entry.row, UNDONE, entry.id, "", name, changes)
+            return Entry(entry.key, FAILED, entry.id, exc.one_line(), name)
+        return Entry(entry.key, UNDONE, entry.id, "", name, changes)
 
     def _changed(self, entry: Entry, differs: list[str], left: dict[str, Any], current: dict[str, Any], name: str,
                  verb: str) -> Entry:
         """A `changed` outcome: the record no longer holds what the run `left` there in `differs`."""
         changes = {key: [left.get(key), current.get(key)] for key in differs}
-        return Entry(entry.row, CHANGED, entry.id, f"changed since the run ({', '.join(differs)}); --force {verb} "
+        return Entry(entry.key, CHANGED, entry.id, f"changed since the run ({', '.join(differs)}); --force {verb} "
                      "it anyway", name, changes)
 
 

@@ -45,9 +45,9 @@ def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, ke
         if outcome.error:
             said.append(outcome)
 
-    actions = [EditRecord(row, "site", str(base["id"]), str(current.get("name") or ""), shape.writable, base, mine,
+    actions = [EditRecord("site", str(base["id"]), str(current.get("name") or ""), shape.writable, base, mine,
                           force)
-               for row, (base, mine, current, _) in enumerate(merges, start=1)]
+               for base, mine, current, _ in merges]
     stopped: Stopped | None = None
     try:
         Executor(RunContext(app.client, log, progress=finished), 4, name="wfctl-sites-edit").run(actions)

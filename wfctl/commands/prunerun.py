@@ -180,13 +180,14 @@ def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
     """`import FILE --plan plan.json`: the plan checked against this run and the service (each record it
     targets read again: one changed since refuses, exit 5, naming them), its deletes shown and asked
     about, then run exactly. Returns the run's summary."""
+    from wfctl.bulk.journalentry import Key
     from wfctl.bulk.savedplan import changed_since, load_plan
 
     saved = load_plan(path, importer.options, importer.source.sha256)
     journal = importer.journal  # a run of the plan that stopped, resumed: what it did is no change since
 
-    def ours(row: int) -> bool:
-        return journal is not None and (journal.done(row) or journal.was_sending(row))
+    def ours(key: Key) -> bool:
+        return journal is not None and (journal.done(key) or journal.was_sending(key))
 
     changed = changed_since(importer.api, saved, importer.options.concurrency, ours=ours)
     for line in changed[:50]:

@@ -62,8 +62,8 @@ def unfinished(directory: str, header: RunRecord, journal_path: str | None) -> s
     return journals.find_unfinished(directory, header)
 
 
-def settled(path: str | None) -> dict[str, tuple[int, str]]:
-    """site id -> (row, status) of each site the earlier run (its journal `path`) journalled."""
+def settled(path: str | None) -> dict[str, str]:
+    """site id -> status of each site the earlier run (its journal `path`) journalled."""
     from wfctl.bulk import journal as journals
 
     if path is None:
@@ -72,7 +72,7 @@ def settled(path: str | None) -> dict[str, tuple[int, str]]:
         _, entries, _ = journals.read(path)
     except journals.JournalError as exc:
         raise CliError(f"{exc}; nothing was sent", ExitCode.LOCAL_FAULT) from None
-    return {entry.id: (entry.row, entry.status) for entry in entries.values() if entry.id}
+    return {entry.id: entry.status for entry in entries.values() if entry.id}
 
 
 def list_outcomes(outcomes: dict[str, tuple[str, str, Any]], names: dict[str, str]) -> None:
@@ -113,7 +113,7 @@ class Sending:
     directory: str
     earlier: Journal | None
     journal_path: str | None
-    before: dict[str, tuple[int, str]]
+    before: dict[str, str]
     label: str
     thread_name: str
 
@@ -138,9 +138,9 @@ def send_sites(app: AppContext, api: Any, planned: Sequence[Any], actions: Calla
 
     before = sending.before
     work = [site for site in planned
-            if site.status == "change" or before.get(site.site_id, (0, ""))[1] == SENDING]
+            if site.status == "change" or before.get(site.site_id) == SENDING]
     counts: Counter[str] = Counter()
-    for _, status in before.values():
+    for status in before.values():
         if status in DONE:
             counts[status if status in COUNTS else "updated"] += 1
     in_work = {site.site_id for site in work}
@@ -149,7 +149,7 @@ def send_sites(app: AppContext, api: Any, planned: Sequence[Any], actions: Calla
             counts[site.status] += 1
     if sending.earlier is not None:
         log = sending.earlier
-        app.io.note(f"resuming run {log.run_id}: {sum(1 for _, s in before.values() if s in DONE)} sites were done "
+        app.io.note(f"resuming run {log.run_id}: {sum(1 for s in before.values() if s in DONE)} sites were done "
                     "before it stopped")
     else:
         if not work:
@@ -185,7 +185,7 @@ def send_sites(app: AppContext, api: Any, planned: Sequence[Any], actions: Calla
     complete = stopped is None and not counts["failed"]
     log.finish({k: counts[k] for k in COUNTS} if complete else None)
     if stopped is not None:
-        done = f"{sum(counts.values())} of {len(planned) + len([s for s in before.values() if s[1] in DONE])} sites done"
+        done = f"{sum(counts.values())} of {len(planned) + len([s for s in before.values() if s in DONE])} sites done"
         from wfctl.commands.bulkrun import stopped_error
 
         raise stopped_error(stopped.cause, stopped.message, done)
@@ -205,7 +205,7 @@ class Resumable:
     directory: str
     earlier_path: str | None
     earlier: Journal | None
-    before: dict[str, tuple[int, str]]
+    before: dict[str, str]
 
     def sending(self, header: RunRecord, journal_path: str | None, label: str, thread_name: str) -> Sending:
         return Sending(header, self.directory, self.earlier, journal_path, self.before, label, thread_name)

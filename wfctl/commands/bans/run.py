@@ -56,7 +56,7 @@ def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dr
                            output_to_terminal=app.io.stdout_is_tty and (dry_run or app.output_format(output) != "table"))
         try:
             plan = bans.plan_bans(sites, add=add, remove=remove,
-                                  done=lambda site_id: site_id in before and before[site_id][1] in DONE)
+                                  done=lambda site_id: before.get(site_id) in DONE)
         except bans.BanError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
         plan_seconds = time.monotonic() - started
@@ -68,7 +68,7 @@ def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dr
         if not go:
             app.io.write_err("Nothing was sent.\n")
             return int(ExitCode.USAGE)
-        return send_sites(app, app.client, plan.sites, lambda work: ban_plan(work, add, remove, before),
+        return send_sites(app, app.client, plan.sites, lambda work: ban_plan(work, add, remove),
                           resumable.sending(header, journal_path, "banning" if verb == "add" else "lifting bans",
                                             f"wfctl-bans-{verb}"),
                           concurrency=concurrency, output=output, started=started + asking,

@@ -119,8 +119,8 @@ def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) 
         raise KeyboardInterrupt from None
     finally:
         progress.stop(clear=not finished)  # as the undo's own line: kept when done, erased when interrupted
-    order = {entry.row: i for i, entry in enumerate(plan.pending)}
-    return sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
+    order = {entry.key: i for i, entry in enumerate(plan.pending)}
+    return sorted(outcomes, key=lambda outcome: order.get(outcome.key, len(order)))
 
 
 def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
@@ -154,8 +154,8 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
     try:
         counts = run_undo(plan, undoer, on_row, concurrency=concurrency)
         finished = True
-        order = {entry.row: i for i, entry in enumerate(plan.pending)}  # rows end in any order: shown newest first
-        ordered = sorted(outcomes, key=lambda outcome: order.get(outcome.row, len(order)))
+        order = {entry.key: i for i, entry in enumerate(plan.pending)}  # rows end in any order: shown newest first
+        ordered = sorted(outcomes, key=lambda outcome: order.get(outcome.key, len(order)))
         if not is_machine(out_format) and not app.io.stderr_is_tty:  # a log: the same order every time
             for outcome in ordered:
                 if outcome.status in (CHANGED, FAILED):

@@ -85,11 +85,11 @@ def _header(app: AppContext, change: Change, scope: Scope, lands: dict[str, Any]
                                 profile=app.settings.profile)
 
 
-def _plan(sites: Any, change: Change, before: dict[str, tuple[int, str]]) -> Plan:
+def _plan(sites: Any, change: Change, before: dict[str, str]) -> Plan:
     from wfctl.api import rates
     from wfctl.bulk.journal import DONE
 
-    return rates.plan_change(sites, change, done=lambda site_id: site_id in before and before[site_id][1] in DONE)
+    return rates.plan_change(sites, change, done=lambda site_id: before.get(site_id) in DONE)
 
 
 def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
@@ -179,7 +179,7 @@ def _send(app: AppContext, api: Any, plan: Plan, change: Change, sending: Sendin
         if report:
             _write_report(report, work, outcomes)
 
-    return send_sites(app, api, plan.sites, lambda work: rate_plan(work, change, sending.before), sending,
+    return send_sites(app, api, plan.sites, lambda work: rate_plan(work, change), sending,
                       concurrency=concurrency, output=output, started=started, plan_seconds=plan_seconds,
                       after=reported, failed_hint=(f"; see {report}" if report else
                                                    "; use --report FILE for each site's error"))
