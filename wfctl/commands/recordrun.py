@@ -290,9 +290,10 @@ def run_update(opts: UpdateOptions, io: IO) -> None:
         """The changes to `record`: the list edits are made again to each new state of it."""
         if not edits:
             return fixed
-        from wfctl.commands.list_edits import apply, validated
+        from wfctl.commands.list_edits import apply, say, validated
 
-        return {**fixed, **validated(kind, record, apply(record, fixed, edits, again=record is not current), edits)}
+        told = apply(record, fixed, edits, again=record is not current, note=lambda text: say(text, io))
+        return {**fixed, **validated(kind, record, told, edits)}
 
     body = edit(current)
     if spec.list_fields:  # what a replacing option drops is said, as a list edit's surprises are (issue 36)
