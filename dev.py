@@ -44,7 +44,11 @@ def run(*cmd: str) -> None:
 
 
 def pytest(*args: str) -> int:
-    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT).returncode
+    # The suite starts thousands of Python processes (wfctl in subprocesses and terminals, pytest workers):
+    # with PYTHONDONTWRITEBYTECODE set (as in some CI images and sandboxes), each would compile wfctl's
+    # modules again and each pytest process rewrite the asserts of ~500 modules again (.ci/run unsets it too).
+    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT, env=env).returncode
 
 
 def cores() -> int:
