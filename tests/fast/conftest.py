@@ -106,22 +106,24 @@ RunHalf = Callable[[Any, Any], None]
 
 @pytest.fixture
 def run(service: Service) -> Callable[..., Ran]:
-    """`run(run_half, Options, *, tty=False, width=80, stdin="", fields=None, **options)`: the run half
-    called with `Options(client=..., output=OutputOptions(fields=...), **options)` and a TestIO; an error
+    """`run(run_half, Options, *, tty=False, width=80, stdin="", fields=None, shape=None, **options)`: the run
+    half called with `Options(client=..., output=OutputOptions(fields=..., shape=Shape(**shape)), **options)`
+    (`shape`: the query options, `{"sort_by": "name"}`) and a TestIO; an error
     is reported as wfctl's error boundary reports it (`wfctl.errors.report`: one line, or the JSON error
     under -o json/jsonl), with its exit code."""
     from wfctl.commands.output_options import OutputOptions
     from wfctl.errors import report
     from wfctl.output import is_machine
+    from wfctl.shaped import Shape
     from wfctl.streams import TestIO
 
     def call(half: RunHalf, options: type, *, tty: bool = False, width: int = 80, stdin: str = "",
-             fields: str | None = None, **given: Any) -> Ran:
+             fields: str | None = None, shape: dict[str, Any] | None = None, **given: Any) -> Ran:
         io = TestIO(stdin, tty=tty, width=width)
         client = service.client()
         before = service.transport.requests
-        opts = options(client=lambda: client, output=OutputOptions(format=given.get("format"), fields=fields),
-                       **given)
+        output = OutputOptions(format=given.get("format"), fields=fields, shape=Shape(**(shape or {})))
+        opts = options(client=lambda: client, output=output, **given)
         code = 0
         try:
             half(opts, io)
