@@ -43,8 +43,12 @@ def run(*cmd: str) -> None:
     subprocess.run(cmd, cwd=ROOT, check=True)
 
 
-def pytest(*args: str) -> int:
-    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT).returncode
+def pytest(*args: str, env: dict[str, str] | None = None) -> int:
+    # The suite starts thousands of Python processes (wfctl in subprocesses and terminals, pytest workers):
+    # with PYTHONDONTWRITEBYTECODE set (as in some CI images and sandboxes), each would compile wfctl's
+    # modules again and each pytest process rewrite the asserts of ~500 modules again (.ci/run unsets it too).
+    full = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+    return subprocess.run([str(BIN / "python"), "-m", "pytest", *args], cwd=ROOT, env={**full, **(env or {})}).returncode
 
 
 def cores() -> int:
@@ -70,9 +74,15 @@ def test(args: list[str]) -> int:
         return pytest(*args)
     workers = os.environ.get("WFCTL_TEST_WORKERS") or str(2 * cores())
     # --durations: where the time goes, in every CI log (issue 22 §7: the suite within 7 minutes)
-    parallel = pytest("-n", workers, "--dist", "loadfile", "-m", "not serial", "--durations=15")
+    # The parallel pass's collection names the files that hold `serial` tests (tests/conftest.py), so the
+    # serial pass collects those files only, not the whole suite again (seconds of every test module's import).
+    named = ROOT / ".pytest_cache" / "serial-files"
+    named.unlink(missing_ok=True)
+    parallel = pytest("-n", workers, "--dist", "loadfile", "-m", "not serial", "--durations=15",
+                      env={"WFCTL_SERIAL_FILES": str(named)})
     print("dev.py: the timing-sensitive tests (marked serial), one at a time", file=sys.stderr, flush=True)
-    serial = pytest("-m", "serial", "--durations=5")
+    files = named.read_text(encoding="utf-8").split() if named.exists() else []  # none named: collect all
+    serial = pytest("-m", "serial", "--durations=5", *files)
     return parallel or serial
 
 

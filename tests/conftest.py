@@ -107,10 +107,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if _in(item.nodeid, SERIAL):
             item.add_marker(pytest.mark.serial)
+    _name_serial_files(items)
     if os.environ.get("PYTEST_XDIST_WORKER"):  # a worker of the parallel pass: the slow files first
         count = Counter(_file(item) for item in items)
         rank = {name: i for i, name in enumerate(SLOW_FIRST)}
         items.sort(key=lambda item: (rank.get(_file(item), len(SLOW_FIRST)), -count[_file(item)], _file(item)))
+
+
+def _name_serial_files(items: list[pytest.Item]) -> None:
+    """Write the files that hold a `serial` test to WFCTL_SERIAL_FILES, one a line (from one process: the
+    first worker, or pytest alone), for dev.py's serial pass to collect those files only."""
+    path = os.environ.get("WFCTL_SERIAL_FILES")
+    if not path or os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return
+    files = sorted({_file(item) for item in items if item.get_closest_marker("serial")})
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path + ".part", "w", encoding="utf-8") as out:
+        out.write("".join(f"{name}\n" for name in files))
+    os.replace(path + ".part", path)
 
 
 def _file(item: pytest.Item) -> str:

@@ -23,19 +23,45 @@ def _isatty(stream: Any) -> bool:
 CSV_MODES = ("plain", "spreadsheet")
 
 
+class _ProcessOrOwn:
+    """`write_err` on the class (`IO.write_err(text)`: a helper with no IO at hand) writes to the process's
+    stderr; on an IO, to that IO's stderr (a recorded one in a test)."""
+
+    def __get__(self, io: IO | None, owner: type) -> Any:
+        return lambda text: (io.stderr if io is not None else sys.stderr).write(text)
+
+
 class IO:
     """The program's streams. Data goes to stdout; notes, progress and errors to stderr.
 
-    `WFCTL_FORCE_TTY=1` makes wfctl behave as on a terminal (for scripts that drive it through a
-    pipe and want the human output, and for tests)."""
+    `stdin`, `stdout`, `stderr`: the streams it reads and writes (default: the process's, looked up when
+    used, so a stream replaced under it is followed); a test gives its own (`TestIO`), as gh's
+    `iostreams.Test()`. `WFCTL_FORCE_TTY=1` makes wfctl behave as on a terminal (for scripts that drive it
+    through a pipe and want the human output, and for tests)."""
 
-    def __init__(self, *, no_color: bool = False) -> None:
+    def __init__(self, *, no_color: bool = False, stdin: Any = None, stdout: Any = None, stderr: Any = None) -> None:
+        self._stdin, self._stdout, self._stderr = stdin, stdout, stderr
         force = os.environ.get("WFCTL_FORCE_TTY", "") not in ("", "0")
-        self.stdout_is_tty = force or _isatty(sys.stdout)
-        self.stderr_is_tty = force or _isatty(sys.stderr)
-        self.stdin_is_tty = force or _isatty(sys.stdin)
+        self.stdout_is_tty = force or _isatty(self.stdout)
+        self.stderr_is_tty = force or _isatty(self.stderr)
+        self.stdin_is_tty = force or _isatty(self.stdin)
         self.can_prompt = self.stdin_is_tty and self.stderr_is_tty
         self.color = self.stdout_is_tty and not no_color and "NO_COLOR" not in os.environ
+
+    @property
+    def stdin(self) -> Any:
+        return sys.stdin if self._stdin is None else self._stdin
+
+    @property
+    def stdout(self) -> Any:
+        return sys.stdout if self._stdout is None else self._stdout
+
+    @property
+    def stderr(self) -> Any:
+        return sys.stderr if self._stderr is None else self._stderr
+
+    #: The terminal's width for a table (None: what Rich finds out, COLUMNS or the terminal's).
+    width: int | None = None
 
     @cached_property
     def stdout_is_pipe(self) -> bool:
@@ -43,7 +69,7 @@ class IO:
         import stat
 
         try:
-            mode = os.fstat(sys.stdout.fileno()).st_mode
+            mode = os.fstat(self.stdout.fileno()).st_mode
         except (AttributeError, OSError, ValueError):  # not a real stream (io.UnsupportedOperation is one)
             return False
         return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
@@ -55,9 +81,9 @@ class IO:
         import stat
 
         try:
-            fd = sys.stdout.fileno()
+            fd = self.stdout.fileno()
             return (stat.S_ISREG(os.fstat(fd).st_mode) and os.lseek(fd, 0, os.SEEK_CUR) == 0
-                    and sys.stdout.tell() == 0)
+                    and self.stdout.tell() == 0)
         except (AttributeError, OSError, ValueError):
             return False
 
@@ -74,40 +100,36 @@ class IO:
             raise CliError(f"WFCTL_CSV={plain(value)}: expected plain or spreadsheet (or auto, the default)")
         return value
 
-    @staticmethod
-    def write(text: str) -> None:
+    def write(self, text: str) -> None:
         """Raw data to stdout."""
-        sys.stdout.write(text)
+        self.stdout.write(text)
 
-    @staticmethod
-    def flush() -> None:
+    def flush(self) -> None:
         """What was written to stdout, out now (a streamed list's each page: the reader need not wait)."""
-        sys.stdout.flush()
+        self.stdout.flush()
 
-    @staticmethod
-    def write_err(text: str) -> None:
-        """Text to stderr as the caller wrote it (a question, a run's outcome, a line a command words itself;
-        the caller escapes what it quotes). Needs no instance: a helper with no IO at hand calls
-        `IO.write_err(...)`."""
-        sys.stderr.write(text)
+    #: Text to stderr as the caller wrote it (a question, a run's outcome, a line a command words itself;
+    #: the caller escapes what it quotes). Needs no instance: a helper with no IO at hand calls
+    #: `IO.write_err(...)`, which writes to the process's stderr.
+    write_err = _ProcessOrOwn()
 
     def note(self, text: str) -> None:
         """A hint for a person: shown on a terminal only, never in a pipeline's stderr.
         Control characters in `text` (it may quote the service or a file) are shown escaped."""
         if self.stderr_is_tty:
-            sys.stderr.write(plain(text, keep_newlines=True) + "\n")
+            self.stderr.write(plain(text, keep_newlines=True) + "\n")
 
     def warn(self, text: str) -> None:
         """Always shown, on stderr (control characters escaped, as for `note`)."""
-        sys.stderr.write(f"warning: {plain(text, keep_newlines=True)}\n")
+        self.stderr.write(f"warning: {plain(text, keep_newlines=True)}\n")
 
     @cached_property
     def console(self) -> Any:
         """A rich Console on stdout (imports rich on first use)."""
         from rich.console import Console
 
-        width = None if self.stdout_is_tty else 10_000
-        return Console(file=sys.stdout, force_terminal=self.stdout_is_tty, no_color=not self.color,
+        width = (self.width or None) if self.stdout_is_tty else 10_000
+        return Console(file=self.stdout, force_terminal=self.stdout_is_tty, no_color=not self.color,
                        highlight=False, soft_wrap=not self.stdout_is_tty, width=width)
 
 
@@ -125,8 +147,32 @@ class FileIO(IO):
         self.color = False
         self._out = out
 
-    def write(self, text: str) -> None:  # type: ignore[override]
+    def write(self, text: str) -> None:
         self._out.write(text)
 
-    def flush(self) -> None:  # type: ignore[override]
+    def flush(self) -> None:
         self._out.flush()
+
+
+class TestIO(IO):
+    """Recorded streams for a test of a command's run half (gh's `iostreams.Test()`): stdin, stdout and
+    stderr are text buffers; `tty` says whether they stand for a terminal, `width` its columns, `color`
+    whether colour is on. `out` and `err` are what was written."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, stdin: str = "", *, tty: bool = False, width: int = 80, color: bool = False) -> None:
+        import io
+
+        super().__init__(stdin=io.StringIO(stdin), stdout=io.StringIO(), stderr=io.StringIO())
+        self.stdout_is_tty = self.stderr_is_tty = self.stdin_is_tty = self.can_prompt = tty
+        self.color = color and tty
+        self.width = width
+
+    @property
+    def out(self) -> str:
+        return str(self.stdout.getvalue())
+
+    @property
+    def err(self) -> str:
+        return str(self.stderr.getvalue())

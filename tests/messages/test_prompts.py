@@ -58,14 +58,6 @@ def test_with_yes_on_a_terminal_success_names_the_record(logged_in: Any, site: d
     assert screen_lines(text)[-2:] == [f'Deleted site "{site["name"]}" ({site["id"][:8]}…)', ""], text
 
 
-def test_json_and_pipe_output_of_delete_are_unchanged(logged_in: Any, site: dict[str, str]) -> None:
-    other = new_site(logged_in, site["client_id"], f"Other {uuid.uuid4().hex[:6]}")
-    r = logged_in("sites", "delete", site["id"], "--yes", "-o", "json")
-    assert (r.exit_code, json.loads(r.stdout)) == (0, {"status": "success", "message": "site deleted"})
-    r = logged_in("sites", "delete", other, "--yes")
-    assert (r.exit_code, r.stdout, r.stderr) == (0, "site deleted\n", "")
-
-
 def test_a_client_prompt_names_its_branch_and_a_branch_prompt_nothing_more(logged_in: Any) -> None:
     client_id, client_name, branch_name = new_client(logged_in)
     child = spawn(logged_in, "clients", "delete", client_id)

@@ -1,4 +1,5 @@
-"""--sort-by, --columns and -o yaml (issue 34 §2), and `wfctl jq` on a saved file (§1)."""
+"""--sort-by, --columns and -o yaml (issue 34 §2), and `wfctl jq` on a saved file (§1). A list sorted and
+shaped by --sort-by and --columns is asked of its run half: tests/fast/test_shape.py."""
 
 from __future__ import annotations
 
@@ -6,23 +7,6 @@ import json
 from typing import Any
 
 import yaml
-
-
-def test_sort_by_is_natural_as_the_service_compares_names_across_every_page(cli: Any, sandbox: Any,
-                                                                          agency_client: str) -> None:
-    def names(*args: str) -> list[str]:
-        r = cli("sites", "list", "--client", agency_client, "--all", "--page-size", "1", *args, "-o", "json",
-                "--jq", "map(.name)")
-        assert r.exit_code == 0, r
-        return json.loads(r.stdout)
-
-    assert names("--sort-by", "name") == ["site 1", "Site 2", "Site 10"]
-    assert names("--sort-by", "-name") == ["Site 10", "Site 2", "site 1"]
-    assert names("--sort-by", "assessmentRequired,-name") == ["Site 10", "site 1", "Site 2"]
-    # a pseudo-column: the rate of a skill (any case), a site without one last either way
-    assert names("--sort-by", "rate:Forklift Driver") == ["Site 2", "Site 10", "site 1"]
-    assert names("--sort-by", "-rate:forklift driver") == ["Site 10", "Site 2", "site 1"]
-    assert names("--sort-by", "-banned:count") == ["Site 10", "Site 2", "site 1"]
 
 
 def test_sort_by_numbers_as_numbers(cli: Any, tmp_path: Any) -> None:
@@ -35,32 +19,6 @@ def test_sort_by_numbers_as_numbers(cli: Any, tmp_path: Any) -> None:
     path.write_text(json.dumps(rows), encoding="utf-8")
     r = cli("jq", "-c", "map(.n)", str(path))
     assert r.stdout == "[10,9,100,null,9.5,null]\n"
-
-
-def test_columns_with_the_staffing_pseudo_columns(cli: Any, sandbox: Any, agency_client: str) -> None:
-    columns = ("Site=name,Forklift=rate:Forklift Driver,Picker=rate:picker,Banned=banned:count,"
-               "Goods In=dept:Goods In.contactPerson")
-    r = cli("sites", "list", "--client", agency_client, "--sort-by", "name", "--columns", columns)
-    assert (r.exit_code, r.stderr) == (0, ""), r
-    assert r.stdout == ("Site     Forklift  Picker  Banned  Goods In\n"
-                        f"{'site 1':9}{'':10}{'':8}{'0':8}Bo Chan\n"
-                        f"{'Site 2':9}{'12.00':10}{'':8}1\n"
-                        f"{'Site 10':9}{'13.25':10}{'11.50':8}{'2':8}Ann Lee\n")
-    r = cli("sites", "list", "--client", agency_client, "--sort-by", "name", "--columns", columns, "-o", "csv")
-    assert r.stdout == ("Site,Forklift,Picker,Banned,Goods In\n"
-                        "site 1,,,0,Bo Chan\n"
-                        "Site 2,12.00,,1,\n"
-                        "Site 10,13.25,11.50,2,Ann Lee\n")
-    r = cli("sites", "list", "--client", agency_client, "--sort-by", "name", "--columns", columns, "-o", "jsonl")
-    assert r.stdout.splitlines()[1] == '{"Site":"Site 2","Forklift":12.0,"Picker":null,"Banned":1,"Goods In":null}'
-    r = cli("sites", "list", "--client", agency_client, "--sort-by", "name", "--columns", columns, tty=True)
-    assert r.exit_code == 0, r
-    lines = r.stdout.splitlines()
-    assert any("Site 10" in line and "13.25" in line and "Ann Lee" in line for line in lines), r.stdout
-    r = cli("sites", "list", "--client", agency_client, "--columns", "Site=name,X=rate:")
-    assert (r.exit_code, r.stderr) == (2, "error: --columns rate:: unknown column; the pseudo-columns are "
-                                          "rate:<skill>, banned:count and dept:<name>.<field> (e.g. dept:Goods "
-                                          "In.contactPerson)\n"), r
 
 
 def test_yaml_keeps_text_as_text(cli: Any, sandbox: Any, agency_client: str) -> None:

@@ -136,12 +136,14 @@ def dropped(current: dict[str, Any], body: dict[str, Any]) -> list[str]:
     return out
 
 
-def say(text: str) -> None:
-    """`note: TEXT` on stderr: what a list edit or a replacing option does that the user may not expect."""
+def say(text: str, io: IO | None = None) -> None:
+    """`note: TEXT` on stderr (`io`'s, else the process's): what a list edit or a replacing option does that
+    the user may not expect."""
     from wfctl.safetext import plain
 
-    IO.write_err(f"note: {plain(text)}\n")
-    sys.stderr.flush()
+    stderr = io.stderr if io is not None else sys.stderr
+    stderr.write(f"note: {plain(text)}\n")
+    stderr.flush()
 
 
 def _adds(option: str, value: str, field: str, items: list[Any], wanted: str) -> str:

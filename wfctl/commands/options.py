@@ -27,17 +27,29 @@ def resolve_ref(ctx: typer.Context, kind: str, ref: str, *, parent: str | None =
     """The id of the `kind` record that `ref` names (its id, a unique beginning of it, or its name:
     wfctl.api.refs), `parent` (an id) scoping a name; a whole id is returned with no request. No match
     is exit 4 (`no branch 'X'`), several exit 2 (each candidate with its id)."""
+    return resolve_in(app_context(ctx).client, kind, ref, parent=parent, offered=offered_options(ctx))
+
+
+def offered_options(ctx: typer.Context) -> frozenset[str]:
+    """The option names (`--client`, `-o`, ...) the running command takes."""
+    return frozenset(name for param in ctx.command.params for name in param.opts)
+
+
+def resolve_in(client: Any, kind: str, ref: str, *, parent: str | None = None,
+               offered: frozenset[str] = frozenset()) -> str:
+    """`resolve_ref` with a client: `offered`, the options of the command, says whether an ambiguous name
+    can be told apart by naming its parent (`--branch <branch>`)."""
     from wfctl.api.refs import AmbiguousReference, resolve
     from wfctl.api.resources import RESOURCES
     from wfctl.errors import CliError
 
     try:
-        return resolve(app_context(ctx).client, kind, ref, parent=parent)
+        return resolve(client, kind, ref, parent=parent)
     except AmbiguousReference as exc:
         owner = RESOURCES[kind].parent
         option = f"--{owner}"
         if (parent is not None or not owner or len({c.parent for c in exc.candidates}) < 2
-                or not any(option in param.opts for param in ctx.command.params)):
+                or option not in offered):
             raise
         # the same name under several parents: naming the parent is the other way out (issue 49)
         raise CliError(f"{exc}, or name its {owner} ({option} <{owner}>)") from None
@@ -57,8 +69,9 @@ def resolve_refs(ctx: typer.Context, kind: str, refs: list[str] | None, *, check
     return ids
 
 
-def read_json_input(path: str, option: str) -> Any:
-    """The JSON document in file `path` (`-` is stdin) given to `option`; a problem is one line, exit 2."""
+def read_json_input(path: str, option: str, stdin: Any = None) -> Any:
+    """The JSON document in file `path` (`-` is stdin: `stdin`, else the process's) given to `option`; a
+    problem is one line, exit 2."""
     import json
     import sys
 
@@ -67,7 +80,7 @@ def read_json_input(path: str, option: str) -> Any:
     where = "stdin" if path == "-" else path
     try:
         if path == "-":
-            text = sys.stdin.read()
+            text = (stdin or sys.stdin).read()
         else:
             with open(path, encoding="utf-8-sig") as handle:
                 text = handle.read()

@@ -12,15 +12,16 @@ import sys
 from wfctl.streams import IO
 
 
-def confirm(question: str) -> bool:
-    """Ask `question` on stderr, read the answer from stdin: True for y/yes. Ctrl-D counts as no;
-    after either, the prompt's line is ended, so what follows starts on a line of its own."""
-    IO.write_err(question)
-    sys.stderr.flush()
-    line = sys.stdin.readline()  # Ctrl-C: KeyboardInterrupt, which wfctl.main ends with "\ninterrupted"
+def confirm(question: str, io: IO | None = None) -> bool:
+    """Ask `question` on stderr, read the answer from stdin (`io`'s, else the process's): True for y/yes.
+    Ctrl-D counts as no; after either, the prompt's line is ended, so what follows starts on a line of its own."""
+    io = io or IO()
+    io.write_err(question)
+    io.stderr.flush()
+    line = io.stdin.readline()  # Ctrl-C: KeyboardInterrupt, which wfctl.main ends with "\ninterrupted"
     if not line.endswith("\n"):  # Ctrl-D: the terminal echoed nothing, the cursor is still on the prompt
-        IO.write_err("\n")
-    return line.strip().lower() in ("y", "yes")
+        io.write_err("\n")
+    return bool(line.strip().lower() in ("y", "yes"))
 
 
 def ask(question: str) -> str:

@@ -1,8 +1,10 @@
 """What `branches`, `clients` and `sites` verbs share: their options, and list/get/create/update/delete.
 
 Each verb module declares its command (options and help) and calls one function here, so the 15
-verbs stay thin and behave the same. Only typer and light wfctl modules are imported at the top:
-pydantic (the write models), httpx (the client) and the output module load when a command runs.
+verbs stay thin and behave the same: it parses the command into the options of the run half in
+`wfctl.commands.recordrun` (a plain function of those options and an IO) and calls it. Only typer and
+light wfctl modules are imported at the top: pydantic (the write models), httpx (the client) and the
+output module load when a command runs.
 """
 
 from __future__ import annotations
@@ -11,20 +13,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.api.resources import RESOURCES
-from wfctl.commands.options import app_context, read_json_input, resolve_ref
-from wfctl.commands.prompts import confirm
+from wfctl.commands import recordrun as run
+from wfctl.commands.options import app_context, offered_options
+from wfctl.commands.recordrun import OPTION_FOR as OPTION_FOR
+from wfctl.commands.recordrun import read_record_file as read_record_file
+from wfctl.commands.recordrun import validate_body as validate_body
 from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
-from wfctl.errors import CliError
-from wfctl.exit_codes import ExitCode
-from wfctl.safetext import one_line
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator
-
-    from wfctl.api.client import Page
     from wfctl.commands.output_options import OutputOptions
-    from wfctl.context import AppContext
 
 FIELDS_PANEL = "Fields"
 PAGES_PANEL = "Pages"
@@ -85,176 +82,23 @@ Limit = Annotated[int | None, typer.Option("--limit", min=1, help="Stop after th
                                               rich_help_panel=PAGES_PANEL, metavar="<n>")]
 
 
-#: The option that sets each field, for messages that name what the user typed.
-OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "email": "--email",
-              "branchId": "--branch", "clientId": "--client", "billingAddress": "--billing-address",
-              "assessmentRequired": "--assessment-required", "rates": "--rate", "departments": "--department",
-              "bannedWorkers": "--banned-worker", "workWeekStart": "--work-week-start",
-              "calendarYearStart": "--calendar-year-start", "holidayYearStart": "--holiday-year-start",
-              "holidayCapHours": "--holiday-cap-hours"}
-
-
-
-# -- the verbs ---------------------------------------------------------------------------------
+# -- the verbs: the command line into a run's options --------------------------------------------
 def list_records(ctx: typer.Context, kind: str, *, parent: str | None = None, page: int | None, page_size: int | None,
                  all_pages: bool, limit: int | None, output: OutputOptions) -> None:
-    app = app_context(ctx)
-    out = output.writer(app, kind)
-    _refuse_fields_not_listed(kind, out.fields)
-    asked = page_size  # the user's --page-size: a service that serves fewer a page (G7: 100) is said
-    if limit is not None and page_size is None and not all_pages:
-        page_size = min(limit, 100)
-    more = all_pages or limit is not None or output.shape.whole  # --sort-by, --jq: the answer needs every page
-    client = _client(app)
-    spec = RESOURCES[kind]
-    given = _required(parent, f"--{spec.parent}") if spec.nested else parent  # a site is listed within its client
-    parent = resolve_ref(ctx, spec.parent, given) if given and spec.parent else None
-    pages: Iterable[Page] = client.list_records(kind, parent, page=page, page_size=page_size, all_pages=more,
-                                                limit=limit)
-    if parent and given and spec.parent and spec.parent_field:
-        if not spec.nested:  # G9: a branch's clients only, even where the service ignores branchId
-            pages = _only(pages, spec.parent_field, parent)
-        pages = _existing_parent(client, pages, spec.parent, parent, given)
-    if output.shape and output.shape.needs & set(spec.not_in_list_items):
-        pages = _full_records(client, kind, pages)  # --columns rate:..., --sort-by banned:count: list items lack them
-    out.pages(_capped_said(app.io, pages, asked), kind, limit=limit)
-
-
-def _full_records(client: Any, kind: str, pages: Iterable[Page]) -> Iterator[Page]:
-    """Each page with its records read whole (16 at once, in order), as `rates list` reads sites; a record
-    deleted since it was listed is left out."""
-    from wfctl.api.errors import NotFound
-    from wfctl.api.ordered import ordered_map
-
-    def full(row: dict[str, Any]) -> dict[str, Any] | None:
-        try:
-            return dict(client.get_record(kind, str(row["id"])))
-        except NotFound:
-            return None
-
-    for page in pages:
-        page.data = [record for record in ordered_map(full, page.data, 16) if record is not None]
-        yield page
-
-
-def _capped_said(io: Any, pages: Iterable[Page], asked: int | None) -> Iterator[Page]:
-    """`pages`; a note on a terminal when the first holds fewer records a page than --page-size asked for and
-    more records than it holds (`--page-size 1000` became 100 in silence)."""
-    for index, page in enumerate(pages):
-        if index == 0 and asked and page.page_size < asked and page.total_record_count > page.page_size:
-            io.note(f"--page-size {asked}: the service serves at most {page.page_size} records a page")
-        yield page
-
-
-def _existing_parent(client: Any, pages: Iterable[Page], kind: str, parent: str, given: str) -> Iterator[Page]:
-    """`pages`, unless the parent `given` (resolved to the id `parent`) names no record: then `no branch
-    'X'` (exit 4), never an empty list. Checked only when the list is empty (a whole id, taken unread:
-    one GET then; a name was found in a list already)."""
-    from wfctl.api.errors import NotFound
-    from wfctl.api.refs import NoSuchRecord, require
-
-    iterator = iter(pages)
-    try:
-        first = next(iterator)
-    except NotFound:  # the service's 404 for the parent's collection
-        raise NoSuchRecord(kind, given) from None
-    except StopIteration:
-        return
-    if first.total_record_count == 0 and not first.data:
-        require(client, kind, parent, given)
-    yield first
-    yield from iterator
-
-
-def _refuse_fields_not_listed(kind: str, fields: list[str] | None) -> None:
-    """A list item lacks some fields (the full record has them): an empty column for them would read as
-    "none", and an import of the file would clear them. Exit 2, pointing at what has them."""
-    missing = [name for name in fields or [] if name in RESOURCES[kind].not_in_list_items]
-    if missing:
-        plural = RESOURCES[kind].plural
-        raise CliError(f"--fields {','.join(missing)}: a {kind} list does not carry "
-                       f"{'it' if len(missing) == 1 else 'them'}; use `wfctl {plural} export` (every field of "
-                       f"every {kind}) or `wfctl {plural} get <id>`")
+    run.run_list(run.ListOptions(**_given_to_run(ctx, kind, output), parent=parent, page=page, page_size=page_size,
+                                 all_pages=all_pages, limit=limit), app_context(ctx).io)
 
 
 def get_record(ctx: typer.Context, kind: str, record_id: str, *, output: OutputOptions,
                scope: str | None = None) -> None:
-    app = app_context(ctx)
-    out = output.writer(app, kind)
-    record_id = _resolved(ctx, kind, record_id, scope)
-    client = _client(app)
-    record = _read_or_say_its_kind(client, kind, record_id)
-    parent_field = RESOURCES[kind].parent_field
-    if out.tabular and app.io.stdout_is_tty and parent_field and record.get(parent_field):
-        record = _with_parent_name(client, kind, record, parent_field)
-    out.record(record, kind)
-
-
-def _read_or_say_its_kind(client: Any, kind: str, record_id: str) -> dict[str, Any]:
-    """The record; a whole id of another kind's record (a client's id given to `sites get`) is said so, exit 4."""
-    from wfctl.api.errors import NotFound
-    from wfctl.api.refs import is_whole_id, kind_of
-
-    try:
-        return dict(client.get_record(kind, record_id))
-    except NotFound:
-        other = kind_of(client, record_id, besides=kind) if is_whole_id(record_id) else None
-        if other is None:
-            raise
-    raise CliError(f"no {kind} {record_id}: it is a {other}'s id (`wfctl {RESOURCES[other].plural} get {record_id}`)",
-                   ExitCode.NOT_FOUND)
-
-
-def _with_parent_name(client: Any, kind: str, record: dict[str, Any], parent_field: str) -> dict[str, Any]:
-    """`record` with its parent's name after the parent's id (`client name  Pennine Foods Ltd`), as a person
-    reads it on a terminal (one GET more; as it was when the parent cannot be read)."""
-    from wfctl.api.errors import ApiError
-
-    parent = str(RESOURCES[kind].parent)
-    try:
-        name = client.get_record(parent, str(record[parent_field])).get("name")
-    except ApiError:
-        return record
-    out: dict[str, Any] = {}
-    for key, value in record.items():
-        out[key] = value
-        if key == parent_field and name:
-            out[f"{parent}Name"] = name
-    return out
+    run.run_get(run.GetOptions(**_given_to_run(ctx, kind, output), record_id=record_id, scope=scope),
+                app_context(ctx).io)
 
 
 def create_record(ctx: typer.Context, kind: str, changes: dict[str, Any], *, parent: str | None = None,
                   from_file: str | None, dry_run: bool, output: OutputOptions) -> None:
-    app = app_context(ctx)
-    out = output.writer(app, kind)
-    spec = RESOURCES[kind]
-    changes = _decode_lists(changes)
-    given = _given(changes)
-    values, file_id = read_record_file(from_file) if from_file else ({}, "")
-    if file_id:  # the file is that record: a create would make a second one
-        raise CliError(f"--from-file {from_file} is {kind} {file_id}: `wfctl {spec.plural} update {file_id} "
-                       f"--from-file {from_file}` changes it; to create a new {kind} from it, remove its \"id\"")
-    if spec.parent_field:
-        parent = parent or values.get(spec.parent_field)
-        values.pop(spec.parent_field, None)
-        if spec.parent_in_body and spec.parent and parent:
-            parent = resolve_ref(ctx, spec.parent, str(parent))
-            values[spec.parent_field] = parent
-            given.add(spec.parent_field)
-    values.update({k: v for k, v in changes.items() if v is not None})
-    body = validate_body(kind, "create", values, given)
-    if spec.nested and spec.parent:  # a site is created under its client
-        parent = resolve_ref(ctx, spec.parent, _required(parent, f"--{spec.parent}"))
-    path = spec.collection_path(parent)
-    if dry_run:
-        _dry_run(out, "POST", path, body, kind)
-        return
-    outcome = _client(app).create_outcome(kind, parent, body)
-    if outcome.made and not outcome.sure:
-        from wfctl.api.writes import UNSURE
-
-        app.io.note(f"note: the {kind} was {UNSURE}")
-    out.record(outcome.created(kind, body), kind)
+    run.run_create(run.CreateOptions(**_given_to_run(ctx, kind, output), changes=changes, parent=parent,
+                                     from_file=from_file, dry_run=dry_run), app_context(ctx).io)
 
 
 def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[str, Any], *,
@@ -262,204 +106,20 @@ def update_record(ctx: typer.Context, kind: str, record_id: str, changes: dict[s
                   edits: dict[str, list[str]] | None = None, scope: str | None = None) -> None:
     """Update a record. `edits` are the site's list edits (--add-banned-worker, --set-rate, ...),
     applied to the current lists; everything else replaces the field it names."""
-    from wfctl.api.recordrules import changed_fields, update_body
-    from wfctl.changes import as_json, lines
-
-    app = app_context(ctx)
-    out = output.writer(app, kind)
-    spec = RESOURCES[kind]
-    changes = _decode_lists(changes)
-    given = _given(changes)
-    values, file_id = read_record_file(from_file) if from_file else ({}, "")
-    if spec.parent_field:
-        values.pop(spec.parent_field, None)  # a record's parent is not changed by update
-    values.update({k: v for k, v in changes.items() if v is not None})
-    edits = {k: v for k, v in (edits or {}).items() if v}
-    if not values and not edits:
-        raise CliError(f"nothing to update: give a field option ({', '.join(OPTION_FOR[f] for f in spec.writable)}) "
-                       "or --from-file")
-    fixed = validate_body(kind, "update", values, given) if values else {}
-    client = _client(app)
-    record_id = _resolved(ctx, kind, record_id, scope)
-    if file_id and file_id != record_id:  # another record's file: it would copy that one's fields over this
-        raise CliError(f"--from-file {from_file} is {kind} {file_id}, not {record_id}: give that id, or remove "
-                       "the file's \"id\" to use its fields for this one")
-    current = client.get_record(kind, record_id)
-
-    def edit(record: dict[str, Any]) -> dict[str, Any]:
-        """The changes to `record`: the list edits are made again to each new state of it."""
-        if not edits:
-            return fixed
-        from wfctl.commands.list_edits import apply, validated
-
-        return {**fixed, **validated(kind, record, apply(record, fixed, edits, again=record is not current), edits)}
-
-    body = edit(current)
-    if spec.list_fields:  # what a replacing option drops is said, as a list edit's surprises are (issue 36)
-        from wfctl.commands.list_edits import dropped, say
-
-        for text in dropped(current, fixed):
-            say(text)
-    if dry_run:
-        from wfctl.api.updates import put_body
-
-        path = spec.record_path(record_id)
-        diff = changed_fields(current, update_body(kind, current, body))
-        if out.structured:
-            out.value({"dryRun": True, "method": "PUT", "path": path,
-                       "body": put_body(client.put_clears, kind, current, body), "changes": as_json(diff)})
-            return
-        summary = "no change" if not diff else f"{len(diff)} field{'s' if len(diff) != 1 else ''} would change"
-        out.result({"dryRun": True, "message": f"dry run: would send PUT {path} (nothing sent): {summary}"})
-        app.io.write("".join(f"  {line}\n" for line in lines(kind, diff)))
-        return
-    # No `current`: the record is read again just before the write (a list edit is made to that copy);
-    # `seen`: a field moved since the first read is said where the whole record has to be sent (G13).
-    out.record(client.update_record(kind, record_id, edit, seen=current), kind)
+    run.run_update(run.UpdateOptions(**_given_to_run(ctx, kind, output), record_id=record_id, changes=changes,
+                                     from_file=from_file, dry_run=dry_run, edits=edits or {}, scope=scope),
+                   app_context(ctx).io)
 
 
 def delete_record(ctx: typer.Context, kind: str, record_id: str, *, yes: bool, dry_run: bool,
                   output: OutputOptions, scope: str | None = None) -> None:
+    run.run_delete(run.DeleteOptions(**_given_to_run(ctx, kind, output), record_id=record_id, yes=yes,
+                                     dry_run=dry_run, scope=scope), app_context(ctx).io)
+
+
+def _given_to_run(ctx: typer.Context, kind: str, output: OutputOptions) -> dict[str, Any]:
+    """What every record verb's run is given (`recordrun.RecordRun`) from the command line and the context:
+    the -o given here becomes the run's, so its errors are in the same format."""
     app = app_context(ctx)
-    out = output.writer(app)
-    record_id = _resolved(ctx, kind, record_id, scope)
-    path = RESOURCES[kind].record_path(record_id)
-    if dry_run:
-        _dry_run(out, "DELETE", path, None, kind)
-        return
-    if not yes and not app.io.can_prompt:
-        raise CliError(f"refusing to delete {kind} {record_id} without confirmation: "
-                       "no terminal to ask on; pass --yes")
-    said = out.format == "table" and app.io.stdout_is_tty  # a person reads the outcome: name the record
-    client = _client(app)
-    record = client.get_record(kind, record_id) if not yes or said else None  # a 404 ends here, exit 4
-    if not yes and not confirm(f"Delete {_named(kind, record_id, record)}{_of_parent(client, kind, record)}"
-                               "? [y/N]: "):
-        # the user's answer, not a failure: no "error:", exit 2 (issue 11, as gh)
-        app.io.write_err("Not deleted.\n")
-        raise typer.Exit(int(ExitCode.USAGE))
-    answer = client.delete_record(kind, record_id) or {"status": "success", "message": f"{kind} deleted"}
-    if said:
-        app.io.write(f"Deleted {_named(kind, record_id, record)}\n")
-    else:
-        out.result(answer)  # json: the service's {status, message}; a pipe: its message, as before
-
-
-def _named(kind: str, record_id: str, record: dict[str, Any] | None) -> str:
-    """site "Dock 4" (629bac2d…): the name whole, the id shortened (the prompt is for a person)."""
-    short = record_id if len(record_id) <= 9 else record_id[:8] + "…"
-    name = (record or {}).get("name")
-    if not name:
-        return f"{kind} {one_line(record_id)}"
-    return f"{kind} \"{one_line(str(name))}\" ({one_line(short)})"
-
-
-def _of_parent(client: Any, kind: str, record: dict[str, Any] | None) -> str:
-    """ of client Pennine Foods (a site), of branch Leeds (a client), nothing for a branch; nothing
-    either when the parent cannot be read (the prompt still names the record)."""
-    parent, field = RESOURCES[kind].parent, RESOURCES[kind].parent_field
-    if parent is None or field is None or not record or not record.get(field):
-        return ""
-    from wfctl.api.errors import ApiError
-
-    try:
-        name = client.get_record(parent, str(record[field])).get("name")
-    except ApiError:
-        return ""
-    return f" of {parent} {one_line(str(name))}" if name else ""
-
-
-# -- helpers -----------------------------------------------------------------------------------
-def _client(app: AppContext) -> Any:
-    return app.client
-
-
-def _resolved(ctx: typer.Context, kind: str, ref: str, scope: str | None) -> str:
-    """The id `ref` names (wfctl.api.refs); `scope` (a site's --client) narrows a name to that client's."""
-    owner = RESOURCES[kind].parent
-    parent = resolve_ref(ctx, owner, scope) if scope and owner else None
-    return resolve_ref(ctx, kind, ref, parent=parent)
-
-
-def _decode_lists(changes: dict[str, Any]) -> dict[str, Any]:
-    """--rate SKILL=RATE and --department NAME[:CONTACT[:EMAIL]] values as the service's objects
-    (the cell syntax of the CSV format, escapes included); an empty list means "not given"."""
-    from wfctl import csvformat
-
-    decoded = dict(changes)
-    for field, decode in (("rates", csvformat.decode_rates), ("departments", csvformat.decode_departments)):
-        items: list[Any] = []
-        for value in changes.get(field) or []:
-            try:
-                items.extend(decode(value))
-            except csvformat.CellError as exc:
-                raise CliError(f"{OPTION_FOR[field]}: {exc}", title="invalid input",
-                               errors={field: [str(exc)]}) from None
-        decoded[field] = items or None
-    if "bannedWorkers" in changes:
-        decoded["bannedWorkers"] = list(changes["bannedWorkers"] or []) or None
-    return decoded
-
-
-def _given(changes: dict[str, Any]) -> set[str]:
-    return {field for field, value in changes.items() if value is not None}
-
-
-def _required(value: str | None, option: str) -> str:
-    if not value:
-        raise CliError(f"missing option {option}")
-    return value
-
-
-def _only(pages: Iterable[Page], field: str, value: str) -> Iterator[Page]:
-    for page in pages:
-        page.data = [row for row in page.data if row.get(field) == value]
-        yield page
-
-
-def read_record_file(path: str) -> tuple[dict[str, Any], str]:
-    """The record in a --from-file JSON file (`-` is stdin), without the read-only fields of `get -o json`,
-    and the id it carries ("" when none): a file that carries an id is that record (as an import row)."""
-    values = read_json_input(path, "--from-file")
-    if not isinstance(values, dict):
-        raise CliError(f"--from-file {path}: expected a JSON object with the record's fields")
-    from wfctl.api.recordrules import READ_ONLY
-
-    record_id = values.get("id")
-    return {k: v for k, v in values.items() if k not in READ_ONLY}, "" if record_id in (None, "") else str(record_id)
-
-
-def validate_body(kind: str, action: str, values: dict[str, Any], given: set[str]) -> dict[str, Any]:
-    """The JSON body, checked with the service's field rules (G11); a problem names its option (the one
-    wording of a pydantic error for a command line; `given`: the fields given by an option, not a file)."""
-    from pydantic import ValidationError
-
-    from wfctl.api.models import WRITE_MODELS, field_errors
-
-    try:
-        return WRITE_MODELS[(kind, action)].model_validate(values).body()
-    except ValidationError as exc:
-        errors = field_errors(exc)
-    parts = []
-    for location, messages in errors.items():
-        field = location.split(".")[0].split("[")[0]
-        if field in given:
-            where = OPTION_FOR[field]
-        elif field in values:
-            where = f"--from-file: {location}"
-        elif field in OPTION_FOR and messages == ["is required"]:  # a required option nobody gave: as click says it
-            parts.append(f"missing option {OPTION_FOR[field]}")
-            continue
-        else:
-            where = OPTION_FOR.get(field, field)
-        parts.append(f"{where}: {'; '.join(messages)}")
-    raise CliError("; ".join(parts), title="invalid input", errors=errors)
-
-
-def _dry_run(out: Any, method: str, path: str, body: dict[str, Any] | None, kind: str) -> None:
-    if out.structured:
-        out.value({"dryRun": True, "method": method, "path": path, "body": body})
-        return
-    out.result({"dryRun": True, "message": f"dry run: would send {method} {path} (nothing sent)"})
-    if body is not None:
-        out.record(body, kind)
+    return {"kind": kind, "client": lambda: app.client, "format": app.output_format(output.format),
+            "output": output, "offered": offered_options(ctx)}

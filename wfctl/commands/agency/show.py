@@ -22,9 +22,8 @@ def show(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
       $ wfctl agency show --fields workWeekStart,holidayYearStart
     """
     from wfctl.commands.agencycalendar import remember
+    from wfctl.commands.recordrun import ShowAgencyOptions, run_show_agency
 
-    app_ctx = app_context(ctx)
-    out = output.writer(app_ctx, "agency")
-    record = app_ctx.client.get_agency()
-    remember(app_ctx, record)  # the calendar commands' copy, fresh (wfctl.commands.agencycalendar)
-    out.record(record, kind="agency")
+    app = app_context(ctx)
+    run_show_agency(ShowAgencyOptions(client=lambda: app.client, format=app.output_format(output.format),
+                                      output=output, remember=lambda record: remember(app, record)), app.io)
