@@ -10,7 +10,7 @@ dependencies are those of .venv (a .pth line, so nothing is downloaded). Each co
 directly by `hyperfine -N` (no shell, no Python wrapper: timing through subprocess.run adds ~20 ms to
 every command, which hides most of a ratio), and the baselines run in the same hyperfine run as
 what is compared with them. The figure is the median. The help and completion index is built
-before measuring (a first run after an install builds it, see wfctl/startup.py).
+before measuring (a first run after an install builds it, see wfctl/cmdline/startup.py).
 
 Targets:
 - `wfctl --help`, every `wfctl <group> --help` and every `wfctl <group> <verb> --help`: at most
@@ -115,7 +115,7 @@ def prepare(wfctl: Path, env: dict[str, str]) -> None:
 def remember_ids(wfctl: Path, env: dict[str, str]) -> None:
     """Cache 200 site ids, fresh: the cache answers for `completion_cache.TTL` (120 s) only, and on a slow
     machine the help rows alone take longer, so every Tab press is measured on a cache written just before."""
-    code = ("from wfctl import completion_cache as c\n"
+    code = ("from wfctl.cmdline import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'site', [(f's-{n:04d}', f'Site {n}') for n in range(200)])\n")
     run([str(wfctl.parent / "python"), "-c", code], env=env)
 
@@ -166,13 +166,13 @@ def tab_env(shell: str, words: list[str], incomplete: str) -> dict[str, str]:
 
 def command_paths(python: Path, env: dict[str, str]) -> list[list[str]]:
     """Every group and every command below the root (hidden ones left out), read from the click tree."""
-    code = ("import json, typer.main, wfctl.cli\n"
+    code = ("import json, typer.main, wfctl.cmdline.app\n"
             "def walk(path, command):\n"
             "    for name, sub in getattr(command, 'commands', {}).items():\n"
             "        if not sub.hidden:\n"
             "            yield [*path, name]\n"
             "            yield from walk([*path, name], sub)\n"
-            "print(json.dumps(list(walk([], typer.main.get_command(wfctl.cli.app)))))\n")
+            "print(json.dumps(list(walk([], typer.main.get_command(wfctl.cmdline.app.app)))))\n")
     return json.loads(run([str(python), "-c", code], env=env))
 
 

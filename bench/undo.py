@@ -7,7 +7,7 @@ venv of its own, its `wfctl` console script timed as a whole command (wall clock
 Each round: a client with `--rows` sites; an untimed `sites import --on-existing update` changes the address of
 every one of them; then the timed `imports undo <run> --yes` puts every address back (checked in the database
 afterwards). Each restored row is three requests in sequence (GET to check the record is as the run left it,
-PUT, GET to read the change back: wfctl.api.writes.update_record; bulk runs do not wait before the read-back).
+PUT, GET to read the change back: wfctl.api.records.writes.update_record; bulk runs do not wait before the read-back).
 
 Figure: rows/s and requests/s of the undo against Little's law for 16 requests in flight over 50 ms,
 16 / 0.05 s = 320 a second: target >= 0.6, judged on rows (sites undone a second, as issue 24 asks); the
@@ -37,7 +37,7 @@ _bench = importlib.import_module("bench.import")  # `import` is a keyword: the m
 hyperfine, installed_wheel, load, check_once = (_bench.hyperfine, _bench.installed_wheel, _bench.load,
                                                 _bench.check_once)
 
-CONCURRENCY = 16  # rows an undo sends at once (wfctl.bulk.undo.UNDO_CONCURRENCY)
+CONCURRENCY = 16  # rows an undo sends at once (wfctl.runs.undo.UNDO_CONCURRENCY)
 REQUESTS_PER_ROW = 3  # GET (as the run left it?), PUT, GET (read back)
 
 

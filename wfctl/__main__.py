@@ -1,5 +1,5 @@
 import sys
 
-from wfctl.main import main
+from wfctl.cmdline.main import main
 
 sys.exit(main())

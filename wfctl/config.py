@@ -23,7 +23,7 @@ from typing import Any
 
 from wfctl.clierror import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.output import FORMATS
+from wfctl.render.output import FORMATS
 
 DEFAULT_PROFILE = "default"
 CREDENTIAL_STORES = ("keyring", "file")
@@ -65,7 +65,7 @@ KEYS: dict[str, Key] = {
 @dataclass
 class GlobalOptions:
     """The root command's options (`wfctl -p staging -o json ...`): the flags of flag > environment >
-    profile > default, and how to talk (verbose, colour). Built by the root callback (wfctl.cli)."""
+    profile > default, and how to talk (verbose, colour). Built by the root callback (wfctl.cmdline.app)."""
 
     profile: str | None = None
     base_url: str | None = None

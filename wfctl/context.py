@@ -2,8 +2,8 @@
 the keyring, httpx or pydantic until a command asks for it).
 
 The top of the CLI's own modules: it reads settings (wfctl.config), builds the client (wfctl.factory)
-and the output (wfctl.output); none of them imports it back. `GlobalOptions` (wfctl.config) and `IO`
-(wfctl.streams) live below it and are re-exported here.
+and the output (wfctl.render.output); none of them imports it back. `GlobalOptions` (wfctl.config) and `IO`
+(wfctl.render.streams) live below it and are re-exported here.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from wfctl.config import GlobalOptions as GlobalOptions
-from wfctl.output import is_machine
-from wfctl.streams import IO as IO
+from wfctl.render.output import is_machine
+from wfctl.render.streams import IO as IO
 
 if TYPE_CHECKING:
     from wfctl.api.client import Client
     from wfctl.config import Settings
-    from wfctl.output import Output
+    from wfctl.render.output import Output
 
 _current: AppContext | None = None
 
@@ -36,7 +36,7 @@ def option_source(name: str, ctx: Any = None) -> str | None:
     --ca-bundle left to the config layer when it came from WFCTL_CA_BUNDLE, `wfctl api`'s -o); the same
     words as a setting's source in `wfctl config list` (wfctl.config.Settings.source)."""
     if ctx is None:
-        from wfctl.typercompat import current_click_context
+        from wfctl.cmdline.typercompat import current_click_context
 
         ctx = current_click_context()
         if ctx is None:
@@ -71,7 +71,7 @@ class AppContext:
         from wfctl.factory import client_for_settings
 
         client = client_for_settings(self.settings, verbose=self.options.verbose, warn=self.io.warn)
-        from wfctl.progress import NOTE
+        from wfctl.render.progress import NOTE
 
         # An outage ridden out is said on a terminal (a bulk run's progress line, or a line of its own).
         client._runs.watch_outages(NOTE.attach(sys.stderr if self.io.stderr_is_tty else None))
@@ -103,7 +103,7 @@ class AppContext:
         except Exception:
             return False
 
-    #: The command's query options (--jq, --sort-by...: wfctl.shaped.Shape), set by its output group
+    #: The command's query options (--jq, --sort-by...: wfctl.render.shaped.Shape), set by its output group
     #: (wfctl.commands.output_options), so that every Output of the command applies them.
     shape: Any = None
 
@@ -111,9 +111,9 @@ class AppContext:
         """How this command writes records; `fields` (`--fields`) of a `kind` record are checked here;
         the command's query options (`shape`) shape what it writes."""
         if self.shape:
-            from wfctl.shaped import ShapedOutput
+            from wfctl.render.shaped import ShapedOutput
 
             return ShapedOutput(self.io, self.output_format(override), self.shape, fields=fields, kind=kind)
-        from wfctl.output import Output
+        from wfctl.render.output import Output
 
         return Output(self.io, self.output_format(override), fields=fields, kind=kind)

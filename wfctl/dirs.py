@@ -33,7 +33,7 @@ def config_dir() -> Path:
 
 def config_file() -> Path:
     """`WFCTL_CONFIG`, else `config.toml` in the config directory (wfctl.config reads it; the help index
-    keys what it holds from it on this file: wfctl.helpindex.config_stamp)."""
+    keys what it holds from it on this file: wfctl.cmdline.helpindex.config_stamp)."""
     explicit = os.environ.get("WFCTL_CONFIG")
     if explicit:
         return Path(explicit).expanduser()

@@ -1,7 +1,7 @@
 """The one place where exceptions become a one-line message and an exit code.
 
-Commands never catch HTTP errors themselves; they raise, and `wfctl.main` calls `report`. It sits on
-top of the CLI's modules, beside `wfctl.main`: its messages name the profile of the run (`wfctl.context`)
+Commands never catch HTTP errors themselves; they raise, and `wfctl.cmdline.main` calls `report`. It sits on
+top of the CLI's modules, beside `wfctl.cmdline.main`: its messages name the profile of the run (`wfctl.context`)
 and the profiles of the config file (`wfctl.config`), so config, factory, output and context never import
 it: they raise `wfctl.clierror.CliError`, which this module re-exports.
 """
@@ -14,7 +14,7 @@ from typing import IO, Any
 from wfctl.api import errors as api_errors
 from wfctl.clierror import CliError as CliError  # raised everywhere; defined below config
 from wfctl.exit_codes import ExitCode
-from wfctl.safetext import one_line
+from wfctl.text.safetext import one_line
 
 _EXIT_BY_ERROR: list[tuple[type[api_errors.ApiError], ExitCode]] = [
     (api_errors.InvalidId, ExitCode.USAGE),  # before ValidationFailed, its base: refused before sending
@@ -48,12 +48,12 @@ def exit_code_for(exc: BaseException) -> int:
 
 
 def _as_cli_error(exc: BaseException) -> BaseException:
-    """A bulk file's or run's error (wfctl.bulk.errors) as the CliError of the same message, exit code and title."""
+    """A bulk file's or run's error (wfctl.files.errors) as the CliError of the same message, exit code and title."""
     import sys
 
-    if "wfctl.bulk.errors" not in sys.modules:  # not imported: none can have been raised
+    if "wfctl.files.errors" not in sys.modules:  # not imported: none can have been raised
         return exc
-    from wfctl.bulk.errors import BulkError
+    from wfctl.files.errors import BulkError
 
     return CliError(exc.message, exc.exit_code, title=exc.title) if isinstance(exc, BulkError) else exc
 

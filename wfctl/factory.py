@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 
 if TYPE_CHECKING:
-    from wfctl.api.auth import StaticTokenAuth, TokenAuth
     from wfctl.api.client import Client
-    from wfctl.api.store import FileStore, KeyringStore, TokenPair
+    from wfctl.api.session.auth import StaticTokenAuth, TokenAuth
+    from wfctl.api.session.store import FileStore, KeyringStore, TokenPair
     from wfctl.config import Settings
 
 ACCESS_TOKEN_ENV = "WFCTL_ACCESS_TOKEN"
@@ -58,7 +58,7 @@ def client_for_settings(settings: Settings, verbose: bool = False, **options: An
 def token_source(settings: Settings) -> StaticTokenAuth | TokenAuth:
     """Where the profile's access token comes from (a `wfctl.api.TokenSource`): `WFCTL_ACCESS_TOKEN` when set
     (used as is), else the profile's login in its token store (refreshed under the login's lock)."""
-    from wfctl.api.auth import StaticTokenAuth, TokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth, TokenAuth
 
     base_url = require_base_url(settings)
     token = os.environ.get(ACCESS_TOKEN_ENV)
@@ -70,7 +70,7 @@ def token_source(settings: Settings) -> StaticTokenAuth | TokenAuth:
 def token_pair(client: Client) -> TokenPair:
     """The pair behind a CLI-built client's token (its expiry, a refresh in doubt), renewed first if it is
     about to expire: `wfctl auth token` and `auth status`."""
-    from wfctl.api.auth import KeepsPair
+    from wfctl.api.session.auth import KeepsPair
 
     if not isinstance(client.tokens, KeepsPair):
         raise NotLoggedIn("this client has no stored login")
@@ -93,12 +93,12 @@ def require_base_url(settings: Settings) -> str:
 
 
 def store_for_settings(settings: Settings, kind: str | None = None) -> FileStore | KeyringStore:
-    """The token store of the profile's login, with its one lock (see wfctl.api.store).
+    """The token store of the profile's login, with its one lock (see wfctl.api.session.store).
 
     keyring: the entry `<profile>@<service origin>` and its lock in the state directory, so every
     config naming this profile and service shares one login and one lock. file: a file and a lock
     in the config directory."""
-    from wfctl.api.store import FileStore, KeyringStore, keyring_entry
+    from wfctl.api.session.store import FileStore, KeyringStore, keyring_entry
 
     kind = kind or settings.credential_store
     if kind == "file":
@@ -117,7 +117,7 @@ def login_origin(settings: Settings) -> str | None:
     """The origin (scheme://host[:port]) of the profile's service, or None without a base URL."""
     if not settings.base_url:
         return None
-    from wfctl.api.origin import origin_of
+    from wfctl.api.net.origin import origin_of
     from wfctl.config import ConfigError
 
     try:

@@ -1,6 +1,6 @@
 """The write history: one JSON line for each single write wfctl makes (create, update, delete of one record,
 an edit of one record, an agency update), through the CLI or through a Client from `wfctl.factory`. It is
-the SDK's write observer (wfctl.api.writelog) that the factory installs: every write path of the SDK tells
+the SDK's write observer (wfctl.api.records.writelog) that the factory installs: every write path of the SDK tells
 it, so a reader (`wfctl history`, next) needs no write path of its own.
 
 The file is `<state>/history.jsonl` (wfctl.dirs: `$XDG_STATE_HOME/wfctl/history.jsonl` on Linux), 0600,
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from wfctl.dirs import state_dir
 
 if TYPE_CHECKING:
-    from wfctl.api.writelog import Write
+    from wfctl.api.records.writelog import Write
 
 FILE_NAME = "history.jsonl"
 #: The size past which the file is rotated to `history.jsonl.1` (one older file kept).
@@ -87,7 +87,7 @@ class HistoryWriter:
             line: dict[str, object] = {"time": write.time, "profile": self.profile, "kind": write.kind,
                                        "verb": "run", "run": write.run}
         else:
-            from wfctl.api.redact import redact_json
+            from wfctl.api.net.redact import redact_json
 
             line = {"time": write.time, "profile": self.profile, "kind": write.kind, "id": write.record_id,
                     "verb": write.verb, "fields": redact_json(write.fields)}
@@ -123,7 +123,7 @@ class HistoryWriter:
         if self._failed:
             return
         self._failed = True
-        from wfctl.streams import IO
+        from wfctl.render.streams import IO
 
         reason = (exc.strerror or str(exc)).lower()
         IO.write_err(f"wfctl: the write history ({self.path}) could not be written: {reason}; the write was made\n")

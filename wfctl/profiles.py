@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wfctl.api.client import Client
-    from wfctl.api.tokens import TokenSource
+    from wfctl.api.session.tokens import TokenSource
 
 __all__ = ["client", "token_source"]
 

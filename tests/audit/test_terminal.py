@@ -9,7 +9,7 @@ import pytest
 
 from tests.audit.conftest import World
 from tests.terminal.conftest import run_in_terminal
-from wfctl.tables import cell_width as width
+from wfctl.render.tables import cell_width as width
 
 SIZES = [(24, 80), (40, 120)]
 

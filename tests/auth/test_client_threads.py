@@ -9,7 +9,7 @@ import httpx
 
 from tests.fixtures.sandbox import ADMIN, login_token
 from wfctl.api import Client
-from wfctl.api.auth import StaticTokenAuth
+from wfctl.api.session.auth import StaticTokenAuth
 
 
 def test_threads_starting_together_share_one_http_session(sandbox, monkeypatch) -> None:

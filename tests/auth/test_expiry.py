@@ -9,9 +9,9 @@ import time
 
 import httpx
 
-from wfctl.api.auth import TokenAuth
 from wfctl.api.client import Client
-from wfctl.api.store import FileStore, TokenPair
+from wfctl.api.session.auth import TokenAuth
+from wfctl.api.session.store import FileStore, TokenPair
 
 BASE = "https://wams.example.com"
 

@@ -11,10 +11,10 @@ import httpx
 import pytest
 
 from wfctl.api import errors
-from wfctl.api.auth import TokenAuth
 from wfctl.api.client import Client
-from wfctl.api.store import FileStore, TokenPair
-from wfctl.api.transport import RetryPolicy, parse_retry_after
+from wfctl.api.net.transport import RetryPolicy, parse_retry_after
+from wfctl.api.session.auth import TokenAuth
+from wfctl.api.session.store import FileStore, TokenPair
 from wfctl.errors import exit_code_for, message_for
 
 BASE = "https://wams.example.com"
@@ -406,7 +406,7 @@ def test_only_an_outage_is_ridden_out_not_an_answer_that_will_be_the_same():
     `plain http answer to https` took 3 minutes once every failure counted as an outage); a cut is ridden out."""
     import ssl
 
-    from wfctl.api.retry import transient
+    from wfctl.api.net.retry import transient
 
     def caused(outer: Exception, inner: BaseException) -> Exception:
         outer.__cause__ = inner

@@ -13,7 +13,7 @@ HEAVY = ("httpx", "pydantic", "keyring", "rich.table")
 
 PROBE = """
 import sys
-from wfctl.main import main
+from wfctl.cmdline.main import main
 sys.stdout = open('/dev/null', 'w')
 try:
     main({args!r})

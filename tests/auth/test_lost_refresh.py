@@ -23,10 +23,10 @@ import httpx
 import pytest
 
 from wfctl.api import errors
-from wfctl.api.auth import TokenAuth
 from wfctl.api.client import Client
-from wfctl.api.store import REFRESH_GRACE, REFRESH_RESEND_WINDOW, FileStore, TokenPair
-from wfctl.api.transport import RetryPolicy
+from wfctl.api.net.transport import RetryPolicy
+from wfctl.api.session.auth import TokenAuth
+from wfctl.api.session.store import REFRESH_GRACE, REFRESH_RESEND_WINDOW, FileStore, TokenPair
 from wfctl.errors import exit_code_for, message_for
 from wfctl.sandbox.injectors import FaultProxy
 

@@ -16,8 +16,8 @@ import pytest
 
 from tests.fixtures.sandbox import ADMIN, login_token
 from wfctl.api import errors
-from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.client import MAX_REDIRECTS, Client
+from wfctl.api.session.auth import StaticTokenAuth
 from wfctl.errors import exit_code_for, message_for
 
 BASE = "https://wams.example.com"

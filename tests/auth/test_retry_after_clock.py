@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from wfctl.api.client import Client
-from wfctl.api.transport import RetryPolicy
+from wfctl.api.net.transport import RetryPolicy
 
 BASE = "https://wams.example.com"
 

@@ -69,8 +69,8 @@ def test_login_help_has_no_password_option(cli):
 
 
 def test_token_echoed_by_the_service_is_redacted_in_errors(tmp_path):
-    from wfctl.api.auth import StaticTokenAuth
     from wfctl.api.client import Client
+    from wfctl.api.session.auth import StaticTokenAuth
     from wfctl.errors import envelope_for, message_for
 
     canary = "CANARY-access-token-0123456789"
@@ -87,8 +87,8 @@ def test_token_echoed_by_the_service_is_redacted_in_errors(tmp_path):
 
 
 def test_verbose_log_redacts_headers_and_bodies():
-    from wfctl.api.auth import StaticTokenAuth
     from wfctl.api.client import Client
+    from wfctl.api.session.auth import StaticTokenAuth
 
     lines: list[str] = []
     secret = "CANARY-verbose-abcdefghijkl"
@@ -107,7 +107,7 @@ def test_verbose_log_redacts_headers_and_bodies():
 
 
 def test_token_pair_repr_hides_tokens():
-    from wfctl.api.store import TokenPair
+    from wfctl.api.session.store import TokenPair
 
     pair = TokenPair("CANARY-a-123456", "CANARY-r-123456", 0, 0, "u", "https://x")
     assert "CANARY" not in repr(pair)

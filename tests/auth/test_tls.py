@@ -189,7 +189,7 @@ def test_doctor_fails_a_missing_ca_bundle(cli, tls_sandbox, tmp_path):
 
 
 def test_bulk_import_writes_over_tls_through_the_lean_path(cli, tls_sandbox, pki, tmp_path, monkeypatch):
-    from wfctl.api.lean import LeanSender
+    from wfctl.api.net.lean import LeanSender
 
     sent: list[str] = []
     send = LeanSender.request
@@ -243,11 +243,11 @@ def _ca_loads_after(cli, code: str) -> tuple[int, bool]:
 
 def test_help_and_plain_http_load_no_ca_store(cli, sandbox):
     """A CA store is read (and truststore imported) only where an https origin is used."""
-    assert _ca_loads_after(cli, "from wfctl.main import main; main(['--help'])") == (0, False)
+    assert _ca_loads_after(cli, "from wfctl.cmdline.main import main; main(['--help'])") == (0, False)
     login = (f"from wfctl.api import Client; Client({sandbox.url!r}).send('POST', "
              f"'/identity/login', json={{'username': {ADMIN[0]!r}, 'password': {ADMIN[1]!r}}})")
     assert _ca_loads_after(cli, login) == (0, False)
-    loads, _ = _ca_loads_after(cli, "from wfctl.api.tls import ssl_context; ssl_context()")
+    loads, _ = _ca_loads_after(cli, "from wfctl.api.net.tls import ssl_context; ssl_context()")
     assert loads >= 2  # certifi and the OS store
 
 

@@ -16,8 +16,8 @@ from tests.fixtures.cli import REPO_ROOT, Cli
 from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
 
 #: modules a script using the SDK must never load
-CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.output", "wfctl.factory", "wfctl.commands",
-            "wfctl.bulk", "wfctl.cli", "wfctl.main", "typer", "click", "rich")
+CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.render.output", "wfctl.factory", "wfctl.commands",
+            "wfctl.bulk", "wfctl.cmdline.app", "wfctl.cmdline.main", "typer", "click", "rich")
 
 TAIL = f"""
 import sys as _sys
@@ -191,7 +191,7 @@ def test_the_client_takes_only_the_options_it_names(sandbox: SandboxServer):
 
 
 def test_the_bulk_writer_asks_the_same_source_and_refreshes_through_it(sandbox: SandboxServer):
-    """The fast writer of bulk runs (wfctl.api.lean) asks the Client's source before every write, and a write
+    """The fast writer of bulk runs (wfctl.api.net.lean) asks the Client's source before every write, and a write
     answered 401 goes through the source's refresh like any other request."""
     import uuid
 

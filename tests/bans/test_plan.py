@@ -1,4 +1,4 @@
-"""The pure side of bans (`wfctl.api.bans`), no server: what a plan adds and removes, the list a write sends
+"""The pure side of bans (`wfctl.api.domain.bans`), no server: what a plan adds and removes, the list a write sends
 (everyone else's entries where they were), the ids no one means, and `bans list`'s rows (the judgement
 `wfctl audit` shares)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from wfctl.api import bans
+from wfctl.api.domain import bans
 
 
 def site(site_id: str, client_id: str, *workers: str) -> dict[str, object]:

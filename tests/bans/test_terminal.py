@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.terminal.conftest import REPO_ROOT, run_in_terminal, wfctl_command
-from wfctl.tables import cell_width as width
+from wfctl.render.tables import cell_width as width
 
 SIZES = [(24, 80), (40, 120)]
 

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from wfctl.bulk import damage, suspects
-from wfctl.changes import lines
+from wfctl.files import damage, suspects
+from wfctl.text.changes import lines
 
 NUMBER = "looks like a spreadsheet turned this text into a number"
 DATE = "looks like a spreadsheet turned this text into a date"

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.bulk.helpers import new_client, site_names
-from wfctl import csvformat as cf
+from wfctl.files import csvformat as cf
 
 SITE = {
     "clientId": "c-1", "name": "=HYPERLINK(\"x\")", "address": "1 Dock Rd\nHull", "phone": "+44 1482 000000",
@@ -136,7 +136,7 @@ def test_json_cells_that_python_cannot_read(text: str, message: str) -> None:
 def test_write_model_refuses_absurd_rates_at_once(rate: object) -> None:
     from pydantic import ValidationError
 
-    from wfctl.api.models import WRITE_MODELS
+    from wfctl.api.records.models import WRITE_MODELS
 
     started = time.perf_counter()
     with pytest.raises(ValidationError):

@@ -1,4 +1,4 @@
-"""The one executor (wfctl.bulk.engine) runs any plan of actions: each journalled under its own key, and
+"""The one executor (wfctl.runs.engine) runs any plan of actions: each journalled under its own key, and
 a run stopped by its journal or by a run-wide error ends the actions in flight before it returns. A prune's
 delete is just another action (here one that deletes from an in-memory service)."""
 
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from wfctl.bulk import journal
-from wfctl.bulk.engine import Executor, RunContext, Stopped
+from wfctl.runs import journal
+from wfctl.runs.engine import Executor, RunContext, Stopped
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""bulk raises its own errors (`wfctl.bulk.errors`), not the CLI's CliError (issue 22 §2: bulk holds no CLI
+"""bulk raises its own errors (`wfctl.files.errors`), not the CLI's CliError (issue 22 §2: bulk holds no CLI
 code); the error boundary shows them as it showed the CliError they were: the same line, exit code and
 JSON error."""
 
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from wfctl import errors
-from wfctl.bulk.errors import BulkError, FileError, RunNotFound
 from wfctl.exit_codes import ExitCode
+from wfctl.files.errors import BulkError, FileError, RunNotFound
 
 
 def test_an_input_file_that_is_not_there(logged_in: Any, tmp_path: Path) -> None:

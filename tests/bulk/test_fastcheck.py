@@ -10,11 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from wfctl.api.models import WRITE_MODELS
-from wfctl.bulk import plan
-from wfctl.bulk.fastcheck import RowCheck, create_body
-from wfctl.bulk.journal import Entry
-from wfctl.csvformat import READ_ONLY_COLUMNS, CellError, decode_cell
+from wfctl.api.records.models import WRITE_MODELS
+from wfctl.files.csvformat import READ_ONLY_COLUMNS, CellError, decode_cell
+from wfctl.plans import plan
+from wfctl.plans.fastcheck import RowCheck, create_body
+from wfctl.runs.journal import Entry
 
 GOOD_TEXT = st.sampled_from(["Dock 4", " x ", "Ann", "Straße", "=1+2"])
 TEXT = st.one_of(GOOD_TEXT, GOOD_TEXT, GOOD_TEXT, GOOD_TEXT, st.text(max_size=8),
@@ -221,7 +221,7 @@ def test_distinct_plain_list_cells_are_read_without_decode_cell(monkeypatch: pyt
     rows = [[f"S{i}", f"Forklift={10 + i}.{i:02d}|Picker {i}={i}", f"Goods In {i}:Ann:a{i}@b.co|Yard {i}|Dock:"]
             for i in range(50)]
     expected = [reference("site", header, cells, "") for cells in rows]
-    from wfctl import csvformat
+    from wfctl.files import csvformat
 
     def unused(*args: Any) -> Any:
         raise AssertionError("decode_cell read a plain list cell")

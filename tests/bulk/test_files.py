@@ -16,10 +16,10 @@ import pytest
 from tests.bulk.helpers import new_client, site_names, without_ids, write
 from tests.fixtures.cli import REPO_ROOT
 from tests.fixtures.sandbox import ADMIN, login_token
-from wfctl.bulk.errors import FileError
-from wfctl.bulk.files import atomic_text_file, check_writable
-from wfctl.bulk.reader import Row
-from wfctl.bulk.report import write_report
+from wfctl.files.errors import FileError
+from wfctl.files.files import atomic_text_file, check_writable
+from wfctl.files.reader import Row
+from wfctl.views.report import write_report
 
 BOM = "\ufeff".encode()
 
@@ -85,8 +85,8 @@ def test_an_os_error_of_other_code_keeps_its_own_message(tmp_path: Path) -> None
 
 WRITE_UNDER_A_LIMIT = """
 import resource, signal, sys
-from wfctl.bulk.files import atomic_text_file
-from wfctl.bulk.errors import FileError
+from wfctl.files.files import atomic_text_file
+from wfctl.files.errors import FileError
 path, size = sys.argv[1], int(sys.argv[2])
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else the kernel ends the process
 resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
@@ -147,13 +147,13 @@ def test_import_report_opens_in_a_spreadsheet(logged_in: Any, tmp_path: Path) ->
 
 def sdk(sandbox: Any) -> Any:
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     return Client(sandbox.url, auth=StaticTokenAuth(login_token(sandbox, *ADMIN)["accessToken"], sandbox.url))
 
 
 def test_export_file_has_a_bom_and_imports_back(logged_in: Any, sandbox: Any, tmp_path: Path) -> None:
-    from wfctl.bulk.exporter import export_to_file
+    from wfctl.runs.exporter import export_to_file
 
     cli = logged_in
     source, target = new_client(cli), new_client(cli)
@@ -174,7 +174,7 @@ def test_export_file_has_a_bom_and_imports_back(logged_in: Any, sandbox: Any, tm
 
 def test_export_that_fails_leaves_the_old_file(sandbox: Any, tmp_path: Path) -> None:
     from wfctl.api.errors import NotFound
-    from wfctl.bulk.exporter import export_to_file
+    from wfctl.runs.exporter import export_to_file
 
     path = write(tmp_path / "e.csv", "old\n")
     with pytest.raises(NotFound):

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.bulk.helpers import new_client
-from wfctl.bulk.reader import MAX_CELL_CHARS
-from wfctl.csvformat import known_columns
+from wfctl.files.csvformat import known_columns
+from wfctl.files.reader import MAX_CELL_CHARS
 
 FUZZ = settings(max_examples=120, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,

@@ -1,4 +1,4 @@
-"""The journal's group write (wfctl/bulk/groupwrite.py, issue 43): many threads' lines, each written
+"""The journal's group write (wfctl/runs/groupwrite.py, issue 43): many threads' lines, each written
 whole before its append returns, at the offset it was told, in one order; a failed write fails every
 later append."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wfctl.bulk.groupwrite import GroupWrite
+from wfctl.runs.groupwrite import GroupWrite
 
 
 def test_lines_of_many_threads_are_each_written_where_they_were_told(tmp_path: Path) -> None:

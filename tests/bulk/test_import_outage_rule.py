@@ -1,4 +1,4 @@
-"""An import's rows meet an outage through the run's one stop rule (issue 46: `wfctl.bulk.engine.stop_cause`,
+"""An import's rows meet an outage through the run's one stop rule (issue 46: `wfctl.runs.engine.stop_cause`,
 which a rates, bans, edit, undo or prune run asks too). Behind a proxy that answers 503 (Retry-After: 1) for a
 while: a window shorter than the outage budget is ridden out (no row failed); one that outlasts it stops the
 run with the documented line, resumable, and the run that resumes it sends what is left."""

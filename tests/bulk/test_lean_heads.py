@@ -1,4 +1,4 @@
-"""The lean writer reads an answer's head itself (wfctl/api/lean.py, issue 43: without the email package's
+"""The lean writer reads an answer's head itself (wfctl/api/net/lean.py, issue 43: without the email package's
 parser): the forms of a head a server may send, from a real socket, read as http.client read them."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import threading
 
 import pytest
 
-from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.client import Client
+from wfctl.api.session.auth import StaticTokenAuth
 
 
 def _send(answer: bytes) -> tuple[object, bool]:

@@ -24,8 +24,8 @@ import pytest
 
 from tests.bulk.helpers import new_client, site_names, write
 from wfctl.api import Client
-from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.errors import ApiError
+from wfctl.api.session.auth import StaticTokenAuth
 from wfctl.sandbox.injectors import FaultProxy
 
 RECORD = {"id": "s1", "name": "North"}
@@ -337,7 +337,7 @@ def test_while_answered_429_the_pool_lets_fewer_requests_through_at_once() -> No
     last 429, any number may again."""
     import threading
 
-    from wfctl.api.retry import THROTTLE_EASE, Pause
+    from wfctl.api.net.retry import THROTTLE_EASE, Pause
 
     now = [0.0]
     pause = Pause(sleep=lambda seconds: None, clock=lambda: now[0])

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wfctl.bulk.importer import Importer, Options
-from wfctl.bulk.planning import Inventory
-from wfctl.bulk.reader import CsvInput
+from wfctl.files.reader import CsvInput
+from wfctl.plans.planning import Inventory
+from wfctl.runs.importer import Importer, Options
 
 
 class NoServer:
@@ -113,7 +113,7 @@ def test_a_real_run_plans_once_reads_each_record_once_and_sends_that_plan(tmp_pa
 def test_ctrl_c_while_a_real_run_plans_sends_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl-C while the run plans stops it (`Stopped`, "interrupted": the CLI says "interrupted while
     planning: nothing was sent") before anything is sent or journalled."""
-    from wfctl.bulk.importer import Stopped
+    from wfctl.runs.importer import Stopped
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     client = "c-1"
@@ -214,7 +214,7 @@ def test_a_dry_run_shows_the_plan_a_run_would_execute_reading_each_record_once(t
 def test_the_planner_returns_a_value_that_says_each_rows_error_and_which_rows_it_creates(tmp_path: Path) -> None:
     """The planner alone, no importer and no server: its plan holds each invalid row's error as the report
     says it (the column as the file spells it), and which rows it creates."""
-    from wfctl.bulk.validation import Planner
+    from wfctl.plans.validation import Planner
 
     client = "c-1"
     inventory = inventory_of(client, {"id": "s-1", "clientId": client, "name": "Leeds Depot", "address": "1 Old St"})

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from wfctl.bulk import damage
-from wfctl.csvformat import encode_cell
+from wfctl.files import damage
+from wfctl.files.csvformat import encode_cell
 
 DATE = "looks like a spreadsheet turned this text into a date"
 NUMBER = "looks like a spreadsheet turned this text into a number"

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from tests.bulk.helpers import new_client, site_names
-from wfctl.bulk.errors import BulkError
-from wfctl.bulk.reader import MAX_CELL_CHARS, CsvInput
+from wfctl.files.errors import BulkError
+from wfctl.files.reader import MAX_CELL_CHARS, CsvInput
 
 DATA = Path(__file__).parent / "data"
 

@@ -1,4 +1,4 @@
-"""Issue 30 §4: wfctl rides out an outage of the service of up to 60 s (wfctl.api.retry), every worker of a
+"""Issue 30 §4: wfctl rides out an outage of the service of up to 60 s (wfctl.api.net.retry), every worker of a
 bulk run on the one pause, and a terminal says so: `service unavailable, waiting (12 s)`.
 
 A real outage: the sandbox's PostgreSQL stopped and started again under a `-j 16` import (a cluster of

@@ -236,7 +236,7 @@ def small_tmpfs(folder: Path) -> Iterator[bool]:
 @pytest.mark.parametrize("fault", ["rlimit", "tmpfs"])
 def test_unwritable_journal_stops_and_nothing_unrecorded_was_sent(cli: Any, sandbox_factory: Any, tmp_path: Path,
                                                                   fault: str) -> None:
-    from wfctl.bulk import journal as journal_module
+    from wfctl.runs import journal as journal_module
 
     _, cid = slow_login(cli, sandbox_factory, 5)
     rows = 200 if fault == "rlimit" else 900

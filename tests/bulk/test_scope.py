@@ -13,13 +13,13 @@ from tests.bulk.test_planning import NoServer
 from tests.fixtures.sandbox import ADMIN, login_token
 from tests.matrix.conftest import Deployment
 from wfctl.api import Client
-from wfctl.api.auth import StaticTokenAuth
-from wfctl.api.refs import NoSuchRecord
-from wfctl.bulk.errors import BulkError
-from wfctl.bulk.importer import Importer, Options
-from wfctl.bulk.planning import ImportPlan, Inventory
-from wfctl.bulk.reader import CsvInput
-from wfctl.bulk.scope import Scope, resolve_scope
+from wfctl.api.records.refs import NoSuchRecord
+from wfctl.api.session.auth import StaticTokenAuth
+from wfctl.files.errors import BulkError
+from wfctl.files.reader import CsvInput
+from wfctl.plans.planning import ImportPlan, Inventory
+from wfctl.plans.scope import Scope, resolve_scope
+from wfctl.runs.importer import Importer, Options
 
 TWO_CLIENTS = Scope("site", ("c-1", "c-2"), "every client of branch Leeds", ("Acme", "Brill"))
 

@@ -1,4 +1,4 @@
-"""The run's one stop rule (issue 46): `wfctl.bulk.engine.stop_cause` decides for every action (an import's
+"""The run's one stop rule (issue 46): `wfctl.runs.engine.stop_cause` decides for every action (an import's
 row, a site's rates or bans, an edited site, an undo's row, a prune's delete) whether an error it met stops
 the run, and why; `RunContext.stop_for` stops it. The errors are made as the SDK raises them (no server)."""
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from wfctl.api.errors import ApiError, Conflict, NetworkError, NotLoggedIn, ServerError, ValidationFailed
-from wfctl.bulk.engine import RunContext, stop_cause
-from wfctl.bulk.journal import JournalError
+from wfctl.runs.engine import RunContext, stop_cause
+from wfctl.runs.journal import JournalError
 
 
 class _Runs:

@@ -1,4 +1,4 @@
-"""A run's wait for its workers through Ctrl-C (the executor's, wfctl.bulk.engine): a Ctrl-C that lands in the wait does
+"""A run's wait for its workers through Ctrl-C (the executor's, wfctl.runs.engine): a Ctrl-C that lands in the wait does
 not end it before the row in flight has ended. On CPython before 3.13 a Ctrl-C in `Thread.join()` marks
 the thread as ended while it still runs, and an import then closed its journal under a row in flight (the
 row stayed `sending`: a rare failure of test_ctrl_c_while_the_last_rows_are_in_flight). Each case runs in a
@@ -14,7 +14,7 @@ from tests.fixtures.cli import REPO_ROOT
 
 SCRIPT = textwrap.dedent("""
     import os, signal, sys, threading, time
-    from wfctl.bulk.engine import Workers
+    from wfctl.runs.engine import Workers
 
     release, ended, calls = threading.Event(), [], []
 

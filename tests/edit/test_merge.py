@@ -1,8 +1,8 @@
-"""The three-way merge of a record (wfctl.api.merge), without a server: field by field, entry by entry."""
+"""The three-way merge of a record (wfctl.api.records.merge), without a server: field by field, entry by entry."""
 
 from __future__ import annotations
 
-from wfctl.api.merge import Conflict, changed, three_way
+from wfctl.api.records.merge import Conflict, changed, three_way
 
 SITE = ("name", "email", "rates", "departments", "bannedWorkers")
 BASE = {"name": "Dock 4", "email": "a@x.test", "rates": [{"skill": "Forklift", "hourlyRate": 13.25}],

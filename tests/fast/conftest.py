@@ -1,5 +1,5 @@
-"""The fast layer: a command's run half (`wfctl.commands.recordrun`) called with recorded streams
-(`wfctl.streams.TestIO`) and an SDK Client whose transport calls the sandbox app in this process, no socket,
+"""The fast layer: a command's run half (`wfctl.drivers.recordrun`) called with recorded streams
+(`wfctl.render.streams.TestIO`) and an SDK Client whose transport calls the sandbox app in this process, no socket,
 no click, no login per test (gh's `listRun(&opts)` with `iostreams.Test()`). For rendering questions: what a
 format, a column or --fields writes, what a table shows at a width, which line an error is. What needs a
 server, a process or a terminal (retries, faults, tokens, a real pty) stays in the end-to-end tests.
@@ -113,9 +113,9 @@ def run(service: Service) -> Callable[..., Ran]:
     under -o json/jsonl), with its exit code."""
     from wfctl.commands.output_options import OutputOptions
     from wfctl.errors import report
-    from wfctl.output import is_machine
-    from wfctl.shaped import Shape
-    from wfctl.streams import TestIO
+    from wfctl.render.output import is_machine
+    from wfctl.render.shaped import Shape
+    from wfctl.render.streams import TestIO
 
     def call(half: RunHalf, options: type, *, tty: bool = False, width: int = 80, stdin: str = "",
              fields: str | None = None, shape: dict[str, Any] | None = None, **given: Any) -> Ran:

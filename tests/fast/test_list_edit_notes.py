@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.pages.helpers import add_client
-from wfctl.commands.recordrun import CreateOptions, GetOptions, UpdateOptions, run_create, run_get, run_update
+from wfctl.drivers.recordrun import CreateOptions, GetOptions, UpdateOptions, run_create, run_get, run_update
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.pages.helpers import add_client
-from wfctl.commands.recordrun import (
+from wfctl.drivers.recordrun import (
     CreateOptions,
     GetOptions,
     ListOptions,

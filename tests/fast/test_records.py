@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from tests.pages.helpers import add_client
-from wfctl.commands.recordrun import DeleteOptions, GetOptions, run_delete, run_get
+from wfctl.drivers.recordrun import DeleteOptions, GetOptions, run_delete, run_get
 
 
 def new_site(service: Any, client_id: str) -> tuple[str, str]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from wfctl.commands.recordrun import CreateOptions, ListOptions, run_create, run_list
+from wfctl.drivers.recordrun import CreateOptions, ListOptions, run_create, run_list
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.bulk.helpers import new_client, write
-from wfctl import csvformat as cf
+from wfctl.files import csvformat as cf
 
 
 def test_every_problem_in_a_rates_cell() -> None:

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from wfctl.argv import CommandLine
-from wfctl.main import _command
+from wfctl.cmdline.argv import CommandLine
+from wfctl.cmdline.main import _command
 
 
 def _paths() -> list[list[str]]:
@@ -81,8 +81,8 @@ def test_options_marked_required_are_required(cli: Any, path: list[str], option:
 @pytest.mark.parametrize("columns", [100, 120, 200])
 def test_help_uses_the_terminal_width_up_to_120_and_the_index_agrees(
         columns: int, tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from wfctl import helpindex, indexbuilder, startup
-    from wfctl.main import _run
+    from wfctl.cmdline import helpindex, indexbuilder, startup
+    from wfctl.cmdline.main import _run
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("COLUMNS", str(columns))

@@ -90,8 +90,8 @@ def test_a_write_through_the_sdk_leaves_one_line(logged_in: Cli) -> None:
 
 def test_a_bare_sdk_client_writes_no_file_and_tells_its_observer(logged_in: Cli, sandbox: Any) -> None:
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
-    from wfctl.api.writelog import Write
+    from wfctl.api.records.writelog import Write
+    from wfctl.api.session.auth import StaticTokenAuth
 
     token = logged_in("auth", "token").stdout.strip()
     told: list[Write] = []
@@ -123,7 +123,7 @@ def test_a_journalled_run_leaves_one_line_naming_it(logged_in: Cli, tmp_path: Pa
 
 
 def test_the_file_is_rotated_past_its_bound_and_read_oldest_first(tmp_path: Path) -> None:
-    from wfctl.api.writelog import Write
+    from wfctl.api.records.writelog import Write
     from wfctl.history import HistoryWriter, read_history
 
     writer = HistoryWriter("default", tmp_path / "history.jsonl", max_bytes=400)

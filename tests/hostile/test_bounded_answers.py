@@ -23,8 +23,8 @@ import pytest
 from tests.fixtures.cli import REPO_ROOT
 from tests.hostile.hostile_server import HostileServer
 from wfctl.api import errors
-from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.client import Client
+from wfctl.api.session.auth import StaticTokenAuth
 
 MiB = 1024 * 1024
 
@@ -124,7 +124,7 @@ def _a_budget_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each in-process test here reads with a budget of answers of its own: the bound of one answer is what
     they check, and the process's budget is shared with whatever ran before in this test process (a
     worker running several files: the answers of an earlier test's objects not yet freed)."""
-    from wfctl.api import limits
+    from wfctl.api.net import limits
 
     monkeypatch.setattr(limits, "ANSWERS", limits.AnswerBudget(limits.MAX_ANSWER_BYTES))
 
@@ -168,7 +168,7 @@ def test_a_refused_answer_gives_its_bytes_back_at_once(hostile):
     """The process's one budget of answers (issue 45): an answer refused half-read gives back what it took as
     it is refused, not when its exception is dropped. Kept alive here, as a caller's handler or a report keeps
     it, it held up to 64 MiB and the next request of the process was refused as "answers being read at once"."""
-    from wfctl.api import limits
+    from wfctl.api.net import limits
 
     ANSWERS = limits.ANSWERS  # this test's own (the fixture above)
     server = hostile("endless")

@@ -1,5 +1,5 @@
 """One memory bound for a whole command, not one per request (issue 45). A hostile server takes a `-j 16`
-import or a list to at most 2x the answer bound (64 MiB: `wfctl.api.limits.ANSWERS`) above the same command's
+import or a list to at most 2x the answer bound (64 MiB: `wfctl.api.net.limits.ANSWERS`) above the same command's
 working set against a well-behaved server, and a page whose records are more than the command can hold once
 decoded stops with one line (exit 1) before anything is printed.
 
@@ -37,7 +37,7 @@ def record():
     peak = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
     open(os.environ["WFCTL_TEST_PEAK_FILE"], "w").write(peak.split()[1])
 atexit.register(record)
-from wfctl.main import main
+from wfctl.cmdline.main import main
 sys.exit(main())
 """
 

@@ -14,8 +14,8 @@ import pytest
 
 from tests.hostile.hostile_server import HostileServer
 from wfctl.api import errors
-from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.client import Client
+from wfctl.api.session.auth import StaticTokenAuth
 
 ROW = {"id": "b-1", "name": "North", "address": "", "phone": "", "email": "", "createdOn": "2026-01-01T00:00:00Z"}
 

@@ -95,7 +95,7 @@ def test_json_writes_c1_controls_escaped(wf: Any, branches: dict[str, str]) -> N
 
 def test_json_text_escapes_del_in_otherwise_ascii_text_and_c1_in_any() -> None:
     """DEL is ASCII: the fast path for ASCII text must still escape it."""
-    from wfctl.safetext import json_text
+    from wfctl.text.safetext import json_text
 
     assert json_text('{"name":"a\x7fb"}') == '{"name":"a\\u007fb"}'
     assert json_text('{"name":"é\x85\x7f"}') == '{"name":"é\\u0085\\u007f"}'
@@ -104,7 +104,7 @@ def test_json_text_escapes_del_in_otherwise_ascii_text_and_c1_in_any() -> None:
 
 def test_the_compact_encoder_writes_what_json_writes() -> None:
     """wfctl's one compact encoder (the C encoder made once) against json's own, value for value."""
-    from wfctl.tables import compact
+    from wfctl.render.tables import compact
 
     plain = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, check_circular=False).encode
     values = ["s", "é\x7f\"\\\n\u2028", 3, -0.0, 1e100, 2.5, float("inf"), None, True, [], {}, {1: "k"},
@@ -129,7 +129,7 @@ def test_progress_names_a_markup_file_as_text(wf: Any, tag: str, tmp_path: Path)
 def test_progress_line_in_a_pipe_escapes_the_file_name() -> None:
     import io
 
-    from wfctl.progress import Progress
+    from wfctl.render.progress import Progress
 
     stream = io.StringIO()
     progress = Progress("importing a\x1b[2Jb [/].csv", terminal=False, interval=0, stream=stream)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.imports.helpers import runs, sites_of
-from wfctl.api.writes import UNSURE
+from wfctl.api.records.writes import UNSURE
 
 LOST_AND_UNKEYED = ["drop-create-answer", "ignore-idempotency-key"]
 
@@ -73,7 +73,7 @@ def test_sites_create_and_the_sdk_decide_the_same(cli: Any, deployment: tuple[An
 
     from tests.fixtures.sandbox import ADMIN, login_token
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     token = login_token(plain, *ADMIN)["accessToken"]
     with Client(quirky.url, auth=StaticTokenAuth(token, quirky.url)) as sdk:
@@ -132,7 +132,7 @@ def test_undo_of_an_interrupted_run_takes_back_the_create_in_flight(cli: Any, de
     import os
 
     from tests.imports.test_runs import header
-    from wfctl.bulk import journal
+    from wfctl.runs import journal
 
     quirky, _ = deployment
     assert cli.login_as(quirky.url, "admin@northwind.test", "sandbox-admin").exit_code == 0

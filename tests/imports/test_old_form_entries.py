@@ -1,7 +1,7 @@
 """Journal entries are keyed by action (issue 46): a file row of an import (`"r"`), or an action on a record
 (`"k"`: kind, record id, verb). Journals of the old form, where `rates set`, `bans`, `sites edit --client`
 and a prune's deletes were journalled under row numbers made up for them, still read, resume and undo:
-each old line is read as the action it was (the reader of wfctl.bulk.journalentry). A `rates set` of the
+each old line is read as the action it was (the reader of wfctl.runs.journalentry). A `rates set` of the
 old form resumes and undoes in tests/rates/test_old_header.py; a prune's here."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.bulk.test_prune import held, pruned_two_of_four
-from wfctl.bulk import journal
-from wfctl.bulk.journalentry import ActionKey
+from wfctl.runs import journal
+from wfctl.runs.journalentry import ActionKey
 
 RATES = {"journal": 2, "kind": "site", "file": "rates:" + "a" * 40, "path": "rates set --by +1% --client C",
          "command": "rates set", "target": "http://127.0.0.1:1", "profile": "default", "parent": "",

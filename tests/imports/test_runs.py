@@ -10,7 +10,7 @@ from typing import Any
 
 from tests.bulk.helpers import new_client
 from tests.imports.helpers import get, runs
-from wfctl.bulk import journal
+from wfctl.runs import journal
 
 
 def header(run: str, started: str, target: str = "", path: str = "/data/sites.csv") -> dict[str, Any]:

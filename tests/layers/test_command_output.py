@@ -1,9 +1,9 @@
 """One way out, one way to ask (issue 31 §3), read with `ast`:
 
-- a command writes through the program's streams (`wfctl.streams.IO`: `io.write`, `io.note`, `io.warn`,
+- a command writes through the program's streams (`wfctl.render.streams.IO`: `io.write`, `io.note`, `io.warn`,
   `io.write_err`) and the output module, never with `print()`, `typer.echo`/`click.echo` or
   `sys.stdout.write`/`sys.stderr.write` of its own (style.md 3: no `print()`);
-- which formats exist, and which of them are for a program, is said once, in `wfctl.output` (`FORMATS`,
+- which formats exist, and which of them are for a program, is said once, in `wfctl.render.output` (`FORMATS`,
   `is_machine` / `Output.machine`, `Output.tabular`): a literal naming two formats or more
   (`in ("json", "jsonl")`, a second list of formats) anywhere else in wfctl is a second answer that the
   next format (`-o yaml`) would have to find.
@@ -15,10 +15,10 @@ import ast
 from pathlib import Path
 
 from tests.layers.imports import PACKAGE, modules
-from wfctl.output import FORMATS
+from wfctl.render.output import FORMATS
 
 COMMANDS = "wfctl.commands"
-OUTPUT_MODULE = "wfctl.output"
+OUTPUT_MODULE = "wfctl.render.output"
 ECHOES = {("typer", "echo"), ("typer", "secho"), ("click", "echo"), ("click", "secho")}
 
 
@@ -68,13 +68,13 @@ def _tree(path: Path) -> ast.AST:
 def test_commands_write_through_the_programs_streams_only():
     offences = [f"{path.relative_to(PACKAGE.parent)}:{where}" for module, path in modules().items()
                 if module == COMMANDS or module.startswith(COMMANDS + ".") for where in direct_writes(_tree(path))]
-    assert offences == [], "write through wfctl.streams.IO (app.io.write, .note, .warn, .write_err) instead"
+    assert offences == [], "write through wfctl.render.streams.IO (app.io.write, .note, .warn, .write_err) instead"
 
 
 def test_the_formats_are_named_in_the_output_module_only():
     offences = [f"{path.relative_to(PACKAGE.parent)}:{where}" for module, path in modules().items()
                 if module != OUTPUT_MODULE for where in format_lists(_tree(path))]
-    assert offences == [], "ask wfctl.output: FORMATS, is_machine(), Output.machine or Output.tabular"
+    assert offences == [], "ask wfctl.render.output: FORMATS, is_machine(), Output.machine or Output.tabular"
 
 
 def test_the_checks_find_what_they_forbid():
@@ -98,9 +98,9 @@ def test_the_checks_find_what_they_forbid():
 
 def test_every_output_option_and_the_config_offer_the_one_list():
     """-o's choices on every command as the help index records them (its completion is answered from
-    them), its help, and the `output` setting's check all come from wfctl.output.FORMATS."""
+    them), its help, and the `output` setting's check all come from wfctl.render.output.FORMATS."""
+    from wfctl.cmdline.indexbuilder import build_index
     from wfctl.config import KEYS
-    from wfctl.indexbuilder import build_index
 
     def options(node, path):
         for param in node["params"]:

@@ -1,7 +1,7 @@
-"""The CLI's front by direction (issue 22 §2 and §4): wfctl.main, the entry point, sits on top and nothing
+"""The CLI's front by direction (issue 22 §2 and §4): wfctl.cmdline.main, the entry point, sits on top and nothing
 of wfctl imports it; the fast path (startup -> helpindex, completeanswer) sits below the Typer app and
 imports none of it, so `--help` and a Tab press stay answered without typer, click or pydantic; the index
-builder reaches the app through wfctl.cli, never through wfctl.main (that was the cli -> help_format ->
+builder reaches the app through wfctl.cmdline.app, never through wfctl.cmdline.main (that was the cli -> help_format ->
 startup -> main -> cli ring)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import ast
 
 from tests.layers.imports import graph, modules
 
-FAST_PATH = ["wfctl.startup", "wfctl.helpindex", "wfctl.completeanswer"]
-APP_SIDE = {"wfctl.main", "wfctl.cli", "wfctl.help_format", "wfctl.indexbuilder", "wfctl.coercion",
-            "wfctl.typercompat"}
+FAST_PATH = ["wfctl.cmdline.startup", "wfctl.cmdline.helpindex", "wfctl.cmdline.completeanswer"]
+APP_SIDE = {"wfctl.cmdline.main", "wfctl.cmdline.app", "wfctl.cmdline.help_format", "wfctl.cmdline.indexbuilder", "wfctl.cmdline.coercion",
+            "wfctl.cmdline.typercompat"}
 HEAVY = {"typer", "click", "rich", "pydantic", "httpx"}
 
 
@@ -29,7 +29,7 @@ def _third_party(module: str) -> set[str]:
 
 def test_nothing_of_wfctl_imports_the_entry_point_but_dunder_main():
     edges = graph()
-    importers = sorted(module for module, targets in edges.items() if "wfctl.main" in targets)
+    importers = sorted(module for module, targets in edges.items() if "wfctl.cmdline.main" in targets)
     assert importers == ["wfctl.__main__"]
 
 

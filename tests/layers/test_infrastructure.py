@@ -108,7 +108,7 @@ def test_file_locks_go_through_filelock():
 
 
 def test_a_held_import_lock_names_its_holder(tmp_path: Path):
-    from wfctl.bulk.journal import ImportLock, RunLocked
+    from wfctl.runs.journal import ImportLock, RunLocked
 
     header = {"kind": "site", "path": "/data/s.csv", "target": "http://x", "parent": "c1"}
     with ImportLock(str(tmp_path), header):
@@ -121,8 +121,8 @@ def test_a_held_import_lock_names_its_holder(tmp_path: Path):
 
 def test_a_profile_names_its_journals_folder_as_it_names_its_token_file(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch):
-    from wfctl.bulk.journal import runs_dir
     from wfctl.fsutil import file_name_for
+    from wfctl.runs.journal import runs_dir
 
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     runs = tmp_path / "wfctl" / "runs"

@@ -7,13 +7,13 @@ import json
 import subprocess
 import sys
 
-CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.output", "wfctl.factory", "wfctl.commands",
+CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.render.output", "wfctl.factory", "wfctl.commands",
             "wfctl.bulk", "typer", "click", "rich")
 
 PROGRAM = """
 import json, sys
 from wfctl.api import Client
-from wfctl.api.auth import StaticTokenAuth
+from wfctl.api.session.auth import StaticTokenAuth
 client = Client("https://wf.example.com", auth=StaticTokenAuth("t0ken", "https://wf.example.com"))
 client._session()  # the httpx session, its transport and TLS context: everything a first request builds
 print(json.dumps(sorted(sys.modules)))

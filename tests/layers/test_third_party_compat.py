@@ -1,5 +1,5 @@
 """Third-party internals in one place (issue 22 §5): typer's and click's private names only in
-wfctl/typercompat.py, other libraries' private names used by the SDK only in wfctl/api/compat.py, and
+wfctl/cmdline/typercompat.py, other libraries' private names used by the SDK only in wfctl/api/compat.py, and
 every one of them there on the installed versions (the upper bounds in pyproject.toml are what this
 suite has proved)."""
 
@@ -44,13 +44,13 @@ def test_private_attributes_of_other_libraries_are_named_in_the_compat_module_on
     assert offenders == []
 
 
-@pytest.mark.parametrize("name", sorted(__import__("wfctl.typercompat", fromlist=["NAMES"]).NAMES))
+@pytest.mark.parametrize("name", sorted(__import__("wfctl.cmdline.typercompat", fromlist=["NAMES"]).NAMES))
 def test_every_typer_name_is_there_on_the_installed_typer(name: str) -> None:
-    from wfctl import typercompat
+    from wfctl.cmdline import typercompat
 
     module, attribute, _ = typercompat.NAMES[name]
     found = importlib.import_module(module)  # the private module itself, not a fallback
-    assert not attribute or hasattr(found, attribute), f"typer moved {module}.{attribute}: update wfctl.typercompat"
+    assert not attribute or hasattr(found, attribute), f"typer moved {module}.{attribute}: update wfctl.cmdline.typercompat"
     assert typercompat.resolve(name) is not None
 
 
@@ -70,6 +70,6 @@ def test_importing_the_compat_module_loads_no_typer() -> None:
     import subprocess
     import sys
 
-    code = "import sys, wfctl.typercompat; print('typer' in sys.modules, 'typer._click' in sys.modules)"
+    code = "import sys, wfctl.cmdline.typercompat; print('typer' in sys.modules, 'typer._click' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]

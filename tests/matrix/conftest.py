@@ -184,7 +184,7 @@ def run(cli: Cli, deployment: Deployment) -> Run:
 def sdk(deployment: Deployment) -> Iterator[Any]:
     """`wfctl.api.Client` on the deployment, as a script would build it."""
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     with Client(deployment.url, auth=StaticTokenAuth(deployment.token, deployment.url)) as client:
         yield client

@@ -166,7 +166,7 @@ def test_a_stored_value_the_rules_now_refuse_is_named_as_the_sites_not_as_an_opt
 @pytest.mark.parametrize("deployment", ["default", "put-clears"], indirect=True)
 def test_the_sdk_sends_named_fields_and_finds_a_clearing_deployment_out_once(deployment: Deployment) -> None:
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     said: list[str] = []
     sites = [deployment.site(), deployment.site()]
@@ -282,7 +282,7 @@ def test_an_import_row_sends_only_the_cells_that_change_the_site(deployment: Dep
 @pytest.mark.parametrize("deployment", ["default"], indirect=True)
 def test_a_record_from_get_passed_back_sends_only_what_was_edited(deployment: Deployment, proxy: ProxyFor) -> None:
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     site = deployment.site()
     path = f"/api/sites/{site['id']}"

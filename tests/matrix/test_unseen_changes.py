@@ -152,7 +152,7 @@ class _Racing(httpx.BaseTransport):
 @pytest.mark.parametrize("deployment", FOR_RECORDS, indirect=True)
 def test_an_update_replaced_by_another_writer_is_merged_again(deployment: Deployment) -> None:
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     site = deployment.site()
     stale = list(site["bannedWorkers"])
@@ -171,8 +171,8 @@ def test_an_update_replaced_by_another_writer_is_merged_again(deployment: Deploy
 @pytest.mark.parametrize("deployment", ["default"], indirect=True)
 def test_an_update_that_another_writer_always_replaces_says_so(deployment: Deployment) -> None:
     from wfctl.api import Client
-    from wfctl.api.auth import StaticTokenAuth
     from wfctl.api.errors import Conflict
+    from wfctl.api.session.auth import StaticTokenAuth
 
     site = deployment.site()
     racing = _Racing(lambda: _put(deployment, site["id"], bannedWorkers=["W-1"]), times=100)
@@ -237,7 +237,7 @@ def test_a_create_answered_without_a_body_is_found_and_can_be_undone(deployment:
 @pytest.mark.parametrize("deployment", ["default"], indirect=True)
 def test_undo_of_a_killed_import_finds_out_what_its_in_flight_creates_did(deployment: Deployment, run: Run,
                                                                           cli: Any) -> None:
-    from wfctl.bulk import journal
+    from wfctl.runs import journal
 
     client = deployment.client()
     header = {"kind": "site", "file": "0" * 64, "path": "killed.csv", "target": deployment.url, "profile": "default",

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.messages.helpers import SIZES, finish, new_client, screen_lines, spawn
-from wfctl.progress import layout
+from wfctl.render.progress import layout
 
 pexpect = pytest.importorskip("pexpect")
 
@@ -35,7 +35,7 @@ def test_at_120_columns_everything_shows_with_a_bar() -> None:
 
 def test_skipped_rows_are_counted_apart_from_ok() -> None:
     """Issue 36: 3,000 rows all skipped (their records exist) showed `ok 3000  failed 0`, as if all were sent."""
-    from wfctl.progress import Progress
+    from wfctl.render.progress import Progress
 
     assert _shown(79, ok=0, skipped=1192, failed=0) == ("importing sites-3025.csv  1192/3025  ok 0  skipped 1192  "
                                                          "failed 0  ETA 0:00:14")  # the rate gives way first

@@ -17,7 +17,7 @@ def command_tree() -> Iterator[tuple[list[str], Any]]:
     """Every command and group below the root, as (path words, click command), root first."""
     import typer.main
 
-    from wfctl.cli import app
+    from wfctl.cmdline.app import app
 
     def walk(path: list[str], command: Any) -> Iterator[tuple[list[str], Any]]:
         yield path, command

@@ -1,4 +1,4 @@
-"""Issue 46: the command line is parsed once (wfctl.argv). The fast path (help and Tab presses from the
+"""Issue 46: the command line is parsed once (wfctl.cmdline.argv). The fast path (help and Tab presses from the
 index), the choice of the group a run builds, the global options moved in front of the command and the
 JSON-error decision all read one walk of it; the help index keys what it holds from the config file (the
 profiles `-p <TAB>` offers) on that file, and its help holds nothing of the config."""
@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from tests.newcomer.helpers import clean_env, run_installed
-from wfctl import helpindex, indexbuilder, startup
-from wfctl.argv import CommandLine
-from wfctl.cli import root_command
+from wfctl.cmdline import helpindex, indexbuilder, startup
+from wfctl.cmdline.app import root_command
+from wfctl.cmdline.argv import CommandLine
 
 LINES = [
     ["-p", "staging", "sites", "list", "--client", "Acme", "-v", "-o", "json", "--", "-x"],

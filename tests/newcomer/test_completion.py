@@ -72,7 +72,7 @@ def test_generated_completion_files_are_not_stale(directory: str) -> None:
 
 @pytest.fixture(scope="module")
 def index_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The help and completion index, built once by a real first run (wfctl.startup)."""
+    """The help and completion index, built once by a real first run (wfctl.cmdline.startup)."""
     home = tmp_path_factory.mktemp("index")
     proc = subprocess.run([str(BIN / "wfctl"), "--help"], capture_output=True, text=True,
                           env=clean_env(home), timeout=120)
@@ -92,11 +92,11 @@ def _shell_env(tmp_path: Path, index: Path | None = None) -> dict[str, str]:
         shutil.copy(index, cache / index.name)
     ids = {"site": [["s-7001", "Dock 7"], ["s-8001", "Yard"], ["s-9001", "Quayside"]],
            "client": [["c-0042", "Acme"]], "skill": [["Forklift Driver", "7 sites"], ["Cleaner", "6 sites"]]}
-    code = ("import json, sys\nfrom wfctl import completion_cache as c\n"
+    code = ("import json, sys\nfrom wfctl.cmdline import completion_cache as c\n"
             "for kind, items in json.loads(sys.argv[1]).items():\n"
             "    c.remember(c.cache_file(None, None), kind, [tuple(i) for i in items])\n"
             # a run of the default profile, for `imports show|undo <TAB>`
-            "from wfctl.bulk import journal\n"
+            "from wfctl.runs import journal\n"
             "header = {'run': '261124-a1b2c3', 'kind': 'site', 'path': '/data/sites.csv', 'profile': 'default',\n"
             "          'started': '2026-11-24T08:30:00Z', 'nonce': '00'}\n"
             "j = journal.Journal(journal.journal_path(journal.runs_dir('default'), '261124-a1b2c3'), header)\n"
@@ -186,7 +186,7 @@ def test_bash_says_when_a_scopes_client_shows_only_some(tmp_path: Path) -> None:
     """Issue 49: the `--client` of `rates`, `bans` and `audit` completed nothing (file names); it completes as
     every `--client` does, and past its cap says so as a line of bash's list (bash shows no descriptions)."""
     env = _shell_env(tmp_path, None)
-    code = ("from wfctl import completion_cache as c\n"
+    code = ("from wfctl.cmdline import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
     env.update(_WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl rates list --client ", COMP_CWORD="4")
@@ -241,7 +241,7 @@ def test_zsh_protocol_offers_names_and_says_when_the_list_stopped_at_its_limit(t
     bash = dict(env, _WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl sites get Do", COMP_CWORD="3")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=bash, timeout=60)
     assert (proc.returncode, proc.stdout) == (0, "Dock 7\n"), proc
-    code = ("from wfctl import completion_cache as c\n"
+    code = ("from wfctl.cmdline import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
     env.update(_TYPER_COMPLETE_ARGS="wfctl clients list --branch b-0")
@@ -262,7 +262,7 @@ def test_bash_inserts_names_quoted_and_says_when_it_shows_only_some(tmp_path: Pa
     require_component("bash")
     pexpect = pytest.importorskip("pexpect")
     env = _shell_env(tmp_path, index_file)
-    code = ("from wfctl import completion_cache as c\n"
+    code = ("from wfctl.cmdline import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
     env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', os.defpath)}", INPUTRC="/dev/null")

@@ -54,8 +54,8 @@ def page_examples(text: str) -> Iterator[tuple[int, str, str | None]]:
 
 
 def help_examples() -> list[tuple[str, int, str, str | None]]:
-    from wfctl.help_format import split_help
-    from wfctl.main import _command
+    from wfctl.cmdline.help_format import split_help
+    from wfctl.cmdline.main import _command
 
     found: list[tuple[str, int, str, str | None]] = []
 

@@ -1,4 +1,4 @@
-"""The fast path (wfctl.startup: help and Tab presses from an index, without typer) answers exactly
+"""The fast path (wfctl.cmdline.startup: help and Tab presses from an index, without typer) answers exactly
 what Typer itself renders and completes, for every command of the tree, in bash, zsh and fish."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from tests.newcomer.helpers import BIN, clean_env, run_installed
-from wfctl import completion_cache, helpindex, indexbuilder, startup
-from wfctl.argv import CommandLine
+from wfctl.cmdline import completion_cache, helpindex, indexbuilder, startup
+from wfctl.cmdline.argv import CommandLine
 
 SHELLS = ["bash", "zsh", "fish get-args", "fish is-args"]
 IDS = {"branch": [("b-100", "North Leeds"), ("b-200", "South")],
@@ -58,7 +58,7 @@ PATHS = [path for path, _ in TREE]
 
 
 def _typer_help(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[str, int]:
-    from wfctl.main import _run
+    from wfctl.cmdline.main import _run
 
     capsys.readouterr()
     code = _run(CommandLine(list(args)))
@@ -67,7 +67,7 @@ def _typer_help(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[st
 
 def _typer_complete(shell: str, line: tuple[list[str], str], monkeypatch: pytest.MonkeyPatch,
                     capsys: pytest.CaptureFixture[str]) -> tuple[str, int]:
-    from wfctl.main import _run
+    from wfctl.cmdline.main import _run
 
     with monkeypatch.context() as mp:
         for key, value in _request(shell, line).items():

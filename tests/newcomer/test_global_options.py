@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from wfctl.argv import CommandLine
-from wfctl.cli import root_command
+from wfctl.cmdline.app import root_command
+from wfctl.cmdline.argv import CommandLine
 
 
 @pytest.mark.parametrize(("given", "parsed"), [

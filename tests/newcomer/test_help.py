@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.newcomer.helpers import REPO_ROOT, command_tree
-from wfctl.help_format import split_help
+from wfctl.cmdline.help_format import split_help
 
 COMMANDS = [path for path, _ in command_tree()]
 

@@ -56,13 +56,13 @@ def test_a_tab_press_imports_no_heavy_modules(request_env: dict[str, str], tmp_p
 
 
 def test_every_option_is_coerced_without_pydantic() -> None:
-    """Typer coerces an option through a pydantic TypeAdapter unless wfctl.coercion gives it a plain
+    """Typer coerces an option through a pydantic TypeAdapter unless wfctl.cmdline.coercion gives it a plain
     coercion: one option of another type (a float, 2026-11-27) made every run of its command import
     pydantic, about 110 ms and 14 MB more."""
     from typer.main import get_command
 
-    from wfctl.cli import app
-    from wfctl.coercion import unwrap_optional
+    from wfctl.cmdline.app import app
+    from wfctl.cmdline.coercion import unwrap_optional
 
     typer_coerced: list[str] = []
 
@@ -91,7 +91,7 @@ def test_a_command_that_runs_imports_no_pydantic(tmp_path) -> None:
     others = sorted({line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if "| " in line}
                     & {"wfctl.commands.branches", "wfctl.commands.clients", "wfctl.commands.calendar",
                        "wfctl.commands.rates", "wfctl.commands.sandbox", "wfctl.commands.agency"})
-    assert others == []  # a run imports its own group's commands only (wfctl.cli.root_command)
+    assert others == []  # a run imports its own group's commands only (wfctl.cmdline.app.root_command)
 
 
 @pytest.mark.parametrize(("args", "code", "said"), [

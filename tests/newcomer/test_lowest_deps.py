@@ -19,7 +19,7 @@ SMOKE = ["tests/newcomer/test_fast_path.py", "tests/newcomer/test_first_minute.p
          "tests/newcomer/test_import_cost.py", "tests/auth/test_commands.py"]
 #: test_fast_path compares every command's help and Tab answers from the index with typer's own (160 s of
 #: the suite's CPU): with the lowest versions, two commands' with the most option kinds say
-#: whether typer's private API is still what wfctl.typercompat reads; the suite checks every command.
+#: whether typer's private API is still what wfctl.cmdline.typercompat reads; the suite checks every command.
 SMOKE_SELECTION = "not from_the_index_is_what or (sites and import) or (rates and set)"
 LOWEST = {"typer": "0.29.0", "rich": "13.8.0", "httpx": "0.27.0", "keyring": "25.0.0", "pydantic": "2.7.0",
           "tomli-w": "1.0.0", "filelock": "3.13.0", "certifi": "2024.2.2", "platformdirs": "4.0.0",

@@ -29,7 +29,7 @@ def test_wheel_carries_py_typed_completions_and_the_sandbox_extra(wheel: Path) -
     assert "Provides-Extra: sandbox" in metadata
     assert 'extra == "sandbox"' in metadata
     assert f"Version: {wfctl.__version__}" in metadata
-    assert "wfctl = wfctl.main:main" in entry_points
+    assert "wfctl = wfctl.cmdline.main:main" in entry_points
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ import uuid
 from typing import Any
 
 from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
-from wfctl.api.auth import StaticTokenAuth
 from wfctl.api.client import Client
+from wfctl.api.session.auth import StaticTokenAuth
 
 
 def sdk_client(server: SandboxServer, **options: Any) -> Client:

@@ -11,7 +11,7 @@ import httpx
 
 from tests.fixtures.sandbox import ADMIN, auth_headers
 from tests.pages.helpers import add_client, sdk_client
-from wfctl.bulk.exporter import export
+from wfctl.runs.exporter import export
 
 
 def test_a_site_deleted_between_list_and_read_is_skipped(sandbox_factory: Any, capsys: Any) -> None:

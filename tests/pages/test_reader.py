@@ -240,12 +240,12 @@ def test_import_plan_reads_many_parents_at_once(sandbox_factory: Any, cli: Any, 
 @pytest.mark.parametrize(("extra", "expected"), [([], 16), (["--concurrency", "5"], 5)])
 def test_export_reads_16_records_at_once_by_default(logged_in: Any, monkeypatch: Any, extra: list[str],
                                                     expected: int) -> None:
-    import wfctl.commands.exportrun
+    import wfctl.drivers.exportrun
     from tests.bulk.helpers import new_client
 
     client_id = new_client(logged_in)  # export checks its parent before anything is written
     seen: dict[str, Any] = {}
-    monkeypatch.setattr(wfctl.commands.exportrun, "run_export", lambda app, kind, **kw: seen.update(kw) or 0)
+    monkeypatch.setattr(wfctl.drivers.exportrun, "run_export", lambda app, kind, **kw: seen.update(kw) or 0)
     r = logged_in("sites", "export", "--client", client_id, *extra)
     assert r.exit_code == 0, r
     assert seen["concurrency"] == expected

@@ -1,4 +1,4 @@
-"""A read that feeds a delete, on a list that changes while it is read (wfctl.api.listcheck.read_whole): read
+"""A read that feeds a delete, on a list that changes while it is read (wfctl.api.records.listcheck.read_whole): read
 again, a bounded number of times, and taken only when proven. The sandbox plays the list that settles
 (`churn-pages`: tests/bulk/test_lying_lists.py); a list that changes on every read in another way is a
 sequence of answers no server gives on demand, so these give the reads' pages as values."""
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from wfctl.api.errors import ListingUntrue
-from wfctl.api.listcheck import READS, read_whole
-from wfctl.api.page import Page
+from wfctl.api.records.listcheck import READS, read_whole
+from wfctl.api.records.page import Page
 
 
 class Reads:

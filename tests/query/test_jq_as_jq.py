@@ -209,7 +209,7 @@ def test_where_libjqs_api_is_hidden_the_packages_python_api_answers(cli: Any, tm
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A jq build that exports nothing but its module (the package's Windows wheels): the same filters,
     options and messages through the package's Python API, less what it cannot give (docs/queries.md)."""
-    from wfctl import jqlib
+    from wfctl.render import jqlib
 
     def hidden() -> Any:
         raise jqlib.JqUnavailable("no libjq API")

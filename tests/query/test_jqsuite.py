@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from wfctl import jqlib
-from wfctl.query import MODULES
+from wfctl.render import jqlib
+from wfctl.render.query import MODULES
 
 SUITE = Path(__file__).parent / "jqsuite"
 FILES = ["jq", "onig", "man", "manonig", "optional", "base64", "uri"]

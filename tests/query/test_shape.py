@@ -10,7 +10,7 @@ import yaml
 
 
 def test_sort_by_numbers_as_numbers(cli: Any, tmp_path: Any) -> None:
-    from wfctl.shaping import parse_sort, sort_rows
+    from wfctl.render.shaping import parse_sort, sort_rows
 
     rows = [{"n": 10}, {"n": 9}, {"n": 100}, {"n": None}, {"n": 9.5}, {}]
     assert [row.get("n") for row in sort_rows(rows, parse_sort("n") or [])] == [9, 9.5, 10, 100, None, None]
@@ -36,7 +36,7 @@ def test_yaml_keeps_text_as_text(cli: Any, sandbox: Any, agency_client: str) -> 
     listed = yaml.safe_load(r.stdout)
     assert sorted(site["phone"] for site in listed) == ["0427", "1e3", "yes"]
     assert listed == json.loads(cli("sites", "list", "--client", agency_client, "-o", "json").stdout)
-    from wfctl.yamltext import dump
+    from wfctl.render.yamltext import dump
 
     texts = ["0427", "yes", "no", "on", "1e3", "null", "~", "", " x", "1:20", ".inf", "0x1f", "2026-01-01",
              "true", "12", "-1.5", "Forklift Driver"]

@@ -1,4 +1,4 @@
-"""The arithmetic of `wfctl rates set` (wfctl.api.rates): pure, no service."""
+"""The arithmetic of `wfctl rates set` (wfctl.api.domain.rates): pure, no service."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from wfctl.api import rates
-from wfctl.api.rates import Change, RateError, UnknownSkill
+from wfctl.api.domain import rates
+from wfctl.api.domain.rates import Change, RateError, UnknownSkill
 
 
 def site(name: str, **skills: float) -> tuple[dict, str]:

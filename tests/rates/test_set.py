@@ -190,7 +190,7 @@ def test_list_and_summary_answer_an_unknown_skill_as_set_does(deployment: Deploy
 def _changed_after_the_plan(monkeypatch: pytest.MonkeyPatch, deployment: Deployment, site_id: str, *,
                             picker: float, forklift: float) -> None:
     """Someone else sets the site's rates after the plan was read and checked, before anything is sent."""
-    from wfctl.commands.rates import run as runner
+    from wfctl.drivers import ratesrun as runner
 
     checked = runner._over_limit
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.terminal.conftest import run_in_terminal
-from wfctl.tables import cell_width as width
+from wfctl.render.tables import cell_width as width
 
 SIZES = [(24, 80), (40, 120)]
 

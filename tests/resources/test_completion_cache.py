@@ -8,8 +8,14 @@ from typing import Any
 
 import pytest
 
-from wfctl import completion_cache
-from wfctl.completion_cache import cache_file, cached, complete_branch_ids, complete_site_ids, remember
+from wfctl.cmdline import completion_cache
+from wfctl.cmdline.completion_cache import (
+    cache_file,
+    cached,
+    complete_branch_ids,
+    complete_site_ids,
+    remember,
+)
 
 
 class _Root:

@@ -1,7 +1,7 @@
 """A writable field added in one place flows everywhere (issue 22 §1).
 
-Adding a field to sites means its write models (wfctl.api.models) and its definition
-(wfctl.api.resources), nothing else. The test adds `siteCode` to exactly those two (the definitions are
+Adding a field to sites means its write models (wfctl.api.records.models) and its definition
+(wfctl.api.records.resources), nothing else. The test adds `siteCode` to exactly those two (the definitions are
 read at call time) and drives the real commands against the tolerance server (tests/tolerance/server.py:
 a stdlib service that stores any field it is given, so the sandbox's fixed schema does not stand in the
 way): create and update from a file, list -o csv, export, import (create, and --on-existing update) and
@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from tests.tolerance.server import TOKEN, Behaviour, ToleranceServer
-from wfctl.api import models, resources
-from wfctl.api.models import Name, SiteUpdate, Text
+from wfctl.api.records import models, resources
+from wfctl.api.records.models import Name, SiteUpdate, Text
 
 
 class _SiteUpdate(SiteUpdate):

@@ -1,7 +1,7 @@
 """A kind is wired completely or not at all (issue 31 §4).
 
 The test adds a fourth kind, `shift`, nested under sites (`/api/sites/<site-id>/shifts`, records at
-`/api/shifts/<id>`), to the definitions only (wfctl.api.resources; read at call time), and shows each
+`/api/shifts/<id>`), to the definitions only (wfctl.api.records.resources; read at call time), and shows each
 layer serve it from that definition alone: the SDK's generic record methods, references by name (within a
 site, and across the agency: every client's sites' shifts), the CSV format, the bulk runs' kinds, id
 completion and the record verbs. The kind no definition names, `worker`, is refused by each of those same
@@ -25,8 +25,9 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from wfctl.api import Client, resources
-from wfctl.api.resources import Resource, UnknownKind
+from wfctl.api import Client
+from wfctl.api.records import resources
+from wfctl.api.records.resources import Resource, UnknownKind
 
 SHIFT = Resource("shift", "shifts", writable=("name", "start"), columns=("siteId", "name", "start"),
                  parent="site", parent_field="siteId", nested=True)
@@ -120,7 +121,7 @@ def test_the_sdk_serves_the_new_kind_from_its_definition(shift_kind: None, api: 
 
 def test_references_find_the_new_kind_within_its_parent_and_across_the_agency(shift_kind: None, api: Client,
                                                                               service: Service) -> None:
-    from wfctl.api.refs import NoSuchRecord, resolve
+    from wfctl.api.records.refs import NoSuchRecord, resolve
 
     assert resolve(api, "shift", "early", parent="s1") == "h1"
     service.sent.clear()
@@ -131,9 +132,9 @@ def test_references_find_the_new_kind_within_its_parent_and_across_the_agency(sh
 
 
 def test_bulk_csv_and_completion_read_the_new_kind(shift_kind: None, api: Client) -> None:
-    from wfctl import csvformat
-    from wfctl.bulk.kinds import KINDS
-    from wfctl.completion_cache import _records
+    from wfctl.cmdline.completion_cache import _records
+    from wfctl.files import csvformat
+    from wfctl.plans.kinds import KINDS
 
     kind = KINDS["shift"]
     assert (kind.parent, kind.parent_id_column, kind.parent_option) == ("site", "siteId", "--site")
@@ -186,13 +187,13 @@ def test_the_record_verbs_serve_the_new_kind(shift_kind: None, api: Client, serv
 
 
 def test_every_layer_refuses_a_kind_no_definition_names(shift_kind: None, api: Client, service: Service) -> None:
-    from wfctl import csvformat
-    from wfctl.api.models import WRITE_MODELS
-    from wfctl.api.recordrules import WRITABLE
-    from wfctl.api.refs import resolve
-    from wfctl.bulk.kinds import KINDS
+    from wfctl.api.records.models import WRITE_MODELS
+    from wfctl.api.records.recordrules import WRITABLE
+    from wfctl.api.records.refs import resolve
+    from wfctl.cmdline.completion_cache import _records
     from wfctl.commands import recordverbs
-    from wfctl.completion_cache import _records
+    from wfctl.files import csvformat
+    from wfctl.plans.kinds import KINDS
 
     calls: list[Callable[[], Any]] = [
         lambda: resources.RESOURCES["worker"],
@@ -218,8 +219,8 @@ def test_every_layer_refuses_a_kind_no_definition_names(shift_kind: None, api: C
 
 
 def test_a_kind_defined_without_its_write_models_says_so(shift_kind: None) -> None:
-    """Creates and updates need the kind's write models (wfctl.api.models) too: their absence is said."""
-    from wfctl.api.models import WRITE_MODELS, MissingWriteModel
+    """Creates and updates need the kind's write models (wfctl.api.records.models) too: their absence is said."""
+    from wfctl.api.records.models import WRITE_MODELS, MissingWriteModel
 
     with pytest.raises(MissingWriteModel, match="no write model for a shift create"):
         WRITE_MODELS[("shift", "create")]

@@ -33,9 +33,9 @@ def _age_rotations(database: str, seconds: float) -> None:
 
 
 def test_a_lost_answer_is_answered_again_with_the_same_pair(sandbox_factory: Callable[..., SandboxServer]) -> None:
-    from wfctl.api.retry import OUTAGE_SECONDS
-    from wfctl.api.store import REFRESH_GRACE as CLI_GRACE
-    from wfctl.api.store import REFRESH_RESEND_WINDOW
+    from wfctl.api.net.retry import OUTAGE_SECONDS
+    from wfctl.api.session.store import REFRESH_GRACE as CLI_GRACE
+    from wfctl.api.session.store import REFRESH_RESEND_WINDOW
 
     assert REFRESH_GRACE == 900  # a command riding out a 60 s outage, and the next one minutes later
     # The CLI resends within the same window, less a margin, and rides out a shorter outage than that.

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from wfctl.main import main
+from wfctl.cmdline.main import main
 
 
 def _free_port() -> int:
@@ -70,7 +70,7 @@ def test_serve_without_the_extra_says_how_to_install_it(monkeypatch: pytest.Monk
 
 
 def test_the_cli_side_never_imports_fastapi_or_uvicorn() -> None:
-    code = ("import sys; import wfctl.cli, wfctl.commands.sandbox; "
+    code = ("import sys; import wfctl.cmdline.app, wfctl.commands.sandbox; "
             "loaded = [m for m in ('fastapi', 'uvicorn', 'starlette') if m in sys.modules]; "
             "print(loaded); sys.exit(1 if loaded else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

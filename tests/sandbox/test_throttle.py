@@ -87,7 +87,7 @@ def test_a_locked_login_costs_one_password_check_as_any_other(sandbox_factory: C
 
 def test_wfctl_login_reports_the_lock_without_waiting_it_out(cli: Cli, sandbox_factory: Callable[..., SandboxServer],
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from wfctl.api import transport
+    from wfctl.api.net import transport
 
     server = sandbox_factory(seed=False)
     _fail(server, ADMIN[0], LOGIN_FAILURE_LIMIT)

@@ -14,7 +14,7 @@ import xlsxwriter
 
 from tests.bulk.helpers import new_client
 from tests.imports.helpers import sites_of
-from wfctl.bulk import damage
+from wfctl.files import damage
 
 
 def typed_workbook(path: Path, cid: str) -> Path:

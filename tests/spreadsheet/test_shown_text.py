@@ -24,7 +24,7 @@ from tests.conftest import require_component
 from tests.imports.helpers import sites_of
 from tests.spreadsheet.calc import Calc
 from tests.spreadsheet.excel_parts import Cell, excel_book
-from wfctl.bulk import workbook
+from wfctl.files import workbook
 
 PHONE, POUNDS, DATE, TIME, GROUPED, PERCENT, SPACED, STAMP = range(1, 9)  # the styles below
 FORMATS = {164: "00000000000", 165: "[$£-809]#,##0.00", 166: "yyyy-mm-dd", 167: "00000 000000",
@@ -304,8 +304,8 @@ def test_a_value_too_long_for_a_workbook_cell_refuses_the_export(logged_in: Any,
 
 def test_the_sheet_writer_refuses_a_cell_excel_would_cut(tmp_path: Path) -> None:
     """Counted as Excel counts: UTF-16 units (an emoji is two), and named by record."""
-    from wfctl.bulk.errors import BulkError
-    from wfctl.bulk.sheetwriter import SheetWriter
+    from wfctl.files.errors import BulkError
+    from wfctl.files.sheetwriter import SheetWriter
 
     sheet = SheetWriter(str(tmp_path / "a.xlsx"), ["id", "name", "address"], record="site")
     sheet.write(["i1", "Fits", "x" * 32_767])
@@ -340,14 +340,14 @@ def test_the_sheet_writer_refuses_a_cell_excel_would_cut(tmp_path: Path) -> None
     ("[<100]0;0.00", 5, None), ("# ?/?", 1.5, None), ("General", 1.5, None), ("@", 1.5, None),
 ])
 def test_number_formats(code: str, value: float, shown: str | None) -> None:
-    from wfctl.bulk.cellformat import formatter
+    from wfctl.files.cellformat import formatter
 
     render = formatter(code, False)
     assert (render(value) if render else None) == shown
 
 
 def test_the_1904_date_system() -> None:
-    from wfctl.bulk.cellformat import formatter
+    from wfctl.files.cellformat import formatter
 
     render = formatter("yyyy-mm-dd", True)
     assert render is not None and (render(43890), render(0), render(2957003)) == ("2024-03-01", "1904-01-01",

@@ -14,8 +14,8 @@ import pytest
 import xlsxwriter
 
 from tests.spreadsheet.calc import Calc
-from wfctl.bulk import sheetxml, workbook
-from wfctl.bulk.errors import FileError
+from wfctl.files import sheetxml, workbook
+from wfctl.files.errors import FileError
 
 TEXTS = ["0427", "a & b <c> \"q\" 'x'", "two\nlines", "Müller 東京 😀", " spaced ", "=1+2", "'+44 1", "tab\there"]
 

@@ -37,14 +37,14 @@ from wfctl.api.errors import (  # noqa: E402 - after quiet_httpx_cli, before any
 )
 
 if TYPE_CHECKING:
-    from wfctl.api.auth import StaticTokenAuth, TokenAuth
     from wfctl.api.client import Client, NotSupported, Page
-    from wfctl.api.resources import UnknownKind
-    from wfctl.api.retry import RetryPolicy
-    from wfctl.api.store import FileStore, KeyringStore
-    from wfctl.api.tokenpair import TokenPair
-    from wfctl.api.tokens import CallableSource, TokenSource
-    from wfctl.api.writes import CreateOutcome
+    from wfctl.api.net.retry import RetryPolicy
+    from wfctl.api.records.resources import UnknownKind
+    from wfctl.api.records.writes import CreateOutcome
+    from wfctl.api.session.auth import StaticTokenAuth, TokenAuth
+    from wfctl.api.session.store import FileStore, KeyringStore
+    from wfctl.api.session.tokenpair import TokenPair
+    from wfctl.api.session.tokens import CallableSource, TokenSource
 
 #: The SDK's public names: what `from wfctl.api import *` gives. Everything else under wfctl.api is the
 #: SDK's own workings (a bulk run's internals among them), free to change.
@@ -82,10 +82,10 @@ __all__ = [
 #: where each name that loads httpx (or more) lives: imported when first asked for
 _LAZY = {
     "Client": "client", "NotSupported": "client", "Page": "client",
-    "StaticTokenAuth": "auth", "TokenAuth": "auth",
-    "FileStore": "store", "KeyringStore": "store",
-    "TokenPair": "tokenpair", "TokenSource": "tokens", "CallableSource": "tokens",
-    "RetryPolicy": "retry", "UnknownKind": "resources", "CreateOutcome": "writes",
+    "StaticTokenAuth": "session.auth", "TokenAuth": "session.auth",
+    "FileStore": "session.store", "KeyringStore": "session.store",
+    "TokenPair": "session.tokenpair", "TokenSource": "session.tokens", "CallableSource": "session.tokens",
+    "RetryPolicy": "net.retry", "UnknownKind": "records.resources", "CreateOutcome": "records.writes",
 }
 
 

@@ -5,7 +5,7 @@ what `-o json` prints.
 
 The session, its transport and the agency are here; the record methods of every kind (generic ones,
 `list_records(kind, parent_id)`, `get_record`, `create_record`, `update_record`, `delete_record`, and
-each kind's own, `list_sites`, `get_branch`, ...) are its base class, wfctl.api.recordmethods. What those
+each kind's own, `list_sites`, `get_branch`, ...) are its base class, wfctl.api.records.recordmethods. What those
 methods do beyond one request lives apart: the create and update protocols in writes.py, the G9 parent
 filter in branchfilter.py, paging in pagereader.py and pagination.py, error mapping in responses.py.
 
@@ -13,7 +13,7 @@ filter in branchfilter.py, paging in pagereader.py and pagination.py, error mapp
         for branch in client.iter_branches():
             print(branch["id"], branch["name"])
 
-Where the token comes from is the Client's token source, asked on every request (wfctl.api.tokens).
+Where the token comes from is the Client's token source, asked on every request (wfctl.api.session.tokens).
 What only wfctl's own bulk runs need of a Client is apart, behind `client._runs` (wfctl.api.runsupport).
 """
 
@@ -33,20 +33,20 @@ from wfctl.api.errors import (
     NotLoggedIn,
     ServerError,
 )
-from wfctl.api.page import Page
-from wfctl.api.recordmethods import RecordMethods, fetched
-from wfctl.api.responses import decode_body, error_from_response, network_error, user_agent
+from wfctl.api.net.responses import decode_body, error_from_response, network_error, user_agent
+from wfctl.api.records.page import Page
+from wfctl.api.records.recordmethods import RecordMethods, fetched
+from wfctl.api.records.writes import record_of as _record
 from wfctl.api.runsupport import RunSupport
-from wfctl.api.tokens import AttachedSource, TokenSource, as_source
-from wfctl.api.writes import record_of as _record
+from wfctl.api.session.tokens import AttachedSource, TokenSource, as_source
 
 if TYPE_CHECKING:
     import ssl
 
     import httpx
 
-    from wfctl.api.transport import RetryPolicy, RetryTransport
-    from wfctl.api.writelog import WriteObserver
+    from wfctl.api.net.transport import RetryPolicy, RetryTransport
+    from wfctl.api.records.writelog import WriteObserver
 
 log = logging.getLogger("wfctl.http")
 
@@ -68,19 +68,19 @@ class Client(RecordMethods):
 
     Construction does no I/O. `auth` is where the access token comes from, asked on every request: a
     `wfctl.api.TokenSource`, a function returning the token, the token itself (a str), another
-    `httpx.Auth`, or None for the identity endpoints (see wfctl.api.tokens). Every method raises a
+    `httpx.Auth`, or None for the identity endpoints (see wfctl.api.session.tokens). Every method raises a
     subclass of wfctl.api.errors.ApiError on failure. Thread-safe: bulk import shares one Client between
     worker threads.
 
     `timeout` (seconds, default 30), `allow_insecure_http` (G19), `ca_bundle` (a PEM file: the only CAs
-    trusted for https; default: the OS store and certifi, see wfctl.api.tls), `retry` (a RetryPolicy),
+    trusted for https; default: the OS store and certifi, see wfctl.api.net.tls), `retry` (a RetryPolicy),
     `log` (a callable receiving each verbose log line, already redacted), `transport` (an httpx transport
     under the retry layer, e.g. httpx.MockTransport for tests), `sleep` (the function used to wait between
     retries), `user_agent`, `put_clears` (True: the deployment clears what a PUT leaves out, G13, so
-    updates send the whole record; learnt when seen, see wfctl.api.updates), `warn` (a callable receiving
+    updates send the whole record; learnt when seen, see wfctl.api.records.updates), `warn` (a callable receiving
     each warning line of an update: fields another writer moved, a deployment found clearing; default:
     the `wfctl.api` logger's warnings), `write_observer` (told of each write the service answered,
-    wfctl.api.writelog; the CLI's write history).
+    wfctl.api.records.writelog; the CLI's write history).
     """
 
     def __init__(
@@ -100,7 +100,7 @@ class Client(RecordMethods):
         warn: Callable[[str], None] | None = None,
         write_observer: WriteObserver | None = None,
     ) -> None:
-        from wfctl.api.origin import insecure
+        from wfctl.api.net.origin import insecure
 
         self.base_url = base_url.rstrip("/")
         self.tokens, self.auth = _token_source(auth, self.base_url)
@@ -135,7 +135,7 @@ class Client(RecordMethods):
         if not base_url:
             raise NotLoggedIn(f"no service URL: set {BASE_URL_ENV}")
         if auth is None:
-            from wfctl.api.auth import StaticTokenAuth
+            from wfctl.api.session.auth import StaticTokenAuth
 
             token = os.environ.get(ACCESS_TOKEN_ENV, "").strip()
             if not token:
@@ -163,7 +163,7 @@ class Client(RecordMethods):
         token = self.tokens.access_token()
         if self.auth is self.tokens:  # a source that is its own flow (wfctl's): it sends what it gives as is
             return token
-        from wfctl.api.tokens import checked_token
+        from wfctl.api.session.tokens import checked_token
 
         return checked_token(token)
 
@@ -205,10 +205,10 @@ class Client(RecordMethods):
         """Like `request`, but return the (read) httpx.Response. Non-2xx raises ApiError.
 
         Every attempt ends within `timeout` seconds, its body included, and an answer larger than
-        64 MiB once inflated is refused (wfctl.api.limits)."""
+        64 MiB once inflated is refused (wfctl.api.net.limits)."""
         import httpx
 
-        from wfctl.api.limits import AnswerDeadline, AnswerTooLarge
+        from wfctl.api.net.limits import AnswerDeadline, AnswerTooLarge
 
         url = self._url_for(path)
         hdrs = {"Accept": "application/json"}
@@ -250,7 +250,7 @@ class Client(RecordMethods):
     def _url_for(self, path: str | httpx.URL) -> Any:
         """Absolute URL for a path relative to base_url or a same-origin absolute URL (an httpx.URL
         is checked and returned as it is)."""
-        from wfctl.api.origin import origin_of, same_origin
+        from wfctl.api.net.origin import origin_of, same_origin
 
         relative = isinstance(path, str) and path.startswith("/") and not path.startswith("//")
         if not relative and (not isinstance(path, str) or "://" in path or path.startswith("//")):
@@ -277,10 +277,10 @@ class Client(RecordMethods):
         Reading every page from the start with no size given asks for the largest page the service
         serves (G7: 100; the envelope's pageSize is what counts). Pages after the first are fetched up
         to `concurrency` at a time (default 8) when the envelope gives pageCount; `limit` stops the
-        fetching once that many rows came. See wfctl.api.pagereader."""
+        fetching once that many rows came. See wfctl.api.records.pagereader."""
         import httpx
 
-        from wfctl.api.pagereader import MAX_PAGE_SIZE, read_pages
+        from wfctl.api.records.pagereader import MAX_PAGE_SIZE, read_pages
 
         query = dict(params or {})
         if page is not None:
@@ -298,7 +298,7 @@ class Client(RecordMethods):
 
     def login(self, username: str, password: str, *, username_field: str = "username") -> dict[str, Any]:
         """POST /identity/login; return the token answer (accessToken, refreshToken, ...)."""
-        from wfctl.api.redact import register_secret
+        from wfctl.api.net.redact import register_secret
 
         register_secret(password)
         body = {username_field or "username": username, "password": password}
@@ -315,7 +315,7 @@ class Client(RecordMethods):
         """POST /identity/logout (a sandbox extension, G22): the service revokes every token of the login
         `refresh_token` belongs to. NotSupported when the deployment does not offer it (404/405): the
         tokens then stay valid until they expire."""
-        from wfctl.api.redact import register_secret
+        from wfctl.api.net.redact import register_secret
 
         register_secret(refresh_token)
         try:
@@ -342,7 +342,7 @@ class Client(RecordMethods):
                 raise NotSupported("this deployment does not offer agency updates", status=exc.status,
                                    detail="this deployment does not offer agency updates") from None
             raise
-        from wfctl.api import writelog
+        from wfctl.api.records import writelog
 
         writelog.tell(self.write_observer, "agency", record.get("id") or "", writelog.UPDATE, body)
         return record
@@ -350,9 +350,9 @@ class Client(RecordMethods):
     # -- internals ---------------------------------------------------------------
     def _ssl_context(self) -> ssl.SSLContext:
         """The one SSL context of this client's https connections (the httpx session's and the lean
-        writer's), built on first use (see wfctl.api.tls); CaBundleError when `ca_bundle` is unusable."""
+        writer's), built on first use (see wfctl.api.net.tls); CaBundleError when `ca_bundle` is unusable."""
         if self._ssl is None:
-            from wfctl.api.tls import ssl_context
+            from wfctl.api.net.tls import ssl_context
 
             self._ssl = ssl_context(self.ca_bundle)
         return self._ssl
@@ -376,9 +376,9 @@ class Client(RecordMethods):
                 return self._http
             import httpx
 
-            from wfctl.api.limits import ACCEPT_ENCODING
-            from wfctl.api.origin import redirect_guard
-            from wfctl.api.transport import make_transport
+            from wfctl.api.net.limits import ACCEPT_ENCODING
+            from wfctl.api.net.origin import redirect_guard
+            from wfctl.api.net.transport import make_transport
 
             https = not self.base_url.lower().startswith("http://")
             if self.ca_bundle and not https:  # a bundle named is checked even where no TLS uses it, as
@@ -413,7 +413,7 @@ def _token_source(auth: Any, base_url: str) -> tuple[TokenSource | None, httpx.A
     (wfctl's stores, a token as is) as it is, any other source through SourceAuth; a str is one token."""
     if auth is None:
         return None, None
-    from wfctl.api.auth import SourceAuth, StaticTokenAuth
+    from wfctl.api.session.auth import SourceAuth, StaticTokenAuth
 
     if isinstance(auth, str):
         auth = StaticTokenAuth(auth.strip(), base_url)

@@ -1,6 +1,6 @@
 """Every use the SDK makes of another library's private names, in one place (issue 22 §5), each behind a
 feature check with a plain way on when the name is not there; `tests/layers/test_typer_compat.py`
-checks each on the installed versions. (The CLI's typer/click names: `wfctl.typercompat`.)
+checks each on the installed versions. (The CLI's typer/click names: `wfctl.cmdline.typercompat`.)
 
 - `quiet_httpx_cli()`: httpx's package imports its own command-line tool (click, rich,
   pygments) when they are installed; a None entry for `httpx._main` makes that optional import fail, as it

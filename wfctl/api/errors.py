@@ -78,7 +78,7 @@ class Interrupted(ApiError):
 
 
 class CertificateError(NetworkError):
-    """The service's TLS certificate could not be verified against the trusted CAs (see wfctl.api.tls)."""
+    """The service's TLS certificate could not be verified against the trusted CAs (see wfctl.api.net.tls)."""
 
 
 class CaBundleError(ApiError):
@@ -99,7 +99,7 @@ class PaginationError(ApiError):
 
 class ListingUntrue(PaginationError):
     """A listing read to decide deletes is not the whole truth of its scope: it gave fewer or more records
-    than its own count, or held records of another parent (wfctl.api.listcheck). Nothing may be deleted
+    than its own count, or held records of another parent (wfctl.api.records.listcheck). Nothing may be deleted
     on its word."""
 
 

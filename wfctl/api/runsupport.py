@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api.errors import ApiError, NetworkError
 
 if TYPE_CHECKING:
-    from wfctl.api.lean import LeanSender
+    from wfctl.api.net.lean import LeanSender
 
 
 class RunSupport:
@@ -30,7 +30,7 @@ class RunSupport:
         Client's token source, asked on every request), refresh, error mapping and the G19 check stay with
         the Client, and its retry policy and pause decide for the lean writer too. None where the lean path
         would change behaviour: a proxy, a verbose log, a custom transport, or WFCTL_BULK_HTTPX=1."""
-        from wfctl.api.lean import LeanSender
+        from wfctl.api.net.lean import LeanSender
 
         client = self._client
         if (client._insecure or client._log is not None or client._inner_transport is not None
@@ -42,7 +42,7 @@ class RunSupport:
     def find_same(self, kind: str, parent_id: str | None, body: dict[str, Any]) -> dict[str, Any] | None:
         """The full record named as `body` that holds every field of `body` (a create of a run whose answer
         was lost), or None."""
-        from wfctl.api.writes import find_same
+        from wfctl.api.records.writes import find_same
 
         return find_same(self._client, kind, parent_id, body)
 
@@ -61,14 +61,14 @@ class RunSupport:
 
     def outage(self) -> float | None:
         """Seconds the service has been down by the Client's account (no answer, or 502/503/504, while its
-        requests are sent again: wfctl.api.retry), else None; for a caller to say that it waits."""
+        requests are sent again: wfctl.api.net.retry), else None; for a caller to say that it waits."""
         return self._client._transport().pause.outage() if self._client._http is not None else None
 
     def outlasted_outage(self, exc: Exception) -> NetworkError | None:
         """As a NetworkError, `exc` when it ended a request because the service had been down for the whole
         outage the policy rides out (no answer, or 502/503/504 on every try): every further request would
         meet the same, so a bulk run stops there, resumable (exit 7). Else None."""
-        from wfctl.api.retry import OUTAGE_STATUSES
+        from wfctl.api.net.retry import OUTAGE_STATUSES
 
         outage = self.outage()
         if outage is None or outage < self._client._transport().policy.outage_time:

@@ -14,7 +14,7 @@ from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_ou
 
 if TYPE_CHECKING:
     from wfctl.api.client import Page
-    from wfctl.output import Output
+    from wfctl.render.output import Output
 
 REQUEST_PANEL = "Request"
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?")
@@ -88,13 +88,13 @@ def api(
     # (WFCTL_OUTPUT, the profile's) is for the record commands, not for a raw answer
     asked = output.format or _output_flag(ctx)
     if output.shape:  # --jq, --sort-by ...: rendered as -o asks, json when it does not
-        from wfctl.shaped import ShapedOutput
+        from wfctl.render.shaped import ShapedOutput
 
         out: Output = ShapedOutput(app_ctx.io, app_ctx.output(asked).format if asked else "json", output.shape)
     elif asked:
         out = app_ctx.output(asked)
     else:  # JSON on stdout; errors stay as the context decides (one human line on a terminal)
-        from wfctl.output import Output as Writer
+        from wfctl.render.output import Output as Writer
 
         out = Writer(app_ctx.io, "json")
     client = app_ctx.client
@@ -108,14 +108,14 @@ def api(
     if not response.content.strip():
         return
     from wfctl.api.errors import ServerError
-    from wfctl.api.responses import parse_json
+    from wfctl.api.net.responses import parse_json
 
     try:
         document = parse_json(response.content, status=response.status_code)
     except ServerError:  # not JSON (NaN included, which -o json would pass on): the service's text as it is
         text = response.text
         if app_ctx.io.stdout_is_tty:  # a person reads it: nothing in it may drive the terminal
-            from wfctl.safetext import plain
+            from wfctl.text.safetext import plain
 
             text = plain(text, keep_newlines=True)
         app_ctx.io.write(text if text.endswith("\n") else text + "\n")
@@ -163,7 +163,7 @@ def _url(base_url: str, path: str) -> str:
     """The absolute URL of `path`: under the service URL, or a URL of the service's own origin.
 
     Built here so that a path holding `://` further on (`/api/x?next=https://...`) stays a path."""
-    from wfctl.api.origin import origin_of, same_origin
+    from wfctl.api.net.origin import origin_of, same_origin
     from wfctl.errors import CliError
 
     if not _ABSOLUTE.match(path):

@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_audit_checks
 from wfctl.commands import scopeoptions as opt
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
-from wfctl.completion_cache import complete_audit_checks
 
 if TYPE_CHECKING:
     from wfctl.payroll.audit import Audit
@@ -63,9 +63,9 @@ def audit(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = No
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from wfctl.api.banreads import client_branches
-    from wfctl.commands.findings import one_means_found
-    from wfctl.commands.sitescope import check_scope, read_scope
+    from wfctl.api.domain.banreads import client_branches
+    from wfctl.drivers.findings import one_means_found
+    from wfctl.drivers.sitescope import check_scope, read_scope
 
     check_scope(client, branch, all_clients, site)
     with one_means_found():
@@ -122,7 +122,7 @@ def render(findings: list[dict[str, Any]], width: int | None = None) -> str:
     import textwrap
 
     from wfctl.payroll.audit import CHECKS
-    from wfctl.safetext import one_line
+    from wfctl.text.safetext import one_line
 
     width = width or shutil.get_terminal_size().columns
     lines: list[str] = []

@@ -8,9 +8,9 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_on_existing
 from wfctl.commands.optiongroup import option_group
 from wfctl.commands.output_options import OUTPUT_PANEL
-from wfctl.completion_cache import complete_on_existing
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: The groups' values (ImportRun, PruneLimits, DiffAsked) are namespaces, not dataclasses: a dataclass is

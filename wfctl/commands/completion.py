@@ -2,7 +2,7 @@
 
 The scripts are typer's (the same protocol as `--install-completion`: the shell runs wfctl with
 `_WFCTL_COMPLETE=complete_<shell>` and wfctl answers with candidates: from the index of
-wfctl.startup when it can, without loading typer, else through typer). The generated files live in
+wfctl.cmdline.startup when it can, without loading typer, else through typer). The generated files live in
 `completions/` and, for installed copies, in the package's `wfctl/completions/`; regenerate both with
 
     python -m wfctl.commands.completion --write completions wfctl/completions
@@ -18,7 +18,7 @@ from typing import Annotated
 import typer
 
 from wfctl.commands.options import app_context
-from wfctl.streams import IO
+from wfctl.render.streams import IO
 
 PROG_NAME = "wfctl"
 COMPLETE_VAR = "_WFCTL_COMPLETE"
@@ -53,7 +53,7 @@ def completion(
 
 def script(shell: str) -> str:
     """The completion script for `shell` (bash, zsh or fish)."""
-    from wfctl.typercompat import get_completion_script
+    from wfctl.cmdline.typercompat import get_completion_script
 
     text = get_completion_script(prog_name=PROG_NAME, complete_var=COMPLETE_VAR, shell=shell)
     if shell == "bash":
@@ -87,7 +87,7 @@ def script(shell: str) -> str:
 
 def register_shells() -> None:
     """Make the completion protocol answer (called by main when `_WFCTL_COMPLETE` is set)."""
-    from wfctl.typercompat import init_completion
+    from wfctl.cmdline.typercompat import init_completion
 
     init_completion()
 

@@ -107,7 +107,7 @@ def render(checks: list[Check]) -> str:
     """Plain lines: `[pass] name: detail`, and an indented `-> fix` where there is one. Details hold
     text from outside (the service's answers, file names, settings): control characters are shown
     escaped, so nothing there can drive the terminal."""
-    from wfctl.safetext import one_line
+    from wfctl.text.safetext import one_line
 
     width = max(len(c.check) for c in checks)
     lines = []
@@ -143,7 +143,7 @@ def _check_base_url(settings: Settings) -> Check:
     if not url:
         return Check("base URL", FAIL, "not set",
                      "run `wfctl login --base-url <url>`, or pass --base-url / set WFCTL_BASE_URL")
-    from wfctl.api.origin import origin
+    from wfctl.api.net.origin import origin
 
     source = settings.source("base_url")
     try:
@@ -153,7 +153,7 @@ def _check_base_url(settings: Settings) -> Check:
     if scheme not in ("http", "https") or not host:
         return Check("base URL", FAIL, f"{url} (from {source}) is not an http(s) URL",
                      "use a URL like https://wams.example.com")
-    from wfctl.api.origin import is_loopback
+    from wfctl.api.net.origin import is_loopback
 
     if scheme == "http" and not is_loopback(host):  # the G19 guard's own test
         if settings.allow_insecure_http:
@@ -183,11 +183,11 @@ def _check_tls_and_proxy(settings: Settings) -> list[Check]:
 
 
 def _check_tls(settings: Settings) -> Check:
-    """Which CAs https connections trust (wfctl.api.tls decides; this says which and checks it)."""
+    """Which CAs https connections trust (wfctl.api.net.tls decides; this says which and checks it)."""
     bundle = settings.ca_bundle
     if bundle:
         from wfctl.api.errors import CaBundleError
-        from wfctl.api.tls import ssl_context
+        from wfctl.api.net.tls import ssl_context
 
         source = settings.source("ca_bundle")
         try:
@@ -209,7 +209,7 @@ def _check_tls(settings: Settings) -> Check:
     if requests_bundle:
         return Check("TLS", WARN, f"REQUESTS_CA_BUNDLE={requests_bundle} is set, but wfctl ignores it",
                      f"pass --ca-bundle {requests_bundle}, or set WFCTL_CA_BUNDLE or the profile's ca_bundle")
-    from wfctl.api.tls import os_store_available
+    from wfctl.api.net.tls import os_store_available
 
     if not os_store_available():
         return Check("TLS", WARN, "trusting the certifi CA bundle only: the truststore package is missing, "
@@ -223,7 +223,7 @@ def _check_keyring(settings: Settings) -> Check:
     note = " (not needed now: WFCTL_ACCESS_TOKEN is set)" if os.environ.get("WFCTL_ACCESS_TOKEN") else ""
     if settings.credential_store == "file":
         return Check("keyring", PASS, f"not used: profile keeps its tokens in a file (credential_store = file){note}")
-    from wfctl.api.store import KeyringStore, TokenPair
+    from wfctl.api.session.store import KeyringStore, TokenPair
 
     probe = KeyringStore("__wfctl_doctor__", settings.config_dir / "doctor.lock")
     try:
@@ -258,7 +258,7 @@ def _check_token(settings: Settings) -> Check:
                      "run `wfctl login`" + (" --base-url <url>" if not settings.base_url else ""))
     who = f"{pair.username or 'unknown user'} at {pair.base_url or 'unknown URL'}"
     if pair.refresh_in_doubt:
-        from wfctl.api.auth import in_doubt_message
+        from wfctl.api.session.auth import in_doubt_message
 
         return Check("token", FAIL, f"{who}: {in_doubt_message(settings.profile, pair)}", "run `wfctl login`")
     if pair.base_url and settings.base_url and pair.base_url.rstrip("/") != settings.base_url.rstrip("/"):
@@ -287,7 +287,7 @@ def _check_service(settings: Settings, timeout: float) -> list[Check]:
     options: dict[str, Any] = {}
     if url.lower().startswith("https://"):  # the CAs every other command trusts
         from wfctl.api.errors import CaBundleError
-        from wfctl.api.tls import ssl_context
+        from wfctl.api.net.tls import ssl_context
 
         try:
             options["verify"] = ssl_context(settings.ca_bundle)

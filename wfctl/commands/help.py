@@ -17,7 +17,7 @@ class TopicsGroup(TyperGroup):
     """`wfctl help`: a word that is no topic is answered with the topics there are (exit 2)."""
 
     def resolve_command(self, ctx: Any, args: list[str]) -> Any:
-        from wfctl.typercompat import UsageError
+        from wfctl.cmdline.typercompat import UsageError
 
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
@@ -62,7 +62,7 @@ def topics(ctx: typer.Context) -> None:
 
 def topics_text(ctx: Any) -> str:
     """The topics of `wfctl help`, one a line with its summary (on stdout: `wfctl help` asked for them)."""
-    from wfctl.help_format import summary
+    from wfctl.cmdline.help_format import summary
 
     group = ctx.command
     names = group.list_commands(ctx)

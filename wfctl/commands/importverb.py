@@ -6,18 +6,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from wfctl.bulk.scope import Scope
     from wfctl.commands.bulkoptions import ImportRun, PruneLimits
     from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
+    from wfctl.plans.scope import Scope
 
 
 def import_file(app: AppContext, kind: str, file: str, *, parent_id: str | None, scope: Scope | None,
                 run: ImportRun, limits: PruneLimits, output: OutputOptions) -> int:
     """Import `file` as the groups ask (`scope`: what the kind's scope options declared, None without
     --prune); the exit code (0, 10), or a CliError."""
-    from wfctl.commands import prunerun
-    from wfctl.commands.bulkrun import run_import
+    from wfctl.drivers import prunerun
+    from wfctl.drivers.bulkrun import run_import
 
     pruning = prunerun.settings(scope, prune=run.prune, max_deletes=limits.max_deletes,
                                 max_delete_share=limits.max_delete_share, allow_deletes=limits.allow_deletes,

@@ -14,8 +14,8 @@ from wfctl.commands.output_options import Format
 from wfctl.errors import CliError
 
 if TYPE_CHECKING:
-    from wfctl.query import Source
-    from wfctl.typercompat import Context
+    from wfctl.cmdline.typercompat import Context
+    from wfctl.render.query import Source
 
 JQ_PANEL = "jq's options"
 
@@ -95,8 +95,8 @@ def jq(
       $ wfctl jq --arg skill "Forklift Driver" '.[] | select(any(.rates[]; .skill == $skill)) | .name' sites.json
       $ wfctl jq -n '[inputs | .[] | .bannedWorkers | length] | add' sites.json
     """
-    from wfctl import jqlib
-    from wfctl.querybinding import compile_query
+    from wfctl.render import jqlib
+    from wfctl.render.querybinding import compile_query
 
     app = app_context(ctx)
     expression, values = _unmarked(expression), [_unmarked(value) for value in files or ()]
@@ -123,7 +123,7 @@ def jq(
         data, slurp = _lines_as_texts(data, slurp=slurp), False
     parsing = 0 if raw_input else (jqlib.PARSE_SEQ if seq else 0) | (jqlib.PARSE_STREAMING if stream else 0)  # jq's
     if output is not None:
-        from wfctl.shaped import Shape, ShapedOutput
+        from wfctl.render.shaped import Shape, ShapedOutput
 
         out = ShapedOutput(app.io, app.output(str(output)).format, Shape(jq=expression), option="", query=query)
         out.texts(data, slurp=slurp, null_input=null_input, source=source, exit_status=exit_status, parsing=parsing)
@@ -168,7 +168,7 @@ class JqCommand(TyperCommand):
         return super().parse_args(ctx, words)
 
 
-jq.command_class = JqCommand  # type: ignore[attr-defined]  # wfctl.cli registers the command with it
+jq.command_class = JqCommand  # type: ignore[attr-defined]  # wfctl.cmdline.app registers the command with it
 
 
 def _unmarked(word: str) -> str:
@@ -203,7 +203,7 @@ def _lines_as_texts(data: bytes, *, slurp: bool) -> bytes:
 
 def _flags(*, compact: bool, tab: bool, indent: int | None, sort_keys: bool, ascii: bool) -> int:
     """jq's printing options as jq's main sets them (2 spaces unless said otherwise)."""
-    from wfctl.jqlib import ASCII, PRETTY, SORTED, TAB, indent_flags
+    from wfctl.render.jqlib import ASCII, PRETTY, SORTED, TAB, indent_flags
 
     flags = indent_flags(2)
     if tab:

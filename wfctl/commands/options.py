@@ -25,7 +25,7 @@ def app_context(ctx: typer.Context) -> AppContext:
 
 def resolve_ref(ctx: typer.Context, kind: str, ref: str, *, parent: str | None = None) -> str:
     """The id of the `kind` record that `ref` names (its id, a unique beginning of it, or its name:
-    wfctl.api.refs), `parent` (an id) scoping a name; a whole id is returned with no request. No match
+    wfctl.api.records.refs), `parent` (an id) scoping a name; a whole id is returned with no request. No match
     is exit 4 (`no branch 'X'`), several exit 2 (each candidate with its id)."""
     return resolve_in(app_context(ctx).client, kind, ref, parent=parent, offered=offered_options(ctx))
 
@@ -39,8 +39,8 @@ def resolve_in(client: Any, kind: str, ref: str, *, parent: str | None = None,
                offered: frozenset[str] = frozenset()) -> str:
     """`resolve_ref` with a client: `offered`, the options of the command, says whether an ambiguous name
     can be told apart by naming its parent (`--branch <branch>`)."""
-    from wfctl.api.refs import AmbiguousReference, resolve
-    from wfctl.api.resources import RESOURCES
+    from wfctl.api.records.refs import AmbiguousReference, resolve
+    from wfctl.api.records.resources import RESOURCES
     from wfctl.errors import CliError
 
     try:
@@ -58,7 +58,7 @@ def resolve_in(client: Any, kind: str, ref: str, *, parent: str | None = None,
 def resolve_refs(ctx: typer.Context, kind: str, refs: list[str] | None, *, check: bool = False) -> list[str]:
     """`resolve_ref` of each of `refs`; `check`: a whole id is read once to make sure it names a record
     (where a wrong one would otherwise give an empty answer, e.g. an export's empty file)."""
-    from wfctl.api.refs import is_whole_id, require
+    from wfctl.api.records.refs import is_whole_id, require
 
     ids = []
     for ref in refs or []:

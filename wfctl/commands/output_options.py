@@ -6,13 +6,13 @@ A command takes the group with one decorator, as gh's `cmdutil.AddJSONFlags` and
     @verb("get")
     @takes_output(fields=True)
     def get(ctx: typer.Context, branch_id: ..., output: OutputOptions = AS_CONFIGURED) -> None:
-        out = output.writer(app_context(ctx), "branch")   # a wfctl.output.Output; out.machine, out.format
+        out = output.writer(app_context(ctx), "branch")   # a wfctl.render.output.Output; out.machine, out.format
 
 The decorator puts the group's options where the command's `output` parameter stands (so `--help` lists
-them there) and hands the command one `OutputOptions`. The formats are `wfctl.output.FORMATS`: -o's
+them there) and hands the command one `OutputOptions`. The formats are `wfctl.render.output.FORMATS`: -o's
 choices, its help and its completion come from there. A new format is a name there and its writer in
-`wfctl.output`; a new query option (--jq, --sort-by) is declared here, carried by `OutputOptions` and
-applied by `wfctl.output.Output`.
+`wfctl.render.output`; a new query option (--jq, --sort-by) is declared here, carried by `OutputOptions` and
+applied by `wfctl.render.output.Output`.
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_columns, complete_fields, complete_sort_keys
 from wfctl.commands.optiongroup import option_group
-from wfctl.completion_cache import complete_columns, complete_fields, complete_sort_keys
-from wfctl.output import FORMATS
-from wfctl.shaped import Shape
+from wfctl.render.output import FORMATS
+from wfctl.render.shaped import Shape
 
 if TYPE_CHECKING:
     from wfctl.context import AppContext
-    from wfctl.output import Output
-    from wfctl.streams import IO
+    from wfctl.render.output import Output
+    from wfctl.render.streams import IO
 
     OutputFormat = StrEnum
-else:  # -o's choices, a str Enum (wfctl.coercion checks it without pydantic), in the order of FORMATS
+else:  # -o's choices, a str Enum (wfctl.cmdline.coercion checks it without pydantic), in the order of FORMATS
     OutputFormat = StrEnum("OutputFormat", [(name, name) for name in FORMATS])
 
 NO_SHAPE = Shape()  # no query option given
@@ -106,7 +106,7 @@ class OutputOptions:
 
     format: str | None = None  # -o after the command; None: the global -o, WFCTL_OUTPUT, the profile, table
     fields: str | None = None  # --fields as given (checked against a kind's fields by `writer`)
-    shape: Shape = NO_SHAPE  # --jq, --jq-each, --arg, --argjson, --sort-by, --columns (wfctl.shaped)
+    shape: Shape = NO_SHAPE  # --jq, --jq-each, --arg, --argjson, --sort-by, --columns (wfctl.render.shaped)
 
     def writer(self, app: AppContext, kind: str | None = None, *, io: IO | None = None) -> Output:
         """The command's Output: this -o, else the global one, WFCTL_OUTPUT, the profile's, table; --fields of
@@ -116,16 +116,16 @@ class OutputOptions:
             return app.output(self.format, self.fields, kind)
         fmt = app.output_format(self.format)
         if not self.shape:
-            from wfctl.output import Output as Writer
+            from wfctl.render.output import Output as Writer
 
             return Writer(io or app.io, fmt, fields=self.fields, kind=kind)
-        from wfctl.shaped import ShapedOutput
+        from wfctl.render.shaped import ShapedOutput
 
         return ShapedOutput(io or app.io, fmt, self.shape, fields=self.fields, kind=kind)
 
 
 #: The options that take two words (`--arg NAME VALUE`, as jq's): typer declares no such option, so the
-#: click command is given them once it is built (`pair_options`, from wfctl.cli.root_command).
+#: click command is given them once it is built (`pair_options`, from wfctl.cmdline.app.root_command).
 PAIRED = frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile"})
 
 

@@ -2,7 +2,7 @@
 
 Each verb module declares its command (options and help) and calls one function here, so the 15
 verbs stay thin and behave the same: it parses the command into the options of the run half in
-`wfctl.commands.recordrun` (a plain function of those options and an IO) and calls it. Only typer and
+`wfctl.drivers.recordrun` (a plain function of those options and an IO) and calls it. Only typer and
 light wfctl modules are imported at the top: pydantic (the write models), httpx (the client) and the
 output module load when a command runs.
 """
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands import recordrun as run
+from wfctl.cmdline.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 from wfctl.commands.options import app_context, offered_options
-from wfctl.commands.recordrun import OPTION_FOR as OPTION_FOR
-from wfctl.commands.recordrun import read_record_file as read_record_file
-from wfctl.commands.recordrun import validate_body as validate_body
-from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
+from wfctl.drivers import recordrun as run
+from wfctl.drivers.recordrun import OPTION_FOR as OPTION_FOR
+from wfctl.drivers.recordrun import read_record_file as read_record_file
+from wfctl.drivers.recordrun import validate_body as validate_body
 
 if TYPE_CHECKING:
     from wfctl.commands.output_options import OutputOptions
@@ -56,7 +56,7 @@ FromFile = Annotated[str | None, typer.Option(
     "--from-file", help="Read the fields from a JSON object (- for stdin); field options override it.",
     rich_help_panel=FIELDS_PANEL, metavar="<path>|-")]
 
-#: How a reference may be given (wfctl.api.refs), said once in each option's help.
+#: How a reference may be given (wfctl.api.records.refs), said once in each option's help.
 REF_HELP = "or the beginning of the id, or the name"
 BranchOption = Annotated[str | None, typer.Option("--branch", help=f"Id of the branch ({REF_HELP}).", metavar="<branch-id>",
                                                      autocompletion=complete_branch_ids)]

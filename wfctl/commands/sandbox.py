@@ -17,8 +17,8 @@ import typer
 
 from wfctl.commands.sandbox_accounts import INSTALL_HINT, agencies, users
 from wfctl.errors import CliError
+from wfctl.render.streams import IO
 from wfctl.sandbox.quirks import QUIRKS, parse_quirks
-from wfctl.streams import IO
 
 DEFAULT_ACCESS_TTL = 900  # seconds: the 15-minute access token of the service's specification
 

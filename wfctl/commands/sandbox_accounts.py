@@ -191,7 +191,7 @@ def users_remove(
       $ wfctl sandbox users remove staff@northwind.test --db sandbox.db
       $ wfctl sandbox users remove staff@northwind.test --db sandbox.db --yes
     """
-    from wfctl.commands.prompts import confirm
+    from wfctl.drivers.prompts import confirm
     from wfctl.sandbox import accounts
 
     app = app_context(ctx)
@@ -322,7 +322,7 @@ def _new_password(app: AppContext, username: str, password_stdin: bool) -> str:
     else:
         if not app.io.can_prompt:
             raise CliError("no password: pipe it to --password-stdin, or run this on a terminal")
-        from wfctl.commands.prompts import ask_secret
+        from wfctl.drivers.prompts import ask_secret
 
         password = ask_secret(f"New password for {username.strip().lower()}", repeat="Repeat the password")
     if not password:

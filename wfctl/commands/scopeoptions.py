@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from wfctl.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
+from wfctl.cmdline.completion_cache import complete_branch_ids, complete_client_ids, complete_site_ids
 
 SCOPE_PANEL = "Scope (one is required)"
 RUN_PANEL = "Run"

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from wfctl.api import bans
-from wfctl.api.ratecalc import RateError, amount, usual
+from wfctl.api.domain import bans
+from wfctl.api.domain.ratecalc import RateError, amount, usual
 from wfctl.payroll.floors import ChargeFloor, Floor
 from wfctl.payroll.lookalike import Named, look_alikes
 
@@ -93,7 +93,7 @@ class Audit:
     _clients: dict[str, str] = field(default_factory=dict)
 
     def add(self, site: Mapping[str, Any], client: str) -> None:
-        """One site's full record (`wfctl.api.ratereads.read_sites` gives them) and its client's name."""
+        """One site's full record (`wfctl.api.domain.ratereads.read_sites` gives them) and its client's name."""
         self.sites += 1
         named = Named(str(site.get("id", "")), str(site.get("name", "")), str(site.get("clientId", "")), client)
         self._clients.setdefault(named.client_id, client)

@@ -20,7 +20,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal, InvalidOperation
 
-from wfctl.api.ratecalc import CENT, RateError, parse_amount
+from wfctl.api.domain.ratecalc import CENT, RateError, parse_amount
 from wfctl.payroll import statutory
 
 #: The parts of a charge floor, in the order the formula uses them: True for a percentage of earnings.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import editing
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
+from wfctl.drivers import editing
 
 
 @verb("edit")

@@ -22,7 +22,7 @@ def show(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
       $ wfctl agency show --fields workWeekStart,holidayYearStart
     """
     from wfctl.commands.agencycalendar import remember
-    from wfctl.commands.recordrun import ShowAgencyOptions, run_show_agency
+    from wfctl.drivers.recordrun import ShowAgencyOptions, run_show_agency
 
     app = app_context(ctx)
     run_show_agency(ShowAgencyOptions(client=lambda: app.client, format=app.output_format(output.format),

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from wfctl.commands.options import app_context
-from wfctl.streams import IO
+from wfctl.render.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.config import Settings
@@ -59,9 +59,9 @@ def login(
       $ printf '%s' "$PASSWORD" | wfctl login -u <user> --password-stdin
       $ wfctl --profile ci login --credential-store file -u <user> --password-stdin
     """
-    from wfctl.api.store import TokenPair
-    from wfctl.commands.prompts import ask, ask_secret
+    from wfctl.api.session.store import TokenPair
     from wfctl.config import normalize_base_url, update_profile
+    from wfctl.drivers.prompts import ask, ask_secret
     from wfctl.errors import CliError
     from wfctl.factory import anonymous_client, save_login
 
@@ -137,8 +137,8 @@ def login(
 def _ask_url() -> str:
     """The service URL asked at the terminal: a URL refused (no scheme) is said and asked again, as a wrong
     password is; Ctrl-D ends the login."""
-    from wfctl.commands.prompts import ask
     from wfctl.config import ConfigError, normalize_base_url
+    from wfctl.drivers.prompts import ask
     from wfctl.errors import CliError
 
     while True:
@@ -181,7 +181,7 @@ def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user:
     """Fail before sending the password when the keyring cannot keep the tokens; the login command it
     suggests carries the URL and user name already given, so it can be run as it is."""
     from wfctl.api.errors import CredentialStoreError
-    from wfctl.api.store import KeyringStore, no_keyring_message
+    from wfctl.api.session.store import KeyringStore, no_keyring_message
     from wfctl.factory import store_for_settings
 
     store = store_for_settings(settings, "keyring")

@@ -9,7 +9,7 @@ import typer
 from wfctl.commands.options import app_context
 
 if TYPE_CHECKING:
-    from wfctl.api.store import TokenPair
+    from wfctl.api.session.store import TokenPair
     from wfctl.context import AppContext
 
 
@@ -63,7 +63,7 @@ def _revoke(app: AppContext, pair: TokenPair) -> bool:
     then stay valid on the service until they expire."""
     from wfctl.api.client import NotSupported
     from wfctl.api.errors import ApiError
-    from wfctl.api.origin import origin_of
+    from wfctl.api.net.origin import origin_of
     from wfctl.factory import anonymous_client
 
     base_url = pair.base_url or app.settings.base_url

@@ -34,8 +34,8 @@ def add(ctx: typer.Context, workers: opt.Workers, client: scope.Client = None, b
       $ wfctl bans add W-20417 --branch "Leeds Riverside" --yes -o json
       $ wfctl bans add W-20417 --all-clients --dry-run -o csv
     """
-    from wfctl.commands.bans.run import checked_workers, run_bans
-    from wfctl.commands.sitescope import Scope, check_scope
+    from wfctl.drivers.bansrun import checked_workers, run_bans
+    from wfctl.drivers.sitescope import Scope, check_scope
 
     ids = checked_workers(workers)
     check_scope(client, branch, all_clients, site)

@@ -30,8 +30,8 @@ def list_bans(ctx: typer.Context, client: scope.Client = None, branch: scope.Bra
       $ wfctl bans list --all-clients -o csv > bans.csv
       $ wfctl bans list --branch "Leeds Riverside" -o json
     """
-    from wfctl.api import bans
-    from wfctl.commands.sitescope import check_scope, read_scope
+    from wfctl.api.domain import bans
+    from wfctl.drivers.sitescope import check_scope, read_scope
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)

@@ -29,8 +29,8 @@ def remove(ctx: typer.Context, workers: opt.Workers, client: scope.Client = None
       $ wfctl bans remove W-20417 --client "Pennine Foods Ltd" --dry-run
       $ wfctl bans remove W-20417 --all-clients --note "cleared on appeal" --yes
     """
-    from wfctl.commands.bans.run import checked_workers, run_bans
-    from wfctl.commands.sitescope import Scope, check_scope
+    from wfctl.drivers.bansrun import checked_workers, run_bans
+    from wfctl.drivers.sitescope import Scope, check_scope
 
     ids = checked_workers(workers)
     check_scope(client, branch, all_clients, site)

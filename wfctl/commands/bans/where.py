@@ -33,10 +33,10 @@ def where(ctx: typer.Context, workers: opt.Workers, client: scope.Client = None,
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from wfctl.api import bans
-    from wfctl.api.banreads import client_branches
-    from wfctl.commands.bans.run import checked_workers
-    from wfctl.commands.sitescope import check_scope, read_scope
+    from wfctl.api.domain import bans
+    from wfctl.api.domain.banreads import client_branches
+    from wfctl.drivers.bansrun import checked_workers
+    from wfctl.drivers.sitescope import check_scope, read_scope
 
     ids = checked_workers(workers)
     everywhere = not (client or branch or all_clients or site)

@@ -30,6 +30,6 @@ def diff_branches(
       $ wfctl branches diff branches.csv --markdown
       $ wfctl branches diff --from-profile staging --map email:@staging.example=@example.com
     """
-    from wfctl.commands.driftrun import ScopeArgs, diff_file
+    from wfctl.drivers.driftrun import ScopeArgs, diff_file
 
     return diff_file(app_context(ctx), "branch", file, ScopeArgs(), asked, output)

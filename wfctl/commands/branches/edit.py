@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import editing, recordverbs
+from wfctl.commands import recordverbs
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
+from wfctl.drivers import editing
 
 
 @verb("edit")

@@ -24,7 +24,7 @@ def export_branches(ctx: typer.Context, file: bulk.ExportFile = None,
       $ wfctl branches export --file branches.csv
       $ wfctl branches export --jq '.[] | select(.email == "") | .name'
     """
-    from wfctl.commands.exportrun import run_export
+    from wfctl.drivers.exportrun import run_export
 
     return run_export(app_context(ctx), "branch", parent_ids=None, all_parents=False, file=file,
                       concurrency=1, output=output)

@@ -36,8 +36,8 @@ def import_branches(
       $ wfctl branches import branches.csv --dry-run --on-existing update
       $ wfctl branches import branches.csv --prune --dry-run
     """
-    from wfctl.commands import prunerun
     from wfctl.commands.importverb import import_file
+    from wfctl.drivers import prunerun
 
     scope = prunerun.declare_scope(app_context(ctx), "branch", prune=run.prune)
     return import_file(app_context(ctx), "branch", file, parent_id=None, scope=scope, run=run, limits=limits,

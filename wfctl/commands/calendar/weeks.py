@@ -6,12 +6,12 @@ from typing import Annotated, Any
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_divisions
 from wfctl.commands import agencycalendar as cal
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_divisions
 from wfctl.payroll.bankholidays import DEFAULT_DIVISION, DIVISIONS
 
 From = Annotated[str | None, typer.Option("--from", help="The first day (its week is the first row); default: "
@@ -95,9 +95,9 @@ def weeks(ctx: typer.Context, from_: From = None, to: To = None, division: Divis
 def _to_file(app: Any, path: str, rows: list[dict[str, Any]], deadline: bool) -> None:
     """The rows to `path`: a workbook when it ends in .xlsx (every cell text), else CSV with a UTF-8 BOM;
     written whole or not at all."""
-    from wfctl.bulk import workbook
-    from wfctl.bulk.files import atomic_binary_file, atomic_text_file, check_writable
-    from wfctl.csvformat import neutralise
+    from wfctl.files import workbook
+    from wfctl.files.csvformat import neutralise
+    from wfctl.files.files import atomic_binary_file, atomic_text_file, check_writable
 
     columns = ["week", "commencing", "ending", "year", "holidayYear", "bankHolidays"] + (["deadline"] if deadline else [])
     check_writable(path)

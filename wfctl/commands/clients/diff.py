@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_branch_ids
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_branch_ids
 
 
 @verb("diff")
@@ -37,6 +37,6 @@ def diff_clients(
       $ wfctl clients diff clients.csv --branch "Leeds Riverside" -o json
       $ wfctl clients diff --from-profile staging --branch "Leeds Riverside"
     """
-    from wfctl.commands.driftrun import ScopeArgs, diff_file
+    from wfctl.drivers.driftrun import ScopeArgs, diff_file
 
     return diff_file(app_context(ctx), "client", file, ScopeArgs(branch=branch), asked, output)

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_branch_ids
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_refs
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_branch_ids
 
 
 @verb("export")
@@ -34,7 +34,7 @@ def export_clients(
       $ wfctl clients export > clients.csv
       $ wfctl clients export --branch <branch-id> --file clients.csv
     """
-    from wfctl.commands.exportrun import run_export
+    from wfctl.drivers.exportrun import run_export
 
     parents: list[str | None] = [*resolve_refs(ctx, "branch", branch, check=True)]
     return run_export(app_context(ctx), "client", parent_ids=parents, all_parents=False,

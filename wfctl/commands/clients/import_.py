@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_branch_ids
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_ref
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_branch_ids
 
 
 @verb("import")
@@ -45,9 +45,9 @@ def import_clients(
       $ wfctl clients import clients.csv --dry-run --on-existing update
       $ wfctl clients export | wfctl clients import - --branch <other-branch-id> --ignore-ids
     """
-    from wfctl.bulk.reader import check_path
-    from wfctl.commands import prunerun
     from wfctl.commands.importverb import import_file
+    from wfctl.drivers import prunerun
+    from wfctl.files.reader import check_path
 
     check_path(file)  # a file that is not there is said at once, before a reference is looked up
     if branch:

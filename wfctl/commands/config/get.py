@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_config_keys
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_config_keys
 
 Key = Annotated[str, typer.Argument(help="Setting name, e.g. base_url (see `wfctl config list`).",
                                     metavar="<key>", show_default=False, autocompletion=complete_config_keys)]
@@ -28,7 +28,7 @@ def get(ctx: typer.Context, key: Key, output: OutputOptions = AS_CONFIGURED) -> 
       $ wfctl --profile staging config get credential_store
     """
     from wfctl.commands.config.keys import check_key, require_profile
-    from wfctl.output import is_machine
+    from wfctl.render.output import is_machine
 
     app_ctx = app_context(ctx)
     check_key(key)

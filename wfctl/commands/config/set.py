@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_config_values
 from wfctl.commands.config.get import Key
 from wfctl.commands.options import app_context
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_config_values
 
 Value = Annotated[str, typer.Argument(help="The new value.", metavar="<value>", show_default=False,
                                       autocompletion=complete_config_values)]

@@ -11,7 +11,7 @@ from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_ou
 from wfctl.commands.verbs import verb
 
 COLUMNS = ["run", "kind", "file", "started", "counts", "state"]
-# On a terminal (wfctl.output, kind "run"): one line a run; ids, times and states whole; file (its end
+# On a terminal (wfctl.render.output, kind "run"): one line a run; ids, times and states whole; file (its end
 # kept) and counts shortened with '…', then kind and started left out, at 80 columns.
 
 
@@ -31,7 +31,7 @@ def list_runs(ctx: typer.Context, limit: Annotated[int | None, typer.Option(
       $ wfctl imports list --limit 5
       $ wfctl imports list -o json
     """
-    from wfctl.bulk.undo import profile_runs
+    from wfctl.runs.undo import profile_runs
 
     app_ = app_context(ctx)
     out = output.writer(app_)

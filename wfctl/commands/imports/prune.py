@@ -31,7 +31,7 @@ def prune(ctx: typer.Context, older_than: Annotated[str, typer.Option(
     import os
     import time
 
-    from wfctl.bulk.undo import parse_age, profile_runs, prunable
+    from wfctl.runs.undo import parse_age, profile_runs, prunable
 
     try:
         age = parse_age(older_than)

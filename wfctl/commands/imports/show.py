@@ -31,10 +31,10 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
       $ wfctl imports show <run-id> -o jsonl
       $ wfctl imports show <run-id> -o json | jq '.rows[] | select(.action == "update")'
     """
-    from wfctl.bulk import plan
-    from wfctl.bulk.journal import iter_entries
-    from wfctl.bulk.undo import count_lines, find_profile_run, heading
-    from wfctl.commands.bulkrun import write_plan_rows
+    from wfctl.drivers.bulkrun import write_plan_rows
+    from wfctl.plans import plan
+    from wfctl.runs.journal import iter_entries
+    from wfctl.runs.undo import count_lines, find_profile_run, heading
 
     app_ = app_context(ctx)
     out = output.writer(app_)
@@ -44,7 +44,7 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
     if out.structured or out.shaped:
         write_plan_rows(out, rows, run.summary())
         return
-    from wfctl.bulk.shortview import write_rows
+    from wfctl.views.shortview import write_rows
 
     io.write(heading(run))
     write_rows(io.write, run.kind, rows, terminal=io.stdout_is_tty, shorten=io.stdout_is_tty and not all_rows,

@@ -12,12 +12,12 @@ from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_ou
 from wfctl.commands.verbs import verb
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.output import is_machine
+from wfctl.render.output import is_machine
 
 if TYPE_CHECKING:
-    from wfctl.bulk.journal import Entry
-    from wfctl.bulk.undo import Run, Undoer, UndoPlan
     from wfctl.context import AppContext
+    from wfctl.runs.journal import Entry
+    from wfctl.runs.undo import Run, Undoer, UndoPlan
 
 DryRun = Annotated[bool, typer.Option("--dry-run", help="Check each row against the service and print what "
                                       "undo would do; change nothing.")]
@@ -43,7 +43,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
       $ wfctl imports undo <run-id>
       $ wfctl imports undo <run-id> --yes --force -o json
     """
-    from wfctl.bulk import undo as runs
+    from wfctl.runs import undo as runs
 
     app_ = app_context(ctx)
     out_format = app_.output_format(output.format)
@@ -67,7 +67,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
         if not app_.io.can_prompt:
             raise CliError("refusing to undo without confirmation: no terminal to ask on; pass --yes "
                            "(or --dry-run to see what undo would do)")
-        from wfctl.commands.prompts import confirm
+        from wfctl.drivers.prompts import confirm
 
         if not confirm(runs.question(plan, run.kind)):
             app_.io.write_err("Not undone.\n")
@@ -97,9 +97,9 @@ def _preview(app: AppContext, plan: UndoPlan, undoer: Undoer, concurrency: int) 
     """Check every pending row (`concurrency` at once), newest first; a progress line on a terminal."""
     import os
 
-    from wfctl.bulk.engine import Stopped
-    from wfctl.bulk.undo import preview_undo
-    from wfctl.progress import Progress
+    from wfctl.render.progress import Progress
+    from wfctl.runs.engine import Stopped
+    from wfctl.runs.undo import preview_undo
 
     outcomes: list[Entry] = []
     source = os.path.basename(str(plan.run.header.get("path") or "")) or f"run {plan.run.id}"
@@ -129,12 +129,12 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
     done/total and the ETA on a terminal, a line every 5 s elsewhere."""
     import os
 
-    from wfctl.bulk import plan as shapes
-    from wfctl.bulk.engine import Stopped
-    from wfctl.bulk.journal import JournalError, RunLocked
-    from wfctl.bulk.undo import CHANGED, FAILED, run_undo
-    from wfctl.commands.bulkrun import write_plan_rows
-    from wfctl.progress import Progress
+    from wfctl.drivers.bulkrun import write_plan_rows
+    from wfctl.plans import plan as shapes
+    from wfctl.render.progress import Progress
+    from wfctl.runs.engine import Stopped
+    from wfctl.runs.journal import JournalError, RunLocked
+    from wfctl.runs.undo import CHANGED, FAILED, run_undo
 
     out = app.output(out_format)
     outcomes: list[Entry] = []
@@ -187,23 +187,23 @@ def _nothing_to_do(app: AppContext, plan: UndoPlan, out_format: str) -> None:
 
 
 def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[str, Any]:
-    from wfctl.bulk.undo import UNDO_COUNTS
+    from wfctl.runs.undo import UNDO_COUNTS
 
     return {"run": plan.run_id, "undo": plan.run.id, "kind": plan.run.kind, "dryRun": dry_run,
             **{name: counts.get(name, 0) for name in UNDO_COUNTS if name != "recreated" or counts.get(name)}}
 
 
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
-    from wfctl.bulk import plan as shapes
+    from wfctl.plans import plan as shapes
 
     if (out := app.output(out_format)).structured or out.shaped:
-        from wfctl.commands.bulkrun import write_plan_rows
+        from wfctl.drivers.bulkrun import write_plan_rows
 
         write_plan_rows(out, shapes.changing(rows), summary)
     elif not app.io.stdout_is_tty:
         shapes.write(app.io.write, kind, shapes.changing(rows), terminal=False)
     else:  # a terminal: the first rows, then the counts (as an import's plan); a pipe or -o jsonl gets every row
-        from wfctl.bulk.shortview import write_rows
+        from wfctl.views.shortview import write_rows
 
         write_rows(app.io.write, kind, shapes.changing(rows), terminal=True, shorten=True,
                    hint="`-o jsonl` shows every one, one per line; so does a pipe, e.g. `| less`")

@@ -39,8 +39,8 @@ def list_rates(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch
       $ wfctl rates list --branch "Leeds Riverside" -o json
       $ wfctl rates list --all-clients -f rates.xlsx
     """
-    from wfctl.api import rates
-    from wfctl.commands.rates.common import check_scope, read_scope, shown_amounts
+    from wfctl.api.domain import rates
+    from wfctl.drivers.ratescommon import check_scope, read_scope, shown_amounts
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
@@ -75,8 +75,8 @@ def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = 
       $ wfctl rates summary --branch "Manchester Central" --skill "Picker Packer"
       $ wfctl rates summary --all-clients -o json
     """
-    from wfctl.api import rates
-    from wfctl.commands.rates.common import check_scope, read_scope, shown_amounts
+    from wfctl.api.domain import rates
+    from wfctl.drivers.ratescommon import check_scope, read_scope, shown_amounts
 
     check_scope(client, branch, all_clients, site)
     app_ = app_context(ctx)
@@ -90,8 +90,8 @@ def summary(ctx: typer.Context, client: opt.Client = None, branch: opt.Branch = 
 @contextlib.contextmanager
 def _unknown_skill() -> Iterator[None]:
     """A --skill no site in scope has: the one line `rates set` gives (did you mean ...?), exit 2."""
-    from wfctl.api.rates import UnknownSkill
-    from wfctl.commands.rates.common import rate_error
+    from wfctl.api.domain.rates import UnknownSkill
+    from wfctl.drivers.ratescommon import rate_error
 
     try:
         yield
@@ -101,14 +101,14 @@ def _unknown_skill() -> Iterator[None]:
 
 def _to_file(app: Any, path: str, options: OutputOptions, rows: Any) -> None:
     """The rows to `path`: a workbook when it ends in .xlsx (text columns as text, hourlyRate as a
-    number), else CSV with a UTF-8 BOM; written whole or not at all (wfctl.bulk.files). --columns and
+    number), else CSV with a UTF-8 BOM; written whole or not at all (wfctl.files.files). --columns and
     --sort-by shape them (a rate column is money in the workbook too)."""
-    from wfctl.bulk import workbook
-    from wfctl.bulk.files import atomic_binary_file, atomic_text_file, check_writable
-    from wfctl.commands.rates.common import shown_amounts
-    from wfctl.csvformat import neutralise
+    from wfctl.drivers.ratescommon import shown_amounts
     from wfctl.errors import CliError
-    from wfctl.shaping import parse_columns, parse_sort, shape_rows, sort_rows
+    from wfctl.files import workbook
+    from wfctl.files.csvformat import neutralise
+    from wfctl.files.files import atomic_binary_file, atomic_text_file, check_writable
+    from wfctl.render.shaping import parse_columns, parse_sort, shape_rows, sort_rows
 
     output, shape = options.format, options.shape
     if output and output != "csv":

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_skills
 from wfctl.commands.scopeoptions import (
            RUN_PANEL,
            SCOPE_PANEL,
@@ -17,7 +18,6 @@ from wfctl.commands.scopeoptions import (
            Site,
            Yes,
 )
-from wfctl.completion_cache import complete_skills
 
 __all__ = ["CHANGE_PANEL", "RUN_PANEL", "SCOPE_PANEL", "AllClients", "Branch", "Client", "ReadConcurrency", "Site",
            "SkillFilter", "Yes"]

@@ -6,12 +6,12 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_skills
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OUTPUT_PANEL, OutputOptions, takes_output
 from wfctl.commands.rates import options as opt
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_skills
 
 Skill = Annotated[list[str], typer.Option(
     "--skill", help="The skill whose rate changes, matched trimmed and case-insensitively (repeatable).",
@@ -106,10 +106,10 @@ def set_rates(
       $ wfctl rates set --all-clients --skill "Registered Nurse" --by +0.50 --report nurse-uplift.csv
       $ wfctl rates set --all-clients --skill "Picker Packer" --floor nlw --effective 2026-04-01 --dry-run
     """
-    from wfctl.api.rates import Change, RateError
-    from wfctl.commands.rates.common import check_scope
+    from wfctl.api.domain.rates import Change, RateError
     from wfctl.commands.rates.effective import effective_change
-    from wfctl.commands.rates.run import Scope, run_set
+    from wfctl.drivers.ratescommon import check_scope
+    from wfctl.drivers.ratesrun import Scope, run_set
     from wfctl.errors import CliError
 
     check_scope(client, branch, all_clients, site)

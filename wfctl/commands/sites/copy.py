@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_client_ids
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import Yes, app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_client_ids
 
 
 @verb("copy")
@@ -53,8 +53,8 @@ def copy_sites(
       $ wfctl -p production sites copy --from-profile staging --client "Pennine Foods Ltd" --yes
       $ wfctl sites copy --from-profile staging --client "Pennine Foods Ltd" --prune --dry-run
     """
-    from wfctl.commands import prunerun
-    from wfctl.commands.driftrun import ReadOptions, ScopeArgs, run_copy
+    from wfctl.drivers import prunerun
+    from wfctl.drivers.driftrun import ReadOptions, ScopeArgs, run_copy
 
     pruning = prunerun.settings(None, prune=prune, max_deletes=max_deletes, max_delete_share=max_delete_share,
                                 allow_deletes=allow_deletes, yes=yes, dry_run=dry_run, skip_misplaced=skip_misplaced)

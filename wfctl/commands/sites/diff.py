@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_branch_ids, complete_client_ids
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_branch_ids, complete_client_ids
 
 
 @verb("diff")
@@ -47,7 +47,7 @@ def diff_sites(
       $ wfctl sites diff sites.csv --all-clients --markdown > drift.md
       $ wfctl sites diff --from-profile staging --client "Pennine Foods Ltd"
     """
-    from wfctl.commands.driftrun import ScopeArgs, diff_file
+    from wfctl.drivers.driftrun import ScopeArgs, diff_file
 
     return diff_file(app_context(ctx), "site", file, ScopeArgs(tuple(client or ()), branch, all_clients), asked,
                      output)

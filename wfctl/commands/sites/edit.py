@@ -6,10 +6,11 @@ from typing import Annotated
 
 import typer
 
-from wfctl.commands import editing, recordverbs
+from wfctl.cmdline.completion_cache import complete_client_ids, complete_site_ids
+from wfctl.commands import recordverbs
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_client_ids, complete_site_ids
+from wfctl.drivers import editing
 
 SiteRef = Annotated[str | None, typer.Argument(
     metavar="<site-id>", help=f"Id of the site ({recordverbs.REF_HELP}); leave it out with --client to edit every "

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
+from wfctl.cmdline.completion_cache import complete_client_ids
 from wfctl.commands import bulkoptions as bulk
 from wfctl.commands.options import app_context, resolve_refs
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
-from wfctl.completion_cache import complete_client_ids
 from wfctl.errors import CliError
 
 
@@ -42,7 +42,7 @@ def export_sites(
     """
     if bool(client) == all_clients:
         raise CliError("give --client <client-id> or --all-clients")
-    from wfctl.commands.exportrun import run_export
+    from wfctl.drivers.exportrun import run_export
 
     parents: list[str | None] = [*resolve_refs(ctx, "client", client, check=True)]
     return run_export(app_context(ctx), "site", parent_ids=parents, all_parents=all_clients,

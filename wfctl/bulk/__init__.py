@@ -1,1 +1,0 @@
-"""Bulk import and export: the CSV format, reader, planner, the one executor of a run's actions, journal and report."""
