@@ -16,8 +16,8 @@ from tests.fixtures.cli import REPO_ROOT, Cli
 from tests.fixtures.sandbox import ADMIN, SandboxServer, login_token
 
 #: modules a script using the SDK must never load
-CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.render.output", "wfctl.factory", "wfctl.commands",
-            "wfctl.bulk", "wfctl.cmdline.app", "wfctl.cmdline.main", "typer", "click", "rich")
+CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.render", "wfctl.factory", "wfctl.commands",
+            "wfctl.drivers", "wfctl.runs", "wfctl.plans", "wfctl.files", "wfctl.cmdline", "typer", "click", "rich")
 
 TAIL = f"""
 import sys as _sys

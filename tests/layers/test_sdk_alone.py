@@ -7,8 +7,8 @@ import json
 import subprocess
 import sys
 
-CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.render.output", "wfctl.factory", "wfctl.commands",
-            "wfctl.bulk", "typer", "click", "rich")
+CLI_SIDE = ("wfctl.config", "wfctl.errors", "wfctl.context", "wfctl.render", "wfctl.factory", "wfctl.commands",
+            "wfctl.drivers", "wfctl.runs", "wfctl.plans", "wfctl.files", "typer", "click", "rich")
 
 PROGRAM = """
 import json, sys

@@ -1,6 +1,6 @@
 """What wfctl's own bulk runs need of a Client beyond the SDK: not part of the SDK's API.
 
-`client._runs` (a `RunSupport`) gives the run engine (wfctl.bulk) the fast writer, a way to end the
+`client._runs` (a `RunSupport`) gives the run engine (wfctl.runs) the fast writer, a way to end the
 Client's waits when a run stops, what the Client knows of an outage of the service, and the look-up of a
 create a stopped run may have applied (an undo's preview, `find_same`). A script uses the
 Client's public methods; these change with the runs that need them.

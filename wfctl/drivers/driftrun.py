@@ -1,6 +1,6 @@
 """What the `diff` and `copy` commands of every group share (issue 32 §1, §3): the scope resolved, the
 other profile's scope exported, the drift computed (wfctl.compare.drift) and shown, the copy run as an
-import. The logic is wfctl.bulk's; this is its CLI side (options checked, progress, the exit code)."""
+import. The logic is wfctl.compare's; this is its CLI side (options checked, progress, the exit code)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """One definition of each resource the service holds: branches, clients and sites.
 
 Every layer reads its facts from here: the client's paths, the update rules (wfctl.api.records.recordrules), the
-CSV format and the bulk runs (wfctl.bulk), the commands and the output. Adding a writable field to a
+CSV format and the bulk runs (wfctl.files, wfctl.plans, wfctl.runs), the commands and the output. Adding a writable field to a
 kind means its write model (wfctl.api.records.models) and its definition below, nothing else; presentation
 (table columns, which columns give way, option names) stays with the commands and the output.
 
