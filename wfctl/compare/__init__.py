@@ -1,0 +1,1 @@
+"""A file, or another profile, against the service: drift within a scope, and profile to profile."""
