@@ -330,7 +330,7 @@ def _refuse_overwriting_input(file: str, report: str | None, journal: str | None
 
 def write_plan_rows(out: Output, rows: Iterable[Any], summary: dict[str, Any] | None,
                     parents: Mapping[str, str] | None = None) -> int:
-    """A plan's or a run's rows (bulk.plan's entries) for a program, as `out` writes every run's rows."""
+    """A plan's or a run's rows (wfctl.plans.plan's entries) for a program, as `out` writes every run's rows."""
     from wfctl.plans import plan
 
     return out.run_rows(rows, summary, as_json=functools.partial(plan.row_object, parents=parents),
