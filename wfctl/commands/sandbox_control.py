@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from wfctl.commands.sandbox_certify import certify
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.streams import IO
@@ -245,6 +246,7 @@ def register(app: typer.Typer) -> None:
     app.command("reset")(reset)
     app.command("seed")(seed)
     app.command("journal")(journal)
+    app.command("certify")(certify)
     app.add_typer(tenant_app, name="tenant")
     app.add_typer(faults_app, name="faults")
     app.add_typer(clock_app, name="clock")

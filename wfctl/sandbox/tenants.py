@@ -78,8 +78,9 @@ def add_tenant(store: Store, name: str, *, clock: Clock, logins: list[dict[str, 
         given.append({"username": str(fields["username"]).strip().lower(), "password": fields["password"],
                       "role": fields["role"]})
         document.append({"type": "login", "fields": fields})
-    load_seed(store, agency["id"], {"records": document}, clock=clock)
-    return {"id": agency["id"], "name": agency["name"], "logins": given}
+    made = load_seed(store, agency["id"], {"records": document}, clock=clock)
+    return {"id": agency["id"], "name": agency["name"], "logins": given,
+            "records": {ref: row["id"] for ref, row in made.items()}}
 
 
 def load_seed(store: Store, agency_id: str, document: Any, *, clock: Clock) -> dict[str, dict[str, Any]]:
