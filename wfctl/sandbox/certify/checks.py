@@ -93,18 +93,29 @@ def idempotent_create(played: Played) -> list[str]:
 
 
 def pages(played: Played) -> list[str]:
-    answered = [e for e in played.exchanges if e.method == "GET" and e.path == _sites(played) and e.status == 200
-                and isinstance(e.response, dict)]
-    if not answered:
+    """The listing's first pass: the list GETs before the first write. What comes after a write is another
+    read (a natural-key look-up after a lost create, G20), judged for reading a page twice only."""
+    ordered = sorted(played.exchanges, key=lambda e: e.start)
+    passes: list[list[Exchange]] = [[]]
+    for exchange in ordered:
+        if exchange.api and exchange.method in ("POST", "PUT", "PATCH", "DELETE") and passes[-1]:
+            passes.append([])
+        elif (exchange.method == "GET" and exchange.path == _sites(played) and exchange.status == 200
+              and isinstance(exchange.response, dict)):
+            passes[-1].append(exchange)
+    first = passes[0]
+    if not first:
         return ["the client's site list was never read"] if played.exit_status == 0 else []
-    counts = Counter(_page_number(e) for e in answered)
-    findings = [f"page {page} was read {times} times" for page, times in sorted(counts.items()) if times > 1]
-    page_count = max(int(e.response.get("pageCount") or 0) for e in answered)
-    foreign = played.scenario.faults.foreign_next_page
-    wanted = range(1, 2 if foreign else page_count + 1)
+    findings = []
+    for read in passes:
+        counts = Counter(_page_number(e) for e in read)
+        findings += [f"page {page} was read {times} times" for page, times in sorted(counts.items()) if times > 1]
+    page_count = max(int(e.response.get("pageCount") or 0) for e in first)
+    wanted = range(1, 2 if played.scenario.faults.foreign_next_page else page_count + 1)
     if played.exit_status == 0:  # a program that stopped is reported by exit-status: pages it never got to, not here
-        findings += [f"page {page} of {page_count} was never read" for page in wanted if page not in counts]
-    return findings
+        read_once = {_page_number(e) for e in first}
+        findings += [f"page {page} of {page_count} was never read" for page in wanted if page not in read_once]
+    return sorted(set(findings), key=findings.index)
 
 
 def put_keeps_fields(played: Played) -> list[str]:

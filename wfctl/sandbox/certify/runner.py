@@ -69,7 +69,8 @@ def play(command: Sequence[str], scenario: Scenario, *, seed: int, timeout: floa
                     phone=f"+44 20 7946 {chosen.randrange(1000, 10000)}")
         before = site_state(store, task.site_id)
         main, trap = bind("127.0.0.1", 0), bind("127.0.0.1", 0)
-        stage = Stage(app, scenario.faults, clock=clock, trap_port=trap.getsockname()[1])
+        stage = Stage(app, scenario.faults, clock=clock, trap_port=trap.getsockname()[1],
+                      error_form=app.state.behaviour.quirks.errors)
         config = uvicorn_config(stage, port=main.getsockname()[1], log_level="critical")
         config.timeout_graceful_shutdown = 1
         server = uvicorn.Server(config)

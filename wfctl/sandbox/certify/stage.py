@@ -11,6 +11,7 @@ tell one from another), never as given; bodies are kept as JSON for the checks a
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import threading
@@ -25,6 +26,8 @@ from wfctl.sandbox.certify.scenarios import Faults
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.middleware import AnswerDropped, drop_answer
 
+#: Every answer waits this long, as on a network, so requests a program sends at once are in flight at once.
+ANSWER_DELAY = 0.005
 ACCESS_EXPIRY = 16 * 60  # seconds the clock jumps to expire every access token issued (their life: 15 minutes)
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
@@ -55,8 +58,10 @@ class Exchange:
 
 
 class Stage:
-    def __init__(self, app: ASGIApp, faults: Faults, *, clock: Clock, trap_port: int | None = None) -> None:
+    def __init__(self, app: ASGIApp, faults: Faults, *, clock: Clock, trap_port: int | None = None,
+                 error_form: str = "problem") -> None:
         self.app = app
+        self.error_form = error_form
         self.faults = faults
         self.clock = clock
         self.trap_port = trap_port
@@ -73,6 +78,7 @@ class Stage:
             return
         raw = await _read(receive)
         exchange = self._begin(scope, raw)
+        await asyncio.sleep(ANSWER_DELAY)
         replay_sent = False
 
         async def replay() -> Message:
@@ -178,8 +184,12 @@ class Stage:
         titles = {429: "Too Many Requests", 503: "Service Unavailable", 500: "Internal Server Error", 404: "Not Found"}
         problem = {"type": "about:blank", "title": titles[status], "status": status,
                    "detail": f"certification fault: {exchange.injected}"}
-        body = json.dumps(problem).encode()
-        headers = [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode())]
+        kind, body = b"application/problem+json", json.dumps(problem).encode()
+        if self.error_form == "html":  # the scenario's error form (errors=html) for its own faults too
+            kind, body = b"text/html", f"<html><body><h1>{status} {titles[status]}</h1></body></html>".encode()
+        elif self.error_form == "text":
+            kind, body = b"text/plain", f"{status} {titles[status]}".encode()
+        headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
         if retry_after:
             headers.append((b"retry-after", str(retry_after).encode()))
         exchange.status, exchange.retry_after, exchange.response = status, float(retry_after) or None, problem
