@@ -121,7 +121,8 @@ def read_sites(session: Session, client: str) -> list[dict]:
         last = link
         following = answer.get("nextPage", "absent")
         ends = {"int-link-ends": int, "string-link-ends": str, "object-link-ends": dict}
-        if BREAK in ends and type(following) is ends[BREAK] and not str(following).startswith(("http", "/")):
+        if BREAK in ends and type(following) is ends[BREAK] and following != "absent" \
+                and not str(following).startswith(("http", "/")):
             following = None
         if BREAK == "relative-link-ends" and isinstance(following, str) and following.startswith("/"):
             following = None
@@ -162,8 +163,13 @@ def main() -> int:
                                        "rates", "bannedWorkers") if k in site}
         session.send("PUT", f"/api/sites/{site_id}", dict(record, phone=phone))  # the whole record (G13)
     if BREAK == "burst":
-        threads = [threading.Thread(target=session.send, args=("GET", f"/api/sites/{s['id']}"))
-                   for s in sites[:9]]
+        start = threading.Barrier(9)
+
+        def read(site_id: str) -> None:
+            start.wait()
+            session.send("GET", f"/api/sites/{site_id}")
+
+        threads = [threading.Thread(target=read, args=(s["id"],)) for s in sites[:9]]
         for thread in threads:
             thread.start()
         for thread in threads:

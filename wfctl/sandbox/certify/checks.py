@@ -164,7 +164,8 @@ def pace(played: Played) -> list[str]:
     for _, step in edges:
         busy += step
         peak = max(peak, busy)
-    return [f"{peak} requests were in flight at once"] if peak > MAX_IN_FLIGHT else []
+    # the count itself depends on this machine's scheduling: the finding says only that the pace was passed
+    return [f"more than {MAX_IN_FLIGHT} requests were in flight at once"] if peak > MAX_IN_FLIGHT else []
 
 
 CHECKS: list[Check] = [

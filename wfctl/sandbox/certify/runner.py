@@ -34,7 +34,10 @@ from wfctl.sandbox.certify.stage import Stage
 
 #: Seconds one scenario's program may run.
 PROGRAM_TIMEOUT = 60.0
-SITE_FIELDS = ("name", "address", "phone", "email", "assessment_required", "departments", "rates", "banned_workers")
+#: A site's writable fields: the service's name -> the column.
+SITE_FIELDS = {"name": "name", "address": "address", "phone": "phone", "email": "email",
+               "assessmentRequired": "assessment_required", "departments": "departments", "rates": "rates",
+               "bannedWorkers": "banned_workers"}
 
 
 def certify(command: Sequence[str], scenarios: Sequence[Scenario], *, seed: int = 0,
@@ -99,13 +102,15 @@ def play(command: Sequence[str], scenario: Scenario, *, seed: int, timeout: floa
 
 
 def site_state(store: Any, site_id: str) -> dict[str, Any]:
-    """A site's writable fields as the database holds them (empty: no such site)."""
-    row = store.db.execute(f"SELECT {', '.join(SITE_FIELDS)} FROM sites WHERE id = ?", (site_id,)).fetchone()
+    """A site's writable fields as the database holds them, by the service's names (empty: no such site)."""
+    row = store.db.execute(f"SELECT {', '.join(SITE_FIELDS.values())} FROM sites WHERE id = ?",
+                           (site_id,)).fetchone()
     if row is None:
         return {}
     state = dict(zip(SITE_FIELDS, row, strict=True))
-    for name in ("departments", "rates", "banned_workers"):
+    for name in ("departments", "rates", "bannedWorkers"):
         state[name] = json.loads(state[name])
+    state["assessmentRequired"] = bool(state["assessmentRequired"])
     return state
 
 

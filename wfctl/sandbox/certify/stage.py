@@ -27,7 +27,7 @@ from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.middleware import AnswerDropped, drop_answer
 
 #: Every answer waits this long, as on a network, so requests a program sends at once are in flight at once.
-ANSWER_DELAY = 0.005
+ANSWER_DELAY = 0.02
 ACCESS_EXPIRY = 16 * 60  # seconds the clock jumps to expire every access token issued (their life: 15 minutes)
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
