@@ -15,7 +15,7 @@ from wfctl.streams import IO
 
 
 def certify(
-    command: Annotated[list[str], typer.Argument(metavar="-- <command> [<args>...]",
+    command: Annotated[list[str], typer.Argument(metavar="-- <command> [<args>]",
                                                  help="The program to certify, after --.")],
     scenarios: Annotated[str, typer.Option("--scenarios", metavar="standard|<file>",
                                            help="The scenarios to play: the standard set, or a scenario file "
