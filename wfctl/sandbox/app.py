@@ -130,7 +130,7 @@ def create_app(
         from wfctl.sandbox.control import ControlPlane
 
         app.add_middleware(ControlPlane, token=control_token, store=store, behaviour=behaviour, clock=clock,
-                           journal=journal, seed_records=seed)
+                           journal=journal, seed_records=seed, started=behaviour.now)
     return app
 
 

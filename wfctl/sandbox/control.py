@@ -56,13 +56,13 @@ class ControlPlane:
     """Pure ASGI: `/_control/...` answered here (see the module's docstring), everything else passed on."""
 
     def __init__(self, app: ASGIApp, *, token: str, store: Store, behaviour: Behaviour, clock: Clock,
-                 journal: RequestJournal, seed_records: bool = True) -> None:
+                 journal: RequestJournal, seed_records: bool = True, started: Played | None = None) -> None:
         if len(token) < 16:
             raise ValueError("a control token has at least 16 characters")
         self.app = app
         self._token = token.encode()
         self.store, self.behaviour, self.clock, self.journal = store, behaviour, clock, journal
-        self.started: Played = behaviour.now
+        self.started: Played = started or behaviour.now  # what reset and DELETE behaviour go back to
         self.seed_records = seed_records
         self._routes: dict[tuple[str, str], Callable[[dict[str, list[str]], Any], Any]] = {
             ("POST", "reset"): self._reset,
