@@ -229,3 +229,24 @@ def test_serve_control_is_refused_off_loopback(cli: Cli) -> None:
     assert result.exit_code == 2
     assert result.stderr == ("error: --control serves loopback only: leave out --host, or give a loopback "
                              "address\n")
+
+
+def test_reset_and_tenants_on_postgresql(cli: Cli, postgres: object, token_file: Path) -> None:
+    server = SandboxServer(postgres.new_database(), control_token=TOKEN)  # type: ignore[attr-defined]
+    try:
+        tenant = json.loads(control(cli, server, token_file, "tenant", "add", "Acme On Postgres").stdout)
+        login = tenant["logins"][0]
+        headers = auth_headers(server, login["username"], login["password"])
+        assert [b["name"] for b in httpx.get(f"{server.url}/api/branches", headers=headers).json()["data"]] == [
+            "North", "South"]
+        started = time.monotonic()
+        assert control(cli, server, token_file, "reset").exit_code == 0
+        assert time.monotonic() - started < 1.0
+        gone = httpx.post(f"{server.url}/identity/login", json={"username": login["username"],
+                                                                "password": login["password"]})
+        assert gone.status_code == 401  # the tenant went with the reset
+        names = [b["name"] for b in httpx.get(f"{server.url}/api/branches",
+                                              headers=auth_headers(server, *ADMIN)).json()["data"]]
+        assert names == ["Manchester Central", "Leeds Riverside", "Birmingham Eastside"]
+    finally:
+        server.stop()
