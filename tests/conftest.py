@@ -72,6 +72,10 @@ SERIAL = (
 #: out last). Their order here is the order the workers take them in; every other file follows, the most tests
 #: first.
 SLOW_FIRST = (
+    "tests/certify/test_certify_clients.py",    # the standard certification of the SDK and of the CLI (250-300)
+    "tests/certify/test_certify_rules.py",      # 10 broken rules, 15 scenarios each (180-200)
+    "tests/certify/test_certify_rules_more.py", # 10 more (180-200)
+    "tests/certify/test_certify_reports.py",    # 8 certifications at once, reports twice (60-90)
     "tests/newcomer/test_examples.py",          # every example of the docs, each in a pty (140-165)
     "tests/newcomer/test_quickstart.py",        # a fresh clone, its venv, the README's two commands (90-100)
     "tests/newcomer/test_lowest_deps.py",       # a venv of the lowest allowed versions, a pytest in it (45-60)

@@ -142,6 +142,10 @@ def skip_reason(line: str, cwd: Path, home: Path, url: str) -> str | None:
     """Why `line` cannot run in a test, or None."""
     if "sandbox serve" in line:
         return "a server that runs until Ctrl-C (tests/sandbox start it)"
+    if "--control-token-file" in line:
+        return "a sandbox started with --control (tests/certify start one)"
+    if "sandbox certify" in line:
+        return "a program of the reader's to certify (tests/certify run reference clients)"
     if "postgresql://" in line or "--database ..." in line:
         return "a PostgreSQL database of the reader's"
     if "--from-profile" in line:  # this test's profiles are all one sandbox: refused, same service and scope

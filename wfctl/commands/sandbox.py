@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from wfctl.commands.sandbox_accounts import INSTALL_HINT, agencies, users
+from wfctl.commands.sandbox_control import control_banner, register, start_control
 from wfctl.errors import CliError
 from wfctl.render.streams import IO
 from wfctl.sandbox.quirks import QUIRKS, parse_quirks
@@ -31,6 +32,10 @@ Needs the extra: pip install 'wfctl[sandbox]' (with PostgreSQL: 'wfctl[sandbox,p
 
 `wfctl sandbox users` and `wfctl sandbox agencies` manage a sandbox's logins and agencies in its
 database, running or not (docs/sandbox.md, "A shared staging sandbox").
+
+For integrators: `serve --control` lets `wfctl sandbox reset`, `seed`, `tenant add`, `faults`, `clock
+advance` and `journal` drive a running sandbox, and `wfctl sandbox certify -- <command>` grades a program
+of yours from its traffic (docs/sandbox.md, "For integrators").
 
 Examples:
   $ wfctl sandbox serve
@@ -82,6 +87,13 @@ def serve(
                                                     rich_help_panel="Quirks")] = None,
     log_requests: Annotated[bool, typer.Option("--log-requests", help="Print one line per request on stderr: "
                                                "method, path, status, milliseconds and user.")] = False,
+    control: Annotated[bool, typer.Option("--control", help="Serve the control plane under /_control/ (reset, "
+                                          "seed, tenants, faults, clock, journal; loopback only, with a token).",
+                                          rich_help_panel="Control plane")] = False,
+    control_token_file: Annotated[str | None, typer.Option("--control-token-file", help="Write the control "
+                                                           "plane's token to this file (0600) instead of "
+                                                           "printing it.", metavar="<file>",
+                                                           rich_help_panel="Control plane")] = None,
 ) -> None:
     """Serve the sandbox on http://<host>:<port> until Ctrl-C.
 
@@ -129,6 +141,7 @@ def serve(
                        "<file>) or, knowingly, with --insecure-http")
     if tls_cert is not None and tls_key is not None:
         _check_tls(tls_cert, tls_key)
+    control_token = start_control(control, control_token_file, exposed=exposed, workers=workers)
 
     from wfctl.sandbox.seed import LOGINS
     from wfctl.sandbox.server import bind
@@ -170,6 +183,8 @@ def serve(
                 IO.write_err(f"  {username:<24} {password:<16} {role:<8} {agency}\n")
         ca = "--ca-bundle <its CA file> " if tls_cert else ""
         IO.write_err(f"log in with: wfctl {ca}login --base-url {url} --username admin@northwind.test\n")
+        if control_token is not None:
+            IO.write_err(control_banner(url, control_token, control_token_file))
         IO.write_err(_how_to_stop() + "\n")
 
     # uvicorn shuts down gracefully on Ctrl-C (and SIGTERM), then re-raises it: for a server, a clean stop.
@@ -178,7 +193,8 @@ def serve(
             run(host=host, port=port, database=database, workers=workers, sock=sock, ready=banner,
                 log_requests=_log_line if log_requests else None, tls_cert=tls_cert, tls_key=tls_key,
                 seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency,
-                max_body=max_body or None, quirks=quirks, exposed=exposed, fast_commit=fast_commit)
+                max_body=max_body or None, quirks=quirks, exposed=exposed, fast_commit=fast_commit,
+                control_token=control_token)
     except StoreError as exc:
         raise CliError(f"{option} {exc}") from None
     except RuntimeError as exc:
@@ -246,3 +262,4 @@ def _is_loopback(host: str) -> bool:
 
 app.add_typer(users, name="users")
 app.add_typer(agencies, name="agencies")
+register(app)

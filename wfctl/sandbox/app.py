@@ -62,6 +62,7 @@ def create_app(
     login_failure_limit: int = LOGIN_FAILURE_LIMIT,
     fast_commit: bool = False,
     journal_capacity: int = DEFAULT_CAPACITY,
+    control_token: str | None = None,
 ) -> FastAPI:
     """The sandbox app. `database`: None keeps the data in memory; else a SQLite file path, `sqlite:///file`
     or `postgresql://...` (store.open_store).
@@ -79,7 +80,8 @@ def create_app(
     The seams (docs/sandbox.md, "Seams"): `app.state.behaviour` (behaviour.py) holds the quirks, the
     access-token lifetime, the rate limit, the latency and the injected faults, and may be changed while
     the app serves; `app.state.clock` (clock.py) is the time every part asks; `app.state.journal`
-    (journal.py) records each request, the newest `journal_capacity` kept."""
+    (journal.py) records each request, the newest `journal_capacity` kept.
+    `control_token` turns on the control plane (control.py) under `/_control/`, outside everything else."""
     from wfctl.sandbox.seed import seed as apply_seed
 
     behaviour = Behaviour(quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
@@ -124,6 +126,11 @@ def create_app(
     app.add_middleware(AsPlayed, behaviour=behaviour, build=functools.partial(
         _middlewares, clock=clock, store=store, max_body=max_body))
     app.add_middleware(Recorder, journal=journal, clock=clock)
+    if control_token is not None:
+        from wfctl.sandbox.control import ControlPlane
+
+        app.add_middleware(ControlPlane, token=control_token, store=store, behaviour=behaviour, clock=clock,
+                           journal=journal, seed_records=seed, started=behaviour.now)
     return app
 
 

@@ -19,7 +19,7 @@ import logging
 from collections.abc import Callable
 from html import escape
 from http import HTTPStatus
-from typing import Any
+from typing import Any, NoReturn
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -158,6 +158,17 @@ class AnswerDropped(Exception):
     """Raised to make uvicorn close the connection after a create was applied (drop-create-answer)."""
 
 
+async def drop_answer(send: Send, path: str, why: bytes) -> NoReturn:
+    """Give the client no answer at all: a status line uvicorn refuses to write (a header value holding a line
+    break), so it writes nothing and closes the connection once AnswerDropped is raised (DropCreateAnswer)."""
+    logging.getLogger("uvicorn.error").addFilter(_quiet_dropped_answers)
+    try:
+        await send({"type": "http.response.start", "status": 500, "headers": [(b"x-sandbox-quirk", why + b"\n")]})
+    except Exception as exc:  # the server refused that status line, as intended
+        raise AnswerDropped(path) from exc
+    raise AnswerDropped(path)  # another ASGI server: still never answer
+
+
 class DropCreateAnswer:
     """drop-create-answer (G20 tolerance): the create is applied, and the client gets no answer at all.
 
@@ -179,12 +190,7 @@ class DropCreateAnswer:
         async def dropping_send(message: Message) -> None:
             if message["type"] == "http.response.start" and 200 <= message["status"] < 300 and not any(
                     name.lower() == b"idempotent-replayed" for name, _ in message.get("headers", [])):
-                try:
-                    await send({"type": "http.response.start", "status": 500,
-                                "headers": [(b"x-sandbox-quirk", b"drop-create-answer\n")]})
-                except Exception as exc:  # the server refused that status line, as intended
-                    raise AnswerDropped(scope["path"]) from exc
-                raise AnswerDropped(scope["path"])  # another ASGI server: still never answer
+                await drop_answer(send, scope["path"], b"drop-create-answer")
             await send(message)
 
         await self.app(scope, receive, dropping_send)

@@ -1,0 +1,61 @@
+"""What the tests of `wfctl sandbox certify` share: the reference clients, which check each broken rule must
+trip, a certification run through the CLI with its JSON report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from tests.certify.clients.reference import BREAKS
+from tests.fixtures.cli import REPO_ROOT, Cli
+
+CLIENTS = Path(__file__).parent / "clients"
+REFERENCE = [sys.executable, str(CLIENTS / "reference.py")]
+
+#: The one check each broken rule must trip, in the standard scenarios.
+FLAGGED_BY = {
+    "no-retry-after": "retry-after", "no-retry-after-429": "retry-after", "no-retry-after-503": "retry-after",
+    "short-retry-after": "retry-after",
+    "reuse-refresh": "refresh-reuse",
+    "new-key-on-retry": "idempotent-create", "no-key": "idempotent-create",
+    "partial-put": "put-keeps-fields",
+    "int-link-ends": "pages", "string-link-ends": "pages", "object-link-ends": "pages",
+    "relative-link-ends": "pages", "missing-link-ends": "pages", "first-page-twice": "pages",
+    "last-page-twice": "pages",
+    "follow-foreign": "token-origin",
+    "json-errors-only": "exit-status", "needs-expires-in": "exit-status",
+    "retry-401": "expired-token",
+    "burst": "pace",
+}
+
+
+def certify(cli: Cli, tmp_path: Path, *command: str, scenarios: str = "standard", seed: int = 1) -> tuple:  # type: ignore[type-arg]
+    report = tmp_path / f"report-{seed}.json"
+    result = cli("sandbox", "certify", "--scenarios", scenarios, "--seed", seed, "--report-json", report,
+                 "--", *command)
+    return result, json.loads(report.read_text()) if report.exists() else None
+
+
+def flagged(report: dict) -> set[str]:  # type: ignore[type-arg]
+    return {check["name"] for scenario in report["scenarios"] for check in scenario["checks"] if not check["holds"]}
+
+
+def small_scenarios(tmp_path: Path, *names: str) -> str:
+    standard = json.loads((REPO_ROOT / "wfctl/sandbox/certify/standard.json").read_text())
+    path = tmp_path / "scenarios.json"
+    path.write_text(json.dumps({"scenarios": [s for s in standard["scenarios"] if s["name"] in names]}))
+    return str(path)
+
+
+RULES = sorted(BREAKS)
+
+
+def flagged_alone(cli: Cli, tmp_path: Path, rule: str) -> None:
+    """The reference client breaking `rule` fails the standard certification on that rule's check alone, and the
+    summary names the check with its gap decision."""
+    result, report = certify(cli, tmp_path, *REFERENCE, rule)
+    assert result.exit_code == 1
+    assert flagged(report) == {FLAGGED_BY[rule]}, result.stdout
+    gap = next(check["gap"] for check in report["checks"] if check["name"] == FLAGGED_BY[rule])
+    assert f"\n       {FLAGGED_BY[rule]} ({gap}): " in result.stdout

@@ -1,0 +1,96 @@
+"""A pytest plugin for an integrator's own tests: a sandbox per test session, a tenant per test (issue 48).
+
+    # conftest.py
+    pytest_plugins = ["wfctl.sandbox.pytest_plugin"]
+
+    def test_my_connector(wfctl_tenant):
+        run_my_connector(wfctl_tenant.url, wfctl_tenant.username, wfctl_tenant.password)
+        assert [r["path"] for r in wfctl_tenant.journal()] == [...]
+
+`wfctl_sandbox` (session) is a sandbox in memory on 127.0.0.1 and a free port, in a thread of the test
+process, with its control plane on (`.url`, `.control`: a controlclient.ControlClient). `wfctl_tenant` (each
+test) is an agency of its own with an admin login and sample records (tenants.standard_records): tests
+never see each other's data, whatever order they run in. Change what the sandbox plays with
+`wfctl_sandbox.control.change(...)` (it holds for every tenant; `restore()` ends it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+_NAMES = itertools.count(1)
+
+
+@dataclass
+class Tenant:
+    url: str
+    name: str
+    username: str
+    password: str
+    records: dict[str, str]
+    control: Any
+
+    def journal(self, *, bodies: bool = False) -> list[dict[str, Any]]:
+        """This tenant's requests (bodies only when the journal keeps them: control.keep_bodies(True))."""
+        return self.control.journal(tenant=self.name, bodies=bodies)
+
+
+class Sandbox:
+    """A sandbox served from a thread until `stop()`."""
+
+    def __init__(self) -> None:
+        import uvicorn
+
+        from wfctl.sandbox.app import create_app
+        from wfctl.sandbox.controlclient import ControlClient
+        from wfctl.sandbox.server import bind, uvicorn_config
+
+        token = secrets.token_urlsafe(32)
+        self.app = create_app(None, control_token=token)
+        self._socket = bind("127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
+        self._server = uvicorn.Server(uvicorn_config(self.app, log_level="error"))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True,
+                                        name="wfctl-sandbox")
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the sandbox on {self.url} did not start")
+            time.sleep(0.01)
+        self.control = ControlClient(self.url, token)
+
+    def tenant(self, name: str | None = None) -> Tenant:
+        made = self.control.add_tenant(name or f"Tenant {next(_NAMES)} {secrets.token_hex(3)}")
+        login = made["logins"][0]
+        return Tenant(url=self.url, name=made["name"], username=login["username"], password=login["password"],
+                      records=made["records"], control=self.control)
+
+    def stop(self) -> None:
+        self.control.close()
+        self._server.should_exit = True
+        self._thread.join(timeout=10)
+        self._socket.close()
+        self.app.state.store.close()
+
+
+@pytest.fixture(scope="session")
+def wfctl_sandbox() -> Iterator[Sandbox]:
+    sandbox = Sandbox()
+    try:
+        yield sandbox
+    finally:
+        sandbox.stop()
+
+
+@pytest.fixture
+def wfctl_tenant(wfctl_sandbox: Sandbox) -> Tenant:
+    return wfctl_sandbox.tenant()
