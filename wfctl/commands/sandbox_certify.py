@@ -11,7 +11,7 @@ import typer
 from wfctl.commands.sandbox_accounts import INSTALL_HINT
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.streams import IO
+from wfctl.render.streams import IO
 
 
 def certify(

@@ -20,7 +20,7 @@ import typer
 from wfctl.commands.sandbox_certify import certify
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.streams import IO
+from wfctl.render.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.sandbox.controlclient import ControlClient
