@@ -59,6 +59,6 @@ def certify(
                 path.write_text(text, encoding="utf-8")
             except OSError as exc:
                 raise CliError(f"{path}: {(exc.strerror or str(exc)).lower()}", ExitCode.LOCAL_FAULT) from None
-    IO.write(report.summary())
+    IO().write(report.summary())
     if not report.holds:
         raise typer.Exit(1)

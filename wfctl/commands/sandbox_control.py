@@ -192,7 +192,7 @@ def journal(
             IO.write_err(f"the journal {'keeps' if keep_bodies else 'no longer keeps'} bodies\n")
             return
         for record in control.journal(tenant=tenant, since=since, bodies=bodies):
-            IO.write(json.dumps(record, sort_keys=True) + "\n")
+            IO().write(json.dumps(record, sort_keys=True) + "\n")
 
 
 def read_token(token_file: Path | None) -> str:
@@ -266,4 +266,4 @@ def _control(url: str, token_file: Path | None) -> Iterator[ControlClient]:
 
 
 def _print(value: Any) -> None:
-    IO.write(json.dumps(value, indent=2, sort_keys=True) + "\n")
+    IO().write(json.dumps(value, indent=2, sort_keys=True) + "\n")
