@@ -5,7 +5,8 @@ service origin, expiry, and whether a refresh is in doubt). Each login has exact
 cross-process lock file, keyed by the same thing as the login itself, taken around a refresh so
 that a rotated refresh token is never presented twice (see wfctl.api.auth):
 
-- keyring: the entry is `<profile>@<service origin>` under the service `wfctl`, so every config
+- keyring: the entry is `<profile>@<service origin>` under the service `wfctl` (a pair too long for one
+  entry of the platform is split over several, written and read as one: wfctl.api.keyringsplit), so every config
   that names this profile and this service shares the login; its lock is
   `$XDG_STATE_HOME/wfctl/locks/<profile>@<origin>.lock`, shared the same way. An entry kept under
   the profile name alone (earlier wfctl versions) is still read, and moved to the new entry when the
@@ -210,7 +211,13 @@ class KeyringStore(_Locking):
                 raise NotLoggedIn(f"not logged in{who}: this host has no keyring, where `wfctl login` keeps "
                                   "a login by default; run `wfctl login --credential-store file` (the "
                                   "tokens in a 0600 file), or set WFCTL_ACCESS_TOKEN")
-            text = backend.get_password(KEYRING_SERVICE, self.entry)
+            from wfctl.api import keyringsplit
+
+            try:
+                text = keyringsplit.read(backend, KEYRING_SERVICE, self.entry)
+            except keyringsplit.Damaged:
+                raise CredentialStoreError(f"the keyring entry {KEYRING_SERVICE}/{self.entry} is damaged (a part "
+                                           "of it is missing); run `wfctl login`") from None
             if text is None and self.legacy_entry:
                 return self.legacy_entry, backend.get_password(KEYRING_SERVICE, self.legacy_entry)
             return self.entry, text
@@ -231,9 +238,14 @@ class KeyringStore(_Locking):
         text = pair.to_json()
 
         def write_and_read_back() -> bool:
+            from wfctl.api import keyringsplit
+
             backend = _keyring()
-            backend.set_password(KEYRING_SERVICE, self.entry, text)
-            kept = bool(backend.get_password(KEYRING_SERVICE, self.entry) == text)
+            keyringsplit.write(backend, KEYRING_SERVICE, self.entry, text, label=self._label())
+            try:
+                kept = keyringsplit.read(backend, KEYRING_SERVICE, self.entry) == text
+            except keyringsplit.Damaged:
+                kept = False
             if kept and self.legacy_entry:
                 self._remove_legacy(backend)
             return kept
@@ -245,27 +257,26 @@ class KeyringStore(_Locking):
 
     def delete(self) -> bool:
         def remove() -> bool:
-            import keyring.errors
+            from wfctl.api import keyringsplit
 
             backend = _keyring()
             if _no_backend(backend):  # nothing can have been kept here (not keyring's NoKeyringError)
                 return False
-            try:
-                backend.delete_password(KEYRING_SERVICE, self.entry)
-                removed = True
-            except keyring.errors.PasswordDeleteError:
-                removed = False
+            removed = keyringsplit.remove(backend, KEYRING_SERVICE, self.entry)
             return self._remove_legacy(backend) or removed
 
         return self._call(remove, "remove the tokens from the keyring")
 
     def describe(self) -> str:
         """Where the tokens are, in a person's words (the login line): the desktop's store, not a class path."""
+        return f"{self._label()}, entry {self.entry!r} of service {KEYRING_SERVICE!r}"
+
+    def _label(self) -> str:
         try:
             name = _backend_name_quick()
         except Exception:
             name = "keyring"
-        return f"{_backend_label(name)}, entry {self.entry!r} of service {KEYRING_SERVICE!r}"
+        return _backend_label(name)
 
     def location(self) -> str:
         """The keyring backend and the entry the tokens are kept in."""
