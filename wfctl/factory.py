@@ -58,7 +58,8 @@ def client_for_settings(settings: Settings, verbose: bool = False, **options: An
 
 def token_source(settings: Settings) -> TokenSource:
     """Where the profile's access token comes from (a `wfctl.api.TokenSource`): the token helper of a
-    `wfctl exec` (WFCTL_TOKEN_HELPER) when set, `WFCTL_ACCESS_TOKEN` when set (used as is), else the profile's login in its token store (refreshed under the login's lock)."""
+    `wfctl exec` (WFCTL_TOKEN_HELPER) when set, `WFCTL_ACCESS_TOKEN` when set (used as is), the profile's
+    `credential_process` when it names one, else the profile's login in its token store (refreshed under the login's lock)."""
     from wfctl.api.auth import StaticTokenAuth, TokenAuth
 
     base_url = require_base_url(settings)
@@ -69,6 +70,10 @@ def token_source(settings: Settings) -> TokenSource:
     token = os.environ.get(ACCESS_TOKEN_ENV)
     if token:
         return StaticTokenAuth(token.strip(), base_url, where=f"environment variable {ACCESS_TOKEN_ENV}")
+    if settings.credential_process:  # the profile names a command that prints the token (a vault's)
+        from wfctl.api.credprocess import CredentialProcessSource
+
+        return CredentialProcessSource(settings.credential_process)
     return TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)
 
 

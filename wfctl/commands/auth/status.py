@@ -64,6 +64,11 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
         info.update(user=None, credentialStore="environment",
                     credentialStoreReason=f"{ACCESS_TOKEN_ENV} is set: used as is, nothing stored")
         pair = None
+    elif settings.credential_process:
+        info.update(user=None, credentialStore="credential process",
+                    credentialStoreLocation=settings.credential_process[0],
+                    credentialStoreReason="the profile's credential_process: asked for each token, nothing stored")
+        pair, store = None, None
     else:
         store = store_for_settings(settings)
         pair = store.load()
