@@ -4,6 +4,7 @@ valid access token and its expiry, and the token helper that renews it (wfctl.ap
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -23,6 +24,10 @@ def child_environment(settings: Settings, client: Client, masker: Masker | None)
     from wfctl.api.tokenhelper import HELPER_ENV, serving
     from wfctl.execrun import EXPIRES_ENV
 
+    if sys.platform == "win32":  # the helper is a Unix socket, the masking select()s on pipes
+        from wfctl.clierror import CliError
+
+        raise CliError("wfctl exec is not supported on Windows yet; run `wfctl auth token` for a token")
     source = client.tokens
     if source is None:
         raise NotLoggedIn(f"not logged in (profile {settings.profile!r})")
