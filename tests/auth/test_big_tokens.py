@@ -187,6 +187,8 @@ echo "AFTER $(secret-tool search --all service wfctl 2>&1 | wc -l)"
     lines = secret_service_run(script, env=dict(cli.env, PYTHONPATH=str(REPO_ROOT)), stdin=ADMIN[1], cwd=tmp_path)
     status = json.loads(lines["STATUS"])
     assert status["credentialStore"] == "keyring" and "SecretService" in status["credentialStoreLocation"]
+    assert status["credentialStoreProtection"] == ("encrypted in a Secret Service collection, unlocked by your "
+                                                   "desktop login")
     assert len(lines["TOKEN"]) == SIZE and lines["TOKEN"] != lines["FIRST"]
     assert json.loads(lines["SECRET"])["access_token"] == lines["TOKEN"]  # no limit there: one entry
     assert lines["AFTER"].strip() == "0"

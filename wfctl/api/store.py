@@ -111,13 +111,21 @@ class FileStore(_Locking):
             raise CredentialStoreError(f"token file {path} is damaged; run `wfctl login`") from None
 
     def save(self, pair: TokenPair) -> None:
+        from wfctl import winacl
         from wfctl.fsutil import private_dir, write_private_file
 
         private_dir(self.path.parent)
         if sys.platform != "win32":
             with contextlib.suppress(OSError):
                 os.chmod(self.path.parent, 0o700)  # wfctl's own directory, whoever made it
+        try:  # Windows: an explicit owner-only ACL on the folder (its files inherit it) and the file
+            winacl.restrict(str(self.path.parent), folder=True)
+        except OSError as exc:
+            raise CredentialStoreError(f"cannot make {self.path.parent} readable by you only ({exc.strerror or exc});"
+                                       " the tokens were not written") from None
         write_private_file(self.path, pair.to_json().encode("utf-8"))
+        with contextlib.suppress(OSError):
+            winacl.restrict(str(self.path))  # the folder's ACL already covers it: this makes it explicit
         if self.legacy_path is not None:
             with contextlib.suppress(FileNotFoundError):
                 self.legacy_path.unlink()
@@ -142,6 +150,18 @@ class FileStore(_Locking):
             if path is not None and path.exists():
                 return mode_problem(path)
         return None
+
+    def protection(self) -> str:
+        """How the file is kept from other users: its mode, or on Windows its ACL (wfctl.winacl)."""
+        from wfctl import winacl
+        from wfctl.fsutil import file_mode
+
+        path = Path(self.location())
+        acl = winacl.protection(str(path))
+        if acl is not None:
+            return acl
+        mode = file_mode(path)
+        return f"file mode {mode:04o}" if mode is not None else "the folder's permissions"
 
     def location(self) -> str:
         """Where the tokens are kept, as a script reads it: the file's path."""
@@ -270,6 +290,14 @@ class KeyringStore(_Locking):
     def describe(self) -> str:
         """Where the tokens are, in a person's words (the login line): the desktop's store, not a class path."""
         return f"{self._label()}, entry {self.entry!r} of service {KEYRING_SERVICE!r}"
+
+    def protection(self) -> str:
+        """How the keyring keeps the tokens from others, as its platform does."""
+        label = self._label()
+        for prefix, words in _PROTECTION:
+            if label.startswith(prefix):
+                return words
+        return "as the keyring backend keeps its secrets"
 
     def _label(self) -> str:
         try:
@@ -403,6 +431,15 @@ _DESKTOP_STORES = (
     ("keyring.backends.kwallet", "KWallet"),
     ("keyring.backends.macOS", "the macOS Keychain"),
     ("keyring.backends.Windows", "Windows Credential Manager"),
+)
+
+
+#: how each desktop's store protects a secret (by its label's start)
+_PROTECTION = (
+    ("the Secret Service", "encrypted in a Secret Service collection, unlocked by your desktop login"),
+    ("KWallet", "encrypted in KWallet, unlocked by your desktop login"),
+    ("the macOS Keychain", "encrypted in your login Keychain, unlocked by your macOS login"),
+    ("Windows Credential Manager", "encrypted by Windows (DPAPI) for your Windows account"),
 )
 
 

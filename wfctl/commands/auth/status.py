@@ -20,6 +20,7 @@ LABELS = {
     "credentialStore": "Credential store",
     "credentialStoreLocation": "Stored in",
     "credentialStoreReason": "Store chosen",
+    "credentialStoreProtection": "Protected by",
     "agency": "Agency",
     "accessTokenExpires": "Access token expires",
     "accessTokenExpiresIn": "Expires in",
@@ -68,7 +69,7 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
         info.update(user=None, credentialStore="credential process",
                     credentialStoreLocation=settings.credential_process[0],
                     credentialStoreReason="the profile's credential_process: asked for each token, nothing stored")
-        pair, store = None, None
+        pair, store, where = None, None, settings.credential_process[0]
     else:
         store = store_for_settings(settings)
         pair = store.load()
@@ -76,7 +77,8 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
             raise NotLoggedIn(f"not logged in (profile {settings.profile!r}, {store.describe()})")
         info.update(user=pair.username, credentialStore=settings.credential_store,
                     credentialStoreLocation=store.location(),
-                    credentialStoreReason=_WHY[settings.source("credential_store")])
+                    credentialStoreReason=_WHY[settings.source("credential_store")],
+                    credentialStoreProtection=store.protection())
         if isinstance(store, FileStore):
             from wfctl.fsutil import file_mode
 
