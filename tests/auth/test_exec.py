@@ -98,7 +98,7 @@ def test_the_environment_the_exit_status_and_masking(cli, sandbox, tmp_path):
     _logged_in(cli, sandbox)
     show = ('echo "url=$WFCTL_BASE_URL"; echo "token=$WFCTL_ACCESS_TOKEN"; echo "until=$WFCTL_ACCESS_TOKEN_EXPIRES_AT";'
             ' echo "err $WFCTL_ACCESS_TOKEN" >&2; exit 7')
-    proc = _exec(cli, "--", "sh", "-c", show)
+    proc = _exec(cli, "-p", "default", "--", "sh", "-c", show)  # the profile named after exec
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 7
     lines = out.splitlines()

@@ -67,9 +67,14 @@ class CredentialProcessSource:
             return self._pair
 
     def refresh(self, rejected: str) -> str | None:
+        """After a 401: the command's token again; the same one is refused (it says so: no login helps)."""
         with self._lock:
             self._pair = self._run()
-            return self._pair.access_token if self._pair.access_token != rejected else None
+            if self._pair.access_token == rejected:
+                raise CredentialProcessFailed(f"the service refused the token credential_process "
+                                              f"{self.command[0]!r} printed, and it printed the same one again",
+                                              status=401)
+            return self._pair.access_token
 
     def location(self) -> str | None:
         return f"the credential process {self.command[0]!r} (credential_process)"
