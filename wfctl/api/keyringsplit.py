@@ -186,12 +186,10 @@ def _remove_parts(backend: Any, service: str, entry: str, generation: int, count
     index = start
     while count is None or index < count:
         name = part_name(entry, generation, index)
-        if backend.get_password(service, name) is None:
-            if count is None:
-                return
-        else:
-            with contextlib.suppress(keyring.errors.PasswordDeleteError):
-                backend.delete_password(service, name)
+        if count is None and backend.get_password(service, name) is None:
+            return  # the end of what a crashed write left
+        with contextlib.suppress(keyring.errors.PasswordDeleteError):
+            backend.delete_password(service, name)
         index += 1
 
 
