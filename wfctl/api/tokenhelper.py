@@ -129,9 +129,8 @@ def serving(source: TokenSource, *, on_token: Callable[[str], None] = lambda tok
                                   name="wfctl-token-helper")
         thread.start()
         yield str(path)
-        stop.set()
-        thread.join(1.0)
     finally:
+        stop.set()  # the thread (a daemon) ends at its next accept timeout; not waited for
         listener.close()
         with contextlib.suppress(OSError):
             path.unlink()
