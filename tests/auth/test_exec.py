@@ -194,3 +194,8 @@ def test_the_sdk_reads_the_helper(cli, sandbox, tmp_path):
                                 "the token helper of the `wfctl exec` that started this program "
                                 "(WFCTL_TOKEN_HELPER)"]
     assert json.loads(cli("auth", "status", "-o", "json").stdout)["credentialStore"] == "file"
+    proc = _exec(cli, "--", sys.executable, "-m", "wfctl", "auth", "status", "-o", "json")
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    status = json.loads(out)
+    assert status["credentialStore"] == "wfctl exec" and status["agency"] == "Northwind Staffing"

@@ -53,7 +53,13 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
 
     from wfctl.api.errors import NetworkError, NotLoggedIn
     from wfctl.api.store import FileStore
-    from wfctl.factory import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings, token_pair
+    from wfctl.factory import (
+        ACCESS_TOKEN_ENV,
+        HELPER_ENV,
+        client_for_settings,
+        store_for_settings,
+        token_pair,
+    )
 
     app_ctx = app_context(ctx)
     out = output.writer(app_ctx)
@@ -61,7 +67,12 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     info: dict[str, Any] = {"profile": settings.profile, "baseUrl": settings.base_url}
     warnings: list[str] = []
     where = ""  # the store's location as a person reads it
-    if os.environ.get(ACCESS_TOKEN_ENV):
+    if os.environ.get(HELPER_ENV):
+        info.update(user=None, credentialStore="wfctl exec",
+                    credentialStoreReason=f"{HELPER_ENV} is set: the token of the `wfctl exec` that started this "
+                                          "program, renewed by it")
+        pair = None
+    elif os.environ.get(ACCESS_TOKEN_ENV):
         info.update(user=None, credentialStore="environment",
                     credentialStoreReason=f"{ACCESS_TOKEN_ENV} is set: used as is, nothing stored")
         pair = None
