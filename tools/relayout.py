@@ -57,7 +57,8 @@ MOVES: dict[str, str] = {
              "wfctl.api.origin wfctl.api.lean wfctl.api.responses wfctl.api.redact"),
     # the SDK: a login (token sources, the pair, where it is kept)
     **_group("wfctl.api.session", "wfctl.api.auth wfctl.api.tokens wfctl.api.tokenpair "
-             "wfctl.api.tokenvalues wfctl.api.store"),
+             "wfctl.api.tokenvalues wfctl.api.store wfctl.api.keyringsplit wfctl.api.credprocess "
+             "wfctl.api.tokenhelper wfctl.winacl"),
     # the SDK: records (definitions, models, the rules of a write, pages, references, merge)
     **_group("wfctl.api.records", "wfctl.api.models wfctl.api.resources wfctl.api.recordmethods "
              "wfctl.api.recordrules wfctl.api.pagination wfctl.api.pagereader wfctl.api.page "
@@ -93,6 +94,7 @@ MOVES: dict[str, str] = {
              "wfctl.commands.driftrun wfctl.commands.editing wfctl.commands.editstream "
              "wfctl.commands.exportrun wfctl.commands.list_edits wfctl.commands.sitescope "
              "wfctl.commands.renamecheck wfctl.commands.findings wfctl.commands.prompts wfctl.commands.recordrun "
+             "wfctl.execsetup wfctl.execrun "
              "wfctl.commands.bans.run wfctl.commands.rates.run wfctl.commands.rates.common",
              {"wfctl.commands.bans.run": "bansrun", "wfctl.commands.rates.run": "ratesrun",
               "wfctl.commands.rates.common": "ratescommon"}),

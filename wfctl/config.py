@@ -58,6 +58,8 @@ KEYS: dict[str, Key] = {
         Key("timeout", "float", 30.0, "WFCTL_TIMEOUT", "Seconds to wait for one HTTP answer"),
         Key("ca_bundle", "path", None, "WFCTL_CA_BUNDLE",
             "PEM file of the CAs to trust for https (a private CA), instead of the OS store and certifi"),
+        Key("credential_process", "command", None, None,
+            "A command that prints the access token as JSON, run when a token is needed (docs/auth.md)"),
     )
 }
 
@@ -98,6 +100,7 @@ class Settings:
     username: str | None = None
     timeout: float = 30.0
     ca_bundle: str | None = None
+    credential_process: list[str] | None = None
     sources: dict[str, str] = field(default_factory=dict)  # key -> "flag" | "env" | "profile" | "default"
 
     @property
@@ -237,6 +240,17 @@ def _coerce(key: Key, value: Any, where: str) -> Any:
         if number <= 0:
             raise ConfigError(f"{where}: {key.name} must be above 0")
         return number
+    if key.kind == "command":  # a TOML list of words, or (config set) a command line split as a shell does
+        import shlex
+
+        try:
+            words = shlex.split(value) if isinstance(value, str) else value
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {key.name}: {exc}") from None
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) and w for w in words):
+            raise ConfigError(f'{where}: {key.name} must be a command: a list of words, e.g. ["vault", "read", '
+                              '"secret/wams"]')
+        return words
     if not isinstance(value, str):
         raise ConfigError(f"{where}: {key.name} must be a string")
     if key.kind == "path":

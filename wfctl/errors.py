@@ -87,7 +87,9 @@ def _message_for(exc: BaseException) -> str:
         if missing:
             return missing
         text = exc.one_line()
-        return text if "wfctl login" in text else f"{text}; run `wfctl login`"
+        if "wfctl login" in text or not getattr(exc, "login_helps", True):  # a credential process's own failure
+            return text
+        return f"{text}; run `wfctl login`"
     if isinstance(exc, api_errors.CertificateError):
         return (f"{exc.one_line()}; if the service uses a private CA, pass --ca-bundle <file> "
                 "(or set ca_bundle in the profile, or WFCTL_CA_BUNDLE)")

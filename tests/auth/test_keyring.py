@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import require_component
+from tests.auth.keyrings import secret_service_run
 from tests.fixtures.cli import REPO_ROOT
 
 ADMIN = ("admin@northwind.test", "sandbox-admin")
@@ -96,13 +95,8 @@ def test_locked_keyring_does_not_hang(cli, sandbox, tmp_path):
 def test_real_secret_service_login_and_logout(cli, sandbox, tmp_path):
     """Log in and out through gnome-keyring under a private D-Bus session; the token is in the
     Secret Service and nowhere on disk in clear."""
-    require_component("gnome-keyring-daemon")
-    require_component("dbus-run-session")
-    require_component("secret-tool")
     py = sys.executable
     script = f"""
-set -e
-echo -n keyring-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null
 {py} -m wfctl login --base-url {sandbox.url} -u {ADMIN[0]} --password-stdin
 echo "STATUS $({py} -m wfctl auth status -o json)"
 echo "TOKEN $({py} -m wfctl auth token)"
@@ -110,12 +104,7 @@ echo "SECRET $(secret-tool lookup service wfctl username default@{sandbox.url})"
 {py} -m wfctl logout
 echo "AFTER $(secret-tool lookup service wfctl username default@{sandbox.url} || true)"
 """
-    env = dict(cli.env, PYTHONPATH=str(REPO_ROOT))
-    proc = subprocess.run(["dbus-run-session", "--", "sh", "-c", script], input=ADMIN[1], text=True,
-                          capture_output=True, env=env, timeout=120, cwd=str(tmp_path))
-    assert proc.returncode == 0, proc.stderr
-    lines = {line.split(" ", 1)[0]: line.split(" ", 1)[1] if " " in line else ""
-             for line in proc.stdout.splitlines()}
+    lines = secret_service_run(script, env=dict(cli.env, PYTHONPATH=str(REPO_ROOT)), stdin=ADMIN[1], cwd=tmp_path)
     status = json.loads(lines["STATUS"])
     assert status["credentialStore"] == "keyring" and "SecretService" in status["credentialStoreLocation"]
     token = lines["TOKEN"]

@@ -129,18 +129,15 @@ class Client(RecordMethods):
                          **options: Any) -> Client:
         """A Client from the environment: the service URL in WFCTL_BASE_URL, the access token in
         WFCTL_ACCESS_TOKEN (used as is: nothing stored, nothing refreshed; unless `auth` gives another
-        source), WFCTL_TIMEOUT and WFCTL_CA_BUNDLE when set. `options` are the Client's. NotLoggedIn names
+        source; under `wfctl exec`, from its token helper, WFCTL_TOKEN_HELPER, renewed as it runs), WFCTL_TIMEOUT and WFCTL_CA_BUNDLE when set. `options` are the Client's. NotLoggedIn names
         what is missing."""
         base_url = os.environ.get(BASE_URL_ENV, "").strip()
         if not base_url:
             raise NotLoggedIn(f"no service URL: set {BASE_URL_ENV}")
-        if auth is None:
-            from wfctl.api.session.auth import StaticTokenAuth
+        if auth is None:  # WFCTL_TOKEN_HELPER (a `wfctl exec`), else WFCTL_ACCESS_TOKEN as is
+            from wfctl.api.tokenhelper import environment_source
 
-            token = os.environ.get(ACCESS_TOKEN_ENV, "").strip()
-            if not token:
-                raise NotLoggedIn(f"no access token: set {ACCESS_TOKEN_ENV}")
-            auth = StaticTokenAuth(token, base_url, where=f"environment variable {ACCESS_TOKEN_ENV}")
+            auth = environment_source(base_url)
         if os.environ.get(TIMEOUT_ENV, "").strip() and "timeout" not in options:
             try:
                 options["timeout"] = float(os.environ[TIMEOUT_ENV])

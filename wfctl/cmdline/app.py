@@ -132,6 +132,7 @@ ENTRIES: dict[str, tuple[str, str]] = {
     "imports": ("wfctl.commands.imports", "app"),
     "audit": ("wfctl.commands.audit", "audit"),
     "api": ("wfctl.commands.api", "api"),
+    "exec": ("wfctl.commands.exec", "exec_command"),
     "jq": ("wfctl.commands.jq", "jq"),
     "doctor": ("wfctl.commands.doctor", "doctor"),
     "completion": ("wfctl.commands.completion", "completion"),

@@ -79,6 +79,9 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
     ("WFCTL_CONFIG", "Path of the config file, instead of $XDG_CONFIG_HOME/wfctl/config.toml."),
     ("WFCTL_ACCESS_TOKEN", "An access token used as is for this run: nothing is stored and nothing is "
                            "refreshed (CI jobs, hosts without a keyring)."),
+    ("WFCTL_TOKEN_HELPER", "Set by `wfctl exec` for the program it runs: where that program's wfctl and SDK "
+                           "ask for a fresh access token (a socket only the user can open)."),
+    ("WFCTL_ACCESS_TOKEN_EXPIRES_AT", "Set by `wfctl exec`: when the WFCTL_ACCESS_TOKEN it gave expires (UTC)."),
     ("WFCTL_CREDENTIAL_STORE", "Where login keeps the tokens: keyring or file (like --credential-store)."),
     ("WFCTL_TIMEOUT", "Seconds to wait for one HTTP answer. Default: 30."),
     ("WFCTL_KEYRING_TIMEOUT", "Seconds to wait for the keyring before giving up (a locked keyring). "

@@ -20,6 +20,7 @@ from wfctl.commands.sandbox_control import control_banner, register, start_contr
 from wfctl.errors import CliError
 from wfctl.render.streams import IO
 from wfctl.sandbox.quirks import QUIRKS, parse_quirks
+from wfctl.sandbox.tokenforms import DEFAULT_JWT_SIZE, check_form
 
 DEFAULT_ACCESS_TTL = 900  # seconds: the 15-minute access token of the service's specification
 
@@ -81,6 +82,11 @@ def serve(
                                                       "a second.", metavar="<n>")] = None,
     latency: Annotated[int, typer.Option("--latency", min=0, help="Delay every answer by this many "
                                          "milliseconds (plays a remote service).", metavar="<ms>")] = 0,
+    token_form: Annotated[str, typer.Option("--token-form", help="The tokens issued: opaque, or jwt (JWT-shaped, "
+                                            "--token-size characters; kept and checked like opaque ones).",
+                                            metavar="<opaque|jwt>")] = "opaque",
+    token_size: Annotated[int, typer.Option("--token-size", min=1, help="With --token-form jwt: the length of "
+                                            "each token in characters.", metavar="<n>")] = DEFAULT_JWT_SIZE,
     max_body: Annotated[int, typer.Option("--max-body", min=0, help="Answer 413 to a request body larger than "
                                           "this (0: no limit).", metavar="<bytes>")] = 1024 * 1024,
     quirk: Annotated[list[str] | None, typer.Option("--quirk", help=QUIRK_HELP, metavar="<name[=value]>",
@@ -113,6 +119,7 @@ def serve(
         $ wfctl sandbox serve --database postgresql://wfctl@db.internal:5432/staging --workers 2 \\
             --host 0.0.0.0 --tls-cert staging.pem --tls-key staging-key.pem
         $ wfctl sandbox serve --access-ttl 5 --rate-limit 50 --latency 20
+        $ wfctl sandbox serve --token-form jwt --token-size 4096
         $ wfctl sandbox serve --quirk put-clears --quirk drop-create-answer --quirk errors=html
         $ wfctl sandbox serve --log-requests
     """
@@ -120,6 +127,10 @@ def serve(
         quirks = parse_quirks(quirk or [])
     except ValueError as exc:
         raise CliError(f"--quirk: {exc}") from None
+    try:
+        check_form(token_form, token_size)
+    except ValueError as exc:
+        raise CliError(f"--token-form/--token-size: {exc}") from None
     if db is not None and database is not None:
         raise CliError("--db and --database name the same thing: give one")
     option = "--db" if db is not None else "--database"
@@ -165,6 +176,8 @@ def serve(
                      + (", fast commits (a database server crash can lose the last second of writes)"
                         if fast_commit else "") + "\n")
         plays = _harder_service(access_ttl, rate_limit, latency)
+        if token_form == "jwt":
+            plays = ", ".join(p for p in (plays, f"JWT-shaped tokens of {token_size} characters") if p)
         if plays:
             IO.write_err(f"plays a harder service: {plays}\n")
         if quirks.names():
@@ -194,7 +207,7 @@ def serve(
                 log_requests=_log_line if log_requests else None, tls_cert=tls_cert, tls_key=tls_key,
                 seed=seed, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency,
                 max_body=max_body or None, quirks=quirks, exposed=exposed, fast_commit=fast_commit,
-                control_token=control_token)
+                control_token=control_token, token_form=token_form, token_size=token_size)
     except StoreError as exc:
         raise CliError(f"{option} {exc}") from None
     except RuntimeError as exc:

@@ -41,6 +41,7 @@ from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAG
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks
 from wfctl.sandbox.store import Store, StoreUnavailable, open_store
+from wfctl.sandbox.tokenforms import DEFAULT_JWT_SIZE
 
 __all__ = ["DEFAULT_MAX_BODY", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RETRY_AFTER", "SEEK_SPAN_PAGES", "SandboxApi",
            "create_app", "openapi_document"]
@@ -63,6 +64,8 @@ def create_app(
     fast_commit: bool = False,
     journal_capacity: int = DEFAULT_CAPACITY,
     control_token: str | None = None,
+    token_form: str = "opaque",
+    token_size: int = DEFAULT_JWT_SIZE,
 ) -> FastAPI:
     """The sandbox app. `database`: None keeps the data in memory; else a SQLite file path, `sqlite:///file`
     or `postgresql://...` (store.open_store).
@@ -74,6 +77,7 @@ def create_app(
     `exposed` (served beyond loopback): a new database's logins get random passwords, kept in
     `app.state.new_passwords` to be shown once, and the published passwords (seed.LOGINS) are refused.
     `login_failure_limit`: failed logins per user name and per address (in 15 minutes) that lock logins.
+    `token_form`: "opaque" tokens, or "jwt": JWT-shaped ones of `token_size` characters (tokenforms.py).
     `fast_commit` (PostgreSQL): asynchronous commits, see pgstore.py (durable by default).
     While the database cannot be reached, what needs it is answered 503 with Retry-After (StoreUnavailable).
 
@@ -84,7 +88,8 @@ def create_app(
     `control_token` turns on the control plane (control.py) under `/_control/`, outside everything else."""
     from wfctl.sandbox.seed import seed as apply_seed
 
-    behaviour = Behaviour(quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms)
+    behaviour = Behaviour(quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit, latency_ms=latency_ms,
+                          token_form=token_form, token_size=token_size)
     clock = Clock()
     store = open_store(database, fast_commit=fast_commit)
     try:

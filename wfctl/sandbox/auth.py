@@ -1,7 +1,8 @@
 """Logins, token pairs and their rotation (G1-G5).
 
 - Passwords: scrypt (hashlib), a random salt per user.
-- Tokens are opaque random strings; the database keeps only their SHA-256. A login starts a token
+- Tokens are opaque random strings, or JWT-shaped ones of a chosen size (`--token-form jwt`, tokenforms.py);
+  either way the database keeps only their SHA-256. A login starts a token
   family; every refresh spends the presented refresh token and issues a new pair in the same family.
 - A spent refresh token presented again revokes the whole family (every access and refresh token of
   that login) and is recorded in `security_events`; except within the grace window (REFRESH_GRACE seconds
@@ -25,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-from wfctl.sandbox.behaviour import Behaviour
+from wfctl.sandbox.behaviour import Behaviour, Played
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.problems import unauthorized
 from wfctl.sandbox.storebase import REFRESH_GRACE, REUSE_DETECTED, Connection, Store
@@ -206,15 +207,29 @@ class Tokens:
         return Principal(row[0], row[1], row[2], row[3], row[4], row[7])
 
     def _issue(self, db: Connection, family_id: str, now: float, parent: str | None) -> dict[str, object]:
-        access = "wsa_" + secrets.token_urlsafe(32)
-        refresh = "wsr_" + secrets.token_urlsafe(48)
-        ttl = self.access_ttl  # read once: the stored expiry and the answer's expiresIn agree
+        played = self.behaviour.now  # read once: the stored expiry, the answer's expiresIn and the form agree
+        ttl = played.access_ttl
+        access, refresh = _new_tokens(db, played, family_id, now)
         db.execute("INSERT INTO access_tokens (token_hash, family_id, expires_at) VALUES (?, ?, ?)",
                    (token_hash(access), family_id, now + ttl))
         db.execute("INSERT INTO refresh_tokens (token_hash, family_id, created_at, parent_hash) VALUES (?, ?, ?, ?)",
                    (token_hash(refresh), family_id, now, parent))
         return {"accessToken": access, "refreshToken": refresh, "tokenType": "Bearer",
                 "expiresIn": ttl}
+
+
+def _new_tokens(db: Connection, played: Played, family_id: str, now: float) -> tuple[str, str]:
+    """A new (access, refresh) pair in the form the behaviour plays (tokenforms.py)."""
+    from wfctl.sandbox import tokenforms
+
+    if played.token_form != "jwt":
+        return tokenforms.opaque_token("access"), tokenforms.opaque_token("refresh")
+    row = db.execute("SELECT user_id FROM token_families WHERE id = ?", (family_id,)).fetchone()
+    subject = str(row[0]) if row else family_id
+    return (tokenforms.jwt_token("access", size=played.token_size, subject=subject, issued_at=now,
+                                 expires_at=now + played.access_ttl),
+            tokenforms.jwt_token("refresh", size=played.token_size, subject=subject, issued_at=now,
+                                 expires_at=now + REFRESH_TTL))
 
 
 def _replay_key(refresh_token: str) -> bytes:

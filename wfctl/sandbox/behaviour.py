@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wfctl.sandbox.quirks import Quirks, parse_quirks
+from wfctl.sandbox.tokenforms import DEFAULT_JWT_SIZE
 
 DEFAULT_ACCESS_TTL = 900
 
@@ -52,16 +53,20 @@ class Played:
     rate_limit: int = 0
     latency_ms: int = 0
     faults: Faults = field(default_factory=Faults)
+    #: the tokens issued (tokenforms.py): "opaque", or "jwt" of `token_size` characters
+    token_form: str = "opaque"
+    token_size: int = DEFAULT_JWT_SIZE
 
 
 class Behaviour:
     """The one changeable holder of `Played`: read it per request, change it at any time."""
 
     def __init__(self, *, quirks: Quirks | Iterable[str] | None = None, access_ttl: int = DEFAULT_ACCESS_TTL,
-                 rate_limit: int | None = None, latency_ms: int = 0, faults: Faults | None = None) -> None:
+                 rate_limit: int | None = None, latency_ms: int = 0, faults: Faults | None = None,
+                 token_form: str = "opaque", token_size: int = DEFAULT_JWT_SIZE) -> None:
         self._lock = threading.Lock()
         self._now = _checked(Played(), quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit,
-                             latency_ms=latency_ms, faults=faults)
+                             latency_ms=latency_ms, faults=faults, token_form=token_form, token_size=token_size)
         #: The quirks of `now`, a plain attribute: the handlers ask it several times a request.
         self.quirks: Quirks = self._now.quirks
 
@@ -80,7 +85,8 @@ class Behaviour:
 
     def change(self, **changes: Any) -> Played:
         """Play something else from the next request on: any of `quirks` (names as `--quirk` spells them,
-        or a Quirks), `access_ttl`, `rate_limit` (None or 0: off), `latency_ms`, `faults`. What is not
+        or a Quirks), `access_ttl`, `rate_limit` (None or 0: off), `latency_ms`, `faults`, `token_form`,
+        `token_size`. What is not
         named stays. ValueError (nothing changed) for an unknown name or a bad value."""
         unknown = set(changes) - _FIELDS
         if unknown:
@@ -93,7 +99,7 @@ class Behaviour:
 
 # ---- private helpers --------------------------------------------------------------------------
 
-_FIELDS = {"quirks", "access_ttl", "rate_limit", "latency_ms", "faults"}
+_FIELDS = {"quirks", "access_ttl", "rate_limit", "latency_ms", "faults", "token_form", "token_size"}
 
 
 def _checked(base: Played, **changes: Any) -> Played:
@@ -111,6 +117,13 @@ def _checked(base: Played, **changes: Any) -> Played:
         if not isinstance(faults, Faults):
             raise ValueError("faults must be a Faults")
         values["faults"] = faults
+    if "token_form" in changes or "token_size" in changes:
+        from wfctl.sandbox.tokenforms import check_form
+
+        form = changes.get("token_form", base.token_form)
+        size = _whole(changes.get("token_size", base.token_size), "token_size", minimum=1)
+        check_form(form, size)
+        values.update(token_form=form, token_size=size)
     return replace(base, **values)
 
 

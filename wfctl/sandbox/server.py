@@ -72,7 +72,8 @@ def serve(
     """Run the sandbox in the foreground until Ctrl-C or SIGTERM; `ready` is called once it can answer,
     with the passwords of the logins this start created with random passwords (create_app, `exposed`).
 
-    `app_options` go to create_app (seed, access_ttl, rate_limit, latency_ms, max_body, quirks, exposed).
+    `app_options` go to create_app (seed, access_ttl, rate_limit, latency_ms, max_body, quirks, exposed,
+    token_form, token_size).
     Pass a socket from `bind` to report a port in use before anything else (an OSError there).
     uvicorn shuts down gracefully on SIGINT and SIGTERM and then re-raises the signal; SIGTERM is made a
     KeyboardInterrupt like Ctrl-C (from the start, so a stop during start-up is clean too).

@@ -121,6 +121,16 @@ def secret(value: Any) -> str:
     return value
 
 
+def token(value: Any) -> str:
+    """A token: a secret of up to 64 KiB characters (a JWT-shaped one may be several KB, tokenforms.py)."""
+    if isinstance(value, str) and len(value) > 1000:
+        if len(value) > 65536:
+            raise FieldError("must be at most 65536 characters")
+        _require_unicode(value)
+        return value
+    return secret(value)
+
+
 def email(value: Any) -> str:
     value = text(TEXT_MAX)(value)
     if value and not EMAIL_RE.fullmatch(value):
@@ -248,8 +258,8 @@ ADDRESS = text(ADDRESS_MAX)
 REF = text(TEXT_MAX, min_len=1)
 
 LOGIN = {"username": text(TEXT_MAX, min_len=1), "password": secret}
-REFRESH = {"accessToken": secret, "refreshToken": secret}
-LOGOUT = {"refreshToken": secret}
+REFRESH = {"accessToken": token, "refreshToken": token}
+LOGOUT = {"refreshToken": token}
 AGENCY = {"name": NAME, "email": email, "phone": TEXT, "workWeekStart": weekday, "calendarYearStart": date,
           "holidayYearStart": date, "holidayCapHours": non_negative_number}
 BRANCH = {"name": NAME, "address": ADDRESS, "phone": TEXT, "email": email}

@@ -5,7 +5,8 @@ service origin, expiry, and whether a refresh is in doubt). Each login has exact
 cross-process lock file, keyed by the same thing as the login itself, taken around a refresh so
 that a rotated refresh token is never presented twice (see wfctl.api.session.auth):
 
-- keyring: the entry is `<profile>@<service origin>` under the service `wfctl`, so every config
+- keyring: the entry is `<profile>@<service origin>` under the service `wfctl` (a pair too long for one
+  entry of the platform is split over several, written and read as one: wfctl.api.keyringsplit), so every config
   that names this profile and this service shares the login; its lock is
   `$XDG_STATE_HOME/wfctl/locks/<profile>@<origin>.lock`, shared the same way. An entry kept under
   the profile name alone (earlier wfctl versions) is still read, and moved to the new entry when the
@@ -110,13 +111,21 @@ class FileStore(_Locking):
             raise CredentialStoreError(f"token file {path} is damaged; run `wfctl login`") from None
 
     def save(self, pair: TokenPair) -> None:
+        from wfctl import winacl
         from wfctl.fsutil import private_dir, write_private_file
 
         private_dir(self.path.parent)
         if sys.platform != "win32":
             with contextlib.suppress(OSError):
                 os.chmod(self.path.parent, 0o700)  # wfctl's own directory, whoever made it
+        try:  # Windows: an explicit owner-only ACL on the folder (its files inherit it) and the file
+            winacl.restrict(str(self.path.parent), folder=True)
+        except OSError as exc:
+            raise CredentialStoreError(f"cannot make {self.path.parent} readable by you only ({exc.strerror or exc});"
+                                       " the tokens were not written") from None
         write_private_file(self.path, pair.to_json().encode("utf-8"))
+        with contextlib.suppress(OSError):
+            winacl.restrict(str(self.path))  # the folder's ACL already covers it: this makes it explicit
         if self.legacy_path is not None:
             with contextlib.suppress(FileNotFoundError):
                 self.legacy_path.unlink()
@@ -141,6 +150,18 @@ class FileStore(_Locking):
             if path is not None and path.exists():
                 return mode_problem(path)
         return None
+
+    def protection(self) -> str:
+        """How the file is kept from other users: its mode, or on Windows its ACL (wfctl.winacl)."""
+        from wfctl import winacl
+        from wfctl.fsutil import file_mode
+
+        path = Path(self.location())
+        acl = winacl.protection(str(path))
+        if acl is not None:
+            return acl
+        mode = file_mode(path)
+        return f"file mode {mode:04o}" if mode is not None else "the folder's permissions"
 
     def location(self) -> str:
         """Where the tokens are kept, as a script reads it: the file's path."""
@@ -210,7 +231,13 @@ class KeyringStore(_Locking):
                 raise NotLoggedIn(f"not logged in{who}: this host has no keyring, where `wfctl login` keeps "
                                   "a login by default; run `wfctl login --credential-store file` (the "
                                   "tokens in a 0600 file), or set WFCTL_ACCESS_TOKEN")
-            text = backend.get_password(KEYRING_SERVICE, self.entry)
+            from wfctl.api import keyringsplit
+
+            try:
+                text = keyringsplit.read(backend, KEYRING_SERVICE, self.entry)
+            except keyringsplit.Damaged:
+                raise CredentialStoreError(f"the keyring entry {KEYRING_SERVICE}/{self.entry} is damaged (a part "
+                                           "of it is missing); run `wfctl login`") from None
             if text is None and self.legacy_entry:
                 return self.legacy_entry, backend.get_password(KEYRING_SERVICE, self.legacy_entry)
             return self.entry, text
@@ -231,9 +258,14 @@ class KeyringStore(_Locking):
         text = pair.to_json()
 
         def write_and_read_back() -> bool:
+            from wfctl.api import keyringsplit
+
             backend = _keyring()
-            backend.set_password(KEYRING_SERVICE, self.entry, text)
-            kept = bool(backend.get_password(KEYRING_SERVICE, self.entry) == text)
+            keyringsplit.write(backend, KEYRING_SERVICE, self.entry, text, label=self._label())
+            try:
+                kept = keyringsplit.read(backend, KEYRING_SERVICE, self.entry) == text
+            except keyringsplit.Damaged:
+                kept = False
             if kept and self.legacy_entry:
                 self._remove_legacy(backend)
             return kept
@@ -245,27 +277,34 @@ class KeyringStore(_Locking):
 
     def delete(self) -> bool:
         def remove() -> bool:
-            import keyring.errors
+            from wfctl.api import keyringsplit
 
             backend = _keyring()
             if _no_backend(backend):  # nothing can have been kept here (not keyring's NoKeyringError)
                 return False
-            try:
-                backend.delete_password(KEYRING_SERVICE, self.entry)
-                removed = True
-            except keyring.errors.PasswordDeleteError:
-                removed = False
+            removed = keyringsplit.remove(backend, KEYRING_SERVICE, self.entry)
             return self._remove_legacy(backend) or removed
 
         return self._call(remove, "remove the tokens from the keyring")
 
     def describe(self) -> str:
         """Where the tokens are, in a person's words (the login line): the desktop's store, not a class path."""
+        return f"{self._label()}, entry {self.entry!r} of service {KEYRING_SERVICE!r}"
+
+    def protection(self) -> str:
+        """How the keyring keeps the tokens from others, as its platform does."""
+        label = self._label()
+        for prefix, words in _PROTECTION:
+            if label.startswith(prefix):
+                return words
+        return "as the keyring backend keeps its secrets"
+
+    def _label(self) -> str:
         try:
             name = _backend_name_quick()
         except Exception:
             name = "keyring"
-        return f"{_backend_label(name)}, entry {self.entry!r} of service {KEYRING_SERVICE!r}"
+        return _backend_label(name)
 
     def location(self) -> str:
         """The keyring backend and the entry the tokens are kept in."""
@@ -392,6 +431,15 @@ _DESKTOP_STORES = (
     ("keyring.backends.kwallet", "KWallet"),
     ("keyring.backends.macOS", "the macOS Keychain"),
     ("keyring.backends.Windows", "Windows Credential Manager"),
+)
+
+
+#: how each desktop's store protects a secret (by its label's start)
+_PROTECTION = (
+    ("the Secret Service", "encrypted in a Secret Service collection, unlocked by your desktop login"),
+    ("KWallet", "encrypted in KWallet, unlocked by your desktop login"),
+    ("the macOS Keychain", "encrypted in your login Keychain, unlocked by your macOS login"),
+    ("Windows Credential Manager", "encrypted by Windows (DPAPI) for your Windows account"),
 )
 
 

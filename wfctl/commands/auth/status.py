@@ -20,6 +20,7 @@ LABELS = {
     "credentialStore": "Credential store",
     "credentialStoreLocation": "Stored in",
     "credentialStoreReason": "Store chosen",
+    "credentialStoreProtection": "Protected by",
     "agency": "Agency",
     "accessTokenExpires": "Access token expires",
     "accessTokenExpiresIn": "Expires in",
@@ -51,8 +52,14 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     import os
 
     from wfctl.api.errors import NetworkError, NotLoggedIn
-    from wfctl.api.session.store import FileStore
-    from wfctl.factory import ACCESS_TOKEN_ENV, client_for_settings, store_for_settings, token_pair
+    from wfctl.api.store import FileStore
+    from wfctl.factory import (
+        ACCESS_TOKEN_ENV,
+        HELPER_ENV,
+        client_for_settings,
+        store_for_settings,
+        token_pair,
+    )
 
     app_ctx = app_context(ctx)
     out = output.writer(app_ctx)
@@ -60,10 +67,20 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     info: dict[str, Any] = {"profile": settings.profile, "baseUrl": settings.base_url}
     warnings: list[str] = []
     where = ""  # the store's location as a person reads it
-    if os.environ.get(ACCESS_TOKEN_ENV):
+    if os.environ.get(HELPER_ENV):
+        info.update(user=None, credentialStore="wfctl exec",
+                    credentialStoreReason=f"{HELPER_ENV} is set: the token of the `wfctl exec` that started this "
+                                          "program, renewed by it")
+        pair = None
+    elif os.environ.get(ACCESS_TOKEN_ENV):
         info.update(user=None, credentialStore="environment",
                     credentialStoreReason=f"{ACCESS_TOKEN_ENV} is set: used as is, nothing stored")
         pair = None
+    elif settings.credential_process:
+        info.update(user=None, credentialStore="credential process",
+                    credentialStoreLocation=settings.credential_process[0],
+                    credentialStoreReason="the profile's credential_process: asked for each token, nothing stored")
+        pair, store, where = None, None, settings.credential_process[0]
     else:
         store = store_for_settings(settings)
         pair = store.load()
@@ -71,7 +88,8 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
             raise NotLoggedIn(f"not logged in (profile {settings.profile!r}, {store.describe()})")
         info.update(user=pair.username, credentialStore=settings.credential_store,
                     credentialStoreLocation=store.location(),
-                    credentialStoreReason=_WHY[settings.source("credential_store")])
+                    credentialStoreReason=_WHY[settings.source("credential_store")],
+                    credentialStoreProtection=store.protection())
         if isinstance(store, FileStore):
             from wfctl.fsutil import file_mode
 
