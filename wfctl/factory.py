@@ -20,12 +20,12 @@ from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 
 if TYPE_CHECKING:
     from wfctl.api.client import Client
-    from wfctl.api.store import FileStore, KeyringStore, TokenPair
-    from wfctl.api.tokens import TokenSource
+    from wfctl.api.session.store import FileStore, KeyringStore, TokenPair
+    from wfctl.api.session.tokens import TokenSource
     from wfctl.config import Settings
 
 ACCESS_TOKEN_ENV = "WFCTL_ACCESS_TOKEN"
-HELPER_ENV = "WFCTL_TOKEN_HELPER"  # wfctl.api.tokenhelper.HELPER_ENV, without importing the SDK here
+HELPER_ENV = "WFCTL_TOKEN_HELPER"  # wfctl.api.session.tokenhelper.HELPER_ENV, without importing the SDK here
 log = logging.getLogger("wfctl.http")
 
 
@@ -60,18 +60,18 @@ def token_source(settings: Settings) -> TokenSource:
     """Where the profile's access token comes from (a `wfctl.api.TokenSource`): the token helper of a
     `wfctl exec` (WFCTL_TOKEN_HELPER) when set, `WFCTL_ACCESS_TOKEN` when set (used as is), the profile's
     `credential_process` when it names one, else the profile's login in its token store (refreshed under the login's lock)."""
-    from wfctl.api.auth import StaticTokenAuth, TokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth, TokenAuth
 
     base_url = require_base_url(settings)
     if os.environ.get(HELPER_ENV, "").strip():  # under `wfctl exec`: its token helper, renewed as it runs
-        from wfctl.api.tokenhelper import environment_source
+        from wfctl.api.session.tokenhelper import environment_source
 
         return environment_source(base_url)
     token = os.environ.get(ACCESS_TOKEN_ENV)
     if token:
         return StaticTokenAuth(token.strip(), base_url, where=f"environment variable {ACCESS_TOKEN_ENV}")
     if settings.credential_process:  # the profile names a command that prints the token (a vault's)
-        from wfctl.api.credprocess import CredentialProcessSource
+        from wfctl.api.session.credprocess import CredentialProcessSource
 
         return CredentialProcessSource(settings.credential_process)
     return TokenAuth(store_for_settings(settings), base_url, profile=settings.profile)

@@ -52,7 +52,7 @@ def _subprocess(cli, env: dict[str, str], *args: str) -> subprocess.Popen[str]:
 
 
 def test_the_sandbox_issues_jwt_shaped_tokens_of_the_size_asked(sandbox_factory):
-    from wfctl.api.tokenpair import jwt_claims
+    from wfctl.api.session.tokenpair import jwt_claims
 
     server = sandbox_factory(token_form="jwt", token_size=SIZE)
     pair = httpx.post(f"{server.url}/identity/login", json={"username": ADMIN[0], "password": ADMIN[1]}).json()
@@ -159,7 +159,7 @@ def test_a_write_the_keyring_refuses_names_the_limit_not_the_backend_words(cli, 
 
 def test_the_windows_limit_is_known_before_a_write_is_refused():
     """On Windows itself the pair is split before the first write (keyring's WinVaultKeyring, by its module)."""
-    from wfctl.api import keyringsplit
+    from wfctl.api.session import keyringsplit
 
     windows = type("WinVaultKeyring", (), {"__module__": "keyring.backends.Windows"})()
     assert keyringsplit.entry_limit(windows) == 1280

@@ -37,7 +37,7 @@ def test_a_profile_login_as_a_source(cli, sandbox, tmp_path, store):
 
 
 def test_a_credential_process_as_a_source(sandbox, tmp_path):
-    from wfctl.api.credprocess import CredentialProcessSource
+    from wfctl.api.session.credprocess import CredentialProcessSource
 
     answer = tmp_path / "answer.json"
     answer.write_text(json.dumps({"accessToken": login_token(sandbox, *ADMIN)["accessToken"], "expiresIn": 600}))

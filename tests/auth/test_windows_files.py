@@ -2,9 +2,9 @@
 store is protected.
 
 Windows cannot run here: its ACL API (advapi32's SetNamedSecurityInfoW / GetNamedSecurityInfoW, called by
-wfctl.winacl.WindowsApi through ctypes) is EMULATED by `EmulatedAcls`, which keeps each path's DACL as the
+wfctl.api.session.winacl.WindowsApi through ctypes) is EMULATED by `EmulatedAcls`, which keeps each path's DACL as the
 SDDL text Windows would read back (a file never given one shows the ACL inherited from a profile folder).
-What runs for real is wfctl's code path behind `sys.platform == "win32"` (wfctl.winacl.ON_WINDOWS): which
+What runs for real is wfctl's code path behind `sys.platform == "win32"` (wfctl.api.session.winacl.ON_WINDOWS): which
 paths get which ACL, in which order, what a refusal does, and what `auth status` reports.
 """
 
@@ -37,7 +37,7 @@ class EmulatedAcls:
 
 @pytest.fixture
 def windows(monkeypatch):
-    from wfctl import winacl
+    from wfctl.api.session import winacl
 
     acls = EmulatedAcls()
     monkeypatch.setattr(winacl, "ON_WINDOWS", True)

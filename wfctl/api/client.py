@@ -135,7 +135,7 @@ class Client(RecordMethods):
         if not base_url:
             raise NotLoggedIn(f"no service URL: set {BASE_URL_ENV}")
         if auth is None:  # WFCTL_TOKEN_HELPER (a `wfctl exec`), else WFCTL_ACCESS_TOKEN as is
-            from wfctl.api.tokenhelper import environment_source
+            from wfctl.api.session.tokenhelper import environment_source
 
             auth = environment_source(base_url)
         if os.environ.get(TIMEOUT_ENV, "").strip() and "timeout" not in options:

@@ -31,8 +31,8 @@ def exec_command(
       $ wfctl exec -p staging -- python sync.py --all
       $ wfctl exec -- sh -c 'curl -H "Authorization: Bearer $WFCTL_ACCESS_TOKEN" "$WFCTL_BASE_URL/api/agency/"'
     """
-    from wfctl.execrun import Masker, run
-    from wfctl.execsetup import child_environment
+    from wfctl.drivers.execrun import Masker, run
+    from wfctl.drivers.execsetup import child_environment
 
     app_ctx = app_context(ctx)
     masker = None if no_masking else Masker()

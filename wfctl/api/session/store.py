@@ -6,7 +6,7 @@ cross-process lock file, keyed by the same thing as the login itself, taken arou
 that a rotated refresh token is never presented twice (see wfctl.api.session.auth):
 
 - keyring: the entry is `<profile>@<service origin>` under the service `wfctl` (a pair too long for one
-  entry of the platform is split over several, written and read as one: wfctl.api.keyringsplit), so every config
+  entry of the platform is split over several, written and read as one: wfctl.api.session.keyringsplit), so every config
   that names this profile and this service shares the login; its lock is
   `$XDG_STATE_HOME/wfctl/locks/<profile>@<origin>.lock`, shared the same way. An entry kept under
   the profile name alone (earlier wfctl versions) is still read, and moved to the new entry when the
@@ -111,7 +111,7 @@ class FileStore(_Locking):
             raise CredentialStoreError(f"token file {path} is damaged; run `wfctl login`") from None
 
     def save(self, pair: TokenPair) -> None:
-        from wfctl import winacl
+        from wfctl.api.session import winacl
         from wfctl.fsutil import private_dir, write_private_file
 
         private_dir(self.path.parent)
@@ -152,8 +152,8 @@ class FileStore(_Locking):
         return None
 
     def protection(self) -> str:
-        """How the file is kept from other users: its mode, or on Windows its ACL (wfctl.winacl)."""
-        from wfctl import winacl
+        """How the file is kept from other users: its mode, or on Windows its ACL (wfctl.api.session.winacl)."""
+        from wfctl.api.session import winacl
         from wfctl.fsutil import file_mode
 
         path = Path(self.location())
@@ -231,7 +231,7 @@ class KeyringStore(_Locking):
                 raise NotLoggedIn(f"not logged in{who}: this host has no keyring, where `wfctl login` keeps "
                                   "a login by default; run `wfctl login --credential-store file` (the "
                                   "tokens in a 0600 file), or set WFCTL_ACCESS_TOKEN")
-            from wfctl.api import keyringsplit
+            from wfctl.api.session import keyringsplit
 
             try:
                 text = keyringsplit.read(backend, KEYRING_SERVICE, self.entry)
@@ -258,7 +258,7 @@ class KeyringStore(_Locking):
         text = pair.to_json()
 
         def write_and_read_back() -> bool:
-            from wfctl.api import keyringsplit
+            from wfctl.api.session import keyringsplit
 
             backend = _keyring()
             keyringsplit.write(backend, KEYRING_SERVICE, self.entry, text, label=self._label())
@@ -277,7 +277,7 @@ class KeyringStore(_Locking):
 
     def delete(self) -> bool:
         def remove() -> bool:
-            from wfctl.api import keyringsplit
+            from wfctl.api.session import keyringsplit
 
             backend = _keyring()
             if _no_backend(backend):  # nothing can have been kept here (not keyring's NoKeyringError)

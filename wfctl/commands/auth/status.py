@@ -52,7 +52,7 @@ def status(ctx: typer.Context, output: OutputOptions = AS_CONFIGURED) -> None:
     import os
 
     from wfctl.api.errors import NetworkError, NotLoggedIn
-    from wfctl.api.store import FileStore
+    from wfctl.api.session.store import FileStore
     from wfctl.factory import (
         ACCESS_TOKEN_ENV,
         HELPER_ENV,

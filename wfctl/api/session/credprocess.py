@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api.errors import NotLoggedIn
 
 if TYPE_CHECKING:
-    from wfctl.api.tokenpair import TokenPair
+    from wfctl.api.session.tokenpair import TokenPair
 
 TIMEOUT = 120.0  # a vault may ask for a second factor on the terminal
 _MARGIN = 30.0
@@ -102,7 +102,7 @@ class CredentialProcessSource:
 def parse_output(stdout: bytes, name: str) -> TokenPair:
     """The token a credential process printed, checked; NotLoggedIn naming what is wrong, never the output."""
     from wfctl.api.errors import CredentialStoreError
-    from wfctl.api.tokenpair import TokenPair
+    from wfctl.api.session.tokenpair import TokenPair
 
     try:
         body: Any = json.loads(stdout.decode("utf-8"))

@@ -1,5 +1,5 @@
-"""The environment `wfctl exec` gives its program (wfctl.execrun runs it): the profile's service URL, a
-valid access token and its expiry, and the token helper that renews it (wfctl.api.tokenhelper)."""
+"""The environment `wfctl exec` gives its program (wfctl.drivers.execrun runs it): the profile's service URL, a
+valid access token and its expiry, and the token helper that renews it (wfctl.api.session.tokenhelper)."""
 
 from __future__ import annotations
 
@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from wfctl.api.client import Client
     from wfctl.config import Settings
-    from wfctl.execrun import Masker
+    from wfctl.drivers.execrun import Masker
 
 
 @contextlib.contextmanager
 def child_environment(settings: Settings, client: Client, masker: Masker | None) -> Iterator[dict[str, str]]:
     """The program's variables, while the token helper serves the client's token source."""
-    from wfctl.api.auth import KeepsPair
     from wfctl.api.client import ACCESS_TOKEN_ENV, BASE_URL_ENV, CA_BUNDLE_ENV, TIMEOUT_ENV
     from wfctl.api.errors import NotLoggedIn
-    from wfctl.api.tokenhelper import HELPER_ENV, serving
-    from wfctl.execrun import EXPIRES_ENV
+    from wfctl.api.session.auth import KeepsPair
+    from wfctl.api.session.tokenhelper import HELPER_ENV, serving
+    from wfctl.drivers.execrun import EXPIRES_ENV
 
     if sys.platform == "win32":  # the helper is a Unix socket, the masking select()s on pipes
         from wfctl.clierror import CliError

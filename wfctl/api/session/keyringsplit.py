@@ -1,6 +1,6 @@
 """A value too long for one keyring entry, kept as several entries that are written, read and removed as one.
 
-A login's pair is one JSON document (wfctl.api.tokenpair). With JWT tokens it is several KB, and Windows
+A login's pair is one JSON document (wfctl.api.session.tokenpair). With JWT tokens it is several KB, and Windows
 Credential Manager keeps at most 2,560 bytes of UTF-16 per entry (CRED_MAX_CREDENTIAL_BLOB_SIZE: 1,280
 characters); other CLIs fail there ("The stub received bad data", jaraco/keyring #355, #540). The refresh
 token is what must survive, and it may itself be a JWT, so keeping the access token apart is not enough:
@@ -16,7 +16,7 @@ How a split value is kept, in the entries `<entry>` and `<entry>#<generation>.<i
 
 A reader takes the manifest, its parts, and checks the length and checksum; a part missing or changed
 (a writer replaced the value meanwhile) makes it read the manifest again. A value that fits is one entry,
-as before (what earlier versions read). Writes happen under the login's lock (wfctl.api.store), so
+as before (what earlier versions read). Writes happen under the login's lock (wfctl.api.session.store), so
 there is one writer at a time; readers take no lock.
 
 The limit of an entry is known for Windows (below); a backend wfctl knows no limit of that refuses a long

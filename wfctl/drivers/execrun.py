@@ -2,7 +2,7 @@
 
 The child's environment gets WFCTL_BASE_URL, WFCTL_ACCESS_TOKEN (valid until WFCTL_ACCESS_TOKEN_EXPIRES_AT,
 the token's own expiry), WFCTL_CA_BUNDLE / WFCTL_TIMEOUT where the profile sets them, and WFCTL_TOKEN_HELPER:
-a socket this process serves its token source on (wfctl.api.tokenhelper), so a wfctl or an SDK script the
+a socket this process serves its token source on (wfctl.api.session.tokenhelper), so a wfctl or an SDK script the
 child starts asks for a fresh token whenever it needs one, for as long as the child runs. The token is
 never on a command line (ps shows arguments to every user; a process's environment only to its owner).
 

@@ -29,20 +29,20 @@ from typing import TYPE_CHECKING, Any
 from wfctl.api.errors import ApiError, NotLoggedIn
 
 if TYPE_CHECKING:
-    from wfctl.api.tokenpair import TokenPair
-    from wfctl.api.tokens import TokenSource
+    from wfctl.api.session.tokenpair import TokenPair
+    from wfctl.api.session.tokens import TokenSource
 
 HELPER_ENV = "WFCTL_TOKEN_HELPER"
 ACCESS_TOKEN_ENV = "WFCTL_ACCESS_TOKEN"  # wfctl.api.client's, named here too: the client imports this module
 #: seconds before a token's expiry that a HelperSource asks again (the helper refreshes it by then)
 _MARGIN = 30.0
-_TIMEOUT = 90.0  # a refresh may ride out an outage (60 s, wfctl.api.retry)
+_TIMEOUT = 90.0  # a refresh may ride out an outage (60 s, wfctl.api.net.retry)
 
 
 def environment_source(base_url: str) -> TokenSource:
     """The token source a program's environment names: the helper of WFCTL_TOKEN_HELPER (a `wfctl exec`),
     else WFCTL_ACCESS_TOKEN used as is. NotLoggedIn when neither is set."""
-    from wfctl.api.auth import StaticTokenAuth
+    from wfctl.api.session.auth import StaticTokenAuth
 
     helper = os.environ.get(HELPER_ENV, "").strip()
     if helper:
@@ -83,13 +83,13 @@ class HelperSource:
 
     def pair(self) -> TokenPair:
         """The token and its expiry, as `wfctl auth token` shows them (no refresh token: the helper keeps it)."""
-        from wfctl.api.tokenpair import TokenPair
+        from wfctl.api.session.tokenpair import TokenPair
 
         token = self.access_token()
         return TokenPair(token, None, self._expires_at, time.time())
 
     def _take(self, answer: dict[str, Any]) -> None:
-        from wfctl.api.tokens import checked_token
+        from wfctl.api.session.tokens import checked_token
 
         self._token = checked_token(answer.get("accessToken"))
         expires = answer.get("expiresAt")
@@ -140,7 +140,7 @@ def serving(source: TokenSource, *, on_token: Callable[[str], None] = lambda tok
 
 def answer(source: TokenSource, request: Any) -> dict[str, Any]:
     """The helper's answer to one request (see the module's docstring)."""
-    from wfctl.api.auth import KeepsPair
+    from wfctl.api.session.auth import KeepsPair
 
     try:
         if not isinstance(request, dict) or request.get("op") not in ("token", "refresh"):
