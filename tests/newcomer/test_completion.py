@@ -38,10 +38,12 @@ CASES = [
     ("wfctl rates set --skill Cle", "Cleaner"),  # a skill of the sites read
     ("wfctl audit --only assess", "assessment-document"),  # a check of the audit
     # issue 49: the options that name fields, the last item of a list (`-` kept: descending); a scope's --client;
-    # --skill everywhere. A first item with its `-` (`--sort-by -na`) is taken for an option by the shell's parse.
+    # --skill everywhere; a first item with its `-` is the option's value, not an option (as click parses it)
     ("wfctl sites list --fields id,na", "id,name"),
     ("wfctl clients list --sort-by na", "name"),
     ("wfctl sites list --sort-by name,-crea", "name,-createdOn"),
+    ("wfctl sites list --sort-by -na", "-name"),
+    ("wfctl clients list --sort-by -createdOn,-na", "-createdOn,-name"),
     ("wfctl rates list --client Ac", "Acme"),
     ("wfctl rates summary --skill Cle", "Cleaner"),
 ]

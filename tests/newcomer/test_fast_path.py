@@ -166,6 +166,27 @@ def test_ids_from_the_local_cache_are_what_typer_answers(line: tuple[list[str], 
     assert bash is not None and bash[0].split()[0][0] in "bcs", bash  # ids were offered
 
 
+@pytest.mark.parametrize("line", [
+    (["sites", "list", "--sort-by"], "-na"),
+    (["clients", "list", "--sort-by"], "name,-crea"),
+    (["sites", "list", "--client"], "-"),
+    (["-o"], "-"),
+], ids=str)
+def test_a_value_beginning_with_a_dash_is_the_options_value(line: tuple[list[str], str], isolated: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 49: the word after an option that waits for its value is that value, `-` or not (click's parser
+    takes it so); both answers complete it as a value (`--sort-by -na`: -name), never as option names."""
+    for shell in SHELLS:
+        fast = _fast_complete(shell, line)
+        assert fast is not None
+        assert fast == _typer_complete(shell, line, monkeypatch, capsys), shell
+    bash = _fast_complete("bash", line)
+    assert bash is not None and "--" not in bash[0], bash
+    if line[1] == "-na":
+        assert bash[0].split("\n")[0] == "-name", bash
+
+
 def test_profile_from_the_environment_picks_its_cache(isolated: Path, monkeypatch: pytest.MonkeyPatch,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
     completion_cache.remember(completion_cache.cache_file("prod", None), "site", [("s-999", "only prod")])
