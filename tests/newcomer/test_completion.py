@@ -48,7 +48,7 @@ CASES = [
     ("wfctl rates summary --skill Cle", "Cleaner"),
 ]
 #: --columns' HEADER=SOURCE and rate:<skill>: bash splits a word at `=` and `:` (COMP_WORDBREAKS) before wfctl
-#: sees it, so these are asked of zsh and fish, and of wfctl's bash answer with the word whole.
+#: sees it, so bash is asked these at a terminal (test_bash_at_a_terminal_...), where COMP_LINE tells the pieces.
 COLUMNS_CASES = [
     ("wfctl sites list --columns Site=na", "Site=name"),
     ("wfctl sites list --columns Site=name,F=rate:Cle", "Site=name,F=rate:Cleaner"),
@@ -256,39 +256,76 @@ def test_zsh_protocol_offers_names_and_says_when_the_list_stopped_at_its_limit(t
     assert '"b-0555":"Branch 555"' in proc.stdout and "records only" not in proc.stdout, proc
 
 
+class _BashAtTerminal:
+    """A real interactive bash in a pty with the generated script sourced: what a Tab press leaves on the line."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.pexpect = pytest.importorskip("pexpect")
+        env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', os.defpath)}", INPUTRC="/dev/null")
+        self.child = self.pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8",
+                                        dimensions=(40, 120), timeout=30, cwd=str(cwd))
+        self.child.sendline(f"source {REPO_ROOT / 'completions' / 'wfctl.bash'}; bind 'set page-completions off'; "
+                            "bind 'set completion-query-items 10000'; PS1='ready> '")
+        self.child.expect_exact("ready> ")
+
+    def completed(self, typed: str) -> list[str]:
+        """What the command line holds after `typed` and a Tab: printf shows each word of it."""
+        self.child.send(typed + "\t")
+        time.sleep(1.0)
+        self.child.send("\x01printf '<%s>' \r")  # Ctrl-A: the line's start; the words as the shell parses them
+        self.child.expect(r"<wfctl><([^\r\n]*)>ready> ")
+        return ["wfctl", *self.child.match.group(1).split("><")]
+
+    def close(self) -> None:
+        self.child.sendcontrol("c")
+        self.child.sendline("exit")
+        self.child.expect(self.pexpect.EOF)
+
+
 @pytest.mark.real_component
 def test_bash_inserts_names_quoted_and_says_when_it_shows_only_some(tmp_path: Path, index_file: Path) -> None:
     """Issue 36, in a real bash at a terminal: a name with a space completed (it was never offered in bash) and
     inserted quoted, so the command gets it as one word; more candidates than one answer offers end with a
     line saying so (bash shows no descriptions); an id past them completes when more of it is typed."""
     require_component("bash")
-    pexpect = pytest.importorskip("pexpect")
     env = _shell_env(tmp_path, index_file)
     code = ("from wfctl import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
-    env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', os.defpath)}", INPUTRC="/dev/null")
-    child = pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8", dimensions=(40, 120),
-                          timeout=30, cwd=str(tmp_path))
-    child.sendline(f"source {REPO_ROOT / 'completions' / 'wfctl.bash'}; bind 'set page-completions off'; "
-                   "bind 'set completion-query-items 10000'; PS1='ready> '")
-    child.expect_exact("ready> ")
+    bash = _BashAtTerminal(env, tmp_path)
+    assert bash.completed("wfctl sites get Doc") == ["wfctl", "sites", "get", "Dock 7"]
+    assert bash.completed("wfctl clients list --branch b-0555") == ["wfctl", "clients", "list", "--branch", "b-0555"]
+    bash.child.send("wfctl clients list --branch b-0\t\t")
+    bash.child.expect_exact("(the first 500 branch records only: type more of the id or name)")
+    bash.close()
 
-    def completed(typed: str) -> list[str]:
-        """What the command line holds after `typed` and a Tab: printf shows each word of it."""
-        child.send(typed + "\t")
-        time.sleep(1.0)
-        child.send("\x01printf '<%s>' \r")  # Ctrl-A: the line's start; the words as the shell parses them
-        child.expect(r"<wfctl><([^\r\n]*)>ready> ")
-        return ["wfctl", *child.match.group(1).split("><")]
 
-    assert completed("wfctl sites get Doc") == ["wfctl", "sites", "get", "Dock 7"]
-    assert completed("wfctl clients list --branch b-0555") == ["wfctl", "clients", "list", "--branch", "b-0555"]
-    child.send("wfctl clients list --branch b-0\t\t")
-    child.expect_exact("(the first 500 branch records only: type more of the id or name)")
-    child.sendcontrol("c")
-    child.sendline("exit")
-    child.expect(pexpect.EOF)
+@pytest.mark.real_component
+@FAST
+@pytest.mark.parametrize(("typed", "words"), [
+    ("wfctl sites list --columns Site=na", ["--columns", "Site=name"]),
+    ("wfctl sites list --columns Site=name,F=rate:Cle", ["--columns", "Site=name,F=rate:Cleaner"]),
+    ("wfctl sites list --columns F=rate:Fork", ["--columns", "F=rate:Forklift Driver"]),
+    ("wfctl sites list --columns banned:c", ["--columns", "banned:count"]),
+    ("wfctl sites list --columns=Site=na", ["--columns=Site=name"]),
+    ("wfctl sites list --sort-by -na", ["--sort-by", "-name"]),
+    ("wfctl --profile=sl", ["--profile=slow"]),
+    ("wfctl --profile=", ["--profile=default"]),  # the only profile (a config of one, below)
+])
+def test_bash_at_a_terminal_completes_words_it_splits_at_equals_and_colons(
+        typed: str, words: list[str], fast: bool, tmp_path: Path, index_file: Path) -> None:
+    """Issue 49: bash splits a word at `=` and `:` (COMP_WORDBREAKS), so `--columns` sources completed nothing
+    in bash; the script joins the pieces again and gives back only what replaces the last one."""
+    require_component("bash")
+    env = _shell_env(tmp_path, index_file if fast else None)
+    if typed.endswith("="):
+        Path(env["XDG_CONFIG_HOME"], "wfctl", "config.toml").write_text(
+            '[profiles.default]\nbase_url = "https://wams.example.com"\n', encoding="utf-8")
+    bash = _BashAtTerminal(env, tmp_path)
+    try:
+        assert bash.completed(typed) == typed.split(" ")[:-len(words)] + words
+    finally:
+        bash.close()
 
 
 def test_fish_describes_a_profile_with_its_url_and_a_run_with_its_file(tmp_path: Path) -> None:
