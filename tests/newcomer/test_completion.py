@@ -186,16 +186,21 @@ def test_bash_answer_completes_a_columns_source(line: str, expected: str, fast: 
 
 def test_bash_says_when_a_scopes_client_shows_only_some(tmp_path: Path) -> None:
     """Issue 49: the `--client` of `rates`, `bans` and `audit` completed nothing (file names); it completes as
-    every `--client` does, and past its cap says so as a line of bash's list (bash shows no descriptions)."""
+    every `--client` does: nothing typed, by the names a person knows (bash shows no descriptions, so bare ids
+    said nothing), an id where two clients share a name, and past its cap says so as a line of bash's list."""
     env = _shell_env(tmp_path, None)
     code = ("from wfctl import completion_cache as c\n"
-            "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i}') for i in range(600)])\n")
+            "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i % 599}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
     env.update(_WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl rates list --client ", COMP_CWORD="4")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     offered = proc.stdout.split("\n")
-    assert offered[:2] == ["c-0000", "c-0001"] and offered[499] == "c-0499", proc.stdout
+    assert offered[:3] == ["c-0000", "Client 1", "Client 2"] and offered[499] == "Client 499", proc.stdout
     assert offered[500] == " (the first 500 client records only: type more of the id or name)", proc.stdout
+    env.update(_WFCTL_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS="wfctl rates list --client ")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert '"c-0001":"Client 1"' in proc.stdout, proc.stdout  # zsh shows the name beside the id
+    env.update(_WFCTL_COMPLETE="complete_bash")
     env.update(COMP_WORDS="wfctl bans where W-1 --client c-059", COMP_CWORD="5")  # past the first 500
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     assert proc.stdout.split("\n")[-2] == "c-0599" and "records only" not in proc.stdout, proc.stdout
