@@ -195,7 +195,8 @@ def test_profile_from_the_environment_picks_its_cache(isolated: Path, monkeypatc
     monkeypatch.setenv("WFCTL_PROFILE", "prod")
     line = (["sites", "get"], "")
     assert _fast_complete("zsh", line) == _typer_complete("zsh", line, monkeypatch, capsys)
-    assert _fast_complete("bash", line) == ("s-999\n", 0)
+    assert _fast_complete("bash", line) == ("only prod\n", 0)  # nothing typed: bash is offered the name
+    assert _fast_complete("bash", (["sites", "get"], "s-")) == ("s-999\n", 0)
 
 
 @pytest.mark.parametrize("args", [
