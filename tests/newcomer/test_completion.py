@@ -38,15 +38,17 @@ CASES = [
     ("wfctl rates set --skill Cle", "Cleaner"),  # a skill of the sites read
     ("wfctl audit --only assess", "assessment-document"),  # a check of the audit
     # issue 49: the options that name fields, the last item of a list (`-` kept: descending); a scope's --client;
-    # --skill everywhere. A first item with its `-` (`--sort-by -na`) is taken for an option by the shell's parse.
+    # --skill everywhere; a first item with its `-` is the option's value, not an option (as click parses it)
     ("wfctl sites list --fields id,na", "id,name"),
     ("wfctl clients list --sort-by na", "name"),
     ("wfctl sites list --sort-by name,-crea", "name,-createdOn"),
+    ("wfctl sites list --sort-by -na", "-name"),
+    ("wfctl clients list --sort-by -createdOn,-na", "-createdOn,-name"),
     ("wfctl rates list --client Ac", "Acme"),
     ("wfctl rates summary --skill Cle", "Cleaner"),
 ]
 #: --columns' HEADER=SOURCE and rate:<skill>: bash splits a word at `=` and `:` (COMP_WORDBREAKS) before wfctl
-#: sees it, so these are asked of zsh and fish, and of wfctl's bash answer with the word whole.
+#: sees it, so bash is asked these at a terminal (test_bash_at_a_terminal_...), where COMP_LINE tells the pieces.
 COLUMNS_CASES = [
     ("wfctl sites list --columns Site=na", "Site=name"),
     ("wfctl sites list --columns Site=name,F=rate:Cle", "Site=name,F=rate:Cleaner"),
@@ -184,16 +186,21 @@ def test_bash_answer_completes_a_columns_source(line: str, expected: str, fast: 
 
 def test_bash_says_when_a_scopes_client_shows_only_some(tmp_path: Path) -> None:
     """Issue 49: the `--client` of `rates`, `bans` and `audit` completed nothing (file names); it completes as
-    every `--client` does, and past its cap says so as a line of bash's list (bash shows no descriptions)."""
+    every `--client` does: nothing typed, by the names a person knows (bash shows no descriptions, so bare ids
+    said nothing), an id where two clients share a name, and past its cap says so as a line of bash's list."""
     env = _shell_env(tmp_path, None)
-    code = ("from wfctl.cmdline import completion_cache as c\n"
-            "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i}') for i in range(600)])\n")
+    code = ("from wfctl import completion_cache as c\n"
+            "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i % 599}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
     env.update(_WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl rates list --client ", COMP_CWORD="4")
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     offered = proc.stdout.split("\n")
-    assert offered[:2] == ["c-0000", "c-0001"] and offered[499] == "c-0499", proc.stdout
+    assert offered[:3] == ["c-0000", "Client 1", "Client 2"] and offered[499] == "Client 499", proc.stdout
     assert offered[500] == " (the first 500 client records only: type more of the id or name)", proc.stdout
+    env.update(_WFCTL_COMPLETE="complete_zsh", _TYPER_COMPLETE_ARGS="wfctl rates list --client ")
+    proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
+    assert '"c-0001":"Client 1"' in proc.stdout, proc.stdout  # zsh shows the name beside the id
+    env.update(_WFCTL_COMPLETE="complete_bash")
     env.update(COMP_WORDS="wfctl bans where W-1 --client c-059", COMP_CWORD="5")  # past the first 500
     proc = subprocess.run([str(BIN / "wfctl")], capture_output=True, text=True, env=env, timeout=60)
     assert proc.stdout.split("\n")[-2] == "c-0599" and "records only" not in proc.stdout, proc.stdout
@@ -254,39 +261,76 @@ def test_zsh_protocol_offers_names_and_says_when_the_list_stopped_at_its_limit(t
     assert '"b-0555":"Branch 555"' in proc.stdout and "records only" not in proc.stdout, proc
 
 
+class _BashAtTerminal:
+    """A real interactive bash in a pty with the generated script sourced: what a Tab press leaves on the line."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.pexpect = pytest.importorskip("pexpect")
+        env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', os.defpath)}", INPUTRC="/dev/null")
+        self.child = self.pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8",
+                                        dimensions=(40, 120), timeout=30, cwd=str(cwd))
+        self.child.sendline(f"source {REPO_ROOT / 'completions' / 'wfctl.bash'}; bind 'set page-completions off'; "
+                            "bind 'set completion-query-items 10000'; PS1='ready> '")
+        self.child.expect_exact("ready> ")
+
+    def completed(self, typed: str) -> list[str]:
+        """What the command line holds after `typed` and a Tab: printf shows each word of it."""
+        self.child.send(typed + "\t")
+        time.sleep(1.0)
+        self.child.send("\x01printf '<%s>' \r")  # Ctrl-A: the line's start; the words as the shell parses them
+        self.child.expect(r"<wfctl><([^\r\n]*)>ready> ")
+        return ["wfctl", *self.child.match.group(1).split("><")]
+
+    def close(self) -> None:
+        self.child.sendcontrol("c")
+        self.child.sendline("exit")
+        self.child.expect(self.pexpect.EOF)
+
+
 @pytest.mark.real_component
 def test_bash_inserts_names_quoted_and_says_when_it_shows_only_some(tmp_path: Path, index_file: Path) -> None:
     """Issue 36, in a real bash at a terminal: a name with a space completed (it was never offered in bash) and
     inserted quoted, so the command gets it as one word; more candidates than one answer offers end with a
     line saying so (bash shows no descriptions); an id past them completes when more of it is typed."""
     require_component("bash")
-    pexpect = pytest.importorskip("pexpect")
     env = _shell_env(tmp_path, index_file)
     code = ("from wfctl.cmdline import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'branch', [(f'b-{i:04d}', f'Branch {i}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
-    env = dict(env, PATH=f"{BIN}{os.pathsep}{env.get('PATH', os.defpath)}", INPUTRC="/dev/null")
-    child = pexpect.spawn("bash", ["--norc", "--noprofile"], env=env, encoding="utf-8", dimensions=(40, 120),
-                          timeout=30, cwd=str(tmp_path))
-    child.sendline(f"source {REPO_ROOT / 'completions' / 'wfctl.bash'}; bind 'set page-completions off'; "
-                   "bind 'set completion-query-items 10000'; PS1='ready> '")
-    child.expect_exact("ready> ")
+    bash = _BashAtTerminal(env, tmp_path)
+    assert bash.completed("wfctl sites get Doc") == ["wfctl", "sites", "get", "Dock 7"]
+    assert bash.completed("wfctl clients list --branch b-0555") == ["wfctl", "clients", "list", "--branch", "b-0555"]
+    bash.child.send("wfctl clients list --branch b-0\t\t")
+    bash.child.expect_exact("(the first 500 branch records only: type more of the id or name)")
+    bash.close()
 
-    def completed(typed: str) -> list[str]:
-        """What the command line holds after `typed` and a Tab: printf shows each word of it."""
-        child.send(typed + "\t")
-        time.sleep(1.0)
-        child.send("\x01printf '<%s>' \r")  # Ctrl-A: the line's start; the words as the shell parses them
-        child.expect(r"<wfctl><([^\r\n]*)>ready> ")
-        return ["wfctl", *child.match.group(1).split("><")]
 
-    assert completed("wfctl sites get Doc") == ["wfctl", "sites", "get", "Dock 7"]
-    assert completed("wfctl clients list --branch b-0555") == ["wfctl", "clients", "list", "--branch", "b-0555"]
-    child.send("wfctl clients list --branch b-0\t\t")
-    child.expect_exact("(the first 500 branch records only: type more of the id or name)")
-    child.sendcontrol("c")
-    child.sendline("exit")
-    child.expect(pexpect.EOF)
+@pytest.mark.real_component
+@FAST
+@pytest.mark.parametrize(("typed", "words"), [
+    ("wfctl sites list --columns Site=na", ["--columns", "Site=name"]),
+    ("wfctl sites list --columns Site=name,F=rate:Cle", ["--columns", "Site=name,F=rate:Cleaner"]),
+    ("wfctl sites list --columns F=rate:Fork", ["--columns", "F=rate:Forklift Driver"]),
+    ("wfctl sites list --columns banned:c", ["--columns", "banned:count"]),
+    ("wfctl sites list --columns=Site=na", ["--columns=Site=name"]),
+    ("wfctl sites list --sort-by -na", ["--sort-by", "-name"]),
+    ("wfctl --profile=sl", ["--profile=slow"]),
+    ("wfctl --profile=", ["--profile=default"]),  # the only profile (a config of one, below)
+])
+def test_bash_at_a_terminal_completes_words_it_splits_at_equals_and_colons(
+        typed: str, words: list[str], fast: bool, tmp_path: Path, index_file: Path) -> None:
+    """Issue 49: bash splits a word at `=` and `:` (COMP_WORDBREAKS), so `--columns` sources completed nothing
+    in bash; the script joins the pieces again and gives back only what replaces the last one."""
+    require_component("bash")
+    env = _shell_env(tmp_path, index_file if fast else None)
+    if typed.endswith("="):
+        Path(env["XDG_CONFIG_HOME"], "wfctl", "config.toml").write_text(
+            '[profiles.default]\nbase_url = "https://wams.example.com"\n', encoding="utf-8")
+    bash = _BashAtTerminal(env, tmp_path)
+    try:
+        assert bash.completed(typed) == typed.split(" ")[:-len(words)] + words
+    finally:
+        bash.close()
 
 
 def test_fish_describes_a_profile_with_its_url_and_a_run_with_its_file(tmp_path: Path) -> None:

@@ -163,7 +163,30 @@ def test_ids_from_the_local_cache_are_what_typer_answers(line: tuple[list[str], 
         assert fast is not None
         assert fast == _typer_complete(shell, line, monkeypatch, capsys), shell
     bash = _fast_complete("bash", line)
-    assert bash is not None and bash[0].split()[0][0] in "bcs", bash  # ids were offered
+    # ids were offered for an id begun; nothing typed, bash (no descriptions) is offered the names (issue 49)
+    offered = {ident if line[1] else (name or ident) for items in IDS.values() for ident, name in items}
+    assert bash is not None and bash[0].split("\n")[0] in offered, bash
+
+
+@pytest.mark.parametrize("line", [
+    (["sites", "list", "--sort-by"], "-na"),
+    (["clients", "list", "--sort-by"], "name,-crea"),
+    (["sites", "list", "--client"], "-"),
+    (["-o"], "-"),
+], ids=str)
+def test_a_value_beginning_with_a_dash_is_the_options_value(line: tuple[list[str], str], isolated: Path,
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 49: the word after an option that waits for its value is that value, `-` or not (click's parser
+    takes it so); both answers complete it as a value (`--sort-by -na`: -name), never as option names."""
+    for shell in SHELLS:
+        fast = _fast_complete(shell, line)
+        assert fast is not None
+        assert fast == _typer_complete(shell, line, monkeypatch, capsys), shell
+    bash = _fast_complete("bash", line)
+    assert bash is not None and "--" not in bash[0], bash
+    if line[1] == "-na":
+        assert bash[0].split("\n")[0] == "-name", bash
 
 
 def test_profile_from_the_environment_picks_its_cache(isolated: Path, monkeypatch: pytest.MonkeyPatch,
@@ -172,7 +195,8 @@ def test_profile_from_the_environment_picks_its_cache(isolated: Path, monkeypatc
     monkeypatch.setenv("WFCTL_PROFILE", "prod")
     line = (["sites", "get"], "")
     assert _fast_complete("zsh", line) == _typer_complete("zsh", line, monkeypatch, capsys)
-    assert _fast_complete("bash", line) == ("s-999\n", 0)
+    assert _fast_complete("bash", line) == ("only prod\n", 0)  # nothing typed: bash is offered the name
+    assert _fast_complete("bash", (["sites", "get"], "s-")) == ("s-999\n", 0)
 
 
 @pytest.mark.parametrize("args", [

@@ -199,28 +199,44 @@ def test_head_in_a_terminal_gets_the_plain_lines(wf: Any) -> None:
     assert "not shown" not in screen.text
 
 
-def test_a_name_wider_than_the_terminal_is_still_whole(wf: Any, service: Any) -> None:
-    """id and name alone wider than 80 columns: both printed whole on one line (the terminal wraps it),
-    every other column left out and named."""
+@pytest.mark.parametrize("size", SIZES)
+def test_a_name_wider_than_the_terminal_is_whole_within_its_column(wf: Any, service: Any,
+                                                                  size: tuple[int, int]) -> None:
+    """id and name alone wider than the terminal: the id whole on one line, the name whole, wrapped within its
+    column (issue 49: the terminal wrapped the row past its edge, the name's end under the ids); every line
+    within the terminal, every other column left out and named, and a short name's row one line."""
     import httpx
 
     from tests.fixtures.sandbox import ADMIN, auth_headers
 
+    rows, columns = size
     headers = auth_headers(service, *ADMIN)
     branch = records(wf, "branches", "list")[0]["id"]
     answer = httpx.post(f"{service.url}/api/clients", headers=headers, timeout=10,
-                        json={"branchId": branch, "name": "Long Names Ltd"})
+                        json={"branchId": branch, "name": f"Long Names Ltd {columns}"})
     client = answer.json()["id"]
-    name = "A very long site name that goes on and on, well past any sensible width"
-    site = httpx.post(f"{service.url}/api/clients/{client}/sites", headers=headers, timeout=10,
-                      json={"name": name, "address": "1 Short St"}).json()["id"]
-    screen = run_in_terminal(wf, "sites", "list", "--client", client, columns=80, rows=24)
-    assert f"{site}   {name}" in screen.lines, screen.text
+    name = ("A very long site name that goes on and on, well past any sensible width, "
+            "Trafford Park Distribution Centre Unit 4")
+    sites = [httpx.post(f"{service.url}/api/clients/{client}/sites", headers=headers, timeout=10,
+                        json={"name": site_name, "address": "1 Short St"}).json()["id"]
+             for site_name in (name, "Yard")]
+    screen = run_in_terminal(wf, "sites", "list", "--client", client, columns=columns, rows=rows)
+    assert screen.exit_status == 0, screen.text
+    assert all(width(line) <= columns for line in screen.lines), screen.text
     assert header_of(screen) == ["id", "name"]
     assert left_out(screen)[:3] == ["address", "phone", "email"]
+    first = next(i for i, line in enumerate(screen.lines) if line.startswith(sites[0] + "   "))
+    column = len(sites[0]) + 3
+    pieces = [screen.lines[first][column:]]
+    for line in screen.lines[first + 1:]:
+        if not line.startswith(" " * column):
+            break
+        pieces.append(line[column:])
+    assert len(pieces) > 1 and " ".join(pieces) == name, screen.text
+    assert f"{sites[1]}   Yard" in screen.lines, screen.text
     # issue 36: the bold heading was padded to the name's width, and the terminal wrapped it into a blank line
     heading = next(line for line in screen.text.split("\n") if line.startswith("id "))
-    assert width(heading.rstrip("\r")) <= 80, repr(heading)
+    assert width(heading.rstrip("\r")) <= columns, repr(heading)
 
 
 def test_help_offers_wide(wf: Any) -> None:

@@ -47,10 +47,10 @@ def _completions(index: dict[str, Any], request: CompletionRequest) -> list[tupl
     incomplete, environ = request.incomplete, request.line.environ
     level = walk.levels[-1]
     node, values, root_values = level.node, level.values, walk.levels[0].values
+    if walk.pending is not None:  # its value, whatever it looks like (`--sort-by -na`), as click's parser reads it
+        return _value_completions(walk.pending, incomplete, index, root_values, values, environ)
     if incomplete.startswith("-"):
         return _command_completions(node, level.given, incomplete)
-    if walk.pending is not None:
-        return _value_completions(walk.pending, incomplete, index, root_values, values, environ)
     arguments = [p for p in node["params"] if p["kind"] == "argument"]
     for position, param in enumerate(arguments):
         if param["nargs"] == -1 or position >= level.positionals:

@@ -10,6 +10,8 @@ Cache file: $XDG_CACHE_HOME/wfctl/ids-<hash of profile and url>.json, {kind: {"a
 
 A record may be given by name too (wfctl.api.records.refs): a word typed that begins a name is completed with the
 name (its id as the description in zsh and fish; bash's script quotes a name with a space as it inserts it).
+Nothing typed, zsh and fish offer the ids with their names beside them; bash, which shows no descriptions,
+offers the names (an id where the name is blank or another record's too).
 A cached list holds up to MAX_ITEMS records; an answer offers at most SHOWN of them, and says when there are
 more (in bash, where candidates have no descriptions, as a candidate of its own that cannot be inserted).
 Profiles (`-p`) come from the config file, run ids (`imports show|undo`) from the profile's journals, skills
@@ -217,6 +219,8 @@ def _complete(ctx: Any, kind: str, incomplete: str) -> list[tuple[str, str]]:
     bash = os.environ.get("_WFCTL_COMPLETE", "").endswith("bash")
     if kind == "skill":
         out = [(skill, sites) for skill, sites in items if skill.startswith(incomplete)]
+    elif bash and not incomplete:  # no descriptions in bash: what a person recognises, the names
+        out = _names_else_ids(items)
     else:
         out = [(ident, name) for ident, name in items if ident.startswith(incomplete)]
         if incomplete:  # a name typed (the commands take names): the names it begins
@@ -233,6 +237,16 @@ def _complete(ctx: Any, kind: str, incomplete: str) -> list[tuple[str, str]]:
             value, text = out[-1]
             out[-1] = (value, f"{text} ({note})")
     return out
+
+
+def _names_else_ids(items: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each record by its name (the commands take names), or by its id where the name is blank or another
+    record's too (client names repeat across branches: the id is then the one word that names it)."""
+    counts: dict[str, int] = {}
+    for _, name in items:
+        counts[name.casefold()] = counts.get(name.casefold(), 0) + 1
+    return [(name, ident) if name.strip() and counts[name.casefold()] == 1 else (ident, name)
+            for ident, name in items]
 
 
 def _listed(incomplete: str, complete: Any) -> list[tuple[str, str]]:

@@ -49,6 +49,7 @@ NAMES: dict[str, tuple[str, str, str | None]] = {
     "resolve_type_descriptor": ("typer._coercion", "resolve_type_descriptor", None),
     "get_completion_script": ("typer._completion_shared", "get_completion_script", None),
     "completion_classes": ("typer._completion_classes", "", None),
+    "shell_completion": ("typer._click.shell_completion", "", "click.shell_completion"),
 }
 
 #: The module holding click's current-context stack, vendored or not.
@@ -98,3 +99,24 @@ def init_completion() -> None:
     classes = resolve("completion_classes")
     classes.completion_init()
     classes._sanitize_help_text = lambda text: text
+    shell = resolve("shell_completion")
+    if not getattr(shell._resolve_incomplete, "value_first", False):  # once a process
+        shell._resolve_incomplete = _value_first(shell)
+
+
+def _value_first(shell: Any) -> Any:
+    """click's `_resolve_incomplete`, reading a word after an option that waits for its value as that value
+    even when it begins with `-` (`--sort-by -na<TAB>`: descending), as click's parser reads it; click's
+    completion offered option names there, which the parse would then take as the value. The same rule as
+    wfctl.completeanswer's, so both answers agree (tests/newcomer/test_fast_path.py)."""
+    resolve_incomplete = shell._resolve_incomplete
+
+    def resolve_value_first(ctx: Any, args: list[str], incomplete: str) -> Any:
+        if incomplete.startswith("-") and "=" not in incomplete and "--" not in args:
+            for param in ctx.command.get_params(ctx):
+                if shell._is_incomplete_option(ctx, args, param):
+                    return param, incomplete
+        return resolve_incomplete(ctx, args, incomplete)
+
+    resolve_value_first.value_first = True  # type: ignore[attr-defined]
+    return resolve_value_first

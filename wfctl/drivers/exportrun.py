@@ -3,10 +3,14 @@ stdout with a progress line, or full records through -o and the query options.""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
+from wfctl.exit_codes import ExitCode
 
 if TYPE_CHECKING:
     from wfctl.commands.output_options import OutputOptions
@@ -43,7 +47,8 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
     # goes to the same terminal, where the live line would break into it
     mode = app.io.csv_mode  # WFCTL_CSV=plain: a file as a pipe gets it (no BOM); spreadsheet: a pipe too gets one
     shown = app.io.stderr_is_tty and (to_file or not app.io.stdout_is_tty)
-    with reading(api, f"exporting {spec.plural}", spec.plural, shown=shown) as (reader, on_record):
+    with _said_if_interrupted(file if to_file else None), \
+            reading(api, f"exporting {spec.plural}", spec.plural, shown=shown) as (reader, on_record):
         if to_file:
             count = export_to_file(reader, kind, str(file), parent_ids=ids, concurrency=concurrency,
                                    on_record=on_record, bom=mode != "plain")
@@ -64,8 +69,24 @@ def _export_records(app: AppContext, kind: str, output: OutputOptions, records: 
     from wfctl.plans.kinds import KINDS
     from wfctl.render.streams import FileIO
 
-    with atomic_text_file(file, bom=False) as out:
+    with _said_if_interrupted(file), atomic_text_file(file, bom=False) as out:
         count = output.writer(app, kind, io=FileIO(app.io, out)).records(records, kind)
     spec = KINDS[kind]
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind} to {file}")
     return 0
+
+
+@contextlib.contextmanager
+def _said_if_interrupted(file: str | None) -> Iterator[None]:
+    """Ctrl-C while exporting to `file` says what became of it (issue 49: `interrupted` alone left a person
+    to wonder whether a half-written file was there): the file is written under a temporary name and renamed
+    only when complete, so there is none, or the one that was there is as it was."""
+    existed = file is not None and os.path.exists(file)
+    try:
+        yield
+    except KeyboardInterrupt:
+        if file is None:
+            raise
+        what = "left as it was" if existed else "not written"
+        raise CliError(f"interrupted: {file} was {what} (an export stopped part-way writes no file)",
+                       ExitCode.INTERRUPTED) from None

@@ -1,7 +1,8 @@
 """Tables: records drawn as a table for a person or a pipe (`-o table`, `-o wide`, and `get` on a terminal).
 
 On a terminal a table is drawn with Rich and fitted to the terminal's width (free text shortened with
-'…', columns given way in an order per kind, ids and names always whole); anywhere else it is plain
+'…', columns given way in an order per kind, ids and names always whole, a name too long for the room
+the ids leave wrapped within its column); anywhere else it is plain
 aligned text: no colour, no truncation, and no Rich import (Rich costs tens of milliseconds to import,
 and a pipe never needs it). `wfctl.render.output` chooses the format and hands a table's rows here.
 
@@ -131,8 +132,9 @@ class Tables:
 
         table = Table(box=_box(), show_edge=False, pad_edge=False, header_style=self._bold)
         for name, width in zip(names, widths, strict=True):
-            table.add_column(Text(one_line(words(name) if labelled else name)), width=width, no_wrap=True,
-                             overflow="ellipsis")
+            folded = name in FOLDED  # wrapped within its width (only a name longer than the room is)
+            table.add_column(Text(one_line(words(name) if labelled else name)), width=width, no_wrap=not folded,
+                             overflow="fold" if folded else "ellipsis")
         for line in cells:
             table.add_row(*map(Text, line))
         needed = sum(widths) + _GAP * max(len(widths) - 1, 0)
@@ -229,7 +231,13 @@ FREE_TEXT = {"address", "billingAddress", "contactPerson", "url", "skill", "note
 #: Free text shortened at its start, keeping its end (a file's name): `…/sites-final.csv`.
 KEEP_END = {"file"}
 
+#: Names: whole, and on one line where the terminal has the room; a name longer than the room the ids leave
+#: (over 41 characters beside a 36-character id at 80 columns) is wrapped within its column, never cut,
+#: so the table stays within the terminal (the terminal wrapping a row past its edge broke every column).
+FOLDED = {"name"}
+
 _MIN_FREE = 16  # a free-text column is not shortened below this (nor below its heading)
+_MIN_FOLDED = 12  # a name is not folded narrower than this
 _UNLIMITED = 1 << 30  # -o wide: nothing shortened, the terminal wraps long lines
 _GAP = 3  # between two columns of a Rich table with SIMPLE_HEAD, no edge padding
 
@@ -301,6 +309,13 @@ def fit_columns(names: list[str], cells: list[list[str]], room: int,
         share = spare // (len(free) - i)
         widths[name] = max(floor[name], min(natural[name], share))
         spare -= widths[name]
+    over = sum(widths.values()) + _GAP * (len(shown) - 1) - room
+    folds = {n: widths[n] - max(_MIN_FOLDED, cell_width(n)) for n in shown if n in FOLDED}
+    if 0 < over <= sum(folds.values()):  # a name longer than the room the others leave: folded, whole
+        for name, slack in folds.items():  # (where the ids alone are wider, the terminal wraps the line)
+            cut = min(over, slack)
+            widths[name] -= max(cut, 0)
+            over -= max(cut, 0)
     return shown, [widths[n] for n in shown]
 
 
