@@ -189,7 +189,7 @@ def test_bash_says_when_a_scopes_client_shows_only_some(tmp_path: Path) -> None:
     every `--client` does: nothing typed, by the names a person knows (bash shows no descriptions, so bare ids
     said nothing), an id where two clients share a name, and past its cap says so as a line of bash's list."""
     env = _shell_env(tmp_path, None)
-    code = ("from wfctl import completion_cache as c\n"
+    code = ("from wfctl.cmdline import completion_cache as c\n"
             "c.remember(c.cache_file(None, None), 'client', [(f'c-{i:04d}', f'Client {i % 599}') for i in range(600)])\n")
     subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=60, cwd=str(REPO_ROOT))
     env.update(_WFCTL_COMPLETE="complete_bash", COMP_WORDS="wfctl rates list --client ", COMP_CWORD="4")

@@ -108,7 +108,7 @@ def _value_first(shell: Any) -> Any:
     """click's `_resolve_incomplete`, reading a word after an option that waits for its value as that value
     even when it begins with `-` (`--sort-by -na<TAB>`: descending), as click's parser reads it; click's
     completion offered option names there, which the parse would then take as the value. The same rule as
-    wfctl.completeanswer's, so both answers agree (tests/newcomer/test_fast_path.py)."""
+    wfctl.cmdline.completeanswer's, so both answers agree (tests/newcomer/test_fast_path.py)."""
     resolve_incomplete = shell._resolve_incomplete
 
     def resolve_value_first(ctx: Any, args: list[str], incomplete: str) -> Any:
