@@ -20,7 +20,8 @@ from wfctl.api.errors import CredentialStoreError, NotLoggedIn
 
 if TYPE_CHECKING:
     from wfctl.api.client import Client
-    from wfctl.api.session.store import FileStore, KeyringStore, TokenPair
+    from wfctl.api.session.keyringstore import KeyringStore
+    from wfctl.api.session.store import FileStore, TokenPair
     from wfctl.api.session.tokens import TokenSource
     from wfctl.config import Settings
 
@@ -108,7 +109,8 @@ def store_for_settings(settings: Settings, kind: str | None = None) -> FileStore
     keyring: the entry `<profile>@<service origin>` and its lock in the state directory, so every
     config naming this profile and service shares one login and one lock. file: a file and a lock
     in the config directory."""
-    from wfctl.api.session.store import FileStore, KeyringStore, keyring_entry
+    from wfctl.api.session.keyringstore import KeyringStore, keyring_entry
+    from wfctl.api.session.store import FileStore
 
     kind = kind or settings.credential_store
     if kind == "file":

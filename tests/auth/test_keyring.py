@@ -65,7 +65,8 @@ def test_no_usable_keyring_names_both_ways_out(cli, sandbox, tmp_path, backend):
 
 def test_keyring_dropping_writes_is_detected(tmp_path, monkeypatch):
     from wfctl.api.errors import CredentialStoreError
-    from wfctl.api.session.store import KeyringStore, TokenPair
+    from wfctl.api.session.keyringstore import KeyringStore
+    from wfctl.api.session.store import TokenPair
 
     class Forgetful:
         def set_password(self, *a: str) -> None:
@@ -74,7 +75,7 @@ def test_keyring_dropping_writes_is_detected(tmp_path, monkeypatch):
         def get_password(self, *a: str) -> None:
             return None
 
-    monkeypatch.setattr("wfctl.api.session.store._keyring", lambda: Forgetful())
+    monkeypatch.setattr("wfctl.api.session.keyringstore._keyring", lambda: Forgetful())
     store = KeyringStore("default", tmp_path / "l.lock")
     with pytest.raises(CredentialStoreError, match="did not keep them"):
         store.save(TokenPair("a" * 10, "r" * 10, 0, 0))
@@ -126,7 +127,7 @@ echo "AFTER $(secret-tool lookup service wfctl username default@{sandbox.url} ||
 ])
 def test_the_login_line_names_the_keyring_as_a_person_knows_it(monkeypatch, tmp_path, backend, said):
     """Issue 49: the login line and `auth status` name the desktop's store, not a backend's class path."""
-    from wfctl.api.session import store
+    from wfctl.api.session import keyringstore as store
 
     monkeypatch.setattr(store, "_backend_name_quick", lambda: backend)
     entry = "default@http://127.0.0.1:8765"

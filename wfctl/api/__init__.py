@@ -42,7 +42,8 @@ if TYPE_CHECKING:
     from wfctl.api.records.resources import UnknownKind
     from wfctl.api.records.writes import CreateOutcome
     from wfctl.api.session.auth import StaticTokenAuth, TokenAuth
-    from wfctl.api.session.store import FileStore, KeyringStore
+    from wfctl.api.session.keyringstore import KeyringStore
+    from wfctl.api.session.store import FileStore
     from wfctl.api.session.tokenpair import TokenPair
     from wfctl.api.session.tokens import CallableSource, TokenSource
 
@@ -83,7 +84,7 @@ __all__ = [
 _LAZY = {
     "Client": "client", "NotSupported": "client", "Page": "client",
     "StaticTokenAuth": "session.auth", "TokenAuth": "session.auth",
-    "FileStore": "session.store", "KeyringStore": "session.store",
+    "FileStore": "session.store", "KeyringStore": "session.keyringstore",
     "TokenPair": "session.tokenpair", "TokenSource": "session.tokens", "CallableSource": "session.tokens",
     "RetryPolicy": "net.retry", "UnknownKind": "records.resources", "CreateOutcome": "records.writes",
 }

@@ -223,7 +223,8 @@ def _check_keyring(settings: Settings) -> Check:
     note = " (not needed now: WFCTL_ACCESS_TOKEN is set)" if os.environ.get("WFCTL_ACCESS_TOKEN") else ""
     if settings.credential_store == "file":
         return Check("keyring", PASS, f"not used: profile keeps its tokens in a file (credential_store = file){note}")
-    from wfctl.api.session.store import KeyringStore, TokenPair
+    from wfctl.api.session.keyringstore import KeyringStore
+    from wfctl.api.session.store import TokenPair
 
     probe = KeyringStore("__wfctl_doctor__", settings.config_dir / "doctor.lock")
     try:

@@ -181,7 +181,7 @@ def _check_keyring(settings: Settings, explicit: bool, *, url: str | None, user:
     """Fail before sending the password when the keyring cannot keep the tokens; the login command it
     suggests carries the URL and user name already given, so it can be run as it is."""
     from wfctl.api.errors import CredentialStoreError
-    from wfctl.api.session.store import KeyringStore, no_keyring_message
+    from wfctl.api.session.keyringstore import KeyringStore, no_keyring_message
     from wfctl.factory import store_for_settings
 
     store = store_for_settings(settings, "keyring")
