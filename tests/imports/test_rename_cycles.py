@@ -83,13 +83,55 @@ def test_a_swap_of_two_names_is_planned_as_a_cycle_sent_through_a_temporary_name
     assert run["state"] == "complete" and {k: v for k, v in run["counts"].items() if v} == {"updated": 2, "unchanged": 2}
     shown = cli("imports", "show", run["run"])
     assert shown.exit_code == 0, shown
-    assert f"row 5  update  Alpha  ({ids['Alpha']})\n  name: Alpha -> Alpha (renaming)\n" in shown.stdout
+    # the temporary rename is an action on a record (issue 46), no row of the file
+    assert f"\nupdate  Alpha  ({ids['Alpha']})\n  name: Alpha -> Alpha (renaming)\n" in shown.stdout
+    assert "row 5" not in shown.stdout
+    lines = [json.loads(line) for line in _journal(cli, run["run"]).read_text().splitlines()[1:]]
+    assert [line["k"] for line in lines if "o" in line] == [["site", ids["Alpha"], "rename"]] * 2  # intent, outcome
     assert f"row 1  update  Alpha (renaming)  ({ids['Alpha']})\n  name: Alpha (renaming) -> Bravo\n" in shown.stdout
 
     undone = cli("imports", "undo", run["run"], "--yes")
     assert undone.exit_code == 0, undone
     assert undone.stderr.endswith(f"of run {run['run']}: restored 2 sites\n"), undone
     assert _held(cli, client) == ids  # in order, through the temporary name again
+
+
+def _journal(cli: Any, run: str) -> Path:
+    return Path(cli.tmp_path) / "state" / "wfctl" / "runs" / "default" / f"{run}.journal"
+
+
+def test_a_journal_that_keyed_the_temporary_rename_by_a_made_up_row_still_resumes_and_undoes(
+        logged_in: Any, tmp_path: Path) -> None:
+    """Journals written before issue 46 keyed a cycle's temporary rename by a row after the file's rows
+    (`"r": rows read + its first row`): such a run, stopped before its end, resumes and is undone."""
+    cli = logged_in
+    client, ids = _client_with_sites(cli, tmp_path)
+    rows = _export(cli, client)
+    rows[1][1], rows[2][1] = "Bravo", "Alpha"
+    path = _write(tmp_path / "swapped.csv", rows)
+    assert cli("sites", "import", str(path), "--client", client, "--on-existing", "update").exit_code == 0
+    run = runs(cli)[0]["run"]
+    journal = _journal(cli, run)
+    header, *lines = journal.read_text().splitlines()
+    old = []
+    for text in lines:
+        line = json.loads(text)
+        if "end" in line:
+            continue  # stopped before its end
+        if "o" in line:  # the old form: a row after the file's 4
+            line = {"r": 5, **{k: v for k, v in line.items() if k != "k"}}
+        old.append(json.dumps(line, separators=(",", ":")))
+    journal.write_text("\n".join([header, *old]) + "\n")
+    assert {r["run"]: r["state"] for r in runs(cli)}[run] == "interrupted"
+
+    r = cli("sites", "import", str(path), "--client", client, "--on-existing", "update")
+    assert r.exit_code == 0, r
+    assert "resuming run" in r.stderr and "rename cycle" not in r.stderr, r
+    assert {r["run"]: r["state"] for r in runs(cli)}[run] == "complete"
+    undone = cli("imports", "undo", run, "--yes")
+    assert undone.exit_code == 0, undone
+    assert undone.stderr.endswith(f"of run {run}: restored 2 sites\n"), undone
+    assert _held(cli, client) == ids  # through the temporary name again, by the old key's order
 
 
 def test_the_name_column_sorted_alone_and_a_rotation_are_cycles_a_chain_is_sent_in_order(

@@ -6,13 +6,13 @@ Names are unique per parent (G12: clients per branch, sites per client, branches
 order of the updates alone can send one of them first: each one's new name is still held by the next.
 Sent as they were, every row of a cycle failed with 409, however often the run was retried. A cycle is
 broken through a temporary name: its first row's record is renamed to a name no record holds (one more
-update, journalled under a key after the file's rows, `key_of`), then the others, each into the name the
+update, journalled as the action it is, `[kind, record id, "rename"]`: `temporary_key`), then the others, each into the name the
 one before it gave up, then the first to its name. A chain (renamed into the name of a record that is
 itself renamed, to a free name) is sent from its free end. Each group is one action of the executor,
 its steps one after the other (sending.py); undo takes a cycle back in the reverse order (undo.py), and
 a run stopped in the middle resumes as a chain (its temporary name is a free one by then).
 
-    groups = rename_groups(plan)     # [RenameGroup, ...]: the renames in the order they are sent
+    groups = rename_groups(plan, kind)  # [RenameGroup, ...]: the renames in the order they are sent
     cycles = rename_cycles(plan)     # [[Rename, ...], ...], each cycle in its order, by its first row
 """
 
@@ -24,6 +24,7 @@ from wfctl.api.records.recordrules import natural_key
 from wfctl.files.errors import BulkError
 from wfctl.plans.kinds import KINDS
 from wfctl.plans.planning import ImportPlan, Rename
+from wfctl.runs.journalentry import RENAME, ActionKey
 
 MAX_LISTED_CYCLES = 10
 NAME_MAX = 200  # the service's longest name
@@ -36,7 +37,7 @@ class RenameGroup:
 
     renames: list[Rename]
     cycle: bool = False
-    key: int = 0
+    key: ActionKey | None = None
     temporary: str = ""
 
     @property
@@ -44,13 +45,14 @@ class RenameGroup:
         return [rename.row for rename in self.renames]
 
 
-def key_of(plan: ImportPlan, first: Rename) -> int:
-    """The journal key of a cycle's temporary rename: after the file's rows, by its first row (the same
-    when the run resumes)."""
-    return plan.rows_read + first.row
+def temporary_key(kind: str, first: Rename) -> ActionKey:
+    """The journal key of a cycle's temporary rename: the action it is, a rename of the cycle's first
+    record (the same when the run resumes). Journals written before this keyed it by a row number made up
+    after the file's rows: those entries keep that key (their `"o"` says what they are)."""
+    return ActionKey(kind, first.record_id, RENAME)
 
 
-def rename_groups(plan: ImportPlan) -> list[RenameGroup]:
+def rename_groups(plan: ImportPlan, kind: str) -> list[RenameGroup]:
     """The plan's renames that depend on one another, each group in the order its renames are sent: a
     chain from its free end, a cycle through a temporary name no record of the parent holds."""
     renames, following = _graph(plan)
@@ -71,7 +73,7 @@ def rename_groups(plan: ImportPlan) -> list[RenameGroup]:
     for cycle in rename_cycles(plan):
         first = cycle[0]
         temporary = _free_name(first, taken)
-        groups.append(RenameGroup([*cycle[:0:-1], first], True, key_of(plan, first), temporary))
+        groups.append(RenameGroup([*cycle[:0:-1], first], True, temporary_key(kind, first), temporary))
     groups.sort(key=lambda group: min(group.rows))
     return groups
 

@@ -212,7 +212,7 @@ class Importer:
                 if self.options.on_existing == "update":  # issue 33 §3: renames that wait for one another
                     from wfctl.plans.renames import rename_groups
 
-                    groups = rename_groups(plan)
+                    groups = rename_groups(plan, self.options.kind)
                 # raises Stopped (Ctrl-C, the journal, an outage)
                 writer.send_all(plan, self._prepared, run, deletes, groups)
             if self.summary.counts["skipped"] and self.options.on_existing == "skip":

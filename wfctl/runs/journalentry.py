@@ -2,8 +2,9 @@
 
 An action's key is what it does, not a number made up for it: a file row of an import (`"r"`: the row
 in the file the person gave, an int), or an action on a record (`"k"`: `[kind, record id, verb]`, an
-`ActionKey`), as a site whose rates, bans or fields a command changes (`["site", "<id>", "update"]`) or a
-record a prune deletes (`["site", "<id>", "delete"]`). An undo journals each entry under the key of the
+`ActionKey`), as a site whose rates, bans or fields a command changes (`["site", "<id>", "update"]`), a
+record a prune deletes (`["site", "<id>", "delete"]`) or a rename cycle's temporary rename of its first
+record (`["site", "<id>", "rename"]`). An undo journals each entry under the key of the
 entry it takes back. One line shape for every journalled run (import, undo, rates, bans, prune, edit, copy):
 
 - the key (`"r"` or `"k"`) and the status (`"s"`);
@@ -13,7 +14,8 @@ entry it takes back. One line shape for every journalled run (import, undo, rate
 
 The old form: journals written before this keyed an action on a record by a row number made up for it
 (`"r"`, counted from 1 for `rates set`, `bans`, `sites edit --client`, after the file's rows for a prune's
-delete, marked `"x": "delete"`). `decode` reads those as the action they were (the run's kind, the
+delete, marked `"x": "delete"`, and after the file's rows for a rename cycle's temporary rename, which
+keeps that key: its `"o"` says what it is). `decode` reads those as the action they were (the run's kind, the
 record id the line or another line of its row names, and the verb), so an old run resumes and undoes.
 """
 
@@ -27,6 +29,8 @@ DONE = frozenset({"created", "updated", "unchanged", "skipped", "undone", "delet
 DELETE = "delete"
 #: The verb of an update of one record by a command (rates, bans, an edit).
 UPDATE = "update"
+#: The verb of a rename cycle's temporary rename (plans/renames.py).
+RENAME = "rename"
 SENDING = "sending"
 
 
@@ -56,8 +60,8 @@ class Entry:
     parent: str = ""  # a create's parent id (its intent)
     body: dict[str, Any] | None = None  # a create's body (its intent)
     action: str = ""  # "delete": a prune's delete; else a file row's or a command's update
-    #: a rename cycle's temporary rename (`"o"`, its key after the file's rows): the rows of its cycle in the
-    #: order they were sent after it (undo takes them back in the reverse order, then this one)
+    #: a rename cycle's temporary rename (`"o"`, keyed `[kind, id, "rename"]`; in older journals by a row after
+    #: the file's rows): the rows of its cycle in the order they were sent after it (undo takes them back in the reverse order, then this one)
     order: list[int] = field(default_factory=list)
     #: a copy's row (`copy --from-profile`): the id of the record it was copied from, in the other profile
     source: str = ""

@@ -61,12 +61,12 @@ class RowAction:
 class RenameAction:
     """Renames that must go one after the other (renames.py: a chain, or a cycle through a temporary name)
     as one action: `rows` are the group's rows' actions in its order (None: done by an earlier run). Its
-    journal key is a cycle's temporary rename's (after the file's rows), else its first row's."""
+    journal key is a cycle's temporary rename's (`[kind, record id, "rename"]`), else its first row's."""
 
     writer: RowWriter
     group: RenameGroup
     rows: list[RowAction | None]
-    key: int = 0
+    key: Key = 0
 
     def __post_init__(self) -> None:
         self.key = self.group.key or self.group.rows[0]
@@ -144,8 +144,8 @@ class RowWriter:
         group, steps = action.group, action.rows
         blocked = ""
         first = steps[-1]
-        if group.cycle and first is not None and first.existing is not None and not self.journal.done(group.key):
-            blocked = self._rename_temporarily(run, group, first)
+        if group.cycle and first is not None and first.existing is not None and not self.journal.done(action.key):
+            blocked = self._rename_temporarily(run, action, first)
         for step in steps:
             if run.stopping():
                 return
@@ -161,25 +161,26 @@ class RowWriter:
             elif status not in DONE:  # not answered: the run is stopping, its resume finds out
                 return
 
-    def _rename_temporarily(self, run: RunContext, group: RenameGroup, first: RowAction) -> str:
+    def _rename_temporarily(self, run: RunContext, action: RenameAction, first: RowAction) -> str:
         """Rename a cycle's first record to the group's temporary name, journalled under the group's key
         with the cycle's order; '' when done, else why the cycle's rows are not sent."""
         from wfctl.api.errors import ApiError, Interrupted
 
         assert first.existing is not None
+        group, key = action.group, action.key
         record_id, old = str(first.existing.get("id", "")), group.renames[-1].old
         changes = {"name": [old, group.temporary]}
-        sent_before = self.journal.was_sending(group.key)
+        sent_before = self.journal.was_sending(key)
         try:
-            self.journal.intend(group.key, changes, record_id=record_id, order=group.rows)
+            self.journal.intend(key, changes, record_id=record_id, order=group.rows)
             current = first.current
             run.send(lambda attempt: self.api.update_record(self.options.kind, record_id, {"name": group.temporary},
                                                             current=current, sender=run.sender))
-            self.journal.record(group.key, "updated", record_id, name=old, changes=changes, order=group.rows)
+            self.journal.record(key, "updated", record_id, name=old, changes=changes, order=group.rows)
         except Abandon as stop:
             if not stop.sent and not sent_before:
                 with contextlib.suppress(JournalError):
-                    self.journal.record(group.key, UNSENT, order=group.rows)
+                    self.journal.record(key, UNSENT, order=group.rows)
             return "the run stopped"
         except Interrupted:
             return "the run stopped"
@@ -189,7 +190,7 @@ class RowWriter:
         except ApiError as exc:
             error = exc.one_line()
             with contextlib.suppress(JournalError):
-                self.journal.record(group.key, "failed", record_id, error, old, order=group.rows)
+                self.journal.record(key, "failed", record_id, error, old, order=group.rows)
             return f"renaming {old!r} to {group.temporary!r} first failed ({error})"
         if first.current is not None:
             first.current = {**first.current, "name": group.temporary}
