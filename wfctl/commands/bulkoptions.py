@@ -11,6 +11,8 @@ import typer
 from wfctl.cmdline.completion_cache import complete_on_existing
 from wfctl.commands.optiongroup import option_group
 from wfctl.commands.output_options import OUTPUT_PANEL
+from wfctl.drivers.asked import DIFF_ASKED as DIFF_ASKED
+from wfctl.drivers.asked import DiffAsked
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: The groups' values (ImportRun, PruneLimits, DiffAsked) are namespaces, not dataclasses: a dataclass is
@@ -173,24 +175,9 @@ def takes_prune_limits() -> Callable[[F], F]:
     return option_group("limits", _group(PruneLimits, _LIMIT_OPTIONS), lambda values, ctx: PruneLimits(**values))
 
 
-class DiffAsked(SimpleNamespace):
-    """What a `diff`'s options asked for (--from-profile ... --markdown, after the kind's scope options)."""
-
-    from_profile: str | None = None
-    field_map: list[str] | None = None
-    ignore_fields: str | None = None
-    ignore_ids: bool = False
-    delimiter: str | None = None
-    sheet: str | None = None
-    ignore_columns: str | None = None
-    concurrency: int = 16
-    markdown: bool = False
-
-
 _DIFF_OPTIONS = {"from_profile": FromProfile, "field_map": Map, "ignore_fields": IgnoreFields, "ignore_ids": IgnoreIds,
                  "delimiter": Delimiter, "sheet": Sheet, "ignore_columns": IgnoreColumns, "concurrency": DiffConcurrency,
                  "markdown": Markdown}
-DIFF_ASKED = DiffAsked()
 
 
 def takes_diff_options() -> Callable[[F], F]:

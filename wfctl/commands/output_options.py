@@ -18,7 +18,6 @@ applied by `wfctl.render.output.Output`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
@@ -26,19 +25,18 @@ import typer
 
 from wfctl.cmdline.completion_cache import complete_columns, complete_fields, complete_sort_keys
 from wfctl.commands.optiongroup import option_group
+from wfctl.drivers.asked import AS_CONFIGURED as AS_CONFIGURED
+from wfctl.drivers.asked import NO_SHAPE as NO_SHAPE
+from wfctl.drivers.asked import OutputOptions
 from wfctl.render.output import FORMATS
 from wfctl.render.shaped import Shape
 
 if TYPE_CHECKING:
-    from wfctl.context import AppContext
-    from wfctl.render.output import Output
-    from wfctl.render.streams import IO
 
     OutputFormat = StrEnum
 else:  # -o's choices, a str Enum (wfctl.cmdline.coercion checks it without pydantic), in the order of FORMATS
     OutputFormat = StrEnum("OutputFormat", [(name, name) for name in FORMATS])
 
-NO_SHAPE = Shape()  # no query option given
 F = TypeVar("F", bound=Callable[..., Any])
 OUTPUT_PANEL = "Output"
 
@@ -100,30 +98,6 @@ Fields = Annotated[
 ]
 
 
-@dataclass(frozen=True)
-class OutputOptions:
-    """What a command's output options asked for."""
-
-    format: str | None = None  # -o after the command; None: the global -o, WFCTL_OUTPUT, the profile, table
-    fields: str | None = None  # --fields as given (checked against a kind's fields by `writer`)
-    shape: Shape = NO_SHAPE  # --jq, --jq-each, --arg, --argjson, --sort-by, --columns (wfctl.render.shaped)
-
-    def writer(self, app: AppContext, kind: str | None = None, *, io: IO | None = None) -> Output:
-        """The command's Output: this -o, else the global one, WFCTL_OUTPUT, the profile's, table; --fields of
-        a `kind` record checked (a name it does not have is exit 2). An -o given here becomes the run's, so
-        its errors are in the same format. `io`: where it writes, if not the command's stdout (a file)."""
-        if not self.shape and io is None:
-            return app.output(self.format, self.fields, kind)
-        fmt = app.output_format(self.format)
-        if not self.shape:
-            from wfctl.render.output import Output as Writer
-
-            return Writer(io or app.io, fmt, fields=self.fields, kind=kind)
-        from wfctl.render.shaped import ShapedOutput
-
-        return ShapedOutput(io or app.io, fmt, self.shape, fields=self.fields, kind=kind)
-
-
 #: The options that take two words (`--arg NAME VALUE`, as jq's): typer declares no such option, so the
 #: click command is given them once it is built (`pair_options`, from wfctl.cmdline.app.root_command).
 PAIRED = frozenset({"--arg", "--argjson", "--slurpfile", "--rawfile"})
@@ -142,8 +116,6 @@ def pair_options(command: Any) -> None:
 #: The query options, after -o and --fields in every command's output group.
 QUERY = {"jq": Jq, "jq_each": JqEach, "args": Args, "argjson": ArgJson, "sort_by": SortBy, "columns": Columns}
 
-#: Nothing asked on the command itself (the default of a command's `output` parameter).
-AS_CONFIGURED = OutputOptions()
 
 
 def takes_output(*, fields: bool = False) -> Callable[[F], F]:

@@ -17,11 +17,10 @@ from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 
 if TYPE_CHECKING:
-    from wfctl.commands.bulkoptions import DiffAsked
-    from wfctl.commands.output_options import OutputOptions
     from wfctl.compare.crossprofile import FieldMap
     from wfctl.compare.drift import Drift
     from wfctl.context import AppContext
+    from wfctl.drivers.asked import DiffAsked, OutputOptions
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.options import app_context, resolve_ref
+from wfctl.drivers.invocation import app_context, resolve_ref
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.text.safetext import one_line
 
 if TYPE_CHECKING:
-    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
+    from wfctl.drivers.asked import OutputOptions
     from wfctl.editor.editdoc import Shape
     from wfctl.editor.editstore import Buffer
 

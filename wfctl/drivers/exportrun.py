@@ -13,8 +13,8 @@ from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 
 if TYPE_CHECKING:
-    from wfctl.commands.output_options import OutputOptions
     from wfctl.context import AppContext
+    from wfctl.drivers.asked import OutputOptions
 
 
 def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | None, all_parents: bool,

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from wfctl.api.client import Page
-    from wfctl.commands.output_options import OutputOptions
+    from wfctl.drivers.asked import OutputOptions
     from wfctl.render.output import Output
     from wfctl.render.streams import IO
 
@@ -401,7 +401,7 @@ def _shape(opts: RecordRun) -> Any:
 
 
 def _resolve(opts: RecordRun, kind: str, ref: str, *, parent: str | None = None) -> str:
-    from wfctl.commands.options import resolve_in
+    from wfctl.drivers.invocation import resolve_in
 
     return resolve_in(opts.client(), kind, ref, parent=parent, offered=opts.offered)
 
@@ -453,7 +453,7 @@ def read_record_file(path: str, stdin: Any = None) -> tuple[dict[str, Any], str]
     """The record in a --from-file JSON file (`-` is stdin: `stdin`, else the process's), without the
     read-only fields of `get -o json`, and the id it carries ("" when none): a file that carries an id is
     that record (as an import row)."""
-    from wfctl.commands.options import read_json_input
+    from wfctl.drivers.invocation import read_json_input
 
     values = read_json_input(path, "--from-file", stdin)
     if not isinstance(values, dict):
