@@ -9,7 +9,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from wfctl.files import damage, suspects
+from wfctl.files import createdamage as suspects
+from wfctl.files import damage
 from wfctl.text.changes import lines
 
 NUMBER = "looks like a spreadsheet turned this text into a number"

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from wfctl.api.records.models import WRITE_MODELS
 from wfctl.files.csvformat import READ_ONLY_COLUMNS, CellError, decode_cell
-from wfctl.plans import plan
 from wfctl.plans.fastcheck import RowCheck, create_body
 from wfctl.runs.journal import Entry
+from wfctl.views import planview as plan
 
 GOOD_TEXT = st.sampled_from(["Dock 4", " x ", "Ann", "Straße", "=1+2"])
 TEXT = st.one_of(GOOD_TEXT, GOOD_TEXT, GOOD_TEXT, GOOD_TEXT, st.text(max_size=8),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from wfctl.files.reader import CsvInput
-from wfctl.plans.planning import Inventory
+from wfctl.plans.importplan import Inventory
 from wfctl.runs.importer import Importer, Options
 
 

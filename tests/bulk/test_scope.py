@@ -17,7 +17,7 @@ from wfctl.api.records.refs import NoSuchRecord
 from wfctl.api.session.auth import StaticTokenAuth
 from wfctl.files.errors import BulkError
 from wfctl.files.reader import CsvInput
-from wfctl.plans.planning import ImportPlan, Inventory
+from wfctl.plans.importplan import ImportPlan, Inventory
 from wfctl.plans.scope import Scope, resolve_scope
 from wfctl.runs.importer import Importer, Options
 

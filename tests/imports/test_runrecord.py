@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from wfctl.runs.journal import idempotency_key
-from wfctl.runs.runrecord import RunRecord
+from wfctl.runs.session import RunRecord
 
 SHA = "add232f743a7df6aa3722a3262a8b58fdf2ca547723b08971a513899a4939da5"
 BASE = {"journal": 2, "kind": "site", "target": "http://127.0.0.1:43103", "profile": "default", "parent": "",

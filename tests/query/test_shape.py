@@ -10,7 +10,7 @@ import yaml
 
 
 def test_sort_by_numbers_as_numbers(cli: Any, tmp_path: Any) -> None:
-    from wfctl.render.shaping import parse_sort, sort_rows
+    from wfctl.render.sortcolumns import parse_sort, sort_rows
 
     rows = [{"n": 10}, {"n": 9}, {"n": 100}, {"n": None}, {"n": 9.5}, {}]
     assert [row.get("n") for row in sort_rows(rows, parse_sort("n") or [])] == [9, 9.5, 10, 100, None, None]

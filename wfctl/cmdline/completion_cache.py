@@ -92,7 +92,7 @@ def complete_columns(ctx: Any, incomplete: str) -> list[tuple[str, str]]:
     return _listed(incomplete, sources)
 
 
-#: The pseudo-columns of --columns (wfctl.render.shaping), as completion offers them.
+#: The pseudo-columns of --columns (wfctl.render.sortcolumns), as completion offers them.
 PSEUDO_COLUMNS = (("rate:", "a site's rate for a skill: rate:<skill>"), ("banned:count", "workers the site bans"),
                   ("dept:", "a department's field: dept:<name>.<field>"))
 

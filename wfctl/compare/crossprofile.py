@@ -143,7 +143,7 @@ class SourceCheck:
         """Record id here -> the id of the record an earlier copy into this profile made it from."""
         with self._lock:
             if self._copied is None:
-                from wfctl.runs.runs import profile_runs
+                from wfctl.runs.runlist import profile_runs
 
                 found: dict[str, str] = {}
                 for run in reversed(profile_runs(self.profile)):  # oldest first: a later copy's word wins

@@ -1,6 +1,6 @@
 """`wfctl bans add|remove`: plan, show or ask, then a journalled run on the one executor.
 
-Each site whose banned workers change is one action (`wfctl.plans.banset`), journalled as an `updated` row
+Each site whose banned workers change is one action (`wfctl.plans.siteaction`), journalled as an `updated` row
 of kind site whose changes are `{"bannedWorkers": [old, new]}`: the list as read just before the write,
 and that list with the run's own ids added or taken off. So `wfctl imports list|show|undo` know the run
 as every other, and an undo takes back only the ids the run added or removed. What makes two runs the
@@ -22,7 +22,7 @@ from wfctl.text.safetext import one_line
 if TYPE_CHECKING:
     from wfctl.api.domain.bans import BanPlan
     from wfctl.context import AppContext
-    from wfctl.runs.runrecord import RunRecord
+    from wfctl.runs.session import RunRecord
 
 PLAN_COLUMNS = ["client", "site", "worker", "change"]
 CSV_COLUMNS = ["clientId", "client", "siteId", "site", "worker", "change"]
@@ -43,7 +43,7 @@ def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dr
     """Plan `verb` (add or remove) of `workers` over `scope`, then show the plan (`dry_run`) or send it."""
     from wfctl.api.domain import bans
     from wfctl.drivers.siterun import send_sites
-    from wfctl.plans.banset import ban_plan
+    from wfctl.plans.siteaction import ban_plan
     from wfctl.runs.journal import DONE
 
     started = time.monotonic()
@@ -78,7 +78,7 @@ def run_bans(app: AppContext, verb: str, workers: list[str], scope: Scope, *, dr
 def _header(app: AppContext, verb: str, workers: list[str], scope: Scope, note: str | None) -> RunRecord:
     import shlex
 
-    from wfctl.runs.runrecord import RunRecord
+    from wfctl.runs.session import RunRecord
 
     what = f"{' '.join(shlex.quote(w) for w in workers)} {scope.describe()}"
     return RunRecord.of_command(f"bans {verb}", what, kind="site", target=str(getattr(app.client, "base_url", "") or ""),

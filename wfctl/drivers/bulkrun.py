@@ -241,7 +241,7 @@ def _warn_of_suspect_creates(importer: Any) -> None:
     """Name each new record's cell that looks converted by a spreadsheet (issue 33 §1): a warning on
     stderr, in a plan and before a run; nothing is stopped."""
     plan = importer.plan()
-    from wfctl.files import suspects
+    from wfctl.files import createdamage as suspects
 
     if not (suspects.in_file(importer.source.path) and plan.create_count()):  # most files: no row read again
         return
@@ -330,8 +330,8 @@ def _refuse_overwriting_input(file: str, report: str | None, journal: str | None
 
 def write_plan_rows(out: Output, rows: Iterable[Any], summary: dict[str, Any] | None,
                     parents: Mapping[str, str] | None = None) -> int:
-    """A plan's or a run's rows (wfctl.plans.plan's entries) for a program, as `out` writes every run's rows."""
-    from wfctl.plans import plan
+    """A plan's or a run's rows (wfctl.views.planview's entries) for a program, as `out` writes every run's rows."""
+    from wfctl.views import planview as plan
 
     return out.run_rows(rows, summary, as_json=functools.partial(plan.row_object, parents=parents),
                         as_text=functools.partial(plan.row_json, parents=parents))
@@ -342,7 +342,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     run prints its counts on stderr, and with --verbose each row it changed. Under -o json/jsonl the
     counts are one object with the same keys for a plan and a run; a plan's -o json is one document
     `{"rows": [...], "summary": {...}}`."""
-    from wfctl.plans import plan
+    from wfctl.views import planview as plan
 
     summary = importer.summary.timed()
     fmt = app.output_format(output)

@@ -26,7 +26,7 @@ def run_stream(app: AppContext, out: Any, shape: Shape, merges: list[Any], *, ke
     from wfctl.editor.editrun import EditOutcome, EditRecord
     from wfctl.runs import journal as journals
     from wfctl.runs.engine import Executor, RunContext, Stopped
-    from wfctl.runs.runrecord import RunRecord
+    from wfctl.runs.session import RunRecord
 
     started = time.monotonic()
     run_id = journals.new_run_id()

@@ -66,8 +66,8 @@ def plan(app: AppContext, importer: Any) -> PrunePlan:
 
 def show_deletes(write_out: Any, pruning: PrunePlan, parents: dict[str, str] | None, *, terminal: bool) -> None:
     """Every delete, as the plan view shows a row (never shortened: each one is read before it goes)."""
-    from wfctl.plans.plan import text_block
     from wfctl.plans.prune import delete_entries
+    from wfctl.views.planview import text_block
 
     for entry in delete_entries(pruning):
         write_out(text_block(pruning.kind, entry, shorten=terminal, parents=parents))
@@ -163,7 +163,7 @@ def ran_before(app: AppContext, importer: Any, path: str) -> bool:
     """Whether a run of this profile did the saved plan `path` (the same plan file) to its end, and was not
     undone since: said, with the run, and nothing is sent again (its records are as the plan left them, not
     changed since). A run undone since leaves the plan to be judged as any (`changed_since`)."""
-    from wfctl.runs.runs import profile_runs
+    from wfctl.runs.runlist import profile_runs
 
     digest = importer.options.plan
     done = [run for run in profile_runs(importer.options.profile) if digest and run.finished

@@ -1,6 +1,6 @@
 """`wfctl rates set`: plan, check, then a journalled bulk run like an import's.
 
-The run is a plan of actions (`wfctl.plans.rateset`: one a site) on the import's executor
+The run is a plan of actions (`wfctl.plans.siteaction`: one a site) on the import's executor
 (`wfctl.runs.engine`), and reuses the import's other pieces: its journal (`wfctl.runs.journal`: one
 run id, a lock on the same change, resumable after Ctrl-C or kill -9, `wfctl imports list` lists it),
 its progress line, its exit codes (0, 10, 130, 7, 11), and undo (`wfctl.runs.undo`): each site is
@@ -24,7 +24,7 @@ from wfctl.text.safetext import one_line
 if TYPE_CHECKING:
     from wfctl.api.domain.rates import Change, Plan, SitePlan
     from wfctl.context import AppContext
-    from wfctl.runs.runrecord import RunRecord
+    from wfctl.runs.session import RunRecord
 
 PLAN_COLUMNS = ["client", "site", "skill", "old", "new", "change"]
 REPORT_COLUMNS = ["clientId", "client", "siteId", "site", "skill", "old", "new", "status", "error"]
@@ -78,7 +78,7 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
 # -- planning --------------------------------------------------------------------------------------
 
 def _header(app: AppContext, change: Change, scope: Scope, lands: dict[str, Any] | None = None) -> RunRecord:
-    from wfctl.runs.runrecord import RunRecord
+    from wfctl.runs.session import RunRecord
 
     what = f"{change.describe()} {scope.describe()}" + (f" --effective {lands['effective']}" if lands else "")
     return RunRecord.of_command("rates set", what, kind="site", target=str(getattr(app.client, "base_url", "") or ""),
@@ -173,7 +173,7 @@ def _count_lines(summary: dict[str, Any]) -> str:
 def _send(app: AppContext, api: Any, plan: Plan, change: Change, sending: Sending, concurrency: int,
           report: str | None, output: str | None, started: float, plan_seconds: float) -> int:
     from wfctl.drivers.siterun import send_sites
-    from wfctl.plans.rateset import rate_plan
+    from wfctl.plans.siteaction import rate_plan
 
     def reported(work: list[SitePlan], outcomes: dict[str, tuple[str, str, Any]]) -> None:
         if report:

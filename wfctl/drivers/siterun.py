@@ -19,7 +19,7 @@ from wfctl.text.safetext import one_line
 if TYPE_CHECKING:
     from wfctl.context import AppContext
     from wfctl.runs.journal import Journal
-    from wfctl.runs.runrecord import RunRecord
+    from wfctl.runs.session import RunRecord
 
 COUNTS = ("updated", "unchanged", "skipped", "failed")
 #: Listed on stderr one by one, at most this many (the report has every one).

@@ -28,7 +28,7 @@ from wfctl.files.sheetwriter import MAX_CELL
 NUMBER = "looks like a spreadsheet turned this text into a number"
 MOJIBAKE = "looks like a spreadsheet read this UTF-8 text as Windows-1252"
 QUESTION_MARKS = "looks like a spreadsheet saved this text as Windows-1252, which has no such letters (a ? for each)"
-CONVERTED = "looks like a spreadsheet turned this text into "  # + a date, a time, a boolean (readings.py)
+CONVERTED = "looks like a spreadsheet turned this text into "  # + a date, a time, a boolean (sheetreadings.py)
 LINE_ENDS = "looks like a spreadsheet turned this text's line ends (CRLF) into LF"
 ESCAPES = "looks like a spreadsheet wrote this text's workbook escapes (_xHHHH_) as text"
 CUT = "looks like the program that saved the workbook cut this cell at 32,767 characters, the most a cell holds"
@@ -69,7 +69,7 @@ def explain(old: Any, new: Any) -> str | None:
             return MOJIBAKE
         if "?" in new and _question_marks_of(old, new):
             return QUESTION_MARKS
-        from wfctl.files.readings import converted
+        from wfctl.files.sheetreadings import converted
 
         kind = converted(old, new)
         return None if kind is None else CONVERTED + kind
@@ -368,7 +368,7 @@ def _readable(text: str, *, written: bool = False, lenient: bool = False) -> boo
     text, words too (`Mar 1`), else only one that starts as a number or is a boolean's word."""
     if not text or not (lenient or text[0].isdigit() or text[0] in "+-($£€¥." or text.lower() in _WORDS):
         return False
-    from wfctl.files.readings import readings
+    from wfctl.files.sheetreadings import readings
 
     return bool(readings(text, written=written))
 

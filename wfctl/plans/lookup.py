@@ -1,5 +1,5 @@
 """Passes 1-2 of a bulk import: every parent its rows name looked up (`client` names, `clientId`s), and
-the records under each one read into the plan's `Inventory` (planning.py), many parents at once and at
+the records under each one read into the plan's `Inventory` (importplan.py), many parents at once and at
 most `concurrency` requests in flight: a parent's look-up and the first page of its records go out
 together.
 
@@ -14,9 +14,9 @@ from typing import Any
 from wfctl.api.records.recordrules import natural_key
 from wfctl.files import csvformat
 from wfctl.files.reader import CsvInput
+from wfctl.plans.importplan import Inventory
 from wfctl.plans.importtypes import Options
 from wfctl.plans.kinds import KINDS
-from wfctl.plans.planning import Inventory
 
 
 def read_inventory(api: Any, source: CsvInput, options: Options, inventory: Inventory, *, by_id: bool) -> None:

@@ -1,5 +1,5 @@
 """An import's plan made ready to run (issue 31 §2): each valid row's action as the plan decides it
-(planning.py), each update's whole record read once (concurrently, on the one executor: 3,000 sites took
+(importplan.py), each update's whole record read once (concurrently, on the one executor: 3,000 sites took
 12-16 s one after another) and its outcome computed (what it changes, or that it is left as it is); the
 spreadsheet check (damage.py) reviews those changes, and a real run then executes exactly these actions,
 read back from a spool (memory stays flat), without validating a row or reading a record again. A dry run
@@ -20,9 +20,9 @@ from typing import Any
 
 from wfctl.api.net.retry import Pause
 from wfctl.files.spool import Spool
+from wfctl.plans.importplan import ImportPlan, PlannedRow, Prepared, update_of, whole_record
 from wfctl.plans.importtypes import Options
 from wfctl.plans.kinds import KINDS
-from wfctl.plans.planning import ImportPlan, PlannedRow, Prepared, update_of, whole_record
 from wfctl.runs.engine import Executor, RunContext
 from wfctl.runs.journal import Journal
 

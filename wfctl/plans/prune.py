@@ -27,8 +27,8 @@ from wfctl.api.records.resources import RESOURCES, counted, resource
 from wfctl.exit_codes import ExitCode
 from wfctl.files.errors import BulkError
 from wfctl.files.reader import Row
+from wfctl.plans.importplan import ImportPlan
 from wfctl.plans.importtypes import UNSENT, Options
-from wfctl.plans.planning import ImportPlan
 from wfctl.plans.scope import Scope
 from wfctl.runs.engine import Abandon, RunContext
 from wfctl.runs.journal import DELETE, SENDING, ActionKey, Entry, Journal, JournalError
@@ -202,7 +202,7 @@ class Delete:
 
 
 def delete_entries(prune: PrunePlan) -> list[Entry]:
-    """The plan's deletes as the plan view shows them (plan.py): each record's name, id, parent and the
+    """The plan's deletes as the plan view shows them (views/planview.py): each record's name, id, parent and the
     fields it holds (`[old, null]`)."""
     return [Entry(key, "deleted", str(record.get("id", "")), "", str(record.get("name", "")),
                   held_fields(prune.kind, record), parent=parent or "", action=DELETE)

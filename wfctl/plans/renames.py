@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from wfctl.api.records.recordrules import natural_key
 from wfctl.files.errors import BulkError
+from wfctl.plans.importplan import ImportPlan, Rename
 from wfctl.plans.kinds import KINDS
-from wfctl.plans.planning import ImportPlan, Rename
 from wfctl.runs.journalentry import RENAME, ActionKey
 
 MAX_LISTED_CYCLES = 10

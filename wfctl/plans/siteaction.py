@@ -1,19 +1,27 @@
-"""One site's change of one list field as an action of the one executor (wfctl.runs.engine): the runs
-of `wfctl rates set` (field `rates`) and `wfctl bans add|remove` (field `bannedWorkers`). Each site is
-journalled under its action (`["site", <id>, "update"]`) as an `updated` entry whose changes are `{field: [old, new]}`,
-its intent before the update and its outcome after; a site the stopped run was sending is checked before
-it is sent again (never changed twice). What `wfctl imports undo` takes back is that pair, entry by entry:
-the entries the run added, removed or changed, never another writer's. The update goes through the SDK
-(the lean writer), whose retry policy is the only one: a 429 is waited out there, as for every other write.
+"""A change of one site's list field as an action of the one executor (wfctl.runs.engine): the runs of
+`wfctl rates set` (`SetRates`, field `rates`, `rate_plan`) and `wfctl bans add|remove` (`SetBans`, field
+`bannedWorkers`, `ban_plan`). Each site is journalled under its action (`["site", <id>, "update"]`) as an
+`updated` entry whose changes are `{field: [old, new]}`, its intent before the update and its outcome after;
+a site the stopped run was sending is checked before it is sent again (never changed twice). What `wfctl
+imports undo` takes back is that pair, entry by entry: the entries the run added, removed or changed, never
+another writer's (a ban's `new` is the list as read with the run's own ids added or taken off). The update
+goes through the SDK (the lean writer: `wfctl.api.domain.rates.apply_site`,
+`wfctl.api.domain.banapply.apply_bans`), whose retry policy is the only one: a 429 is waited out there, as
+for every other write.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from wfctl.runs.engine import Abandon, RunContext
 from wfctl.runs.journalentry import UPDATE, ActionKey
+
+if TYPE_CHECKING:
+    from wfctl.api.domain.bans import SiteBans
+    from wfctl.api.domain.rates import Change, SitePlan
 
 
 class PlannedSite(Protocol):
@@ -113,3 +121,47 @@ class SiteAction:
         assert run.journal is not None
         run.journal.record(self.key, status, self.site.site_id, error, self.site.site_name, changes)
         run.report(SiteOutcome(self.site, status, error, outcome))
+
+
+@dataclass
+class SetRates(SiteAction):
+    """The change of one site's rates (what `wfctl imports undo` puts back)."""
+
+    FIELD = "rates"
+    change: Change | None = None
+
+    def send(self, run: RunContext, intend: Any) -> SentOutcome:
+        from wfctl.api.domain import rates
+
+        assert self.change is not None
+        outcome: SentOutcome = rates.apply_site(run.api, self.site, self.change, sender=run.sender, before_send=intend)
+        return outcome
+
+
+def rate_plan(work: Iterable[SitePlan], change: Change) -> list[SetRates]:
+    """The actions of a rate change: one a site, journalled under its action (the site's update), so a
+    run that resumes an earlier one finds each site where that run left it."""
+    return [SetRates(site, change) for site in work]
+
+
+@dataclass
+class SetBans(SiteAction):
+    """The change of one site's banned workers."""
+
+    FIELD = "bannedWorkers"
+    add: tuple[str, ...] = ()
+    remove: tuple[str, ...] = ()
+
+    def send(self, run: RunContext, intend: Any) -> SentOutcome:
+        from wfctl.api.domain.banapply import apply_bans
+
+        outcome: SentOutcome = apply_bans(run.api, self.site.site_id, add=self.add, remove=self.remove,
+                                          sender=run.sender, before_send=intend)
+        return outcome
+
+
+def ban_plan(work: Iterable[SiteBans], add: Iterable[str], remove: Iterable[str]) -> list[SetBans]:
+    """The actions of a change of bans: one a site, each sending the whole change (an id the site holds
+    by then is left), journalled under its action (the site's update)."""
+    adding, removing = tuple(add), tuple(remove)
+    return [SetBans(site, adding, removing) for site in work]

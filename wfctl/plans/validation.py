@@ -1,7 +1,7 @@
 """Passes 1-3 of a bulk import, the planner: the file's columns, its rows' parents (looked up, and what
 each holds read, many at once: lookup.py), then every row decoded and checked (the fast check, or the write model for
 a row it defers), its id matched to a record, its name checked against the file's other rows; valid rows
-go to the spool. `Planner(...).plan()` returns the plan as a value (planning.py); the planner is done then.
+go to the spool. `Planner(...).plan()` returns the plan as a value (importplan.py); the planner is done then.
 
     plan = Planner(api, source, options, inventory, journal).plan()   # given a read inventory: no request
 """
@@ -17,14 +17,14 @@ from wfctl.api.records.recordrules import natural_key
 from wfctl.files import csvformat
 from wfctl.files.reader import CsvInput, Row
 from wfctl.files.spool import Spool
-from wfctl.plans import plan
 from wfctl.plans.fastcheck import RowCheck, create_body
+from wfctl.plans.importplan import ImportPlan, Inventory, Rename
 from wfctl.plans.importtypes import Options, Problem
 from wfctl.plans.kinds import KINDS, Kind
 from wfctl.plans.lookup import parent_ref_of, read_inventory
 from wfctl.plans.newrows import NewRows
-from wfctl.plans.planning import ImportPlan, Inventory, Rename
 from wfctl.runs.journal import Journal
+from wfctl.views import planview as plan
 
 MAX_LISTED_PROBLEMS = 50
 MAX_LISTED_COLUMNS = 10

@@ -54,7 +54,7 @@ class Shape:
     @property
     def needs(self) -> set[str]:
         """The record fields its --columns and --sort-by read (a list needs full records for some)."""
-        from wfctl.render.shaping import parse_columns, parse_sort
+        from wfctl.render.sortcolumns import parse_columns, parse_sort
 
         fields = {column.needs for column in parse_columns(self.columns) or []}
         fields |= {column_needs(key.source) for key in parse_sort(self.sort_by) or []}
@@ -62,7 +62,7 @@ class Shape:
 
 
 def column_needs(source: str) -> str:
-    from wfctl.render.shaping import Column
+    from wfctl.render.sortcolumns import Column
 
     return Column(source, source).needs
 
@@ -74,7 +74,7 @@ class ShapedOutput(Output):
 
     def __init__(self, io: IO, fmt: str, shape: Shape, *, fields: str | None = None, kind: str | None = None,
                  option: str | None = None, query: Query | None = None) -> None:
-        from wfctl.render.shaping import parse_columns, parse_sort
+        from wfctl.render.sortcolumns import parse_columns, parse_sort
 
         super().__init__(io, "json", fields=fields, kind=kind)
         if shape.jq is not None and shape.jq_each is not None:
@@ -157,7 +157,7 @@ class ShapedOutput(Output):
 
     # -- shaping -------------------------------------------------------------------------------
     def _document(self, doc: Any, kind: str | None, *, one: bool = False, columns: list[str] | None = None) -> None:
-        from wfctl.render.shaping import check_named, shape_rows, sort_rows
+        from wfctl.render.sortcolumns import check_named, shape_rows, sort_rows
 
         if self.sort or self.columns:  # a skill or a department no row has: refused with the nearest
             check_named([*(("--sort-by " + ("-" if key.descending else "") + key.source, key.source)
@@ -220,7 +220,7 @@ class ShapedOutput(Output):
 
     def _table(self, results: list[Any]) -> None:
         from wfctl.render.query import Literal
-        from wfctl.render.shaping import shape_rows
+        from wfctl.render.sortcolumns import shape_rows
 
         fmt = self.render.format
         rows = results[0] if len(results) == 1 and isinstance(results[0], list) else results
@@ -254,7 +254,7 @@ def _spelled(kind: str, source: str, option: str) -> str:
     A pseudo-column (`rate:<skill>`, ...) reads its own field, and a dotted path is checked at its first."""
     from wfctl.api.records.resources import RESOURCES
     from wfctl.render.output import field_names
-    from wfctl.render.shaping import PSEUDO_FIELDS
+    from wfctl.render.sortcolumns import PSEUDO_FIELDS
 
     pseudo, sep, _ = source.partition(":")
     if (sep and pseudo in PSEUDO_FIELDS) or (kind not in RESOURCES and kind != "agency"):
@@ -269,7 +269,7 @@ def _by_rows(keys: list[Any], rows: list[Any], columns: list[str] | None) -> lis
     from dataclasses import replace
 
     from wfctl.render.output import spelled_names
-    from wfctl.render.shaping import PSEUDO_FIELDS
+    from wfctl.render.sortcolumns import PSEUDO_FIELDS
 
     known = list(dict.fromkeys([*(columns or []), *_keys([row for row in rows[:1000] if isinstance(row, dict)])]))
     if not known:

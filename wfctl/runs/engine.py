@@ -1,6 +1,6 @@
 """The one executor of every journalled bulk run: an import, an undo and `wfctl rates set` are plans of
 actions (an import's rows: `sending.RowAction`; an undo's records: `undo.TakeBack`, built from the run's
-journal by `undo.inverse_plan`; a rate change's sites: `rateset.SetRates`); this runs any of them, and a
+journal by `undo.inverse_plan`; a rate change's sites: `siteaction.SetRates`); this runs any of them, and a
 new kind of run (a prune's deletes) is a new kind of action, not a new loop.
 
 An action is a unit of work with a journal key (`key`: the row its intent and outcome are recorded

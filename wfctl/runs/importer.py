@@ -19,9 +19,10 @@ service stays unreachable, or on Ctrl-C (`Stopped`); running the same command ag
 
 One idea a module: `Importer` (here) holds one import's run together: its journal and lock, its plan, its
 summary. Passes 1-3 are the planner, validation.py (passes 1-2 lookup.py), which returns the plan as a
-value, planning.py (what the service holds, read once, and each row's action, problems and facts); the
+value, importplan.py (what the service holds, read once, and each row's action, problems and facts); the
 plan made ready to run (or shown, a dry run) prepare.py; the spool of checked rows spool.py; pass 4 sending.py (the rows' actions on the one
-executor, engine.py); the plan view and the report importview.py; the run's journal runjournal.py; and
+executor, engine.py); the plan view and the report importview.py; which journal the run writes (a plan's throwaway one, the
+unfinished run of the same import resumed, or a new run's, under the import's lock) here too; and
 the options, summary and problems importtypes.py.
 """
 
@@ -29,12 +30,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from wfctl.api.net.retry import Pause
 from wfctl.files.reader import CsvInput, Row
+from wfctl.plans.importplan import ImportPlan, Inventory, Prepared
 from wfctl.plans.importtypes import (
     DRY_STATUSES,
     STATUSES,
@@ -46,14 +50,14 @@ from wfctl.plans.importtypes import (
     ValidationStopped,
 )
 from wfctl.plans.kinds import KINDS, Kind
-from wfctl.plans.plan import TYPED, Created
-from wfctl.plans.planning import ImportPlan, Inventory, Prepared
 from wfctl.plans.validation import MAX_LISTED_COLUMNS, MAX_LISTED_PROBLEMS, Planner
-from wfctl.runs import runjournal
+from wfctl.runs import journal as journals
 from wfctl.runs.engine import RunContext
 from wfctl.runs.journal import Entry, Journal, JournalError
 from wfctl.runs.sending import UNREACHABLE_SECONDS, RowWriter
+from wfctl.runs.session import RunRecord, now
 from wfctl.views import importview
+from wfctl.views.planview import TYPED, Created
 
 if TYPE_CHECKING:
     from wfctl.files.damage import Finding
@@ -102,13 +106,13 @@ class Importer:
     def open_journal(self) -> Journal:
         """Start this run's journal, or resume the unfinished one of the same import; a real run also
         takes the import's lock. Raises RunLocked, JournalError."""
-        header = runjournal.header_of(self.options, self.source)
+        header = import_record(self.options, self.source)
         if self.options.dry_run:
-            self.journal = runjournal.plan_journal(header)
+            self.journal = plan_journal(header)
             return self.journal
-        self._lock_held = runjournal.lock(self.options, header)
+        self._lock_held = take_import_lock(self.options, header)
         try:
-            self.journal = runjournal.run_journal(self.options, header)
+            self.journal = run_journal(self.options, header)
         except BaseException:
             self.release()
             raise
@@ -335,3 +339,52 @@ class Importer:
     def parent_names(self) -> dict[str, str]:
         """The name of each parent the run looked up, by id (a plan names each row's)."""
         return self.inventory.parent_names
+
+
+# -- which journal an import run writes ------------------------------------------------------------
+
+
+def import_record(options: Options, source: CsvInput) -> RunRecord:
+    """What makes two runs the same import (with the run's own fields added when it starts)."""
+    return RunRecord(options.kind, options.file_path or source.display, options.target, options.profile,
+                     file=source.sha256, parent=options.parent_id or "", on_existing=options.on_existing,
+                     extra={"plan": options.plan} if options.plan else {})  # a saved plan's run (its digest)
+
+
+def plan_journal(header: RunRecord) -> Journal:
+    """A plan's journal: a temporary file, not durable, removed when the plan is shown."""
+    try:
+        fd, plan_path = tempfile.mkstemp(prefix="wfctl-plan-", suffix=".journal")
+    except OSError as exc:
+        from wfctl.files.spool import TemporaryFull
+
+        raise TemporaryFull(exc) from None
+    os.close(fd)
+    try:
+        return Journal(plan_path, replace(header, started=now()), durable=False)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(plan_path)  # nothing of a plan is left behind
+        raise
+
+
+def take_import_lock(options: Options, header: RunRecord) -> Any:
+    """Take the import's lock (held until its `__exit__`). Raises RunLocked."""
+    return journals.ImportLock(journals.runs_dir(options.profile), header).__enter__()
+
+
+def run_journal(options: Options, header: RunRecord) -> Journal:
+    """The journal named by --journal or the unfinished one of the same import, resumed; else a new run's.
+    Raises JournalError."""
+    directory = journals.runs_dir(options.profile)
+    path: str | None = options.journal_path or journals.find_unfinished(directory, header)
+    if path and os.path.exists(path):
+        old = journals.header_of(path)
+        if old is None:
+            journals.read(path)  # raises: not a journal, or a corrupted one
+        elif not journals.is_finished(path) and journals.import_key(old) == journals.import_key(header):
+            return Journal.resume(path)
+        else:  # a finished run, or another import's: its record is kept for `imports undo`
+            raise JournalError(path, f"it holds run {old.get('run') or '?'} (another run); name a new file")
+    run = journals.new_run_id()
+    return Journal(options.journal_path or journals.journal_path(directory, run), header.started_now(run))

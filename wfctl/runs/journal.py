@@ -9,7 +9,7 @@ record a prune deletes. An undo journals each entry under the key of the entry i
 
 One JSON object per line:
 
-- the header, a `wfctl.runs.runrecord.RunRecord`: `{"journal": 2, "run": "<id>", "nonce", "kind", "file"
+- the header, a `wfctl.runs.session.RunRecord`: `{"journal": 2, "run": "<id>", "nonce", "kind", "file"
   (an import's) or "command" and "change" (a command's run), "path", "target", "profile", "parent",
   "onExisting", "started", "undo", "note"}` (`undo`: the run id an undo run takes back, else null);
 - before an action is sent, its intent: `{"r": row, "s": "sending"}` (`"k"` for an action on a record), an
@@ -32,7 +32,7 @@ A background thread fsyncs at most once a second, for power loss (an fsync block
 so more often stalls the workers). Runs live under the state directory,
 one folder per profile: `$XDG_STATE_HOME/wfctl/runs/<profile>/<run>.journal`. A run holds a lock on its
 import (kind, file, target, parent) for as long as it runs, so a second run of the same import at
-once refuses instead of sending the same rows: where runs live and that lock are `wfctl.runs.runfiles`
+once refuses instead of sending the same rows: where runs live and that lock are `wfctl.runs.session`
 (its names re-exported here).
 """
 
@@ -60,13 +60,13 @@ from wfctl.runs.journalread import is_finished as is_finished
 from wfctl.runs.journalread import iter_entries as iter_entries
 from wfctl.runs.journalread import read as read
 from wfctl.runs.journalread import scan
-from wfctl.runs.runfiles import ImportLock as ImportLock
-from wfctl.runs.runfiles import RunLocked as RunLocked
-from wfctl.runs.runfiles import import_key as import_key
-from wfctl.runs.runfiles import journal_path as journal_path
-from wfctl.runs.runfiles import new_run_id as new_run_id
-from wfctl.runs.runfiles import runs_dir as runs_dir
-from wfctl.runs.runrecord import RunRecord, as_record
+from wfctl.runs.session import ImportLock as ImportLock
+from wfctl.runs.session import RunLocked as RunLocked
+from wfctl.runs.session import RunRecord, as_record
+from wfctl.runs.session import import_key as import_key
+from wfctl.runs.session import journal_path as journal_path
+from wfctl.runs.session import new_run_id as new_run_id
+from wfctl.runs.session import runs_dir as runs_dir
 
 FSYNC_INTERVAL = 1.0  # for power loss only: a killed process loses nothing it wrote; an fsync stalls writes
 

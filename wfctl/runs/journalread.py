@@ -10,8 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from wfctl.runs.journalentry import Entry, Key, OldForm, decode, key_of
-from wfctl.runs.runfiles import import_key, list_journals
-from wfctl.runs.runrecord import VERSION, RunRecord
+from wfctl.runs.session import VERSION, RunRecord, import_key, list_journals
 
 
 class JournalError(Exception):

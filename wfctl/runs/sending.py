@@ -26,9 +26,9 @@ from typing import Any
 from wfctl.api.net.retry import OUTAGE_SECONDS, Pause
 from wfctl.api.records.recordrules import natural_key, same_record
 from wfctl.api.records.writes import UNSURE, records_to_look_up
+from wfctl.plans.importplan import ImportPlan, Inventory, PlannedRow, Prepared, update_of, whole_record
 from wfctl.plans.importtypes import UNSENT, Options, Summary
 from wfctl.plans.kinds import KINDS
-from wfctl.plans.planning import ImportPlan, Inventory, PlannedRow, Prepared, update_of, whole_record
 from wfctl.plans.renames import RenameGroup
 from wfctl.runs.engine import Abandon, Action, Executor, RunContext
 from wfctl.runs.journal import DONE, Journal, JournalError, idempotency_key

@@ -17,7 +17,7 @@ changes nothing.
 
 This module plans an undo, builds its inverse plan of actions (one a record) and runs it on the one
 executor (`wfctl.runs.engine`, records in parallel); finding runs and their counts live in
-`wfctl.runs.runs`, the per-row decisions in `wfctl.runs.undoer` (both re-exported here).
+`wfctl.runs.runlist`, the per-row decisions in `wfctl.runs.undoer` (both re-exported here).
 """
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ from wfctl.runs import journal
 from wfctl.runs.engine import Executor, RunContext
 from wfctl.runs.journal import SENDING, Entry
 from wfctl.runs.journalentry import Key
-from wfctl.runs.runrecord import RunRecord, as_record
-from wfctl.runs.runs import (
+from wfctl.runs.runlist import (
     ACTION_FOR,
     CHANGED,
     COUNT_LABELS,
@@ -60,6 +59,7 @@ from wfctl.runs.runs import (
     undo_counts,
     unsettled,
 )
+from wfctl.runs.session import RunRecord, as_record
 from wfctl.runs.undoer import Undoer
 
 __all__ = [

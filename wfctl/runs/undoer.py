@@ -1,6 +1,6 @@
 """The per-row decisions of an undo: `Undoer` checks each row of a run against the service and
 deletes what the run created, or puts back what its updates replaced (`wfctl.runs.undo` plans and runs
-it; the statuses are those of `wfctl.runs.runs`).
+it; the statuses are those of `wfctl.runs.runlist`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from wfctl.api.records.recordrules import LIST_FIELDS, restorable
 from wfctl.runs import journal
 from wfctl.runs.journal import SENDING, Entry
-from wfctl.runs.runs import ACTION_FOR, CHANGED, FAILED, GONE, RECREATED, UNDONE
+from wfctl.runs.runlist import ACTION_FOR, CHANGED, FAILED, GONE, RECREATED, UNDONE
 
 
 class Undoer:

@@ -59,7 +59,7 @@ def said(drift: Drift, record: DriftRecord) -> list[str]:
         out += [f"{name}: {field_text(name, new)}" for name, (_, new) in pairs.items() if name != "name"]
     else:
         said = lines(drift.kind, pairs)
-        for name, reason in record.spreadsheet.items():  # as the plan marks it (plan.py `_marked`)
+        for name, reason in record.spreadsheet.items():  # as the plan marks it (planview.py `_marked`)
             at = [i for i, line in enumerate(said) if line.startswith(f"{name}: ")]
             if len(at) == 1:
                 said[at[0]] += f": {reason}"
@@ -120,7 +120,7 @@ def _short(text: str) -> str:
     """A line within the terminal's width (at least SHORTEN), after its two-space indent, as the plan's."""
     import shutil
 
-    from wfctl.plans.plan import SHORTEN
+    from wfctl.views.planview import SHORTEN
 
     width = max(SHORTEN, shutil.get_terminal_size((SHORTEN + 2, 24)).columns - 3)
     return text if len(text) <= width else text[: width - 1] + "…"

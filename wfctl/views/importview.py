@@ -1,4 +1,4 @@
-"""What an import's plan (planning.py) and journal say, row by row: the plan view and a run's changes
+"""What an import's plan (importplan.py) and journal say, row by row: the plan view and a run's changes
 (`changes`: each row's entry, a plan's creates put together from its spool), and the report (`outcomes`:
 every row of the file with its status, id, error and changes). Nothing is validated or read again: an
 invalid row's error is the plan's, every other row's outcome the journal's."""
@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from wfctl.files.reader import CsvInput, Row
+from wfctl.plans.importplan import ImportPlan
 from wfctl.plans.importtypes import DRY_STATUSES, UNSENT
 from wfctl.plans.kinds import KINDS
-from wfctl.plans.plan import Created
-from wfctl.plans.planning import ImportPlan
 from wfctl.runs.journal import Entry, Journal
+from wfctl.views.planview import Created
 
 
 def changes(plan: ImportPlan | None, journal: Journal | None, kind: str, *, dry_run: bool) -> Iterator[Entry | Created]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from wfctl.plans.plan import Accepted
+    from wfctl.views.planview import Accepted
 
 #: Rows shown on a terminal before the "... and N more" line.
 FIRST_ROWS = 10
@@ -18,11 +18,11 @@ FIRST_ROWS = 10
 def write_rows(write_out: Callable[[str], Any], kind: str, entries: Iterable[Any], *, terminal: bool,
                shorten: bool, hint: str, parents: Mapping[str, str] | None = None,
                accepted: Accepted | None = None) -> int:
-    """Each entry as its text block (`wfctl.plans.plan.text_block`, naming its parent with `parents`, and
+    """Each entry as its text block (`wfctl.views.planview.text_block`, naming its parent with `parents`, and
     what `accepted` sends as it is); with
     `shorten`, only the first
     FIRST_ROWS, then `... and N more rows (HINT)`. Returns how many rows there were."""
-    from wfctl.plans.plan import text_block
+    from wfctl.views.planview import text_block
 
     count = 0
     for entry in entries:

@@ -32,9 +32,9 @@ def show(ctx: typer.Context, run_id: Annotated[str, RunId],
       $ wfctl imports show <run-id> -o json | jq '.rows[] | select(.action == "update")'
     """
     from wfctl.drivers.bulkrun import write_plan_rows
-    from wfctl.plans import plan
     from wfctl.runs.journal import iter_entries
     from wfctl.runs.undo import count_lines, find_profile_run, heading
+    from wfctl.views import planview as plan
 
     app_ = app_context(ctx)
     out = output.writer(app_)

@@ -130,11 +130,11 @@ def _run(app: AppContext, plan: UndoPlan, undoer: Undoer, out_format: str,
     import os
 
     from wfctl.drivers.bulkrun import write_plan_rows
-    from wfctl.plans import plan as shapes
     from wfctl.render.progress import Progress
     from wfctl.runs.engine import Stopped
     from wfctl.runs.journal import JournalError, RunLocked
     from wfctl.runs.undo import CHANGED, FAILED, run_undo
+    from wfctl.views import planview as shapes
 
     out = app.output(out_format)
     outcomes: list[Entry] = []
@@ -194,7 +194,7 @@ def _summary(plan: UndoPlan, counts: dict[str, int], *, dry_run: bool) -> dict[s
 
 
 def _write(app: AppContext, out_format: str, kind: str, rows: list[Entry], summary: dict[str, Any]) -> None:
-    from wfctl.plans import plan as shapes
+    from wfctl.views import planview as shapes
 
     if (out := app.output(out_format)).structured or out.shaped:
         from wfctl.drivers.bulkrun import write_plan_rows

@@ -108,7 +108,7 @@ def _to_file(app: Any, path: str, options: OutputOptions, rows: Any) -> None:
     from wfctl.files import workbook
     from wfctl.files.csvformat import neutralise
     from wfctl.files.files import atomic_binary_file, atomic_text_file, check_writable
-    from wfctl.render.shaping import parse_columns, parse_sort, shape_rows, sort_rows
+    from wfctl.render.sortcolumns import parse_columns, parse_sort, shape_rows, sort_rows
 
     output, shape = options.format, options.shape
     if output and output != "csv":

@@ -18,7 +18,7 @@ from wfctl.files.errors import RunNotFound as RunNotFound
 from wfctl.runs import journal
 from wfctl.runs.journal import Entry
 from wfctl.runs.journalentry import Key
-from wfctl.runs.runfiles import list_journals
+from wfctl.runs.session import list_journals
 
 UNDONE, GONE, CHANGED, FAILED = "undone", "gone", "changed", "failed"
 #: An undo's outcome for a record a prune deleted: made again, with a new id (issue 32).

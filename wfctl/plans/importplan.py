@@ -176,7 +176,7 @@ class ImportPlan:
 
     def create_bodies(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """(row, body) of each row the plan creates, in file order, without matching a record (the check
-        of new records' cells, suspects.py)."""
+        of new records' cells, createdamage.py)."""
         if self.spool is None:
             return
         creates, invalid = self.creates, self.invalid

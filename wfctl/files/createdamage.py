@@ -145,7 +145,7 @@ class _Columns:
 
 
 def _date_or_time(value: str) -> bool:
-    from wfctl.files.readings import WRITTEN_DATE, WRITTEN_TIME, readings
+    from wfctl.files.sheetreadings import WRITTEN_DATE, WRITTEN_TIME, readings
 
     if not (WRITTEN_DATE.fullmatch(value) or WRITTEN_TIME.fullmatch(value)):  # most cells: one regex, no more
         return False
