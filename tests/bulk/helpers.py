@@ -23,6 +23,16 @@ def new_client(cli: Any, name: str | None = None) -> str:
     return str(json.loads(r.stdout)["id"])
 
 
+def client_with_sites(cli: Any, tmp_path: Path, text: str | bytes, name: str = "seed.csv") -> str:
+    """A new client holding the sites of the CSV `text` (bytes written as given), imported; its id."""
+    cid = new_client(cli)
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    r = cli("sites", "import", str(path), "--client", cid)
+    assert r.exit_code == 0, r
+    return cid
+
+
 def site_rows(count: int, prefix: str = "Site") -> str:
     """`count` sites with every field, tricky values included (formulas, +44 phones, escapes)."""
     lines = [SITE_HEADER]

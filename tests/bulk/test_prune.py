@@ -183,11 +183,8 @@ def test_a_client_that_still_holds_sites_is_not_deleted(logged_in: Any, tmp_path
 
 @pytest.fixture(params=["ignore-branch-filter", "put-clears", "default"])
 def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployment]:
-    deployment = Deployment([] if request.param == "default" else [request.param], tmp_path)
-    try:
+    with Deployment.running(request.param, tmp_path) as deployment:
         yield deployment
-    finally:
-        deployment.stop()
 
 
 def test_a_branch_scoped_prune_never_sees_another_branchs_clients_and_loses_nothing(

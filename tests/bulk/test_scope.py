@@ -107,11 +107,8 @@ def test_the_options_declare_one_scope() -> None:
 
 @pytest.fixture(params=["ignore-branch-filter", "default"])
 def deployment(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployment]:
-    deployment = Deployment([] if request.param == "default" else [request.param], tmp_path)
-    try:
+    with Deployment.running(request.param, tmp_path) as deployment:
         yield deployment
-    finally:
-        deployment.stop()
 
 
 def test_scopes_on_a_server_a_branch_never_holds_another_branchs_clients(deployment: Deployment,

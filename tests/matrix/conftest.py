@@ -13,6 +13,7 @@ never depends on the quirk under test. Deployments start once per session, on fi
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -63,6 +64,16 @@ class Deployment:
         self.token = login_token(self.plain_server, *ADMIN)["accessToken"]
         self.plain = httpx.Client(base_url=self.plain_server.url, timeout=10,
                                   headers={"Authorization": f"Bearer {self.token}"})
+
+    @classmethod
+    @contextlib.contextmanager
+    def running(cls, name: str, directory: Path) -> Iterator[Deployment]:
+        """A deployment of one quirk (`default`: none) for one test, stopped after it."""
+        deployment = cls([] if name == "default" else [name], directory)
+        try:
+            yield deployment
+        finally:
+            deployment.stop()
 
     def request_stop(self) -> None:
         self.plain.close()

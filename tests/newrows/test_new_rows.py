@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import client_with_sites, new_client
 from tests.imports.helpers import sites_of
 from tests.spreadsheet.excel_parts import Cell, excel_book
 
@@ -21,12 +21,7 @@ NOTHING_SENT = ("error: 1 of 3 rows is invalid; nothing was sent (fix it in the 
 
 def seeded(cli: Any, tmp_path: Path, text: str) -> str:
     """A new client holding the sites of `text` (a CSV), imported."""
-    cid = new_client(cli)
-    path = tmp_path / "seed.csv"
-    path.write_text(text, encoding="utf-8")
-    r = cli("sites", "import", str(path), "--client", cid)
-    assert r.exit_code == 0, r
-    return cid
+    return client_with_sites(cli, tmp_path, text)
 
 
 def test_a_new_row_that_lost_its_leading_zeros_is_a_suspect(logged_in: Any, tmp_path: Path) -> None:

@@ -17,11 +17,8 @@ from tests.matrix.conftest import Deployment
 
 @pytest.fixture(params=["ignore-branch-filter", "default"])
 def fresh(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Deployment]:
-    deployment = Deployment([] if request.param == "default" else [request.param], tmp_path)
-    try:
+    with Deployment.running(request.param, tmp_path) as deployment:
         yield deployment
-    finally:
-        deployment.stop()
 
 
 def test_first_page_of_only_the_branchs_clients(fresh: Deployment, cli: Cli) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import client_with_sites
 from tests.conftest import require_component
 from tests.spreadsheet.calc import Calc
 
@@ -37,18 +37,8 @@ TIME = "looks like a spreadsheet turned this text into a time"
 BOOLEAN = "looks like a spreadsheet turned this text into a boolean"
 
 
-@pytest.fixture(scope="module")
-def calc(tmp_path_factory: pytest.TempPathFactory) -> Calc:
-    return Calc(tmp_path_factory.mktemp("calc-profile"))
-
-
 def sites_client(cli: Any, tmp_path: Path, text: str = SITES) -> str:
-    cid = new_client(cli)
-    path = tmp_path / "seed.csv"
-    path.write_text(text, encoding="utf-8")
-    r = cli("sites", "import", str(path), "--client", cid)
-    assert r.exit_code == 0, r
-    return cid
+    return client_with_sites(cli, tmp_path, text)
 
 
 def held(cli: Any, cid: str) -> list[dict[str, Any]]:

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import client_with_sites
 from tests.spreadsheet.calc import Calc
-from tests.spreadsheet.test_conversions import said, ssconvert
+from tests.spreadsheet.test_conversions import DATE, NUMBER, said, ssconvert
 from tests.spreadsheet.test_round_trip import held
 
 pytestmark = pytest.mark.real_component
@@ -23,24 +23,12 @@ pytestmark = pytest.mark.real_component
 LINE_ENDS = "looks like a spreadsheet turned this text's line ends (CRLF) into LF"
 ESCAPES = "looks like a spreadsheet wrote this text's workbook escapes (_xHHHH_) as text"
 CUT = "looks like the program that saved the workbook cut this cell at 32,767 characters, the most a cell holds"
-NUMBER = "looks like a spreadsheet turned this text into a number"
-DATE = "looks like a spreadsheet turned this text into a date"
 STOPPED = "error: {} would change records only the way a spreadsheet changes text; nothing was sent"
-
-
-@pytest.fixture(scope="module")
-def calc(tmp_path_factory: pytest.TempPathFactory) -> Calc:
-    return Calc(tmp_path_factory.mktemp("calc-profile"))
 
 
 def seeded(cli: Any, tmp_path: Path, text: str) -> str:
     """A new client whose sites are the CSV `text` (bytes as given: CRLF inside a cell kept)."""
-    cid = new_client(cli)
-    path = tmp_path / "seed.csv"
-    path.write_bytes(text.encode("utf-8"))
-    r = cli("sites", "import", str(path), "--client", cid)
-    assert r.exit_code == 0, r
-    return cid
+    return client_with_sites(cli, tmp_path, text.encode("utf-8"))
 
 
 def exported(cli: Any, cid: str, path: Path) -> Path:

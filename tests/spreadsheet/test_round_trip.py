@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import client_with_sites as with_sites
 from tests.spreadsheet.calc import Calc
 
 pytestmark = pytest.mark.real_component
@@ -30,11 +30,6 @@ SITES = (
 )
 
 
-@pytest.fixture(scope="module")
-def calc(tmp_path_factory: pytest.TempPathFactory) -> Calc:
-    return Calc(tmp_path_factory.mktemp("calc-profile"))
-
-
 @pytest.fixture(params=["sandbox", "put-clears"])
 def deployment(request: pytest.FixtureRequest, cli: Any, sandbox: Any) -> Any:
     """`cli` logged in to the session sandbox, or to a sandbox whose PUT replaces the record."""
@@ -46,12 +41,7 @@ def deployment(request: pytest.FixtureRequest, cli: Any, sandbox: Any) -> Any:
 
 
 def client_with_sites(cli: Any, tmp_path: Path) -> str:
-    cid = new_client(cli)
-    path = tmp_path / "sites.csv"
-    path.write_text(SITES, encoding="utf-8")
-    r = cli("sites", "import", str(path), "--client", cid)
-    assert r.exit_code == 0, r
-    return cid
+    return with_sites(cli, tmp_path, SITES, "sites.csv")
 
 
 def held(cli: Any, cid: str) -> dict[str, dict[str, Any]]:

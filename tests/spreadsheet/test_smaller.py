@@ -15,18 +15,13 @@ from typing import Any
 
 import xlsxwriter
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import client_with_sites, new_client
 from tests.conftest import require_component
 from tests.imports.helpers import sites_of
 
 
 def seeded(cli: Any, tmp_path: Path, text: str) -> str:
-    cid = new_client(cli)
-    path = tmp_path / "seed.csv"
-    path.write_text(text, encoding="utf-8")
-    r = cli("sites", "import", str(path), "--client", cid)
-    assert r.exit_code == 0, r
-    return cid
+    return client_with_sites(cli, tmp_path, text)
 
 
 def test_a_workbooks_text_cells_have_no_protective_apostrophe(logged_in: Any, tmp_path: Path) -> None:

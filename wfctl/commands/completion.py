@@ -24,55 +24,15 @@ PROG_NAME = "wfctl"
 COMPLETE_VAR = "_WFCTL_COMPLETE"
 FILE_NAMES = {"bash": "wfctl.bash", "zsh": "_wfctl", "fish": "wfctl.fish"}
 
-#: typer's bash script (the same protocol: COMP_WORDS and COMP_CWORD in, one candidate a line out), and two
-#: things it lacks. bash splits a word at `=` and `:` (COMP_WORDBREAKS: `--columns Site=rate:Cle` reaches the
+#: The bash script is wfctl/completions/wfctl.bash, its one copy (completions/wfctl.bash links to it): typer's
+#: (the same protocol: COMP_WORDS and COMP_CWORD in, one candidate a line out), and two things it lacks. bash splits a word at `=` and `:` (COMP_WORDBREAKS: `--columns Site=rate:Cle` reaches the
 #: function as `Site`, `=`, `rate`, `:`, `Cle`): the words are joined again where the line (COMP_LINE) has
 #: no space between them, wfctl is asked with them whole, and each candidate is given back without what bash
 #: keeps before the piece it replaces (nothing, right after a `=` or `:`; git's and npm's scripts trim the same
-#: way; a `--opt=value` answer is the value, as click gives it). A candidate with a space or another character the shell reads (a name:
-#: `Dock 7`) is inserted quoted (`Dock\ 7`): readline's filename quoting, turned on for such an answer only
+#: way; a `--opt=value` answer is the value, as click gives it). A candidate with a space or another character
+#: the shell reads (a name: `Dock 7`) is inserted quoted (`Dock\ 7`): readline's filename quoting, turned on for such an answer only
 #: (on for every answer, a folder named `sites` would turn `wfctl si<TAB>` into `sites/`).
-BASH_SCRIPT = r"""
-_wfctl_completion() {
-    local IFS=$'\n'
-    local words=() word gap cword=0 i line
-    words[0]=${COMP_WORDS[0]}
-    line=${COMP_LINE:0:${COMP_POINT:-${#COMP_LINE}}}
-    line=${line#"${COMP_WORDS[0]}"}
-    for (( i = 1; i <= COMP_CWORD; i++ )); do
-        word=${COMP_WORDS[i]}
-        gap=${line%%[![:space:]]*}
-        line=${line#"$gap"}
-        line=${line#"$word"}
-        if [[ -n ${COMP_LINE+set} && -z $gap ]] && [[ $word == [=:]* || ${words[cword]} == *[=:] ]]; then
-            words[cword]+=$word
-        else
-            words[++cword]=$word
-        fi
-    done
-    local whole=${words[cword]} piece=${COMP_WORDS[COMP_CWORD]}
-    [[ -z ${piece//[=:]/} ]] && piece=""
-    local kept=${whole%"$piece"} head=""
-    [[ $whole == -*=* ]] && head="${whole%%=*}="
-    COMPREPLY=( $( env COMP_WORDS="${words[*]}" \
-                   COMP_CWORD=$cword \
-                   _WFCTL_COMPLETE=complete_bash $1 ) )
-    local candidate
-    for i in "${!COMPREPLY[@]}"; do
-        candidate=$head${COMPREPLY[i]}
-        [[ $candidate == "$kept"* ]] && COMPREPLY[i]=${candidate#"$kept"}
-    done
-    for candidate in "${COMPREPLY[@]}"; do
-        if [[ $candidate == *[[:space:]\'\"\\\$\&\;\(\)\<\>\|\*\?\!\`]* ]]; then
-            compopt -o filenames 2>/dev/null
-            break
-        fi
-    done
-    return 0
-}
-
-complete -o default -F _wfctl_completion wfctl
-"""
+BASH_FILE = Path(__file__).resolve().parent.parent / "completions" / FILE_NAMES["bash"]
 
 
 class Shell(StrEnum):
@@ -107,7 +67,7 @@ def script(shell: str) -> str:
 
     text = get_completion_script(prog_name=PROG_NAME, complete_var=COMPLETE_VAR, shell=shell)
     if shell == "bash":
-        text = BASH_SCRIPT
+        text = BASH_FILE.read_text(encoding="utf-8").removesuffix("\n")
     if shell == "zsh":
         # As a file on $fpath, compinit autoloads it at the first TAB: complete right away then,
         # and register the function only when sourced (typer's script only registers, so the
