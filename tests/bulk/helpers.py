@@ -33,6 +33,13 @@ def client_with_sites(cli: Any, tmp_path: Path, text: str | bytes, name: str = "
     return cid
 
 
+def exported_to(cli: Any, client_id: str, path: Path) -> Path:
+    """`sites export --client <id> -f PATH` (its format by the name's ending): it succeeds; returns PATH."""
+    r = cli("sites", "export", "--client", client_id, "-f", str(path))
+    assert r.exit_code == 0, r
+    return path
+
+
 def site_rows(count: int, prefix: str = "Site") -> str:
     """`count` sites with every field, tricky values included (formulas, +44 phones, escapes)."""
     lines = [SITE_HEADER]

@@ -48,6 +48,13 @@ def test_vi_changes_a_rate_and_the_change_is_asked_for(wf: Any, tag: str, size: 
     assert site["rates"] == [{"skill": "Forklift Driver", "hourlyRate": 14}]
 
 
+def _answered(child: Any, answer: str) -> tuple[int, str]:
+    """`answer` at the edit's `Apply? [y/N]` prompt; the command's exit status and all it showed."""
+    child.expect_exact("Apply? [y/N]: ")
+    child.sendline(answer)
+    return finish(child)
+
+
 @pytest.mark.parametrize("size", SIZES, ids=IDS)
 def test_no_at_the_prompt_keeps_the_text_and_recover_reopens_it(wf: Any, tag: str, size: tuple[int, int]) -> None:
     ids = make_site(wf, tag)
@@ -55,9 +62,7 @@ def test_no_at_the_prompt_keeps_the_text_and_recover_reopens_it(wf: Any, tag: st
     child.expect_exact("W-1")
     child.send(":%s/- W-1/- W-1\\r- W-42/\r")
     child.send(":wq\r")
-    child.expect_exact("Apply? [y/N]: ")
-    child.sendline("n")
-    status, text = finish(child)
+    status, text = _answered(child, "n")
     assert status == 2, text
     assert screen_lines(text)[-2:] == [f"Not changed; your text is kept: `wfctl sites edit {ids['site']} --recover` "
                                        "reopens it.", ""], text
@@ -66,8 +71,6 @@ def test_no_at_the_prompt_keeps_the_text_and_recover_reopens_it(wf: Any, tag: st
     child.expect_exact("W-42")  # what was typed, reopened
     child.send(":wq\r")
     child.expect_exact("  + banned worker W-42")
-    child.expect_exact("Apply? [y/N]: ")
-    child.sendline("y")
-    status, text = finish(child)
+    status, text = _answered(child, "y")
     assert status == 0, text
     assert as_json(wf("sites", "get", ids["site"], "-o", "json"))["bannedWorkers"] == ["W-1", "W-42"]

@@ -12,25 +12,21 @@ from tests.bulk.helpers import new_client, write
 from wfctl.files import csvformat as cf
 
 
-def test_every_problem_in_a_rates_cell() -> None:
-    with pytest.raises(cf.CellError) as info:
-        cf.decode_rates("Forklift=13,25|Picker=ABC|Welder|Packer=-3")
-    assert info.value.problems == [
+@pytest.mark.parametrize(("decode", "cell", "problems"), [
+    (cf.decode_rates, "Forklift=13,25|Picker=ABC|Welder|Packer=-3", [
         "rate of 'Forklift': '13,25' is not a number; use a point: 13.25",
         "rate of 'Picker': 'ABC' is not a number",
         "'Welder' is not SKILL=RATE",
-        "rate of 'Packer': -3 is negative; a rate must be 0 or more",
-    ]
-
-
-def test_every_problem_in_a_departments_cell() -> None:
-    with pytest.raises(cf.CellError) as info:
-        cf.decode_departments("A:b:c:d||Goods In:Ann|X:Y:Z:W")
-    assert info.value.problems == [
+        "rate of 'Packer': -3 is negative; a rate must be 0 or more"]),
+    (cf.decode_departments, "A:b:c:d||Goods In:Ann|X:Y:Z:W", [
         "'A:b:c:d' is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')",
         "an empty department between two '|' (remove the extra '|')",
-        "'X:Y:Z:W' is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')",
-    ]
+        "'X:Y:Z:W' is not NAME:CONTACT:EMAIL (escape a literal ':' as '\\:')"]),
+], ids=["rates", "departments"])
+def test_every_problem_in_a_cell(decode: Any, cell: str, problems: list[str]) -> None:
+    with pytest.raises(cf.CellError) as info:
+        decode(cell)
+    assert info.value.problems == problems
 
 
 @pytest.mark.parametrize("text", ["13,25", "7,5", "1000,00"])

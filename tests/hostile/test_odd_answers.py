@@ -169,19 +169,24 @@ def test_a_page_whose_foreign_link_is_not_needed_prints_and_succeeds(cli, server
     assert result.exit_code == 0 and json.loads(result.stdout) == [ROW], result
 
 
-def test_a_list_whose_foreign_link_is_needed_prints_what_was_read_then_refuses(cli, server):
+def _a_list_whose_next_page_is_refused(cli, server, link: Any, page_count: int) -> str:
+    """`branches list --all -o jsonl` of a first page whose nextPage is `link`: the page's row is printed,
+    the run fails (exit 1) and nothing more is asked of the server; the error's title."""
     seen: list[str] = []
 
     def answers(line: str, _: bytes) -> bytes:
         seen.append(line)
-        return answer(200, page([ROW], nextPage=FOREIGN, pageCount=1))
+        return answer(200, page([ROW], nextPage=link, pageCount=page_count))
 
-    url = server(answers).url
-    result = run(cli, url, "-o", "jsonl", "branches", "list", "--all")
+    result = run(cli, server(answers).url, "-o", "jsonl", "branches", "list", "--all")
     assert result.exit_code == 1 and [json.loads(line) for line in result.stdout.splitlines()] == [ROW], result
-    assert json.loads(one_line(result))["error"]["title"] == (
+    assert len(seen) == 1  # nothing was asked of the link
+    return str(json.loads(one_line(result))["error"]["title"])
+
+
+def test_a_list_whose_foreign_link_is_needed_prints_what_was_read_then_refuses(cli, server):
+    assert _a_list_whose_next_page_is_refused(cli, server, FOREIGN, 1) == (
         "the service's nextPage points at http://127.0.0.2:9, another origin; not followed, no token sent there")
-    assert len(seen) == 1
 
 
 def test_a_list_in_a_table_prints_its_rows_before_the_refusal(cli, server):
@@ -193,18 +198,8 @@ def test_a_list_in_a_table_prints_its_rows_before_the_refusal(cli, server):
 
 @pytest.mark.parametrize("link", ["more", "true", "../sites?pageNumber=2"])
 def test_a_next_page_that_is_not_a_link_of_this_list_is_not_followed(cli, server, link):
-    seen: list[str] = []
-
-    def answers(line: str, _: bytes) -> bytes:
-        seen.append(line)
-        return answer(200, page([ROW], nextPage=link, pageCount=2))
-
-    url = server(answers).url
-    result = run(cli, url, "-o", "jsonl", "branches", "list", "--all")
-    assert result.exit_code == 1 and [json.loads(line) for line in result.stdout.splitlines()] == [ROW], result
-    assert json.loads(one_line(result))["error"]["title"] == (
+    assert _a_list_whose_next_page_is_refused(cli, server, link, 2) == (
         f"the service's nextPage {link!r} is not a link to a page of this list; not followed")
-    assert len(seen) == 1  # nothing was asked of the link
 
 
 # -- the login's answer: what is stored must be usable later ------------------------------------------

@@ -47,19 +47,26 @@ def _all_branches(deployment: Deployment) -> list[dict[str, Any] | None]:
     return [without_stamps(row) for row in deployment.all("/api/branches")]
 
 
+def _imported_again(deployment: Deployment, run: Run, kind: str, ids: Any, tmp_path: Path,
+                    *command: str) -> tuple[Any, Any, Any]:
+    """What the server held before, what `wfctl <kind> <command...>` wrote, and what the server holds after
+    that output was imported again with --on-existing update."""
+    before = _all_branches(deployment) if kind == "branches" else _held(deployment, kind, ids)
+    written = run(kind, *command)
+    assert written.exit_code == 0, written
+    path = tmp_path / f"{kind}.csv"
+    path.write_text(written.stdout, encoding="utf-8")
+    imported = run(kind, "import", str(path), "--on-existing", "update")
+    assert imported.exit_code == 0, imported
+    return before, written, _all_branches(deployment) if kind == "branches" else _held(deployment, kind, ids)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("deployment", FOR_ROUND_TRIPS, indirect=True)
 def test_list_csv_into_import_update_changes_nothing(deployment: Deployment, run: Run, kind: str,
                                                      tmp_path: Path) -> None:
     ids, list_args, _ = _family(deployment, kind)
-    before = _all_branches(deployment) if kind == "branches" else _held(deployment, kind, ids)
-    listed = run(kind, "list", *list_args, "-o", "csv")
-    assert listed.exit_code == 0, listed
-    path = tmp_path / f"{kind}.csv"
-    path.write_text(listed.stdout, encoding="utf-8")
-    imported = run(kind, "import", str(path), "--on-existing", "update")
-    assert imported.exit_code == 0, imported
-    after = _all_branches(deployment) if kind == "branches" else _held(deployment, kind, ids)
+    before, listed, after = _imported_again(deployment, run, kind, ids, tmp_path, "list", *list_args, "-o", "csv")
     assert after == before, f"csv header: {listed.stdout.splitlines()[0]!r}"
 
 
@@ -68,14 +75,7 @@ def test_list_csv_into_import_update_changes_nothing(deployment: Deployment, run
 def test_export_into_import_update_changes_nothing(deployment: Deployment, run: Run, kind: str,
                                                    tmp_path: Path) -> None:
     ids, _, export_args = _family(deployment, kind)
-    before = _all_branches(deployment) if kind == "branches" else _held(deployment, kind, ids)
-    exported = run(kind, "export", *export_args)
-    assert exported.exit_code == 0, exported
-    path = tmp_path / f"{kind}.csv"
-    path.write_text(exported.stdout, encoding="utf-8")
-    imported = run(kind, "import", str(path), "--on-existing", "update")
-    assert imported.exit_code == 0, imported
-    after = _all_branches(deployment) if kind == "branches" else _held(deployment, kind, ids)
+    before, exported, after = _imported_again(deployment, run, kind, ids, tmp_path, "export", *export_args)
     assert after == before
     again = run(kind, "export", *export_args)
     assert again.stdout == exported.stdout

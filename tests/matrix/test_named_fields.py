@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -50,6 +51,28 @@ def _ban(deployment: Deployment, site_id: str, worker: str) -> None:
     assert site is not None
     response = deployment.plain.put(f"/api/sites/{site_id}", json={"bannedWorkers": [*site["bannedWorkers"], worker]})
     assert response.status_code == 200, response.text
+
+
+def _banning_on_its_put(deployment: Deployment, proxy: ProxyFor, site: dict[str, Any]) -> tuple[Any, list[str]]:
+    """A proxy to the deployment where a colleague bans W-9 once the site's PUT is on its way (wfctl has read
+    the site), and the list of what was banned."""
+    path = f"/api/sites/{site['id']}"
+    banned: list[str] = []
+
+    def colleague(method: str, asked: str) -> None:
+        if method == "PUT" and asked == path and not banned:
+            banned.append("W-9")
+            _ban(deployment, site["id"], "W-9")
+
+    return proxy(colleague), banned
+
+
+def _import_through(run: Run, via: Any, file: Path, text: str, client_id: str) -> None:
+    """`sites import FILE --on-existing update` of `text`, through the proxy `via`: it succeeds."""
+    file.write_text(text, encoding="utf-8")
+    r = run("sites", "import", str(file), "--client", client_id, "--on-existing", "update",
+            env={"WFCTL_BASE_URL": via.url})
+    assert r.exit_code == 0, r
 
 
 def _store(deployment: Deployment, site_id: str, **columns: Any) -> None:
@@ -190,20 +213,8 @@ def test_an_import_update_keeps_a_ban_made_while_it_runs(deployment: Deployment,
                                                          tmp_path: Any) -> None:
     client = deployment.client()
     site = deployment.site(client["id"])
-    path = f"/api/sites/{site['id']}"
-    banned: list[str] = []
-
-    def colleague(method: str, asked: str) -> None:
-        if method == "PUT" and asked == path and not banned:  # the import read the site, its PUT is on its way
-            banned.append("W-9")
-            _ban(deployment, site["id"], "W-9")
-
-    via = proxy(colleague)
-    file = tmp_path / "phones.csv"
-    file.write_text(f"name,phone\n{site['name']},0161 496 0001\n", encoding="utf-8")
-    r = run("sites", "import", str(file), "--client", client["id"], "--on-existing", "update",
-            env={"WFCTL_BASE_URL": via.url})
-    assert r.exit_code == 0, r
+    via, banned = _banning_on_its_put(deployment, proxy, site)
+    _import_through(run, via, tmp_path / "phones.csv", f"name,phone\n{site['name']},0161 496 0001\n", client["id"])
     assert banned == ["W-9"]
     assert deployment.get("sites", site["id"]) == {**without_stamps(site), "phone": "0161 496 0001",
                                                    "bannedWorkers": ["W-1", "W-2", "W-9"]}
@@ -224,11 +235,7 @@ def test_an_undo_keeps_a_change_made_while_it_runs(deployment: Deployment, run: 
             _put(deployment, site["id"], email="ops@example.com")
 
     via = proxy(colleague)
-    file = tmp_path / "phones.csv"
-    file.write_text(f"name,phone\n{site['name']},0161 496 0001\n", encoding="utf-8")
-    r = run("sites", "import", str(file), "--client", client["id"], "--on-existing", "update",
-            env={"WFCTL_BASE_URL": via.url})
-    assert r.exit_code == 0, r
+    _import_through(run, via, tmp_path / "phones.csv", f"name,phone\n{site['name']},0161 496 0001\n", client["id"])
     run_id = str(json.loads(run("imports", "list", "-o", "json", env={"WFCTL_BASE_URL": via.url}).stdout)[0]["run"])
     undoing = True
     r = run("imports", "undo", run_id, "--yes", env={"WFCTL_BASE_URL": via.url})
@@ -259,21 +266,10 @@ def test_an_import_row_sends_only_the_cells_that_change_the_site(deployment: Dep
     sent, so a ban made after the import read the site stays."""
     client = deployment.client()
     site = deployment.site(client["id"])
-    path = f"/api/sites/{site['id']}"
-    banned: list[str] = []
-
-    def colleague(method: str, asked: str) -> None:
-        if method == "PUT" and asked == path and not banned:
-            banned.append("W-9")
-            _ban(deployment, site["id"], "W-9")
-
-    via = proxy(colleague)
-    file = tmp_path / "edited.csv"
-    file.write_text(f"name,phone,email,bannedWorkers\n{site['name']},{site['phone']},ops@example.com,W-1|W-2\n",
-                    encoding="utf-8")
-    r = run("sites", "import", str(file), "--client", client["id"], "--on-existing", "update",
-            env={"WFCTL_BASE_URL": via.url})
-    assert r.exit_code == 0, r
+    via, banned = _banning_on_its_put(deployment, proxy, site)
+    _import_through(run, via, tmp_path / "edited.csv",
+                    f"name,phone,email,bannedWorkers\n{site['name']},{site['phone']},ops@example.com,W-1|W-2\n",
+                    client["id"])
     assert banned == ["W-9"]
     assert deployment.get("sites", site["id"]) == {**without_stamps(site), "email": "ops@example.com",
                                                    "bannedWorkers": ["W-1", "W-2", "W-9"]}
@@ -285,15 +281,7 @@ def test_a_record_from_get_passed_back_sends_only_what_was_edited(deployment: De
     from wfctl.api.session.auth import StaticTokenAuth
 
     site = deployment.site()
-    path = f"/api/sites/{site['id']}"
-    banned: list[str] = []
-
-    def colleague(method: str, asked: str) -> None:
-        if method == "PUT" and asked == path and not banned:
-            banned.append("W-9")
-            _ban(deployment, site["id"], "W-9")
-
-    via = proxy(colleague)
+    via, banned = _banning_on_its_put(deployment, proxy, site)
     with Client(via.url, auth=StaticTokenAuth(deployment.token, via.url)) as sdk:
         record = sdk.get_site(site["id"])
         record["phone"] = "0161 496 0001"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import client_with_sites, new_client
+from tests.bulk.helpers import client_with_sites, exported_to, new_client
 from tests.imports.helpers import sites_of
 from tests.spreadsheet.excel_parts import Cell, excel_book
 
@@ -138,9 +138,7 @@ def test_ignore_columns_keeps_a_persons_own_column(logged_in: Any, tmp_path: Pat
 def test_a_formula_typed_into_a_workbooks_text_cell_is_refused(logged_in: Any, tmp_path: Path) -> None:
     cli = logged_in
     cid = seeded(cli, tmp_path, "name,address\nDock 1,'=SUM(A1)\nDock 2,2 Quay St\n")
-    book = tmp_path / "sites.xlsx"
-    r = cli("sites", "export", "--client", cid, "-f", str(book))
-    assert r.exit_code == 0, r
+    book = exported_to(cli, cid, tmp_path / "sites.xlsx")
     import openpyxl
 
     sheet_book = openpyxl.load_workbook(book)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import client_with_sites
+from tests.bulk.helpers import client_with_sites, exported_to
 from tests.conftest import require_component
 from tests.spreadsheet.calc import Calc
 
@@ -130,9 +130,7 @@ def test_calc_in_english_and_german_is_stopped_and_german_booleans_are_read(
     before = held(cli, cid)
     exported = tmp_path / "sites.csv"
     exported.write_text(cli("sites", "export", "--client", cid).stdout, encoding="utf-8")
-    book = tmp_path / "book.xlsx"
-    r = cli("sites", "export", "--client", cid, "-f", str(book))
-    assert r.exit_code == 0, r
+    book = exported_to(cli, cid, tmp_path / "book.xlsx")
     (english,) = calc.save_as([exported], "csv-utf8", tmp_path / "en", locale="en_US.UTF-8")
     german, german_book = calc.save_as([exported, book], "book-csv", tmp_path / "de", locale="de_DE.UTF-8")
 

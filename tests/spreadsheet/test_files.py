@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import xlsxwriter
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import exported_to, new_client
 from tests.imports.helpers import sites_of
 from wfctl.files import damage
 
@@ -84,9 +84,7 @@ def test_export_writes_a_workbook_of_text(logged_in: Any, tmp_path: Path) -> Non
     source.write_text("name,phone,assessmentRequired,bannedWorkers\n0427,01614960000,true,004512\n"
                       "=cmd,02079460000,false,\n", encoding="utf-8")
     assert cli("sites", "import", str(source), "--client", cid).exit_code == 0
-    path = tmp_path / "out.xlsx"
-    r = cli("sites", "export", "--client", cid, "-f", str(path))
-    assert r.exit_code == 0, r
+    path = exported_to(cli, cid, tmp_path / "out.xlsx")
     with zipfile.ZipFile(path) as archive:
         sheet = archive.read("xl/worksheets/sheet1.xml").decode()
         styles = archive.read("xl/styles.xml").decode()

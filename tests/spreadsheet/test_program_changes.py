@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import client_with_sites
+from tests.bulk.helpers import client_with_sites, exported_to
 from tests.spreadsheet.calc import Calc
 from tests.spreadsheet.test_conversions import DATE, NUMBER, said, ssconvert
 from tests.spreadsheet.test_round_trip import held
@@ -31,12 +31,6 @@ def seeded(cli: Any, tmp_path: Path, text: str) -> str:
     return client_with_sites(cli, tmp_path, text.encode("utf-8"))
 
 
-def exported(cli: Any, cid: str, path: Path) -> Path:
-    r = cli("sites", "export", "--client", cid, "-f", str(path))
-    assert r.exit_code == 0, r
-    return path
-
-
 DOCKS = 'name,address,phone\r\nDock 4,"Unit 4\r\nDock Road",0161\r\nDock 5,2 Quay St,0162\r\n'
 
 
@@ -48,7 +42,7 @@ def test_calc_making_crlf_lf_is_stopped_and_accept_row_sends_it(
     cid = seeded(cli, tmp_path, DOCKS)
     before = held(cli, cid)
     assert before["Dock 4"]["address"] == "Unit 4\r\nDock Road"
-    source = exported(cli, cid, tmp_path / ("sites.xlsx" if mode == "xlsx" else "sites.csv"))
+    source = exported_to(cli, cid, tmp_path / ("sites.xlsx" if mode == "xlsx" else "sites.csv"))
     (saved,) = calc.save_as([source], mode, tmp_path / "calc", locale=locale)
 
     args = ("sites", "import", str(saved), "--on-existing", "update")
@@ -73,7 +67,7 @@ def test_gnumeric_writing_escapes_into_a_csv_is_stopped(logged_in: Any, tmp_path
     cid = seeded(cli, tmp_path, 'name,address\r\n_x0041_ Depot,"Unit 4\r\nDock Road"\r\nYard\tB,Gate\x0b2\r\n'
                                 "Plain,1 Quay St\r\n")
     before = held(cli, cid)
-    saved = ssconvert(exported(cli, cid, tmp_path / "sites.xlsx"), tmp_path / "gnumeric.csv")
+    saved = ssconvert(exported_to(cli, cid, tmp_path / "sites.xlsx"), tmp_path / "gnumeric.csv")
     text = saved.read_text(encoding="utf-8")
     assert "_x005F_x0041_ Depot" in text and "_x000D_" in text and "Gate_x000B_2" in text  # measured: 1.12
 
@@ -101,7 +95,7 @@ def test_gnumeric_typing_a_csv_it_saves_as_a_workbook(logged_in: Any, tmp_path: 
     cli = logged_in
     cid = seeded(cli, tmp_path, "name,address\r\n(123),1 Quay St\r\nFALSE,2 Quay St\r\nDock,TRUE\r\n")
     before = held(cli, cid)
-    saved = ssconvert(exported(cli, cid, tmp_path / "sites.csv"), tmp_path / "gnumeric.xlsx")
+    saved = ssconvert(exported_to(cli, cid, tmp_path / "sites.csv"), tmp_path / "gnumeric.xlsx")
     sheet = zipfile.ZipFile(saved).read("xl/worksheets/sheet1.xml").decode()
     assert 't="b"' in sheet, sheet  # measured: Gnumeric 1.12 types FALSE and TRUE as booleans
 
@@ -138,7 +132,7 @@ def test_calc_cutting_a_long_cell_in_a_workbook_is_stopped(logged_in: Any, calc:
     workers = [f"W{i:07d}" for i in range(7000)]
     cid = seeded(cli, tmp_path, "name,bannedWorkers\r\nDock 4," + "|".join(workers) + "\r\nDock 5,W1\r\n")
     before = held(cli, cid)
-    (saved,) = calc.save_as([exported(cli, cid, tmp_path / "sites.csv")], "csv-text-xlsx", tmp_path / "calc")
+    (saved,) = calc.save_as([exported_to(cli, cid, tmp_path / "sites.csv")], "csv-text-xlsx", tmp_path / "calc")
 
     r = cli("sites", "import", str(saved), "--on-existing", "update")
     assert r.exit_code == 2, r
@@ -186,7 +180,7 @@ def test_a_constant_formula_without_its_value_is_read_as_its_value(
     cid = seeded(cli, tmp_path, "name,address,assessmentRequired\r\nDock 4,1 Quay St,false\r\n"
                                 "Dock 5,2 Quay St,true\r\n")
     before = held(cli, cid)
-    (saved,) = calc.save_as([exported(cli, cid, tmp_path / "sites.xlsx")], "xlsx", tmp_path / "calc")
+    (saved,) = calc.save_as([exported_to(cli, cid, tmp_path / "sites.xlsx")], "xlsx", tmp_path / "calc")
     assert 'false">FALSE()</f>' in zipfile.ZipFile(saved).read("xl/worksheets/sheet1.xml").decode()  # measured: 7.4
     book = openpyxl.load_workbook(saved)
     sheet = book.active

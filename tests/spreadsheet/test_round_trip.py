@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.bulk.helpers import client_with_sites as with_sites
+from tests.bulk.helpers import exported_to
 from tests.spreadsheet.calc import Calc
 
 pytestmark = pytest.mark.real_component
@@ -83,9 +84,7 @@ def test_workbook_round_trip_changes_nothing_and_an_edit_changes_that_field(
     cli = deployment
     cid = client_with_sites(cli, tmp_path)
     before = held(cli, cid)
-    book = tmp_path / "sites.xlsx"
-    r = cli("sites", "export", "--client", cid, "-f", str(book))
-    assert r.exit_code == 0, r
+    book = exported_to(cli, cid, tmp_path / "sites.xlsx")
     edited = tmp_path / "edited.xlsx"
     edited.write_bytes(book.read_bytes())
     edit_workbook(edited, "t@x.test", "tokyo@x.test")
@@ -116,9 +115,7 @@ def test_csv_opened_as_utf8_is_stopped_before_sending(deployment: Any, calc: Cal
     cli = deployment
     cid = client_with_sites(cli, tmp_path)
     before = held(cli, cid)
-    exported = tmp_path / "sites.csv"
-    r = cli("sites", "export", "--client", cid, "-f", str(exported))
-    assert r.exit_code == 0, r
+    exported = exported_to(cli, cid, tmp_path / "sites.csv")
     (saved,) = calc.save_as([exported], "csv-utf8", tmp_path / "calc")
     text = saved.read_text(encoding="utf-8")
     assert ",1614960000," in text and "1.23456789012346E+018" in text  # what the spreadsheet did

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.bulk.helpers import new_client
+from tests.bulk.helpers import exported_to, new_client
 from tests.conftest import require_component
 from tests.imports.helpers import sites_of
 from tests.spreadsheet.calc import Calc
@@ -255,9 +255,7 @@ def test_an_export_with_control_characters_and_escapes_comes_back_unchanged(
                       "Dock_x005F_2,tab\there,\n", encoding="utf-8")
     r = cli("sites", "import", str(source), "--client", cid)
     assert r.exit_code == 0, r
-    book = tmp_path / "out.xlsx"
-    r = cli("sites", "export", "--client", cid, "-f", str(book))
-    assert r.exit_code == 0, r
+    book = exported_to(cli, cid, tmp_path / "out.xlsx")
     r = cli("sites", "import", str(book), "--on-existing", "update", "--dry-run")
     assert r.exit_code == 0, r
     assert r.stdout.startswith("to create        0\nto update        0\nunchanged        2\n"), r.stdout
@@ -292,9 +290,7 @@ def test_a_value_too_long_for_a_workbook_cell_refuses_the_export(logged_in: Any,
     assert book.read_bytes() == b"an older export"  # left as it was
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
 
-    exported = tmp_path / "out.csv"
-    r = cli("sites", "export", "--client", cid, "-f", str(exported))
-    assert r.exit_code == 0, r
+    exported = exported_to(cli, cid, tmp_path / "out.csv")
     r = cli("sites", "import", str(exported), "--on-existing", "update")
     assert r.exit_code == 0, r
     assert r.stderr.endswith(": unchanged 2\n"), r.stderr

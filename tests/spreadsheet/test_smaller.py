@@ -15,7 +15,7 @@ from typing import Any
 
 import xlsxwriter
 
-from tests.bulk.helpers import client_with_sites, new_client
+from tests.bulk.helpers import client_with_sites, exported_to, new_client
 from tests.conftest import require_component
 from tests.imports.helpers import sites_of
 
@@ -27,9 +27,7 @@ def seeded(cli: Any, tmp_path: Path, text: str) -> str:
 def test_a_workbooks_text_cells_have_no_protective_apostrophe(logged_in: Any, tmp_path: Path) -> None:
     cli = logged_in
     cid = seeded(cli, tmp_path, "name,phone,address\nDock 4,+44 20 7946 0000,'=SUM(A1)\n")
-    book = tmp_path / "sites.xlsx"
-    r = cli("sites", "export", "--client", cid, "-f", str(book))
-    assert r.exit_code == 0, r
+    book = exported_to(cli, cid, tmp_path / "sites.xlsx")
     with zipfile.ZipFile(book) as archive:
         sheet = archive.read("xl/worksheets/sheet1.xml").decode()
         strings = archive.read("xl/sharedStrings.xml").decode() if "xl/sharedStrings.xml" in archive.namelist() \
