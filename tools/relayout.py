@@ -116,6 +116,8 @@ MERGES: dict[str, str] = {
     "wfctl.render.shaping": "wfctl.render.sortcolumns",  # --sort-by and --columns (shaped.py: the queries)
     "wfctl.files.readings": "wfctl.files.sheetreadings",  # how a spreadsheet reads text (reader.py: CSV input)
     "wfctl.files.suspects": "wfctl.files.createdamage",  # a create's cells checked (damage.py: an update's)
+    "wfctl.plans.prepare": "wfctl.plans.readyplan",  # a plan made ready to run: prepared, or saved and run as
+    "wfctl.plans.savedplan": "wfctl.plans.readyplan",  # reviewed
 }
 MOVES = {old: MERGES.get(new, new) for old, new in MOVES.items()} | MERGES
 

@@ -2,7 +2,7 @@
 
 It is the import's own plan, never a second comparison: the file is planned exactly as `import --dry-run
 --on-existing update` plans it (the planner, validation.py; each update's record read once and its changes
-computed, prepare.py), with the scope's inventory (`Options.scope`: every parent in scope and the records
+computed, readyplan.py), with the scope's inventory (`Options.scope`: every parent in scope and the records
 under it), and `ImportPlan.absent()` names the records in scope that no row keeps. So a diff can never
 disagree with what the dry run would do:
 

@@ -191,7 +191,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
             renamecheck.refuse_saving(importer, cycles)
         if summary.invalid:
             raise CliError("--plan-out writes only a plan with no invalid rows; nothing was written")
-        from wfctl.plans.savedplan import write_plan
+        from wfctl.plans.readyplan import write_plan
 
         write_plan(plan_out, importer, pruning)
         app.io.write_err(f"plan written to {plan_out}: run it with --plan {plan_out}\n")

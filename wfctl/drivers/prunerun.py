@@ -180,7 +180,7 @@ def run_saved(app: AppContext, importer: Any, path: str, *, yes: bool) -> Any:
     """`import FILE --plan plan.json`: the plan checked against this run and the service (each record it
     targets read again: one changed since refuses, exit 5, naming them), its deletes shown and asked
     about, then run exactly. Returns the run's summary."""
-    from wfctl.plans.savedplan import changed_since, load_plan
+    from wfctl.plans.readyplan import changed_since, load_plan
     from wfctl.runs.journalentry import Key
 
     saved = load_plan(path, importer.options, importer.source.sha256)

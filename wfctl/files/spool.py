@@ -37,7 +37,7 @@ class Spool:
 
     def add_prepared(self, number: int, parent: str | None, body: dict[str, Any], existing: dict[str, Any] | None,
                      current: dict[str, Any] | None, outcome: tuple[Any, ...]) -> None:
-        """A prepared action (prepare.py): its row, and for an update the record it updates, the whole
+        """A prepared action (readyplan.py): its row, and for an update the record it updates, the whole
         record as planning read it (`current`, None when it was not read); its outcome as planned."""
         record = marshal.dumps((number, parent, body, existing, current, outcome))
         self._buffer(len(record).to_bytes(4, "little") + record)

@@ -3,7 +3,7 @@
 of checked rows, the problems of the rows that are not valid and each one's error, and which rows a plan
 creates. The planner (validation.py) returns it; the damage check, the plan view and the report
 (importview.py) and the executor (sending.py) read it. A dry run, and a real run over existing records,
-make it ready once (prepare.py: each update's record read once, its outcome computed) into `Prepared`:
+make it ready once (readyplan.py: each update's record read once, its outcome computed) into `Prepared`:
 the actions a run executes, the outcomes a dry run shows. A plan can be built and looked at without a
 server: a planner given an inventory reads nothing.
 """
@@ -214,7 +214,7 @@ class ImportPlan:
 
 @dataclass
 class Prepared:
-    """A plan made ready to run (prepare.py): each row's action in file order, an update's whole record
+    """A plan made ready to run (readyplan.py): each row's action in file order, an update's whole record
     as it was read once (`current`), read back from `spool`; and its spreadsheet findings."""
 
     spool: Spool

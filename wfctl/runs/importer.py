@@ -6,7 +6,7 @@ Passes over the (streamed) file, so memory does not grow with its size beyond a 
 2. existing records of those parents are listed (natural key -> summary);
 3. every row is decoded and validated with the write models; problems are listed with row and column
    and, unless `skip_invalid`, stop the run before anything is sent;
-   a real run over existing records then plans once (`prepare`, prepare.py): each update's record read,
+   a real run over existing records then plans once (`prepare`, readyplan.py): each update's record read,
    its changes reviewed for spreadsheet damage, the actions spooled, and pass 4 sends exactly those; a
    dry run prepares the same way and shows them;
 4. rows are sent by a pool of threads sharing one Client, at most `concurrency` at a time; each row's
@@ -20,7 +20,7 @@ service stays unreachable, or on Ctrl-C (`Stopped`); running the same command ag
 One idea a module: `Importer` (here) holds one import's run together: its journal and lock, its plan, its
 summary. Passes 1-3 are the planner, validation.py (passes 1-2 lookup.py), which returns the plan as a
 value, importplan.py (what the service holds, read once, and each row's action, problems and facts); the
-plan made ready to run (or shown, a dry run) prepare.py; the spool of checked rows spool.py; pass 4 sending.py (the rows' actions on the one
+plan made ready to run (or shown, a dry run), or saved and run as reviewed, readyplan.py; the spool of checked rows spool.py; pass 4 sending.py (the rows' actions on the one
 executor, engine.py); the plan view and the report importview.py; which journal the run writes (a plan's throwaway one, the
 unfinished run of the same import resumed, or a new run's, under the import's lock) here too; and
 the options, summary and problems importtypes.py.
@@ -91,7 +91,7 @@ class Importer:
         self.journal: Journal | None = None
         self._lock_held: Any = None
         self._plan: ImportPlan | None = None
-        self._prepared: Prepared | None = None  # a real run's planned actions (prepare.py), when it planned first
+        self._prepared: Prepared | None = None  # a real run's planned actions (readyplan.py), when it planned first
         self._typed: set[tuple[int, str]] | None = None  # (row, field) of the findings' cells typed as text
         self.pruning: PrunePlan | None = None  # --prune: the deletes (`plan_prune`), planned after validation
         self.summary.prune = options.prune
@@ -173,10 +173,10 @@ class Importer:
 
     def prepare(self, progress: Callable[[str], None] | None = None,
                 on_total: Callable[[int, int], None] | None = None) -> list[Finding]:
-        """A real run's plan before anything is sent (prepare.py): each update's record read once, its
+        """A real run's plan before anything is sent (readyplan.py): each update's record read once, its
         changes computed; `run` then executes exactly those actions. Returns its spreadsheet findings
         (damage.py). Raises Stopped (Ctrl-C: nothing was sent)."""
-        from wfctl.plans.prepare import prepare
+        from wfctl.plans.readyplan import prepare
 
         assert not self.options.dry_run
         if self.journal is None:
@@ -239,9 +239,9 @@ class Importer:
         return self.summary
 
     def run_saved(self, saved: Any) -> Summary:
-        """Run exactly a saved plan's actions (savedplan.py: checked beforehand), journalled as this
+        """Run exactly a saved plan's actions (readyplan.py: checked beforehand), journalled as this
         file's import. Raises Stopped."""
-        from wfctl.plans import savedplan
+        from wfctl.plans import readyplan as savedplan
         from wfctl.runs.engine import Executor
 
         started = time.monotonic()
@@ -280,7 +280,7 @@ class Importer:
         """A dry run: the plan prepared as a run prepares it (each update's record read once, what it
         changes), its creates counted from the plan (never journalled: the plan view reads them from its
         spool), the other rows' outcomes journalled in the plan's journal for the view and the report."""
-        from wfctl.plans.prepare import prepare
+        from wfctl.plans.readyplan import prepare
 
         counts = self.summary.counts
         if self.pruning is not None:
