@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.certify.clients.reference import BREAKS
-from tests.fixtures.cli import REPO_ROOT, Cli
+from tests.fixtures.cli import REPO_ROOT, Cli, Result
 
 CLIENTS = Path(__file__).parent / "clients"
 REFERENCE = [sys.executable, str(CLIENTS / "reference.py")]
@@ -51,11 +55,26 @@ def small_scenarios(tmp_path: Path, *names: str) -> str:
 RULES = sorted(BREAKS)
 
 
-def flagged_alone(cli: Cli, tmp_path: Path, rule: str) -> None:
+def certify_at_once(directory: Path, rules: Sequence[str]) -> dict[str, tuple[Result, Any]]:
+    """The standard certification (seed 1) of the reference client breaking each of `rules`, as `certify` asks
+    it, all started at once as real `wfctl` processes, each with its own isolated config: rule -> (the result,
+    the JSON report). A certification mostly waits (on its sandbox's answers, a client's pauses, Retry-After),
+    so ten at once take about as long as two one after the other."""
+    started = {}
+    for rule in rules:
+        with pytest.MonkeyPatch.context() as monkeypatch:  # Cli isolates os.environ too: only its env is kept
+            cli = Cli(directory / rule, monkeypatch)
+        report = cli.tmp_path / "report-1.json"
+        started[rule] = (cli.start("sandbox", "certify", "--scenarios", "standard", "--seed", "1", "--report-json",
+                                   str(report), "--", *REFERENCE, rule), report)
+    return {rule: (Cli.finish(proc), json.loads(report.read_text()) if report.exists() else None)
+            for rule, (proc, report) in started.items()}
+
+
+def flagged_alone(rule: str, result: Result, report: Any) -> None:
     """The reference client breaking `rule` fails the standard certification on that rule's check alone, and the
     summary names the check with its gap decision."""
-    result, report = certify(cli, tmp_path, *REFERENCE, rule)
-    assert result.exit_code == 1
+    assert result.exit_code == 1, result
     assert flagged(report) == {FLAGGED_BY[rule]}, result.stdout
     gap = next(check["gap"] for check in report["checks"] if check["name"] == FLAGGED_BY[rule])
     assert f"\n       {FLAGGED_BY[rule]} ({gap}): " in result.stdout
