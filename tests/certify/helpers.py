@@ -55,20 +55,21 @@ def small_scenarios(tmp_path: Path, *names: str) -> str:
 RULES = sorted(BREAKS)
 
 
-def certify_at_once(directory: Path, rules: Sequence[str]) -> dict[str, tuple[Result, Any]]:
-    """The standard certification (seed 1) of the reference client breaking each of `rules`, as `certify` asks
-    it, all started at once as real `wfctl` processes, each with its own isolated config: rule -> (the result,
-    the JSON report). A certification mostly waits (on its sandbox's answers, a client's pauses, Retry-After),
-    so ten at once take about as long as two one after the other."""
+def certify_at_once(directory: Path, runs: dict[str, tuple[Sequence[str], str]],
+                    env: dict[str, str] | None = None) -> dict[str, tuple[Result, Any]]:
+    """Certifications (seed 1), as `certify` asks them, all started at once as real `wfctl` processes, each with
+    its own isolated config and `env`: `runs` names each's command and scenarios; name -> (the result, the JSON
+    report). A certification mostly waits (on its sandbox's answers, a client's pauses, Retry-After), so ten at
+    once take about as long as two one after the other."""
     started = {}
-    for rule in rules:
+    for name, (command, scenarios) in runs.items():
         with pytest.MonkeyPatch.context() as monkeypatch:  # Cli isolates os.environ too: only its env is kept
-            cli = Cli(directory / rule, monkeypatch)
+            cli = Cli(directory / name, monkeypatch)
         report = cli.tmp_path / "report-1.json"
-        started[rule] = (cli.start("sandbox", "certify", "--scenarios", "standard", "--seed", "1", "--report-json",
-                                   str(report), "--", *REFERENCE, rule), report)
-    return {rule: (Cli.finish(proc), json.loads(report.read_text()) if report.exists() else None)
-            for rule, (proc, report) in started.items()}
+        started[name] = (cli.start("sandbox", "certify", "--scenarios", scenarios, "--seed", "1", "--report-json",
+                                   str(report), "--", *command, env=env), report)
+    return {name: (Cli.finish(proc), json.loads(report.read_text()) if report.exists() else None)
+            for name, (proc, report) in started.items()}
 
 
 def flagged_alone(rule: str, result: Result, report: Any) -> None:
