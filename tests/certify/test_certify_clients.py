@@ -17,6 +17,8 @@ from tests.certify.helpers import CLIENTS, REFERENCE, certify_at_once, small_sce
 from tests.fixtures.cli import Result
 
 CURL = bool(shutil.which("curl") and shutil.which("jq"))
+# The first test's set-up runs the module's certifications at once: minutes when the machine is loaded.
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,8 @@ from tests.certify.helpers import FLAGGED_BY, RULES, flagged_alone
 from tests.fixtures.cli import Result
 
 HALF = RULES[: len(RULES) // 2]  # certified at once (tests/certify/conftest.py)
+# The first test's set-up runs the module's certifications at once: minutes when the machine is loaded.
+pytestmark = pytest.mark.timeout(900)
 
 
 def test_every_broken_rule_has_its_check() -> None:

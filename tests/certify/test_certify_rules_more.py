@@ -11,6 +11,8 @@ from tests.certify.helpers import RULES, flagged_alone
 from tests.fixtures.cli import Result
 
 HALF = RULES[len(RULES) // 2:]  # certified at once (tests/certify/conftest.py)
+# The first test's set-up runs the module's certifications at once: minutes when the machine is loaded.
+pytestmark = pytest.mark.timeout(900)
 
 
 @pytest.mark.parametrize("rule", HALF)
