@@ -70,20 +70,23 @@ SERIAL = (
 #: 2-core machine), started first: with `--dist loadfile` a file is one unit of work, and a 100-second file
 #: handed out last would run alone at the end (xdist's own order, most tests first, hands these few-test files
 #: out last). Their order here is the order the workers take them in; every other file follows, the most tests
-#: first.
+#: first. A worker whose file has two tests or fewer left takes the next file at once, queued behind them: a
+#: one-test file of minutes (quickstart, lowest deps) is followed by a file that can wait. What mostly waits
+#: (a certification, a paced import) runs at once within its file, so no file sleeps for minutes.
 SLOW_FIRST = (
-    "tests/certify/test_certify_clients.py",    # the standard certification of the SDK and of the CLI (250-300)
-    "tests/certify/test_certify_rules.py",      # 10 broken rules, 15 scenarios each (180-200)
-    "tests/certify/test_certify_rules_more.py", # 10 more (180-200)
+    "tests/newcomer/test_quickstart.py",        # a fresh clone, its venv, the README's two commands (90-205)
+    "tests/newcomer/test_examples.py",          # every example of the docs, each in a pty (140-185)
+    "tests/certify/test_certify_clients.py",    # the SDK's and the CLI's certifications, at once (120; 60 wfctl runs)
+    "tests/newcomer/test_lowest_deps.py",       # a venv of the lowest allowed versions, a pytest in it (45-100)
+    "tests/newcomer/test_completion.py",        # 76 completions in real shells (50-55), behind the quickstart
+    "tests/rates/test_kill.py",                 # 2,000 sites imported, changed, killed, resumed, undone (40-95)
+    "tests/certify/test_certify_rules.py",      # 10 broken rules, 15 scenarios each, at once (80 at a load of 15)
+    "tests/certify/test_certify_rules_more.py", # 10 more, at once (80)
+    "tests/hostile/test_odd_heads.py",          # three imports paced for a minute, at once (72)
     "tests/certify/test_certify_reports.py",    # 8 certifications at once, reports twice (60-90)
-    "tests/newcomer/test_examples.py",          # every example of the docs, each in a pty (140-165)
-    "tests/newcomer/test_quickstart.py",        # a fresh clone, its venv, the README's two commands (90-100)
-    "tests/newcomer/test_lowest_deps.py",       # a venv of the lowest allowed versions, a pytest in it (45-60)
-    "tests/newcomer/test_completion.py",        # 76 completions in real shells (50-55)
-    "tests/rates/test_kill.py",                 # 2,000 sites imported, changed, killed, resumed, undone (40)
     "tests/sandbox/test_staging.py",            # PostgreSQL, worker processes (35-40)
     "tests/sandbox/test_quirks.py",             # (28-30)
-    "tests/helptext/test_tour.py",              # the tour, twice (16-23)
+    "tests/helptext/test_tour.py",              # the tour, twice (16-30)
     "tests/spreadsheet/test_round_trip.py",     # LibreOffice (14-21)
     "tests/sandbox/test_schema.py",             # schemathesis on both backends (19-20)
 )

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.certify.clients.reference import BREAKS
-from tests.fixtures.cli import REPO_ROOT, Cli
+from tests.fixtures.cli import REPO_ROOT, Cli, Result
 
 CLIENTS = Path(__file__).parent / "clients"
 REFERENCE = [sys.executable, str(CLIENTS / "reference.py")]
@@ -51,11 +55,27 @@ def small_scenarios(tmp_path: Path, *names: str) -> str:
 RULES = sorted(BREAKS)
 
 
-def flagged_alone(cli: Cli, tmp_path: Path, rule: str) -> None:
+def certify_at_once(directory: Path, runs: dict[str, tuple[Sequence[str], str]],
+                    env: dict[str, str] | None = None) -> dict[str, tuple[Result, Any]]:
+    """Certifications (seed 1), as `certify` asks them, all started at once as real `wfctl` processes, each with
+    its own isolated config and `env`: `runs` names each's command and scenarios; name -> (the result, the JSON
+    report). A certification mostly waits (on its sandbox's answers, a client's pauses, Retry-After), so ten at
+    once take about as long as two one after the other."""
+    started = {}
+    for name, (command, scenarios) in runs.items():
+        with pytest.MonkeyPatch.context() as monkeypatch:  # Cli isolates os.environ too: only its env is kept
+            cli = Cli(directory / name, monkeypatch)
+        report = cli.tmp_path / "report-1.json"
+        started[name] = (cli.start("sandbox", "certify", "--scenarios", scenarios, "--seed", "1", "--report-json",
+                                   str(report), "--", *command, env=env), report)
+    return {name: (Cli.finish(proc), json.loads(report.read_text()) if report.exists() else None)
+            for name, (proc, report) in started.items()}
+
+
+def flagged_alone(rule: str, result: Result, report: Any) -> None:
     """The reference client breaking `rule` fails the standard certification on that rule's check alone, and the
     summary names the check with its gap decision."""
-    result, report = certify(cli, tmp_path, *REFERENCE, rule)
-    assert result.exit_code == 1
+    assert result.exit_code == 1, result
     assert flagged(report) == {FLAGGED_BY[rule]}, result.stdout
     gap = next(check["gap"] for check in report["checks"] if check["name"] == FLAGGED_BY[rule])
     assert f"\n       {FLAGGED_BY[rule]} ({gap}): " in result.stdout

@@ -36,7 +36,12 @@ def page(rows: list[Any], **fields: Any) -> str:
 
 
 def run(cli: Any, url: str, *args: str) -> Any:
-    return cli(*args, env={"WFCTL_ACCESS_TOKEN": "odd-answers-token", "WFCTL_BASE_URL": url})
+    return cli(*args, env=odd_env(url))
+
+
+def odd_env(url: str) -> dict[str, str]:
+    """What a wfctl run against the server at `url` needs: the service and a token."""
+    return {"WFCTL_ACCESS_TOKEN": "odd-answers-token", "WFCTL_BASE_URL": url}
 
 
 def one_line(result: Any) -> str:

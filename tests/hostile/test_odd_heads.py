@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.hostile.test_odd_answers import ROW, answer, one_line, page, run
+from tests.fixtures.cli import Cli, Result
+from tests.hostile.hostile_server import HostileServer
+from tests.hostile.test_odd_answers import ROW, answer, odd_env, one_line, page, run
 
 CLIENT = {"id": "c-1", "name": "Acme", "branchId": "b-1", "email": "", "phone": "", "createdOn": "2026-01-01T00:00:00Z"}
 HUGE_HEADER = "X-Padding: " + "a" * (100 * 1024 * 1024)
@@ -36,18 +38,54 @@ def _sites_service(create: Callable[[bytes], bytes]) -> Callable[[str, bytes], b
 
 
 def _import(cli: Any, url: str, tmp_path: Path, *extra: str) -> tuple[Any, list[dict[str, str]]]:
-    source = tmp_path / "sites.csv"
-    source.write_text("name,address\nDepot 1,1 Quay\nDepot 2,2 Quay\n", encoding="utf-8")
-    report = tmp_path / "report.csv"
+    source, report = _sources(tmp_path)
     result = run(cli, url, "sites", "import", str(source), "--client", "c-1", "--report", str(report), *extra)
-    rows = list(csv.DictReader(report.open(encoding="utf-8-sig"))) if report.exists() else []
-    return result, rows
+    return result, _rows(report)
 
 
-@pytest.mark.parametrize("value", ["\u00b2", "\u00e9t\u00e9", "\u00ff" * 40])
-def test_a_non_ascii_retry_after_on_every_create_is_a_service_error_in_the_report(cli, server, tmp_path, value):
-    url = server(_sites_service(lambda body: answer(429, '{"title": "slow down"}', f"Retry-After: {value}"))).url
-    result, rows = _import(cli, url, tmp_path, "--concurrency", "2")
+def _sources(directory: Path) -> tuple[Path, Path]:
+    """A CSV file of two sites to import, and where its report goes."""
+    source = directory / "sites.csv"
+    source.write_text("name,address\nDepot 1,1 Quay\nDepot 2,2 Quay\n", encoding="utf-8")
+    return source, directory / "report.csv"
+
+
+def _rows(report: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(report.open(encoding="utf-8-sig"))) if report.exists() else []
+
+
+#: Retry-After values no client can read: each import is paced for the whole budget (RetryPolicy, 60 s) first.
+ODD_RETRY_AFTERS = ["\u00b2", "\u00e9t\u00e9", "\u00ff" * 40]
+
+
+@pytest.fixture(scope="module")
+def paced_out(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[Result, list[dict[str, str]]]]]:
+    """The import of two rows against a service answering every create 429 with each of ODD_RETRY_AFTERS, all
+    at once as wfctl processes (each waits out its minute): value -> (the result, the report's rows)."""
+    servers, started = [], {}
+    for value in ODD_RETRY_AFTERS:
+        servers.append(HostileServer("answer", answer=_sites_service(_refused(value))))
+        directory = tmp_path_factory.mktemp("paced")
+        with pytest.MonkeyPatch.context() as monkeypatch:  # Cli isolates os.environ too: only its env is kept
+            cli = Cli(directory, monkeypatch)
+        source, report = _sources(directory)
+        started[value] = (cli.start("sites", "import", str(source), "--client", "c-1", "--report", str(report),
+                                    "--concurrency", "2", env=odd_env(servers[-1].url)), report)
+    try:
+        yield {value: (Cli.finish(proc), _rows(report)) for value, (proc, report) in started.items()}
+    finally:
+        for each in servers:
+            each.stop()
+
+
+def _refused(value: str) -> Callable[[bytes], bytes]:
+    """Every create answered 429 with `Retry-After: <value>`."""
+    return lambda body: answer(429, '{"title": "slow down"}', f"Retry-After: {value}")
+
+
+@pytest.mark.parametrize("value", ODD_RETRY_AFTERS)
+def test_a_non_ascii_retry_after_on_every_create_is_a_service_error_in_the_report(paced_out, value):
+    result, rows = paced_out[value]
     assert result.exit_code == 10, result
     assert "UnicodeEncodeError" not in result.stderr and "Traceback" not in result.stderr
     assert [row["status"] for row in rows] == ["failed", "failed"], rows
