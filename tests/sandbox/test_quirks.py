@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -245,6 +246,31 @@ def test_churn_pages_moves_a_record_back_once_per_listing(pair: Callable[..., Pa
     again = odd.get(path, params={"pageSize": 3, "pageNumber": 2}).json()
     assert again["data"] == second["data"]  # once per listing
     assert len(plain.get(path, params={"pageSize": 100}).json()["data"]) == 6
+
+
+@pytest.mark.parametrize("order", ["at once", "last first"])
+def test_churn_pages_churns_once_whatever_the_order_of_the_later_pages(pair: Callable[..., Pair], order: str) -> None:
+    """A reader that fetches pages ahead asks for several at once, in any order: the first of them churns, every
+    one is answered from the list as churned (one delete and one create per listing, whatever the timing)."""
+    odd, plain = pair("churn-pages")
+    client = create_client(plain, create_branch(plain)["id"])
+    for i in range(12):
+        create_site(plain, client["id"], name=f"Churn {i}")
+    path = f"/api/clients/{client['id']}/sites"
+    before = [s["id"] for s in plain.get(path, params={"pageSize": 100}).json()["data"]]
+    assert [s["id"] for s in odd.get(path, params={"pageSize": 3}).json()["data"]] == before[:3]
+
+    def page(number: int) -> list[str]:
+        return [s["id"] for s in odd.get(path, params={"pageSize": 3, "pageNumber": number}).json()["data"]]
+
+    if order == "at once":
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            pages = dict(zip((2, 3, 4), pool.map(page, (2, 3, 4)), strict=True))
+    else:
+        pages = {number: page(number) for number in (4, 3, 2)}
+    after = [s["id"] for s in plain.get(path, params={"pageSize": 100}).json()["data"]]
+    assert after[:11] == before[1:] and after[11] not in before  # one delete, one create
+    assert [*pages[2], *pages[3], *pages[4]] == after[3:]  # every later page answered as churned
 
 
 def test_churn_pages_leaves_records_with_something_bound_to_them(pair: Callable[..., Pair]) -> None:
