@@ -177,20 +177,56 @@ def test_young_records_missing_from_the_listing_are_never_deleted(lying: Callabl
     assert r.exit_code == 10, r  # the young ones' rows met 409 as creates: said, never deleted
 
 
+def _churning(deployment: Deployment, count: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Client Acme with `count` sites, and its sites in the service's order (createdOn, then id: sites made in
+    the same second are in the order of their random ids, so a test names them by place, never by name)."""
+    client = deployment.client(name="Acme")
+    for i in range(count):
+        deployment.site(client["id"], name=f"S {i:03d}")
+    return client, deployment.all(f"/api/clients/{client['id']}/sites")
+
+
+# churn-pages: each listing of two pages deletes its first record and re-makes it last. A prune's read gives
+# 103 records of a count of 102 (the first one twice: as it was, and re-made), so it is read again, which churns
+# order[1]; the records both reads gave (order[1] as it was before the second read churned it, order[0]
+# re-made) number 102: they are the list as it was when the first read ended, and the prune deletes from them.
 def test_a_list_changing_while_a_prune_reads_it_still_deletes_what_it_should(lying: Callable[[str], Deployment],
                                                                             cli: Any, tmp_path: Path) -> None:
-    deployment = lying("churn-pages")  # every listing of two pages deletes its first record and re-makes it last
-    client = deployment.client(name="Acme")
-    for i in range(102):  # two pages of 100: the churn happens between them
-        deployment.site(client["id"], name=f"S {i:03d}")
-    names = _names(deployment, client["id"])
-    path = _file(tmp_path, [names[1], *names[3:]])  # S 000 and S 002 are the deletes meant
-    r = cli("sites", "import", str(path), "--client", "Acme", "--prune", "--yes", "--allow-deletes", "2",
-            env=_env(deployment))
+    deployment = lying("churn-pages")
+    client, order = _churning(deployment, 102)  # two pages of 100: the churn happens between them
+    kept = [site["name"] for i, site in enumerate(order) if i not in (0, 2)]  # order[0] (re-made), order[2] go
+    r = cli("sites", "import", str(_file(tmp_path, kept)), "--client", "Acme", "--prune", "--yes",
+            "--allow-deletes", "2", env=_env(deployment))
     assert r.exit_code == 0, r
     assert "prune: 2 of 102 sites in client Acme to delete\n" in r.stderr, r.stderr
+    assert f"delete  {order[2]['name']}  ({order[2]['id']})\n" in r.stderr, r.stderr
     assert r.stderr.rstrip().endswith(": deleted 2, skipped (exist) 100"), r.stderr
-    assert _names(deployment, client["id"]) == [names[1], *names[3:]]  # 100 kept (one re-made), 2 gone
+    after = {site["name"]: site["id"] for site in deployment.all(f"/api/clients/{client['id']}/sites")}
+    assert sorted(after) == sorted(kept)  # 100 kept, none lost; the 2 meant to go are gone
+    assert after[order[1]["name"]] != order[1]["id"]  # the second read churned order[1]: kept, re-made
+
+
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_a_delete_whose_record_the_list_churned_since_is_counted_gone(lying: Callable[[str], Deployment], cli: Any,
+                                                                   tmp_path: Path, output: str) -> None:
+    deployment = lying("churn-pages")
+    client, order = _churning(deployment, 102)
+    gone = order[1]  # in both reads as it was, then churned by the second: its DELETE meets 404
+    kept = [site["name"] for i, site in enumerate(order) if i not in (1, 2)]
+    r = cli("sites", "import", str(_file(tmp_path, kept)), "--client", "Acme", "--prune", "--yes",
+            "--allow-deletes", "2", *(["-o", "json"] if output == "json" else []), env=_env(deployment))
+    assert r.exit_code == 0, r
+    assert f"delete  {gone['name']}  ({gone['id']})\n" in r.stderr, r.stderr
+    assert "prune: 2 of 102 sites in client Acme to delete\n" in r.stderr, r.stderr
+    if output == "json":  # every delete planned counted once: 1 + 1 + 100 = 102 rows
+        summary = json.loads(r.stdout)
+        assert (summary["deleted"], summary["gone"], summary["skipped"], summary["failed"]) == (1, 1, 100, 0), summary
+    else:
+        assert r.stderr.rstrip().endswith(": deleted 1, already gone 1, skipped (exist) 100"), r.stderr
+    after = {site["name"]: site["id"] for site in deployment.all(f"/api/clients/{client['id']}/sites")}
+    assert deployment.get("sites", gone["id"]) is None and order[2]["name"] not in after  # both meant to go: gone
+    # gone's name again: the record the churn made after the prune began reading (never a delete), and no other
+    assert sorted(after) == sorted([*kept, gone["name"]]) and after[gone["name"]] != gone["id"]
 
 
 @pytest.fixture

@@ -12,8 +12,9 @@ def test_auth_status_table_uses_words(logged_in: Any, sandbox: Any) -> None:
     r = logged_in("auth", "status", "-o", "table")
     assert r.exit_code == 0, r
     labels = [line.split(": ")[0] for line in r.stdout.splitlines() if line.strip()]
-    assert labels == ["Profile", "Base URL", "User", "Credential store", "Stored in", "Store chosen", "Agency",
-                      "Access token expires", "Expires in"], r.stdout
+    assert labels == ["Profile", "Base URL", "User", "Credential store", "Stored in", "Store chosen", "Protected by",
+                      "Agency", "Access token expires", "Expires in"], r.stdout
+    assert re.search(r"^Protected by:? +file mode 0600$", r.stdout, re.M), r.stdout  # issue 47: the file's mode
     assert re.search(rf"^Base URL:? +{re.escape(sandbox.url)}$", r.stdout, re.M), r.stdout
     assert "baseUrl" not in r.stdout and "credentialStore" not in r.stdout
 

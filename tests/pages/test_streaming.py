@@ -172,7 +172,13 @@ def test_ctrl_c_leaves_no_file_that_looks_complete(cli: Any, sandbox_factory: An
         time.sleep(0.02)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=30)
-    assert (proc.returncode, err.decode().splitlines()[-1:]) == (130, ["interrupted"])
+    said = f"interrupted: {target} was left as it was (an export stopped part-way writes no file)"  # issue 49
+    last = err.decode().splitlines()[-1:]
+    if fmt == "jsonl":  # -o jsonl: the error is the JSON object, its title the line
+        assert (proc.returncode, [json.loads(line) for line in last]) == (130, [{"error": {
+            "status": None, "code": "interrupted", "title": said, "detail": None, "errors": {}}}])
+    else:
+        assert (proc.returncode, last) == (130, [f"error: {said}"])
     assert [p.name for p in folder.iterdir()] == [target.name]  # no temporary file left
     assert target.read_text(encoding="utf-8") == "the old export\n"  # as it was
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -231,11 +232,8 @@ def test_churn_pages_moves_a_record_back_once_per_listing(pair: Callable[..., Pa
     """Page 1 read, then page 2 asked: the first record is gone, one like it is at the end, the count is
     the same, and the record that was first on page 2 is now last on page 1 (already read)."""
     odd, plain = pair("churn-pages")
-    client = create_client(plain, create_branch(plain)["id"])
-    for i in range(6):
-        create_site(plain, client["id"], name=f"Churn {i}")
-    path = f"/api/clients/{client['id']}/sites"
-    names = [s["name"] for s in plain.get(path, params={"pageSize": 100}).json()["data"]]
+    path, listed = _churn_sites(plain, 6)
+    names = [s["name"] for s in listed]
     first = odd.get(path, params={"pageSize": 3}).json()
     second = odd.get(path, params={"pageSize": 3, "pageNumber": 2}).json()
     assert [s["name"] for s in first["data"]] == names[:3]
@@ -245,6 +243,37 @@ def test_churn_pages_moves_a_record_back_once_per_listing(pair: Callable[..., Pa
     again = odd.get(path, params={"pageSize": 3, "pageNumber": 2}).json()
     assert again["data"] == second["data"]  # once per listing
     assert len(plain.get(path, params={"pageSize": 100}).json()["data"]) == 6
+
+
+@pytest.mark.parametrize("order", ["at once", "last first"])
+def test_churn_pages_churns_once_whatever_the_order_of_the_later_pages(pair: Callable[..., Pair], order: str) -> None:
+    """A reader that fetches pages ahead asks for several at once, in any order: the first of them churns, every
+    one is answered from the list as churned (one delete and one create per listing, whatever the timing)."""
+    odd, plain = pair("churn-pages")
+    path, listed = _churn_sites(plain, 12)
+    before = [s["id"] for s in listed]
+    assert [s["id"] for s in odd.get(path, params={"pageSize": 3}).json()["data"]] == before[:3]
+
+    def page(number: int) -> list[str]:
+        return [s["id"] for s in odd.get(path, params={"pageSize": 3, "pageNumber": number}).json()["data"]]
+
+    if order == "at once":
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            pages = dict(zip((2, 3, 4), pool.map(page, (2, 3, 4)), strict=True))
+    else:
+        pages = {number: page(number) for number in (4, 3, 2)}
+    after = [s["id"] for s in plain.get(path, params={"pageSize": 100}).json()["data"]]
+    assert after[:11] == before[1:] and after[11] not in before  # one delete, one create
+    assert [*pages[2], *pages[3], *pages[4]] == after[3:]  # every later page answered as churned
+
+
+def _churn_sites(plain: httpx.Client, count: int) -> tuple[str, list[dict[str, Any]]]:
+    """A client with `count` sites: its sites' path, and the sites in the service's order."""
+    client = create_client(plain, create_branch(plain)["id"])
+    for i in range(count):
+        create_site(plain, client["id"], name=f"Churn {i}")
+    path = f"/api/clients/{client['id']}/sites"
+    return path, plain.get(path, params={"pageSize": 100}).json()["data"]
 
 
 def test_churn_pages_leaves_records_with_something_bound_to_them(pair: Callable[..., Pair]) -> None:

@@ -6,7 +6,7 @@ behaviour when the attribute is missing.
 
 Typer coerces every option value through a pydantic TypeAdapter (built even for an option left unset), so
 any command imported pydantic (a start-up cost). `lighten()` gives options typed `str`, a str Enum, `int`
-and `float` (with their min/max), `bool`, `list[str]` and `list[int]` a plain coercion instead. A value the plain coercion is not sure
+and `float` (with their min/max), `bool`, `Path`, `list[str]` and `list[int]` a plain coercion instead. A value the plain coercion is not sure
 of (`--page x`, `--page 1_000`) goes to typer's own, so the accepted spellings do not change; a value
 refused is one plain line in wfctl's words (`error: --page-size: 'abc' is not a whole number`, exit 2).
 Options of other types keep typer's.
@@ -19,6 +19,7 @@ import sys
 import types
 import typing
 from enum import Enum
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ def lighten(command: Command) -> None:
 
 
 def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
-    """Plain coercion for one option: str, a str Enum, int, bool or list[str] (see the module's doc)."""
+    """Plain coercion for one option: str, a str Enum, int, float, bool, Path or a list (see the module's doc)."""
     if runtime_param_class is None:
         from wfctl.cmdline.typercompat import RuntimeParam
 
@@ -50,7 +51,7 @@ def lighten_param(param: Any, runtime_param_class: type | None = None) -> None:
     info = descriptor.parameter_info
     if getattr(info, "parser", None) is not None:
         return
-    plain = (annotation in (str, bool)
+    plain = (annotation in (str, bool, Path)
              or (annotation in (int, float) and not info.clamp)
              or annotation in (list[str], list[int])
              or (isinstance(annotation, type) and issubclass(annotation, Enum) and issubclass(annotation, str)))
@@ -135,6 +136,8 @@ def _plain_runtime_param(base: type) -> type:
             annotation = self.annotation
             if annotation is str:
                 return value
+            if annotation is Path:  # a file's name, as pydantic gives it (click checks nothing more here)
+                return value if isinstance(value, Path) else Path(value)
             if annotation is bool:
                 if isinstance(value, bool):
                     return value

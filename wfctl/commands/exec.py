@@ -28,7 +28,7 @@ def exec_command(
 
     Examples:
       $ wfctl exec -- ./nightly-report.sh
-      $ wfctl exec -p staging -- python sync.py --all
+      $ wfctl exec -p staging -- ./sync.py --all
       $ wfctl exec -- sh -c 'curl -H "Authorization: Bearer $WFCTL_ACCESS_TOKEN" "$WFCTL_BASE_URL/api/agency/"'
     """
     from wfctl.drivers.execrun import Masker, run

@@ -96,6 +96,10 @@ ENVIRONMENT: tuple[tuple[str, str], ...] = (
                   "(no BOM; `-o csv` values without the ' before formula-like cells), for scripts; spreadsheet: "
                   "a pipe gets what a file gets. Default: by where it goes (docs/csv.md)."),
     ("WFCTL_FORCE_TTY", "Set to 1 to behave as on a terminal even through a pipe (tables, notes)."),
+    ("WFCTL_SANDBOX_URL", "The running sandbox `wfctl sandbox reset|seed|tenant|faults|clock|journal` drive "
+                          "(like their --url). Default: http://127.0.0.1:8765."),
+    ("WFCTL_SANDBOX_CONTROL_TOKEN", "The token of a sandbox's control plane (`serve --control`), when no "
+                                    "--control-token-file is given; never taken from the command line."),
     ("NO_COLOR", "Set to anything to turn colour off (like --no-color)."),
     ("XDG_CONFIG_HOME", "Base of the config directory (absolute paths only). Default: ~/.config on Linux; "
                         "the platform's folder on macOS and Windows."),

@@ -35,15 +35,44 @@ TokenFile = Annotated[Path | None, typer.Option(
     "--control-token-file", metavar="<file>",
     help=f"The file `serve --control --control-token-file` wrote (or set {TOKEN_ENV}).")]
 
-tenant_app = typer.Typer(help="Add tenants (agencies with their logins) to a running sandbox.",
+TENANT_HELP = """Add tenants (agencies with their logins) to a running sandbox.
+
+A tenant is an agency of its own with an admin login and, unless --no-records, sample branches, clients
+and sites: a test of yours gets records no other test touches.
+
+Examples:
+  $ wfctl sandbox tenant add "Acme Integration" --control-token-file .sandbox-token
+"""
+FAULTS_HELP = """Change what a running sandbox plays: quirks, faults, latency, limits.
+
+`faults set` changes it from the next request; `faults clear` plays again what the sandbox was started
+with.
+
+Examples:
+  $ wfctl sandbox faults set --latency 200 --control-token-file .sandbox-token
+  $ wfctl sandbox faults clear --control-token-file .sandbox-token
+"""
+CLOCK_HELP = """Move a running sandbox's clock forward.
+
+What expires (access and refresh tokens, the idempotency window) expires without a wait.
+
+Examples:
+  $ wfctl sandbox clock advance 16m --control-token-file .sandbox-token
+"""
+
+tenant_app = typer.Typer(help=TENANT_HELP, short_help="Add tenants to a running sandbox.",
                          no_args_is_help=True, rich_markup_mode=None)
-faults_app = typer.Typer(help="Change what a running sandbox plays: quirks, faults, latency, limits.",
+faults_app = typer.Typer(help=FAULTS_HELP, short_help="Change what a running sandbox plays.",
                          no_args_is_help=True, rich_markup_mode=None)
-clock_app = typer.Typer(help="Move a running sandbox's clock forward.", no_args_is_help=True, rich_markup_mode=None)
+clock_app = typer.Typer(help=CLOCK_HELP, short_help="Move a running sandbox's clock forward.",
+                        no_args_is_help=True, rich_markup_mode=None)
 
 
 def reset(url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None) -> None:
-    """Put a running sandbox back to its seed: data, logins and tokens, what it plays, an empty journal.
+    """Put a running sandbox back to its seed.
+
+    Its data, logins and tokens are the seed's again, it plays what it was started with (quirks, faults,
+    limits), and its request journal is emptied.
 
     Examples:
         $ wfctl sandbox reset --control-token-file .sandbox-token
@@ -59,9 +88,9 @@ def seed(
                                                help="The agency (id or name) the records go to.")] = None,
     url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
-    """Load a seed file's records into a running sandbox (`${ref:id}` names an earlier record), all or none.
+    """Load a seed file's records into a running sandbox, all or none.
 
-    Prints {"tenant": <agency id>, "records": {<ref>: <id>}}.
+    In the file, `${ref:id}` names an earlier record's id. Prints {"tenant": <agency id>, "records": {<ref>: <id>}}.
 
     Examples:
         $ wfctl sandbox seed fixtures.json --tenant "Northwind Staffing" --control-token-file .sandbox-token
@@ -139,7 +168,9 @@ def faults_set(
 
 @faults_app.command("clear")
 def faults_clear(url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None) -> None:
-    """Play again what the sandbox was started with (its quirks, limits and no faults).
+    """Play again what the sandbox was started with.
+
+    Its quirks and limits as `serve` was given them, and no faults. Prints what it plays now as JSON.
 
     Examples:
         $ wfctl sandbox faults clear --control-token-file .sandbox-token
@@ -153,8 +184,10 @@ def clock_advance(
     duration: Annotated[str, typer.Argument(metavar="<duration>", help="How far: 90s, 16m, 1h30m, 31d.")],
     url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
-    """Move the sandbox's clock forward: access tokens (15 minutes), refresh tokens (30 days) and the
-    idempotency window (24 hours) expire without a wait.
+    """Move a running sandbox's clock forward.
+
+    Access tokens (15 minutes), refresh tokens (30 days) and the idempotency window (24 hours) expire
+    without a wait.
 
     Examples:
         $ wfctl sandbox clock advance 16m --control-token-file .sandbox-token
@@ -180,7 +213,10 @@ def journal(
                                                      help="Keep bodies from now on (or stop).")] = None,
     url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
-    """Print a running sandbox's request journal, one JSON record a line (oldest first).
+    """Print a running sandbox's request journal, one JSON record a line.
+
+    Oldest first; --since <id> prints only what came after the record with that id. Bodies are kept only
+    once --keep-bodies was given; --bodies prints them, secrets redacted.
 
     Examples:
         $ wfctl sandbox journal --tenant "Acme Integration" --control-token-file .sandbox-token
@@ -246,7 +282,7 @@ def register(app: typer.Typer) -> None:
     app.command("reset")(reset)
     app.command("seed")(seed)
     app.command("journal")(journal)
-    app.command("certify")(certify)
+    app.command("certify", short_help="Grade a client of the service from its own traffic.")(certify)
     app.add_typer(tenant_app, name="tenant")
     app.add_typer(faults_app, name="faults")
     app.add_typer(clock_app, name="clock")

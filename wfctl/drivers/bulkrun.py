@@ -461,8 +461,10 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
             ("skipped (exist)", "skipped (exist)")]
     rows = [(plan if summary.dry_run else label, counts[status])
             for status, (label, plan) in zip(("created", "updated", "unchanged", "skipped"), done, strict=True)]
-    if summary.prune:  # a prune's deletes, first
+    if summary.prune:  # a prune's deletes, first; one someone else deleted since the plan (404) counts too
         rows.insert(0, ("to delete" if summary.dry_run else "deleted", counts.get("deleted", 0)))
+        if not summary.dry_run:
+            rows.insert(1, ("already gone", counts.get("gone", 0)))
     if not summary.dry_run:
         rows.append(("failed", counts["failed"]))
     rows.append(("invalid", counts["invalid"]))

@@ -16,6 +16,8 @@ __all__ = ["DRY_STATUSES", "STATUSES", "UNSENT", "Options", "Problem", "Stopped"
            "column_names"]
 
 STATUSES = ("created", "updated", "unchanged", "skipped", "failed", "invalid")
+#: A prune's outcomes, besides the rows': `gone` is a delete whose record someone else deleted since the plan.
+PRUNE_STATUSES = ("deleted", "gone")
 DRY_STATUSES = {"created": "create", "updated": "update"}
 #: A row whose intent was written but that was never sent (the run stopped first).
 UNSENT = "unsent"
@@ -166,7 +168,7 @@ class Summary:
         """The summary's JSON shape, the same keys for a plan and a run (`skippedDiffer`: of the rows
         skipped because their record exists, those whose values differ from it, left unsent)."""
         return {"run": self.run_id or None, "rows": self.rows, **{s: self.counts[s] for s in STATUSES},
-                **({"deleted": self.counts.get("deleted", 0)} if self.prune else {}),
+                **(self.prune_counts() if self.prune else {}),
                 "skippedDiffer": self.skipped_differ, "notInFile": self.not_in_file, "blank": self.blank, "seconds": round(self.seconds, 3),
                 "dryRun": self.dry_run, **({"renameCycles": self.cycles} if self.cycles else {}),
                 **({"thisRun": self.this_run()} if self.resumed and not self.dry_run else {})}
@@ -176,7 +178,21 @@ class Summary:
         its human line says too."""
         counts = {s: self.counts.get(s, 0) - self.before.get(s, 0) for s in STATUSES}
         return {"rows": self.rows - self.resumed, "doneBefore": self.resumed, **counts,
-                **({"deleted": self.counts.get("deleted", 0) - self.before.get("deleted", 0)} if self.prune else {})}
+                **(self.prune_counts(self.before) if self.prune else {})}
+
+    def end_counts(self) -> dict[str, int]:
+        """The counts a complete run's journal ends with: the rows', and a prune's `deleted` (`gone` too, when
+        a delete met a record deleted since the plan)."""
+        counts = {s: self.counts.get(s, 0) for s in STATUSES}
+        if self.prune:
+            counts.update((s, n) for s, n in self.prune_counts().items() if n or s == "deleted")
+        return counts
+
+    def prune_counts(self, before: dict[str, int] | None = None) -> dict[str, int]:
+        """A prune's counts (less those of `before`): `deleted`, and `gone` (deleted by someone else since the
+        plan: the delete met 404), so that every delete planned is counted once."""
+        before = before or {}
+        return {s: self.counts.get(s, 0) - before.get(s, 0) for s in PRUNE_STATUSES}
 
 
 def column_names(text: str | None) -> tuple[str, ...]:

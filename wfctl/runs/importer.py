@@ -226,10 +226,7 @@ class Importer:
                     plan, journal, self.api, self.options)
             complete = self.summary.counts["failed"] == 0 and self.summary.invalid == 0
         finally:
-            counts = {s: self.summary.counts[s] for s in STATUSES}
-            if self.summary.prune:
-                counts["deleted"] = self.summary.counts.get("deleted", 0)
-            journal.finish(counts if complete else None)
+            journal.finish(self.summary.end_counts() if complete else None)
             if not self.options.dry_run:  # a plan reads its creates back; the report, its errors
                 plan.drop_actions()
                 if self._prepared is not None:
@@ -260,10 +257,7 @@ class Importer:
             Executor(run, self.options.concurrency, name="wfctl-import").run(savedplan.actions(saved, writer, journal))
             complete = summary.counts["failed"] == 0
         finally:
-            counts = {s: summary.counts.get(s, 0) for s in STATUSES}
-            if summary.prune:
-                counts["deleted"] = summary.counts.get("deleted", 0)
-            journal.finish(counts if complete else None)
+            journal.finish(summary.end_counts() if complete else None)
             summary.seconds = time.monotonic() - started
         return summary
 

@@ -5,7 +5,12 @@ request of that listing for a later page first deletes the list's first record (
 one like it at the end (a new id, a createdOn after
 every other), in one statement. The count stays the same and every
 record after the first moves back one place: the record that was first on page 2 is now last on page
-1, which was already read. Deterministic: one delete and one create per listing, whatever the timing.
+1, which was already read. Deterministic: one delete and one create per listing, whatever the timing. A
+reader that asks for several later pages at once (wfctl's fetches ahead) gets them all from the list as
+churned, whichever came first: the churn and the page's read are one synchronous step of the handler, and
+the churn holds the lock. Which record is first is the list's order (createdOn, then id): records made in
+the same second are in the order of their random ids, so a test names them by their place in the listing,
+never by the order it made them in (tests/bulk/test_lying_lists.py).
 Branches and clients are churned only among those with nothing bound to them (clients, staff logins,
 sites), so that no row is left pointing at a deleted id.
 
@@ -40,20 +45,20 @@ class Churn:
 
     def before_page(self, store: Any, listing: str, page: int, table: str, where: str, args: list[Any]) -> None:
         """Called before a page of `listing` is read: page 1 arms it, the next later page churns it."""
-        with self._lock:
+        with self._lock:  # held through the churn: a later page asked meanwhile is read after it, never before
             if page <= 1:
                 self._armed.add(listing)
                 return
             if listing not in self._armed:
                 return
             self._armed.discard(listing)
-        free = "".join(f" AND NOT EXISTS (SELECT 1 FROM {other} WHERE {other}.{column} = {table}.id)"
-                       for other, column in _BOUND[table])
-        latest = store.db.execute(f"SELECT max(created_on) FROM {table} WHERE {where}", args).fetchone()[0]
-        with store.statement() as db:
-            db.execute(f"UPDATE {table} SET id = ?, created_on = ? WHERE id = (SELECT id FROM {table} "
-                       f"WHERE {where}{free} ORDER BY created_on, id LIMIT 1)",
-                       (str(uuid.uuid4()), _after(latest, self.clock.time()), *args))
+            free = "".join(f" AND NOT EXISTS (SELECT 1 FROM {other} WHERE {other}.{column} = {table}.id)"
+                           for other, column in _BOUND[table])
+            latest = store.db.execute(f"SELECT max(created_on) FROM {table} WHERE {where}", args).fetchone()[0]
+            with store.statement() as db:
+                db.execute(f"UPDATE {table} SET id = ?, created_on = ? WHERE id = (SELECT id FROM {table} "
+                           f"WHERE {where}{free} ORDER BY created_on, id LIMIT 1)",
+                           (str(uuid.uuid4()), _after(latest, self.clock.time()), *args))
 
 
 def _after(latest: Any, now: float) -> str:
