@@ -34,6 +34,8 @@ Url = Annotated[str, typer.Option("--url", envvar="WFCTL_SANDBOX_URL", metavar="
 TokenFile = Annotated[Path | None, typer.Option(
     "--control-token-file", metavar="<file>",
     help=f"The file `serve --control --control-token-file` wrote (or set {TOKEN_ENV}).")]
+OneTenant = Annotated[str | None, typer.Option(
+    "--tenant", metavar="<agency>", help="That tenant alone (its id or name); the others play on unchanged.")]
 
 tenant_app = typer.Typer(help="Add tenants (agencies with their logins) to a running sandbox.",
                          no_args_is_help=True, rich_markup_mode=None)
@@ -112,7 +114,7 @@ def faults_set(
                                                    help="429 past N requests a second (0: off).")] = None,
     access_ttl: Annotated[int | None, typer.Option("--access-ttl", min=1, metavar="<seconds>",
                                                    help="Lifetime of access tokens issued from now.")] = None,
-    url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
+    tenant: OneTenant = None, url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
     """Change what a running sandbox plays, from its next request; what is not named stays.
 
@@ -121,6 +123,7 @@ def faults_set(
     Examples:
         $ wfctl sandbox faults set --quirk put-clears --quirk next-page=int --control-token-file .sandbox-token
         $ wfctl sandbox faults set --unavailable --control-token-file .sandbox-token
+        $ wfctl sandbox faults set --quirk errors=html --tenant "Acme Integration" --control-token-file .sandbox-token
     """
     changes: dict[str, Any] = {}
     if quirk is not None:
@@ -134,30 +137,33 @@ def faults_set(
         raise CliError("name something to change: --quirk, --unavailable/--available, --latency, --rate-limit "
                        "or --access-ttl")
     with _control(url, control_token_file) as control:
-        _print(control.change(**changes))
+        _print(control.change(tenant=tenant, **changes))
 
 
 @faults_app.command("clear")
-def faults_clear(url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None) -> None:
-    """Play again what the sandbox was started with (its quirks, limits and no faults).
+def faults_clear(tenant: OneTenant = None, url: Url = "http://127.0.0.1:8765",
+                 control_token_file: TokenFile = None) -> None:
+    """Play again what the sandbox was started with (its quirks, limits and no faults); with --tenant, that
+    tenant plays what the sandbox plays for all again.
 
     Examples:
         $ wfctl sandbox faults clear --control-token-file .sandbox-token
     """
     with _control(url, control_token_file) as control:
-        _print(control.restore())
+        _print(control.restore(tenant=tenant))
 
 
 @clock_app.command("advance")
 def clock_advance(
     duration: Annotated[str, typer.Argument(metavar="<duration>", help="How far: 90s, 16m, 1h30m, 31d.")],
-    url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
+    tenant: OneTenant = None, url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
     """Move the sandbox's clock forward: access tokens (15 minutes), refresh tokens (30 days) and the
     idempotency window (24 hours) expire without a wait.
 
     Examples:
         $ wfctl sandbox clock advance 16m --control-token-file .sandbox-token
+        $ wfctl sandbox clock advance 16m --tenant "Acme Integration" --control-token-file .sandbox-token
     """
     from wfctl.sandbox.controlclient import parse_duration
 
@@ -166,8 +172,8 @@ def clock_advance(
     except ValueError as exc:
         raise CliError(str(exc)) from None
     with _control(url, control_token_file) as control:
-        moved = control.advance(seconds)
-    IO.write_err(f"the sandbox's clock now reads {moved['now']}\n")
+        moved = control.advance(seconds, tenant=tenant)
+    IO.write_err(f"{'that tenant' if tenant else 'the sandbox'}'s clock now reads {moved['now']}\n")
 
 
 def journal(

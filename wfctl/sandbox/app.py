@@ -41,6 +41,7 @@ from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAG
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks
 from wfctl.sandbox.store import Store, StoreUnavailable, open_store
+from wfctl.sandbox.tenancy import TenantScope
 from wfctl.sandbox.tokenforms import DEFAULT_JWT_SIZE
 
 __all__ = ["DEFAULT_MAX_BODY", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RETRY_AFTER", "SEEK_SPAN_PAGES", "SandboxApi",
@@ -130,6 +131,7 @@ def create_app(
     app.add_middleware(OwnRedirects)
     app.add_middleware(AsPlayed, behaviour=behaviour, build=functools.partial(
         _middlewares, clock=clock, store=store, max_body=max_body))
+    app.add_middleware(TenantScope, store=store, wanted=lambda: behaviour.per_tenant or clock.per_tenant)
     app.add_middleware(Recorder, journal=journal, clock=clock)
     if control_token is not None:
         from wfctl.sandbox.control import ControlPlane

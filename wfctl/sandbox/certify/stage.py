@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from wfctl.sandbox.certify.scenarios import Faults
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.middleware import AnswerDropped, drop_answer
+from wfctl.sandbox.tenancy import read_body, replay
 
 #: Every answer waits this long, as on a network, so requests a program sends at once are in flight at once.
 ANSWER_DELAY = 0.02
@@ -76,18 +77,9 @@ class Stage:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        raw = await _read(receive)
+        raw = await read_body(receive)
         exchange = self._begin(scope, raw)
         await asyncio.sleep(ANSWER_DELAY)
-        replay_sent = False
-
-        async def replay() -> Message:
-            nonlocal replay_sent
-            if replay_sent:
-                return {"type": "http.disconnect"}
-            replay_sent = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-
         try:
             fault = self._fault(exchange)
             if fault is not None:
@@ -105,7 +97,7 @@ class Stage:
                     chunks.append(message.get("body", b""))
 
             try:
-                await self.app(scope, replay, keep)
+                await self.app(scope, replay(raw), keep)
             except AnswerDropped:  # drop-create-answer, inside the sandbox: the program gets nothing either
                 exchange.injected = "drop-create-answer"
                 await drop_answer(send, exchange.path, b"drop-create-answer")
@@ -195,18 +187,6 @@ class Stage:
         exchange.status, exchange.retry_after, exchange.response = status, float(retry_after) or None, problem
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-async def _read(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
 
 
 def _json(raw: bytes) -> Any:
