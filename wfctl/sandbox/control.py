@@ -13,6 +13,7 @@ document with one line of `detail`.
                                                  the journal emptied
     POST   /_control/seed?tenant=<id or name>    a seed file's records (tenants.py) into one agency
     POST   /_control/tenants                     {"name", "logins"?, "records"?}: a new agency and its logins
+    GET    /_control/tenants?tenant=<id or name> that agency: {"id", "name", "reuse_detections"} (G3's count)
     GET    /_control/behaviour?tenant=           what is played now (for that tenant)
     PUT    /_control/behaviour?tenant=           {"quirks", "faults": {"unavailable"}, "latency_ms",
                                                  "rate_limit", "access_ttl"}: changed from the next request,
@@ -71,6 +72,7 @@ class ControlPlane:
             ("POST", "reset"): self._reset,
             ("POST", "seed"): self._seed,
             ("POST", "tenants"): self._tenant,
+            ("GET", "tenants"): self._tenant_info,
             ("GET", "behaviour"): lambda query, body: played_as_dict(self.behaviour.of(self._named(query))),
             ("PUT", "behaviour"): self._change,
             ("DELETE", "behaviour"): self._restore,
@@ -144,6 +146,13 @@ class ControlPlane:
             raise ControlError(400, "logins is a list of {username, password, role}")
         return add_tenant(self.store, body["name"], clock=self.clock, logins=logins,
                           records=bool(body.get("records", True)))
+
+    def _tenant_info(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
+        tenant = self._named(query)
+        if tenant is None:
+            raise ControlError(400, "name the tenant: ?tenant=<id or name>")
+        _, name = find_agency(self.store, tenant)
+        return {"id": tenant, "name": name, "reuse_detections": self.store.reuse_detections(tenant)}
 
     def _change(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):

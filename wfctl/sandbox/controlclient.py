@@ -49,6 +49,10 @@ class ControlClient:
             body["logins"] = logins
         return self._call("POST", "tenants", json=body)
 
+    def tenant(self, tenant: str) -> dict[str, Any]:
+        """{"id", "name", "reuse_detections"} of one tenant (an id or a name)."""
+        return self._call("GET", "tenants", params={"tenant": tenant})
+
     def behaviour(self, *, tenant: str | None = None) -> dict[str, Any]:
         return self._call("GET", "behaviour", params=_tenant(tenant))
 

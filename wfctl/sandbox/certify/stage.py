@@ -1,7 +1,7 @@
 """The stage a scenario is played on: a pure ASGI layer, outermost, that plays the scenario's faults and keeps
 the trace of every exchange as the program saw it (its own journal, with monotonic times the checks need).
 
-    stage = Stage(app, scenario.faults, clock=app.state.clock, trap_port=8766)
+    stage = Stage(Forward(sandbox.url), scenario.faults, expire=lambda: sandbox.expire_access(tenant), trap_port=8766)
     stage.exchanges       # [Exchange], in the order the requests arrived
 
 A fault answered here never reaches the sandbox (a 429, a 503, a failed write); a lost refresh answer is
@@ -16,6 +16,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
@@ -23,13 +24,11 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wfctl.sandbox.certify.scenarios import Faults
-from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.middleware import AnswerDropped, drop_answer
 from wfctl.sandbox.tenancy import read_body, replay
 
 #: Every answer waits this long, as on a network, so requests a program sends at once are in flight at once.
 ANSWER_DELAY = 0.02
-ACCESS_EXPIRY = 16 * 60  # seconds the clock jumps to expire every access token issued (their life: 15 minutes)
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
 
@@ -59,12 +58,12 @@ class Exchange:
 
 
 class Stage:
-    def __init__(self, app: ASGIApp, faults: Faults, *, clock: Clock, trap_port: int | None = None,
+    def __init__(self, app: ASGIApp, faults: Faults, *, expire: Callable[[], None], trap_port: int | None = None,
                  error_form: str = "problem") -> None:
         self.app = app
         self.error_form = error_form
         self.faults = faults
-        self.clock = clock
+        self.expire = expire  # every access token of the tenant expires (its clock moves: target.Sandbox)
         self.trap_port = trap_port
         self.exchanges: list[Exchange] = []
         self._lock = threading.Lock()
@@ -170,7 +169,7 @@ class Stage:
         after = self.faults.expire_access_after
         if after and not self._expired and exchange.number >= after:
             self._expired = True
-            self.clock.advance(ACCESS_EXPIRY)
+            self.expire()
 
     async def _answer(self, send: Send, exchange: Exchange, status: int, retry_after: int) -> None:
         titles = {429: "Too Many Requests", 503: "Service Unavailable", 500: "Internal Server Error", 404: "Not Found"}

@@ -1,0 +1,165 @@
+"""The sandbox a certification plays on: one sandbox, each scenario a tenant of its own (issue 48).
+
+    with own_sandbox() as sandbox:                        # an in-memory sandbox of this run, on loopback
+        tenant = sandbox.tenant(scenario)                 # a fresh agency, its login, its records, its quirks
+    sandbox = Sandbox("http://127.0.0.1:8765", token)     # or a running one (`serve --control`), shared
+
+Everything goes through the sandbox's control plane (control.py) and its API, never its database, so a
+certification in this process and eight in other processes play on one sandbox alike: a tenant's quirks and
+clock are its own (behaviour.py, clock.py), and tenants never share state. The program talks to the stage
+(stage.py), whose inner app is `Forward`: each request passed on to the sandbox, its Host kept, so the links
+the sandbox writes name the stage's origin.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from starlette.types import Receive, Scope, Send
+
+from wfctl.sandbox.certify.scenarios import Scenario
+from wfctl.sandbox.controlclient import ControlClient
+from wfctl.sandbox.middleware import AnswerDropped
+from wfctl.sandbox.tenancy import read_body
+
+ACCESS_EXPIRY = 16 * 60  # seconds a tenant's clock jumps to expire every access token issued (their life: 15 minutes)
+#: A site's writable fields, by the service's names.
+SITE_FIELDS = ("name", "address", "phone", "email", "assessmentRequired", "departments", "rates", "bannedWorkers")
+_HOP = {b"content-length", b"transfer-encoding", b"connection", b"keep-alive", b"accept-encoding"}
+
+
+@dataclass(frozen=True)
+class Tenant:
+    id: str
+    username: str
+    password: str
+    records: dict[str, str]
+
+
+class Sandbox:
+    """A sandbox with its control plane on: where the scenarios' tenants are made, moved in time and read."""
+
+    def __init__(self, url: str, control_token: str) -> None:
+        self.url = url.rstrip("/")
+        self.control = ControlClient(self.url, control_token)
+
+    def close(self) -> None:
+        self.control.close()
+
+    def tenant(self, scenario: Scenario) -> Tenant:
+        """A fresh tenant playing `scenario`'s quirks and nothing else (no latency, limit or outage)."""
+        made = self.control.add_tenant(f"Certification {scenario.name} {secrets.token_hex(4)}")
+        self.control.change(tenant=made["id"], quirks=list(scenario.quirks), faults={"unavailable": False},
+                            latency_ms=0, rate_limit=0, access_ttl=900)
+        login = made["logins"][0]
+        return Tenant(id=made["id"], username=login["username"], password=login["password"], records=made["records"])
+
+    def expire_access(self, tenant: Tenant) -> None:
+        """Every access token the tenant holds has expired (its clock alone moves)."""
+        self.control.advance(ACCESS_EXPIRY, tenant=tenant.id)
+
+    def settle(self, tenant: Tenant) -> None:
+        """The tenant plays the contract's decisions again, so what certify reads is read plainly."""
+        self.control.restore(tenant=tenant.id)
+
+    def reuse_detections(self, tenant: Tenant) -> int:
+        return int(self.control.tenant(tenant.id)["reuse_detections"])
+
+    def site(self, tenant: Tenant, site_id: str) -> dict[str, Any]:
+        """A site's writable fields as the service holds them (empty: no such site)."""
+        with self._as(tenant) as api:
+            answer = api.get(f"/api/sites/{site_id}")
+            if answer.status_code == 404:
+                return {}
+            answer.raise_for_status()
+            return {name: answer.json().get(name) for name in SITE_FIELDS}
+
+    def named(self, tenant: Tenant, client_id: str, name: str) -> int:
+        """How many sites of the client bear `name`."""
+        count, page = 0, 1
+        with self._as(tenant) as api:
+            while True:
+                answer = api.get(f"/api/clients/{client_id}/sites", params={"pageNumber": page, "pageSize": 100})
+                answer.raise_for_status()
+                listing = answer.json()
+                count += sum(1 for site in listing["data"] if site.get("name") == name)
+                if page >= int(listing.get("pageCount") or 1):
+                    return count
+                page += 1
+
+    @contextlib.contextmanager
+    def _as(self, tenant: Tenant) -> Iterator[httpx.Client]:
+        with httpx.Client(base_url=self.url, timeout=30, trust_env=False) as api:
+            pair = api.post("/identity/login", json={"username": tenant.username, "password": tenant.password})
+            pair.raise_for_status()
+            api.headers["Authorization"] = f"Bearer {pair.json()['accessToken']}"
+            yield api
+
+
+@contextlib.contextmanager
+def own_sandbox() -> Iterator[Sandbox]:
+    """An in-memory sandbox of this certification's own, served on a free loopback port with a control token."""
+    import uvicorn
+
+    from wfctl.sandbox.app import create_app
+    from wfctl.sandbox.server import bind, uvicorn_config
+
+    token = secrets.token_urlsafe(32)
+    app = create_app(None, seed=False, control_token=token)
+    sock = bind("127.0.0.1", 0)
+    config = uvicorn_config(app, port=sock.getsockname()[1], log_level="critical")
+    config.timeout_graceful_shutdown = 1
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="certify-sandbox")
+    thread.start()
+    try:
+        wait_started(server, thread)
+        sandbox = Sandbox(f"http://127.0.0.1:{sock.getsockname()[1]}", token)
+        try:
+            yield sandbox
+        finally:
+            sandbox.close()
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+        app.state.store.close()
+
+
+def wait_started(server: Any, thread: threading.Thread) -> None:
+    deadline = time.monotonic() + 15
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the certification's sandbox did not start")
+        time.sleep(0.01)
+
+
+class Forward:
+    """Pure ASGI: each request passed on to the sandbox at `url` as it came (its Host too), the answer given
+    back as it went; an answer the sandbox dropped (drop-create-answer) is AnswerDropped, for the stage."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        body = await read_body(receive)
+        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() not in _HOP]
+        headers.append((b"accept-encoding", b"identity"))  # the body passed back as the sandbox wrote it
+        target = self.url + scope.get("raw_path", scope["path"].encode()).decode("latin-1")
+        if scope.get("query_string"):
+            target += "?" + scope["query_string"].decode("latin-1")
+        async with httpx.AsyncClient(timeout=60, trust_env=False) as client:
+            try:
+                answer = await client.request(scope["method"], target, headers=headers, content=body)
+            except httpx.RemoteProtocolError as exc:
+                raise AnswerDropped(scope["path"]) from exc
+        out = [(k, v) for k, v in answer.headers.raw if k.lower() not in _HOP]
+        await send({"type": "http.response.start", "status": answer.status_code, "headers": out})
+        await send({"type": "http.response.body", "body": answer.content})
