@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.sandbox_certify import certify
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.render.streams import IO
@@ -247,8 +246,8 @@ def control_banner(url: str, token: str, token_file: str | None) -> str:
     return f"control plane: {url}/_control/ ({where}; loopback only)\n"
 
 
-def register(app: typer.Typer) -> None:
-    """Add the control verbs to `wfctl sandbox`."""
+def register(app: typer.Typer, certify: Callable[..., None]) -> None:
+    """Add the control verbs, and `certify` among them, to `wfctl sandbox`."""
     app.command("reset")(reset)
     app.command("seed")(seed)
     app.command("journal")(journal)
@@ -259,14 +258,24 @@ def register(app: typer.Typer) -> None:
 
 
 @contextmanager
+def control_failures() -> Iterator[None]:
+    """A control plane's refusal (controlclient.ControlFailure) as one line and its exit code."""
+    from wfctl.sandbox.controlclient import ControlFailure
+
+    try:
+        yield
+    except ControlFailure as exc:
+        raise CliError(str(exc), _EXITS.get(exc.kind, ExitCode.FAILURE)) from None
+
+
+@contextmanager
 def _control(url: str, token_file: Path | None) -> Iterator[ControlClient]:
-    from wfctl.sandbox.controlclient import ControlClient, ControlFailure
+    from wfctl.sandbox.controlclient import ControlClient
 
     client = ControlClient(url, read_token(token_file))
     try:
-        yield client
-    except ControlFailure as exc:
-        raise CliError(str(exc), _EXITS.get(exc.kind, ExitCode.FAILURE)) from None
+        with control_failures():
+            yield client
     finally:
         client.close()
 

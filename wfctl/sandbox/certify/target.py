@@ -53,6 +53,10 @@ class Sandbox:
     def close(self) -> None:
         self.control.close()
 
+    def check(self) -> None:
+        """The control plane answers its token (controlclient.ControlFailure, one line, when not)."""
+        self.control.behaviour()
+
     def tenant(self, scenario: Scenario) -> Tenant:
         """A fresh tenant playing `scenario`'s quirks and nothing else (no latency, limit or outage)."""
         made = self.control.add_tenant(f"Certification {scenario.name} {secrets.token_hex(4)}")
