@@ -28,6 +28,7 @@ FLAGGED_BY = {
     "json-errors-only": "exit-status", "needs-expires-in": "exit-status",
     "retry-401": "expired-token",
     "burst": "pace",
+    "own-page-numbers": "records",
 }
 
 

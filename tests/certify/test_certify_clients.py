@@ -17,8 +17,8 @@ from tests.fixtures.cli import Cli
 def test_the_reference_client_passes_every_standard_scenario(cli: Cli, tmp_path: Path) -> None:
     result, report = certify(cli, tmp_path, *REFERENCE)
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert report["verdict"] == "pass" and len(report["scenarios"]) == 15
-    assert result.stdout.splitlines()[-1] == "certification passed: 15 scenarios, 0 findings (seed 1)"
+    assert report["verdict"] == "pass" and len(report["scenarios"]) == 16
+    assert result.stdout.splitlines()[-1] == "certification passed: 16 scenarios, 0 findings (seed 1)"
     assert result.stdout.splitlines()[0].startswith("ok   plain ")
     assert result.stderr.splitlines()[0] == "playing plain ..."
 

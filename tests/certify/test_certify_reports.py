@@ -27,7 +27,7 @@ def test_the_same_seed_gives_byte_identical_reports(cli: Cli, tmp_path: Path) ->
         outputs.append([path.read_bytes() for path in files])
     assert outputs[0] == outputs[1]
     junit = ET.fromstring(outputs[0][1])
-    assert junit.get("tests") == str(3 * 9) and junit.get("failures") == "1"
+    assert junit.get("tests") == str(3 * 10) and junit.get("failures") == "1"
     [failure] = junit.iter("failure")
     assert failure.get("message", "").startswith("the update changed what it did not name: ")
     assert b"| put-clears | 0 | fail | put-keeps-fields (G13): the update changed" in outputs[0][2]

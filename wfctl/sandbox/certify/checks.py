@@ -46,6 +46,9 @@ class Played:
     new_sites: int = 0
     reuse_detections: int = 0
     trap_port: int | None = None
+    listed_before: set[str] = field(default_factory=set)  # the client's site ids before the program ran
+    listed_after: set[str] = field(default_factory=set)   # and after
+    read: set[str] | None = None                           # the ids it says it read (None: it did not say)
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,20 @@ def pages(played: Played) -> list[str]:
     return sorted(set(findings), key=findings.index)
 
 
+def records(played: Played) -> list[str]:
+    """No record missed: a site listed before the program ran and still listed after it is among those it read;
+    a site created or deleted meanwhile (pages-change moves one) may be either way."""
+    if played.exit_status != 0:  # a program that stopped is reported by exit-status
+        return []
+    if played.read is None:
+        return ["the program did not say which sites it read (CERTIFY_READ_FILE)"]
+    missed = len((played.listed_before & played.listed_after) - played.read)
+    if not missed:
+        return []
+    return [f"{missed} site{'s' if missed > 1 else ''} listed throughout the read {'were' if missed > 1 else 'was'} "
+            "never read"]
+
+
 def put_keeps_fields(played: Played) -> list[str]:
     if not played.site_before:
         return []
@@ -176,8 +193,11 @@ CHECKS: list[Check] = [
           refresh_reuse),
     Check("idempotent-create", "G20", "a create is repeated only with the same Idempotency-Key or after a look-up",
           "0 other repeats; at most 1 record of the name in the final state", idempotent_create),
-    Check("pages", "G7/G8", "every nextPage form is followed, no page read twice, none missed",
+    Check("pages", "G7/G8", "every nextPage form is followed, no page read twice, none left unread",
           "each page up to pageCount answered 200 exactly once (a retry of a refused page is not a read)", pages),
+    Check("records", "G7", "no record is missed while the pages change",
+          "every site listed before and after the read is among the ids the program read (CERTIFY_READ_FILE); "
+          "one created or deleted meanwhile may be either way", records),
     Check("put-keeps-fields", "G13", "an update changes only what it names, on a deployment that clears",
           "the site's final state equals its first state with the phone changed", put_keeps_fields),
     Check("exit-status", "G10", "every error form is parsed: the program does not fail",

@@ -14,6 +14,7 @@ The program gets (docs/sandbox.md, "Certifying a client"):
     CERTIFY_NEW_SITE     create one site of this name under that client
     CERTIFY_SITE_ID      set this site's phone to CERTIFY_SITE_PHONE, leaving its other fields
     CERTIFY_SITE_PHONE
+    CERTIFY_READ_FILE    write the id of every site read to this file, one a line (the records check)
 
 What is random (which site, the new name, the phone) comes from `seed`, so the same seed asks the same.
 """
@@ -23,7 +24,9 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable, Sequence
 
@@ -70,6 +73,9 @@ def play(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, *, seed: 
                 new_site=f"Certified Site {chosen.randrange(1000, 10000)}",
                 phone=f"+44 20 7946 {chosen.randrange(1000, 10000)}")
     before = sandbox.site(tenant, task.site_id)
+    listed = {site["id"] for site in sandbox.listing(tenant, task.client_id)}
+    stack_dir = tempfile.mkdtemp(prefix="wfctl-certify-")
+    told = os.path.join(stack_dir, "read-ids")
     main, trap = bind("127.0.0.1", 0), bind("127.0.0.1", 0)
     stage = Stage(Forward(sandbox.url), scenario.faults, expire=lambda: sandbox.expire_access(tenant),
                   trap_port=trap.getsockname()[1], error_form=parse_quirks(list(scenario.quirks)).errors)
@@ -84,18 +90,31 @@ def play(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, *, seed: 
         env = {**os.environ, "CERTIFY_BASE_URL": f"http://127.0.0.1:{main.getsockname()[1]}",
                "CERTIFY_USERNAME": tenant.username, "CERTIFY_PASSWORD": tenant.password,
                "CERTIFY_CLIENT_ID": task.client_id, "CERTIFY_NEW_SITE": task.new_site,
-               "CERTIFY_SITE_ID": task.site_id, "CERTIFY_SITE_PHONE": task.phone}
+               "CERTIFY_SITE_ID": task.site_id, "CERTIFY_SITE_PHONE": task.phone, "CERTIFY_READ_FILE": told}
         exit_status, stderr = _run(command, env, timeout)
+        read = _ids(told)
     finally:
+        shutil.rmtree(stack_dir, ignore_errors=True)
         server.should_exit = True
         thread.join(timeout=10)
         main.close()
         trap.close()
     sandbox.settle(tenant)
+    after = sandbox.listing(tenant, task.client_id)
     return Played(scenario=scenario, task=task, exchanges=list(stage.exchanges), exit_status=exit_status,
                   stderr=stderr, site_before=before, site_after=sandbox.site(tenant, task.site_id),
-                  new_sites=sandbox.named(tenant, task.client_id, task.new_site),
+                  new_sites=sum(1 for site in after if site.get("name") == task.new_site),
+                  listed_before=listed, listed_after={site["id"] for site in after}, read=read,
                   reuse_detections=sandbox.reuse_detections(tenant), trap_port=stage.trap_port)
+
+
+def _ids(path: str) -> set[str] | None:
+    """The ids the program says it read (None: it wrote no file)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as told:
+            return {line.strip() for line in told if line.strip()}
+    except OSError:
+        return None
 
 
 def _run(command: Sequence[str], env: dict[str, str], timeout: float) -> tuple[int, str]:

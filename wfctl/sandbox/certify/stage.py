@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wfctl.sandbox.certify.scenarios import Faults
-from wfctl.sandbox.middleware import AnswerDropped, drop_answer
+from wfctl.sandbox.middleware import AnswerDropped, drop_answer, error_body
 from wfctl.sandbox.tenancy import read_body, replay
 
 #: Every answer waits this long, as on a network, so requests a program sends at once are in flight at once.
@@ -175,12 +175,11 @@ class Stage:
         titles = {429: "Too Many Requests", 503: "Service Unavailable", 500: "Internal Server Error", 404: "Not Found"}
         problem = {"type": "about:blank", "title": titles[status], "status": status,
                    "detail": f"certification fault: {exchange.injected}"}
-        kind, body = b"application/problem+json", json.dumps(problem).encode()
-        if self.error_form == "html":  # the scenario's error form (errors=html) for its own faults too
-            kind, body = b"text/html", f"<html><body><h1>{status} {titles[status]}</h1></body></html>".encode()
-        elif self.error_form == "text":
-            kind, body = b"text/plain", f"{status} {titles[status]}".encode()
-        headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
+        # the scenario's error form (errors=FORM, G10) for its own faults too, as the sandbox writes it
+        kind, body = error_body(self.error_form, status, json.dumps(problem).encode())
+        headers = [(b"content-length", str(len(body)).encode())]
+        if kind:
+            headers.append((b"content-type", kind.encode()))
         if retry_after:
             headers.append((b"retry-after", str(retry_after).encode()))
         exchange.status, exchange.retry_after, exchange.response = status, float(retry_after) or None, problem

@@ -7,8 +7,8 @@
 Everything goes through the sandbox's control plane (control.py) and its API, never its database, so a
 certification in this process and eight in other processes play on one sandbox alike: a tenant's quirks and
 clock are its own (behaviour.py, clock.py), and tenants never share state. The program talks to the stage
-(stage.py), whose inner app is `Forward`: each request passed on to the sandbox, its Host kept, so the links
-the sandbox writes name the stage's origin.
+(stage.py), whose inner app is `Forward`: each request passed on to the sandbox, and the links the sandbox
+writes on its own origin given back on the stage's.
 """
 
 from __future__ import annotations
@@ -85,17 +85,18 @@ class Sandbox:
             answer.raise_for_status()
             return {name: answer.json().get(name) for name in SITE_FIELDS}
 
-    def named(self, tenant: Tenant, client_id: str, name: str) -> int:
-        """How many sites of the client bear `name`."""
-        count, page = 0, 1
+    def listing(self, tenant: Tenant, client_id: str) -> list[dict[str, Any]]:
+        """Every site of the client, read in pages of 100."""
+        sites: list[dict[str, Any]] = []
+        page = 1
         with self._as(tenant) as api:
             while True:
                 answer = api.get(f"/api/clients/{client_id}/sites", params={"pageNumber": page, "pageSize": 100})
                 answer.raise_for_status()
                 listing = answer.json()
-                count += sum(1 for site in listing["data"] if site.get("name") == name)
+                sites += listing["data"]
                 if page >= int(listing.get("pageCount") or 1):
-                    return count
+                    return sites
                 page += 1
 
     @contextlib.contextmanager
@@ -146,15 +147,18 @@ def wait_started(server: Any, thread: threading.Thread) -> None:
 
 
 class Forward:
-    """Pure ASGI: each request passed on to the sandbox at `url` as it came (its Host too), the answer given
-    back as it went; an answer the sandbox dropped (drop-create-answer) is AnswerDropped, for the stage."""
+    """Pure ASGI: each request passed on to the sandbox at `url` as it came, the answer given back as it went; an
+    answer the sandbox dropped (drop-create-answer) is AnswerDropped, for the stage. The sandbox writes its
+    absolute links on its own origin (origin.py trusts no other Host), so they are given back on the origin the
+    program asked (the stage's), as a reverse proxy does."""
 
     def __init__(self, url: str) -> None:
         self.url = url.rstrip("/")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         body = await read_body(receive)
-        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() not in _HOP]
+        asked = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() not in _HOP and k.lower() != b"host"]
         headers.append((b"accept-encoding", b"identity"))  # the body passed back as the sandbox wrote it
         target = self.url + scope.get("raw_path", scope["path"].encode()).decode("latin-1")
         if scope.get("query_string"):
@@ -164,6 +168,9 @@ class Forward:
                 answer = await client.request(scope["method"], target, headers=headers, content=body)
             except httpx.RemoteProtocolError as exc:
                 raise AnswerDropped(scope["path"]) from exc
-        out = [(k, v) for k, v in answer.headers.raw if k.lower() not in _HOP]
+        own, public = self.url.encode(), f"{scope.get('scheme', 'http')}://{asked}".encode()
+        out = [(k, v.replace(own, public) if asked else v) for k, v in answer.headers.raw
+               if k.lower() not in _HOP and k.lower() not in (b"date", b"server")]
+        content = answer.content.replace(own, public) if asked else answer.content
         await send({"type": "http.response.start", "status": answer.status_code, "headers": out})
-        await send({"type": "http.response.body", "body": answer.content})
+        await send({"type": "http.response.body", "body": content})
