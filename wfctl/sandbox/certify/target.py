@@ -14,7 +14,9 @@ writes on its own origin given back on the stage's.
 from __future__ import annotations
 
 import contextlib
+import functools
 import secrets
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -49,9 +51,12 @@ class Sandbox:
     def __init__(self, url: str, control_token: str) -> None:
         self.url = url.rstrip("/")
         self.control = ControlClient(self.url, control_token)
+        self._api = httpx.Client(base_url=self.url, timeout=30, trust_env=False)
+        self._tokens: dict[str, str] = {}
 
     def close(self) -> None:
         self.control.close()
+        self._api.close()
 
     def check(self) -> None:
         """The control plane answers its token (controlclient.ControlFailure, one line, when not)."""
@@ -100,12 +105,32 @@ class Sandbox:
                 page += 1
 
     @contextlib.contextmanager
-    def _as(self, tenant: Tenant) -> Iterator[httpx.Client]:
-        with httpx.Client(base_url=self.url, timeout=30, trust_env=False) as api:
-            pair = api.post("/identity/login", json={"username": tenant.username, "password": tenant.password})
+    def _as(self, tenant: Tenant) -> Iterator[_TenantApi]:
+        yield _TenantApi(self, tenant)
+
+    def _token(self, tenant: Tenant, *, fresh: bool = False) -> str:
+        """The tenant's access token for certify's own reads: one login a tenant (scrypt is slow), again when
+        its clock expired the token."""
+        if fresh or tenant.id not in self._tokens:
+            pair = self._api.post("/identity/login", json={"username": tenant.username, "password": tenant.password})
             pair.raise_for_status()
-            api.headers["Authorization"] = f"Bearer {pair.json()['accessToken']}"
-            yield api
+            self._tokens[tenant.id] = pair.json()["accessToken"]
+        return self._tokens[tenant.id]
+
+
+class _TenantApi:
+    """GET as the tenant's admin, logging in again once on a 401."""
+
+    def __init__(self, sandbox: Sandbox, tenant: Tenant) -> None:
+        self.sandbox, self.tenant = sandbox, tenant
+
+    def get(self, path: str, params: dict[str, Any] | None = None) -> httpx.Response:
+        for fresh in (False, True):
+            token = self.sandbox._token(self.tenant, fresh=fresh)
+            answer = self.sandbox._api.get(path, params=params, headers={"Authorization": f"Bearer {token}"})
+            if answer.status_code != 401:
+                break
+        return answer
 
 
 @contextlib.contextmanager
@@ -138,6 +163,13 @@ def own_sandbox() -> Iterator[Sandbox]:
         app.state.store.close()
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every forwarded request (building one a request costs more than the request; the
+    sandbox is plain http on loopback, so it is never used to connect)."""
+    return ssl.create_default_context()
+
+
 def wait_started(server: Any, thread: threading.Thread) -> None:
     deadline = time.monotonic() + 15
     while not server.started:
@@ -163,7 +195,7 @@ class Forward:
         target = self.url + scope.get("raw_path", scope["path"].encode()).decode("latin-1")
         if scope.get("query_string"):
             target += "?" + scope["query_string"].decode("latin-1")
-        async with httpx.AsyncClient(timeout=60, trust_env=False) as client:
+        async with httpx.AsyncClient(timeout=60, trust_env=False, verify=_tls()) as client:
             try:
                 answer = await client.request(scope["method"], target, headers=headers, content=body)
             except httpx.RemoteProtocolError as exc:
