@@ -29,10 +29,12 @@ _TOKEN_AGENCY = ("SELECT u.agency_id FROM {table} t JOIN token_families f ON f.i
 class TenantScope:
     """Pure ASGI: sets `TENANT` for the rest of the request (see the module's docstring)."""
 
-    def __init__(self, app: ASGIApp, *, store: Any, wanted: Callable[[], bool]) -> None:
+    def __init__(self, app: ASGIApp, *, store: Any, wanted: Callable[[], bool],
+                 token_hash: Callable[[str], str]) -> None:
         self.app = app
         self.store = store
         self.wanted = wanted
+        self.token_hash = token_hash  # auth.token_hash, given (auth reads behaviour, which reads this module)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not self.wanted():
@@ -50,8 +52,7 @@ class TenantScope:
             TENANT.reset(mark)
 
     def _tenant(self, scope: Scope, path: str, body: bytes | None) -> str | None:
-        from wfctl.sandbox.auth import token_hash
-
+        token_hash = self.token_hash
         try:
             if body is not None:
                 return self._of_body(path, body, token_hash)
