@@ -13,6 +13,7 @@ import pytest
 
 from tests.certify.clients.reference import BREAKS
 from tests.fixtures.cli import REPO_ROOT, Cli, Result
+from tests.fixtures.sandbox import SandboxServer
 
 CLIENTS = Path(__file__).parent / "clients"
 REFERENCE = [sys.executable, str(CLIENTS / "reference.py")]
@@ -31,6 +32,7 @@ FLAGGED_BY = {
     "json-errors-only": "exit-status", "needs-expires-in": "exit-status",
     "retry-401": "expired-token",
     "burst": "pace",
+    "own-page-numbers": "records",
 }
 
 
@@ -53,6 +55,13 @@ def small_scenarios(tmp_path: Path, *names: str) -> str:
 
 
 RULES = sorted(BREAKS)
+#: The control plane's token in the tests (conftest.py's `controlled` sandbox, its `token_file`).
+CONTROL_TOKEN = "control-token-for-tests-0123456789"
+
+
+def control(cli: Cli, server: SandboxServer, token_file: Path, *args: str, input: str | None = None):  # type: ignore[no-untyped-def]
+    """`wfctl sandbox <args>` driving `server`'s control plane."""
+    return cli("sandbox", *args, "--url", server.url, "--control-token-file", str(token_file), input=input)
 
 
 def certify_at_once(directory: Path, runs: dict[str, tuple[Sequence[str], str]],

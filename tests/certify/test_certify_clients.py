@@ -37,8 +37,8 @@ def certified(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Resul
 def test_the_reference_client_passes_every_standard_scenario(certified: dict[str, tuple[Result, Any]]) -> None:
     result, report = certified["reference"]
     assert result.exit_code == 0, result.stdout + result.stderr
-    assert report["verdict"] == "pass" and len(report["scenarios"]) == 15
-    assert result.stdout.splitlines()[-1] == "certification passed: 15 scenarios, 0 findings (seed 1)"
+    assert report["verdict"] == "pass" and len(report["scenarios"]) == 16
+    assert result.stdout.splitlines()[-1] == "certification passed: 16 scenarios, 0 findings (seed 1)"
     assert result.stdout.splitlines()[0].startswith("ok   plain ")
     assert result.stderr.splitlines()[0] == "playing plain ..."
 

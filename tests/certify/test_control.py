@@ -9,32 +9,13 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import httpx
-import pytest
 
+from tests.certify.helpers import CONTROL_TOKEN, control
 from tests.fixtures.cli import REPO_ROOT, Cli
 from tests.fixtures.sandbox import ADMIN, SandboxServer, auth_headers, login_token
-
-TOKEN = "control-token-for-tests-0123456789"
-
-
-@pytest.fixture
-def controlled(sandbox_factory: Callable[..., SandboxServer]) -> SandboxServer:
-    return sandbox_factory(control_token=TOKEN)
-
-
-@pytest.fixture
-def token_file(tmp_path: Path) -> Path:
-    path = tmp_path / "control-token"
-    path.write_text(TOKEN + "\n")
-    return path
-
-
-def control(cli: Cli, server: SandboxServer, token_file: Path, *args: str, input: str | None = None):  # type: ignore[no-untyped-def]
-    return cli("sandbox", *args, "--url", server.url, "--control-token-file", str(token_file), input=input)
 
 
 def test_tenant_add_makes_an_agency_of_its_own_with_a_login_and_records(cli: Cli, controlled: SandboxServer,
@@ -173,7 +154,7 @@ def test_the_control_plane_wants_its_token_and_no_browser(cli: Cli, controlled: 
     missing = cli("sandbox", "reset", "--url", controlled.url)
     assert missing.exit_code == 2 and "--control-token-file" in missing.stderr
     browser = httpx.post(f"{controlled.url}/_control/reset", headers={
-        "Authorization": f"Bearer {TOKEN}", "Origin": "http://evil.example"})
+        "Authorization": f"Bearer {CONTROL_TOKEN}", "Origin": "http://evil.example"})
     assert browser.status_code == 403 and "access-control-allow-origin" not in browser.headers
     preflight = httpx.options(f"{controlled.url}/_control/reset", headers={"Origin": "http://evil.example"})
     assert preflight.status_code == 403 and "access-control-allow-origin" not in preflight.headers
@@ -193,7 +174,7 @@ def test_a_request_from_off_loopback_is_refused(controlled: SandboxServer) -> No
     async def ask(address: str) -> int:
         transport = httpx.ASGITransport(app=controlled.app, client=(address, 5000))
         async with httpx.AsyncClient(transport=transport, base_url="http://sandbox") as client:
-            answer = await client.get("/_control/behaviour", headers={"Authorization": f"Bearer {TOKEN}"})
+            answer = await client.get("/_control/behaviour", headers={"Authorization": f"Bearer {CONTROL_TOKEN}"})
             return answer.status_code
 
     assert asyncio.run(ask("192.0.2.7")) == 403
@@ -232,7 +213,7 @@ def test_serve_control_is_refused_off_loopback(cli: Cli) -> None:
 
 
 def test_reset_and_tenants_on_postgresql(cli: Cli, postgres: object, token_file: Path) -> None:
-    server = SandboxServer(postgres.new_database(), control_token=TOKEN)  # type: ignore[attr-defined]
+    server = SandboxServer(postgres.new_database(), control_token=CONTROL_TOKEN)  # type: ignore[attr-defined]
     try:
         tenant = json.loads(control(cli, server, token_file, "tenant", "add", "Acme On Postgres").stdout)
         login = tenant["logins"][0]

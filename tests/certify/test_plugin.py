@@ -37,6 +37,19 @@ def test_two(wfctl_tenant, wfctl_sandbox):
         assert httpx.get(f"{wfctl_tenant.url}/api/branches", headers=headers).status_code == 503
     finally:
         wfctl_sandbox.control.restore()
+
+
+def test_three(wfctl_tenant, wfctl_sandbox):
+    headers, _ = _branches(wfctl_tenant)
+    other, _ = _branches(wfctl_sandbox.tenant())
+    wfctl_tenant.play(quirks=["errors=text"], faults={"unavailable": True})
+    down = httpx.get(f"{wfctl_tenant.url}/api/branches", headers=headers)
+    assert down.status_code == 503 and down.headers["content-type"].startswith("text/plain")
+    assert httpx.get(f"{wfctl_tenant.url}/api/branches", headers=other).status_code == 200   # another tenant
+    wfctl_tenant.play()
+    wfctl_tenant.advance(16 * 60)
+    assert httpx.get(f"{wfctl_tenant.url}/api/branches", headers=headers).status_code == 401  # its clock alone
+    assert httpx.get(f"{wfctl_tenant.url}/api/branches", headers=other).status_code == 200
 '''
 
 
@@ -47,4 +60,4 @@ def test_a_tenant_per_test_on_one_sandbox(tmp_path: Path) -> None:
                             timeout=120, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT),
                                               "WFCTL_SANDBOX_TEST_SCRYPT_N": "1024"})
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2 passed" in result.stdout
+    assert "3 passed" in result.stdout

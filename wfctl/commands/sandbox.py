@@ -16,6 +16,7 @@ from typing import Annotated
 import typer
 
 from wfctl.commands.sandbox_accounts import INSTALL_HINT, agencies, users
+from wfctl.commands.sandbox_certify import certify
 from wfctl.commands.sandbox_control import control_banner, register, start_control
 from wfctl.errors import CliError
 from wfctl.render.streams import IO
@@ -275,4 +276,4 @@ def _is_loopback(host: str) -> bool:
 
 app.add_typer(users, name="users")
 app.add_typer(agencies, name="agencies")
-register(app)
+register(app, certify)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from wfctl.commands.sandbox_certify import certify
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.render.streams import IO
@@ -34,6 +33,8 @@ Url = Annotated[str, typer.Option("--url", envvar="WFCTL_SANDBOX_URL", metavar="
 TokenFile = Annotated[Path | None, typer.Option(
     "--control-token-file", metavar="<file>",
     help=f"The file `serve --control --control-token-file` wrote (or set {TOKEN_ENV}).")]
+OneTenant = Annotated[str | None, typer.Option(
+    "--tenant", metavar="<agency>", help="That tenant alone (its id or name); the others play on unchanged.")]
 
 TENANT_HELP = """Add tenants (agencies with their logins) to a running sandbox.
 
@@ -141,7 +142,7 @@ def faults_set(
                                                    help="429 past N requests a second (0: off).")] = None,
     access_ttl: Annotated[int | None, typer.Option("--access-ttl", min=1, metavar="<seconds>",
                                                    help="Lifetime of access tokens issued from now.")] = None,
-    url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
+    tenant: OneTenant = None, url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
     """Change what a running sandbox plays, from its next request; what is not named stays.
 
@@ -150,6 +151,7 @@ def faults_set(
     Examples:
         $ wfctl sandbox faults set --quirk put-clears --quirk next-page=int --control-token-file .sandbox-token
         $ wfctl sandbox faults set --unavailable --control-token-file .sandbox-token
+        $ wfctl sandbox faults set --quirk errors=html --tenant "Acme Integration" --control-token-file .sandbox-token
     """
     changes: dict[str, Any] = {}
     if quirk is not None:
@@ -163,26 +165,28 @@ def faults_set(
         raise CliError("name something to change: --quirk, --unavailable/--available, --latency, --rate-limit "
                        "or --access-ttl")
     with _control(url, control_token_file) as control:
-        _print(control.change(**changes))
+        _print(control.change(tenant=tenant, **changes))
 
 
 @faults_app.command("clear")
-def faults_clear(url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None) -> None:
+def faults_clear(tenant: OneTenant = None, url: Url = "http://127.0.0.1:8765",
+                 control_token_file: TokenFile = None) -> None:
     """Play again what the sandbox was started with.
 
-    Its quirks and limits as `serve` was given them, and no faults. Prints what it plays now as JSON.
+    Its quirks and limits as `serve` was given them, and no faults; with --tenant, that tenant plays what the
+    sandbox plays for all again. Prints what it plays now as JSON.
 
     Examples:
         $ wfctl sandbox faults clear --control-token-file .sandbox-token
     """
     with _control(url, control_token_file) as control:
-        _print(control.restore())
+        _print(control.restore(tenant=tenant))
 
 
 @clock_app.command("advance")
 def clock_advance(
     duration: Annotated[str, typer.Argument(metavar="<duration>", help="How far: 90s, 16m, 1h30m, 31d.")],
-    url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
+    tenant: OneTenant = None, url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
 ) -> None:
     """Move a running sandbox's clock forward.
 
@@ -191,6 +195,7 @@ def clock_advance(
 
     Examples:
         $ wfctl sandbox clock advance 16m --control-token-file .sandbox-token
+        $ wfctl sandbox clock advance 16m --tenant "Acme Integration" --control-token-file .sandbox-token
     """
     from wfctl.sandbox.controlclient import parse_duration
 
@@ -199,8 +204,8 @@ def clock_advance(
     except ValueError as exc:
         raise CliError(str(exc)) from None
     with _control(url, control_token_file) as control:
-        moved = control.advance(seconds)
-    IO.write_err(f"the sandbox's clock now reads {moved['now']}\n")
+        moved = control.advance(seconds, tenant=tenant)
+    IO.write_err(f"{'that tenant' if tenant else 'the sandbox'}'s clock now reads {moved['now']}\n")
 
 
 def journal(
@@ -277,8 +282,8 @@ def control_banner(url: str, token: str, token_file: str | None) -> str:
     return f"control plane: {url}/_control/ ({where}; loopback only)\n"
 
 
-def register(app: typer.Typer) -> None:
-    """Add the control verbs to `wfctl sandbox`."""
+def register(app: typer.Typer, certify: Callable[..., None]) -> None:
+    """Add the control verbs, and `certify` among them, to `wfctl sandbox`."""
     app.command("reset")(reset)
     app.command("seed")(seed)
     app.command("journal")(journal)
@@ -289,14 +294,24 @@ def register(app: typer.Typer) -> None:
 
 
 @contextmanager
+def control_failures() -> Iterator[None]:
+    """A control plane's refusal (controlclient.ControlFailure) as one line and its exit code."""
+    from wfctl.sandbox.controlclient import ControlFailure
+
+    try:
+        yield
+    except ControlFailure as exc:
+        raise CliError(str(exc), _EXITS.get(exc.kind, ExitCode.FAILURE)) from None
+
+
+@contextmanager
 def _control(url: str, token_file: Path | None) -> Iterator[ControlClient]:
-    from wfctl.sandbox.controlclient import ControlClient, ControlFailure
+    from wfctl.sandbox.controlclient import ControlClient
 
     client = ControlClient(url, read_token(token_file))
     try:
-        yield client
-    except ControlFailure as exc:
-        raise CliError(str(exc), _EXITS.get(exc.kind, ExitCode.FAILURE)) from None
+        with control_failures():
+            yield client
     finally:
         client.close()
 

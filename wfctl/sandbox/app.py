@@ -29,7 +29,7 @@ from starlette.types import ASGIApp
 
 from wfctl.sandbox import agency, branches, clients, idempotency, identity, sites
 from wfctl.sandbox.accounts import LOGIN_FAILURE_LIMIT
-from wfctl.sandbox.auth import Tokens
+from wfctl.sandbox.auth import Tokens, token_hash
 from wfctl.sandbox.behaviour import DEFAULT_ACCESS_TTL, Behaviour, Played
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.faults import RETRY_AFTER, Failsafe, unavailable_response
@@ -41,6 +41,7 @@ from wfctl.sandbox.paging import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, SEEK_SPAN_PAG
 from wfctl.sandbox.problems import ApiProblem, from_exception, problem_response
 from wfctl.sandbox.quirks import Quirks
 from wfctl.sandbox.store import Store, StoreUnavailable, open_store
+from wfctl.sandbox.tenancy import TenantScope
 from wfctl.sandbox.tokenforms import DEFAULT_JWT_SIZE
 
 __all__ = ["DEFAULT_MAX_BODY", "DEFAULT_PAGE_SIZE", "MAX_PAGE_SIZE", "RETRY_AFTER", "SEEK_SPAN_PAGES", "SandboxApi",
@@ -130,6 +131,8 @@ def create_app(
     app.add_middleware(OwnRedirects)
     app.add_middleware(AsPlayed, behaviour=behaviour, build=functools.partial(
         _middlewares, clock=clock, store=store, max_body=max_body))
+    app.add_middleware(TenantScope, store=store, wanted=lambda: behaviour.per_tenant or clock.per_tenant,
+                       token_hash=token_hash)
     app.add_middleware(Recorder, journal=journal, clock=clock)
     if control_token is not None:
         from wfctl.sandbox.control import ControlPlane

@@ -13,6 +13,11 @@ No reader copies a field at start-up: the handlers ask `Service.quirks` (this ob
 asks which value is played and gets the middleware stack built for it (middleware.AsPlayed, built once a
 value), and the access-token lifetime is read when a token is issued.
 
+A tenant (an agency, tenancy.py) may play something of its own: `change(tenant=agency_id, ...)` starts
+from what the sandbox plays for all and changes that tenant's value only; `now` is the value of the
+request's tenant (tenancy.TENANT) when it has one, else the sandbox's. So a certification plays each
+scenario as a tenant of one sandbox, and tenants never share what is played (issue 48).
+
 A change lives in this process only. Under `--workers N` (PostgreSQL) each worker has its own
 `Behaviour`, set from the same options at start; a control plane that changes one would have to reach
 every worker (a row in the database that each reads when its version changes): docs/sandbox.md, "Seams".
@@ -26,6 +31,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from wfctl.sandbox.quirks import Quirks, parse_quirks
+from wfctl.sandbox.tenancy import TENANT
 from wfctl.sandbox.tokenforms import DEFAULT_JWT_SIZE
 
 DEFAULT_ACCESS_TTL = 900
@@ -67,13 +73,37 @@ class Behaviour:
         self._lock = threading.Lock()
         self._now = _checked(Played(), quirks=quirks, access_ttl=access_ttl, rate_limit=rate_limit,
                              latency_ms=latency_ms, faults=faults, token_form=token_form, token_size=token_size)
-        #: The quirks of `now`, a plain attribute: the handlers ask it several times a request.
-        self.quirks: Quirks = self._now.quirks
+        self._tenants: dict[str, Played] = {}
 
     @property
     def now(self) -> Played:
-        """What is played now: read once per request for one consistent set."""
+        """What is played now for the request's tenant: read once per request for one consistent set."""
+        if self._tenants:
+            tenant = TENANT.get()
+            if tenant is not None:
+                return self._tenants.get(tenant, self._now)
         return self._now
+
+    @property
+    def quirks(self) -> Quirks:
+        return self.now.quirks
+
+    @property
+    def per_tenant(self) -> bool:
+        """Whether some tenant plays something of its own (tenancy.TenantScope then names each request's)."""
+        return bool(self._tenants)
+
+    def of(self, tenant: str | None) -> Played:
+        """What `tenant` plays (None: the sandbox's value for all)."""
+        return self._tenants.get(tenant, self._now) if tenant is not None else self._now
+
+    def forget(self, tenant: str | None = None) -> None:
+        """`tenant` plays the sandbox's value again (None: every tenant does)."""
+        with self._lock:
+            if tenant is None:
+                self._tenants = {}
+            else:
+                self._tenants = {name: value for name, value in self._tenants.items() if name != tenant}
 
     @property
     def access_ttl(self) -> int:
@@ -83,8 +113,8 @@ class Behaviour:
     def faults(self) -> Faults:
         return self._now.faults
 
-    def change(self, **changes: Any) -> Played:
-        """Play something else from the next request on: any of `quirks` (names as `--quirk` spells them,
+    def change(self, *, tenant: str | None = None, **changes: Any) -> Played:
+        """Play something else from the next request on (for `tenant` only, when named): any of `quirks` (names as `--quirk` spells them,
         or a Quirks), `access_ttl`, `rate_limit` (None or 0: off), `latency_ms`, `faults`, `token_form`,
         `token_size`. What is not
         named stays. ValueError (nothing changed) for an unknown name or a bad value."""
@@ -92,9 +122,12 @@ class Behaviour:
         if unknown:
             raise ValueError(f"no such behaviour: {', '.join(sorted(unknown))}; known: {', '.join(sorted(_FIELDS))}")
         with self._lock:
-            self._now = _checked(self._now, **changes)
-            self.quirks = self._now.quirks
-            return self._now
+            if tenant is None:
+                self._now = _checked(self._now, **changes)
+                return self._now
+            played = _checked(self._tenants.get(tenant, self._now), **changes)
+            self._tenants = {**self._tenants, tenant: played}  # swapped whole: readers take no lock
+            return played
 
 
 # ---- private helpers --------------------------------------------------------------------------

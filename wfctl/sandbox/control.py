@@ -13,11 +13,15 @@ document with one line of `detail`.
                                                  the journal emptied
     POST   /_control/seed?tenant=<id or name>    a seed file's records (tenants.py) into one agency
     POST   /_control/tenants                     {"name", "logins"?, "records"?}: a new agency and its logins
-    GET    /_control/behaviour                   what is played now
-    PUT    /_control/behaviour                   {"quirks", "faults": {"unavailable"}, "latency_ms",
-                                                 "rate_limit", "access_ttl"}: changed from the next request
-    DELETE /_control/behaviour                   back to what the sandbox was started with
-    POST   /_control/clock                       {"advance": seconds}: the service's time moves forward
+    GET    /_control/tenants?tenant=<id or name> that agency: {"id", "name", "reuse_detections"} (G3's count)
+    GET    /_control/behaviour?tenant=           what is played now (for that tenant)
+    PUT    /_control/behaviour?tenant=           {"quirks", "faults": {"unavailable"}, "latency_ms",
+                                                 "rate_limit", "access_ttl"}: changed from the next request,
+                                                 for every tenant or, named, for that one alone
+    DELETE /_control/behaviour?tenant=           back to what the sandbox was started with (the tenant:
+                                                 back to what the sandbox plays for all)
+    POST   /_control/clock?tenant=               {"advance": seconds}: the service's time moves forward
+                                                 (that tenant's alone, when named)
     GET    /_control/journal?tenant=&since=&bodies=1   the request records (bodies only when asked)
     PUT    /_control/journal                     {"bodies": true}: keep bodies from now on (secrets redacted)
 """
@@ -68,7 +72,8 @@ class ControlPlane:
             ("POST", "reset"): self._reset,
             ("POST", "seed"): self._seed,
             ("POST", "tenants"): self._tenant,
-            ("GET", "behaviour"): lambda query, body: played_as_dict(self.behaviour.now),
+            ("GET", "tenants"): self._tenant_info,
+            ("GET", "behaviour"): lambda query, body: played_as_dict(self.behaviour.of(self._named(query))),
             ("PUT", "behaviour"): self._change,
             ("DELETE", "behaviour"): self._restore,
             ("POST", "clock"): self._advance,
@@ -118,6 +123,8 @@ class ControlPlane:
 
     def _reset(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
         reset(self.store, clock=self.clock, records=self.seed_records)
+        self.behaviour.forget()
+        self.clock.forget()
         self.behaviour.change(**_fields(self.started))
         self.journal.clear()
         return {"reset": True}
@@ -140,6 +147,13 @@ class ControlPlane:
         return add_tenant(self.store, body["name"], clock=self.clock, logins=logins,
                           records=bool(body.get("records", True)))
 
+    def _tenant_info(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
+        tenant = self._named(query)
+        if tenant is None:
+            raise ControlError(400, "name the tenant: ?tenant=<id or name>")
+        _, name = find_agency(self.store, tenant)
+        return {"id": tenant, "name": name, "reuse_detections": self.store.reuse_detections(tenant)}
+
     def _change(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):
             raise ControlError(400, "a behaviour change is a JSON object")
@@ -149,20 +163,36 @@ class ControlPlane:
             if not isinstance(faults, dict) or set(faults) - {"unavailable"}:
                 raise ControlError(400, 'faults is {"unavailable": true|false}')
             changes["faults"] = Faults(unavailable=bool(faults.get("unavailable")))
+        tenant = self._named(query)
         try:
-            return played_as_dict(self.behaviour.change(**changes))
+            return played_as_dict(self.behaviour.change(tenant=tenant, **changes))
         except ValueError as exc:
             raise ControlError(400, str(exc)) from None
 
     def _restore(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
+        tenant = self._named(query)
+        if tenant is not None:
+            self.behaviour.forget(tenant)
+            return played_as_dict(self.behaviour.of(tenant))
         return played_as_dict(self.behaviour.change(**_fields(self.started)))
 
     def _advance(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
         seconds = body.get("advance") if isinstance(body, dict) else None
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
             raise ControlError(400, 'the clock moves forward only: {"advance": <seconds, at least 0>}')
-        offset = self.clock.advance(seconds)
-        return {"offset": offset, "now": self.clock.iso()}
+        tenant = self._named(query)
+        offset = self.clock.advance(seconds, tenant=tenant)
+        return {"offset": offset, "now": self.clock.iso(self.clock.time() - self.clock.offset + offset)}
+
+    def _named(self, query: dict[str, list[str]]) -> str | None:
+        """The agency id `?tenant=` names (its id or name), or None when it names none."""
+        ref = (query.get("tenant") or [""])[0]
+        if not ref:
+            return None
+        try:
+            return find_agency(self.store, ref)[0]
+        except AccountError as exc:
+            raise ControlError(404, str(exc)) from None
 
     def _journal(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
         tenant: str | None = (query.get("tenant") or [""])[0] or None

@@ -49,17 +49,22 @@ class ControlClient:
             body["logins"] = logins
         return self._call("POST", "tenants", json=body)
 
-    def behaviour(self) -> dict[str, Any]:
-        return self._call("GET", "behaviour")
+    def tenant(self, tenant: str) -> dict[str, Any]:
+        """{"id", "name", "reuse_detections"} of one tenant (an id or a name)."""
+        return self._call("GET", "tenants", params={"tenant": tenant})
 
-    def change(self, **changes: Any) -> dict[str, Any]:
-        return self._call("PUT", "behaviour", json=changes)
+    def behaviour(self, *, tenant: str | None = None) -> dict[str, Any]:
+        return self._call("GET", "behaviour", params=_tenant(tenant))
 
-    def restore(self) -> dict[str, Any]:
-        return self._call("DELETE", "behaviour")
+    def change(self, *, tenant: str | None = None, **changes: Any) -> dict[str, Any]:
+        """Play `changes` from the next request on: for every tenant, or for `tenant` (an id or a name) alone."""
+        return self._call("PUT", "behaviour", json=changes, params=_tenant(tenant))
 
-    def advance(self, seconds: float) -> dict[str, Any]:
-        return self._call("POST", "clock", json={"advance": seconds})
+    def restore(self, *, tenant: str | None = None) -> dict[str, Any]:
+        return self._call("DELETE", "behaviour", params=_tenant(tenant))
+
+    def advance(self, seconds: float, *, tenant: str | None = None) -> dict[str, Any]:
+        return self._call("POST", "clock", json={"advance": seconds}, params=_tenant(tenant))
 
     def journal(self, *, tenant: str | None = None, since: int = 0, bodies: bool = False) -> list[dict[str, Any]]:
         params: dict[str, Any] = {"since": since, "bodies": int(bodies)}
@@ -87,6 +92,10 @@ class ControlClient:
             raise ControlFailure(f"{detail or response.reason_phrase} (HTTP {response.status_code})",
                                  _KINDS.get(response.status_code, "failure"))
         return answer
+
+
+def _tenant(tenant: str | None) -> dict[str, str] | None:
+    return {"tenant": tenant} if tenant else None
 
 
 def parse_duration(text: str) -> float:

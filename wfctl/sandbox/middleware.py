@@ -28,6 +28,9 @@ from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.faults import unavailable_response
 from wfctl.sandbox.problems import problem_response
 
+#: Stacks AsPlayed keeps built (one a value played: the sandbox's and each tenant's of its own).
+_KEPT_STACKS = 64
+
 
 class AsPlayed:
     """Pure ASGI: `build(app, played)` in front of `app`, for the value the behaviour plays now (see the
@@ -37,13 +40,17 @@ class AsPlayed:
         self.app = app
         self.behaviour = behaviour
         self.build = build
-        self._built: tuple[Played | None, ASGIApp] = (None, app)
+        # by value: tenants that play different values (behaviour.py) each keep their stack
+        self._built: dict[int, tuple[Played, ASGIApp]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         played = self.behaviour.now
-        built = self._built
-        if built[0] is not played:
-            built = self._built = (played, self.build(self.app, played))
+        built = self._built.get(id(played))
+        if built is None or built[0] is not played:
+            if len(self._built) >= _KEPT_STACKS:
+                self._built = {}
+            built = (played, self.build(self.app, played))
+            self._built = {**self._built, id(played): built}
         await built[1](scope, receive, send)
 
 

@@ -10,8 +10,10 @@
 `wfctl_sandbox` (session) is a sandbox in memory on 127.0.0.1 and a free port, in a thread of the test
 process, with its control plane on (`.url`, `.control`: a controlclient.ControlClient). `wfctl_tenant` (each
 test) is an agency of its own with an admin login and sample records (tenants.standard_records): tests
-never see each other's data, whatever order they run in. Change what the sandbox plays with
-`wfctl_sandbox.control.change(...)` (it holds for every tenant; `restore()` ends it).
+never see each other's data, whatever order they run in. Change what one tenant plays with
+`wfctl_tenant.play(quirks=["put-clears"], faults={"unavailable": True})` and move its clock alone with
+`wfctl_tenant.advance(16 * 60)` (tests running at once on the session's sandbox are not touched); what every
+tenant plays with `wfctl_sandbox.control.change(...)` (`restore()` ends it).
 """
 
 from __future__ import annotations
@@ -41,6 +43,17 @@ class Tenant:
     def journal(self, *, bodies: bool = False) -> list[dict[str, Any]]:
         """This tenant's requests (bodies only when the journal keeps them: control.keep_bodies(True))."""
         return self.control.journal(tenant=self.name, bodies=bodies)
+
+    def play(self, **changes: Any) -> dict[str, Any]:
+        """This tenant alone plays `changes` (quirks, faults, latency_ms, rate_limit, access_ttl) from its next
+        request; `play()` with nothing: what the sandbox plays for all again."""
+        if not changes:
+            return dict(self.control.restore(tenant=self.name))
+        return dict(self.control.change(tenant=self.name, **changes))
+
+    def advance(self, seconds: float) -> None:
+        """This tenant's clock alone moves `seconds` forward (16 * 60: its access tokens have expired)."""
+        self.control.advance(seconds, tenant=self.name)
 
 
 class Sandbox:

@@ -213,8 +213,13 @@ class Store:
     def is_empty(self, db: Any = None) -> bool:
         return (db or self.db).execute("SELECT 1 FROM agencies LIMIT 1").fetchone() is None
 
-    def reuse_detections(self) -> int:
-        row = self.db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
+    def reuse_detections(self, agency_id: str | None = None) -> int:
+        """Refresh-token reuse detected (G3): in the whole sandbox, or for one tenant's logins."""
+        if agency_id is None:
+            row = self.db.execute("SELECT count(*) FROM security_events WHERE kind = ?", (REUSE_DETECTED,)).fetchone()
+        else:
+            row = self.db.execute("SELECT count(*) FROM security_events e JOIN users u ON u.id = e.user_id "
+                                  "WHERE e.kind = ? AND u.agency_id = ?", (REUSE_DETECTED, agency_id)).fetchone()
         return int(row[0])
 
     def purge_expired(self, now: float) -> None:

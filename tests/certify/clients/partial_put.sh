@@ -7,8 +7,11 @@ token=$(jq -n --arg u "$CERTIFY_USERNAME" --arg p "$CERTIFY_PASSWORD" '{username
     curl -sf -H 'Content-Type: application/json' --data-binary @- "$base/identity/login" | jq -r .accessToken)
 auth="Authorization: Bearer $token"
 link="$base/api/clients/$CERTIFY_CLIENT_ID/sites"
+: >"$CERTIFY_READ_FILE"
 while [ -n "$link" ] && [ "$link" != null ]; do
-    link=$(curl -sf -H "$auth" "$link" | jq -r .nextPage)
+    page=$(curl -sf -H "$auth" "$link")
+    printf '%s' "$page" | jq -r '.data[].id' >>"$CERTIFY_READ_FILE"
+    link=$(printf '%s' "$page" | jq -r .nextPage)
 done
 jq -n --arg n "$CERTIFY_NEW_SITE" '{name: $n}' | curl -sf -o /dev/null -H "$auth" -H 'Content-Type: application/json' \
     -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" --data-binary @- "$base/api/clients/$CERTIFY_CLIENT_ID/sites"

@@ -20,6 +20,7 @@ def main() -> int:
         store.save(TokenPair.from_response(answer, username=user, base_url=url))
         with Client(url, auth=TokenAuth(store, url), warn=lambda text: None) as client:
             sites = list(client.iter_sites(client_id))
+            Path(os.environ["CERTIFY_READ_FILE"]).write_text("".join(f"{site['id']}\n" for site in sites))
             client.create_site(client_id, {"name": os.environ["CERTIFY_NEW_SITE"]})
             client.update_site(os.environ["CERTIFY_SITE_ID"], {"phone": os.environ["CERTIFY_SITE_PHONE"]})
     print(f"{len(sites)} sites read", file=sys.stderr)

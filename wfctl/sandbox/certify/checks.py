@@ -46,6 +46,9 @@ class Played:
     new_sites: int = 0
     reuse_detections: int = 0
     trap_port: int | None = None
+    listed_before: set[str] = field(default_factory=set)  # the client's site ids before the program ran
+    listed_after: set[str] = field(default_factory=set)   # and after
+    read: set[str] | None = None                           # the ids it says it read (None: it did not say)
 
 
 @dataclass(frozen=True)
@@ -95,14 +98,7 @@ def idempotent_create(played: Played) -> list[str]:
 def pages(played: Played) -> list[str]:
     """The listing's first pass: the list GETs before the first write. What comes after a write is another
     read (a natural-key look-up after a lost create, G20), judged for reading a page twice only."""
-    ordered = sorted(played.exchanges, key=lambda e: e.start)
-    passes: list[list[Exchange]] = [[]]
-    for exchange in ordered:
-        if exchange.api and exchange.method in ("POST", "PUT", "PATCH", "DELETE") and passes[-1]:
-            passes.append([])
-        elif (exchange.method == "GET" and exchange.path == _sites(played) and exchange.status == 200
-              and isinstance(exchange.response, dict)):
-            passes[-1].append(exchange)
+    passes = _passes(played)
     first = passes[0]
     if not first:
         return ["the client's site list was never read"] if played.exit_status == 0 else []
@@ -111,11 +107,25 @@ def pages(played: Played) -> list[str]:
         counts = Counter(_page_number(e) for e in read)
         findings += [f"page {page} was read {times} times" for page, times in sorted(counts.items()) if times > 1]
     page_count = max(int(e.response.get("pageCount") or 0) for e in first)
-    wanted = range(1, 2 if played.scenario.faults.foreign_next_page else page_count + 1)
     if played.exit_status == 0:  # a program that stopped is reported by exit-status: pages it never got to, not here
-        read_once = {_page_number(e) for e in first}
-        findings += [f"page {page} of {page_count} was never read" for page in wanted if page not in read_once]
+        findings += [f"page {page} of {page_count} was never read" for page in _unread(played)]
     return sorted(set(findings), key=findings.index)
+
+
+def records(played: Played) -> list[str]:
+    """No record missed: a site listed before the program ran and still listed after it is among those it read;
+    a site created or deleted meanwhile (pages-change moves one) may be either way."""
+    if played.exit_status != 0:  # a program that stopped is reported by exit-status
+        return []
+    if played.read is None:
+        return ["the program did not say which sites it read (CERTIFY_READ_FILE)"]
+    if not _passes(played)[0] or _unread(played):  # pages it never read are the pages check's finding
+        return []
+    missed = len((played.listed_before & played.listed_after) - played.read)
+    if not missed:
+        return []
+    return [f"{missed} site{'s' if missed > 1 else ''} listed throughout the read {'were' if missed > 1 else 'was'} "
+            "never read"]
 
 
 def put_keeps_fields(played: Played) -> list[str]:
@@ -176,8 +186,11 @@ CHECKS: list[Check] = [
           refresh_reuse),
     Check("idempotent-create", "G20", "a create is repeated only with the same Idempotency-Key or after a look-up",
           "0 other repeats; at most 1 record of the name in the final state", idempotent_create),
-    Check("pages", "G7/G8", "every nextPage form is followed, no page read twice, none missed",
+    Check("pages", "G7/G8", "every nextPage form is followed, no page read twice, none left unread",
           "each page up to pageCount answered 200 exactly once (a retry of a refused page is not a read)", pages),
+    Check("records", "G7", "no record is missed while the pages change",
+          "every site listed before and after the read is among the ids the program read (CERTIFY_READ_FILE); "
+          "one created or deleted meanwhile may be either way; a page never read is the pages check's", records),
     Check("put-keeps-fields", "G13", "an update changes only what it names, on a deployment that clears",
           "the site's final state equals its first state with the phone changed", put_keeps_fields),
     Check("exit-status", "G10", "every error form is parsed: the program does not fail",
@@ -194,6 +207,29 @@ CHECKS: list[Check] = [
 def judge(played: Played) -> list[tuple[Check, list[str]]]:
     """Every check's findings for one scenario (empty: it holds)."""
     return [(check, check.judge(played)) for check in CHECKS]
+
+
+def _passes(played: Played) -> list[list[Exchange]]:
+    """The list GETs answered 200, split at each write: the first pass, then each later read."""
+    passes: list[list[Exchange]] = [[]]
+    for exchange in sorted(played.exchanges, key=lambda e: e.start):
+        if exchange.api and exchange.method in ("POST", "PUT", "PATCH", "DELETE") and passes[-1]:
+            passes.append([])
+        elif (exchange.method == "GET" and exchange.path == _sites(played) and exchange.status == 200
+              and isinstance(exchange.response, dict)):
+            passes[-1].append(exchange)
+    return passes
+
+
+def _unread(played: Played) -> list[int]:
+    """The pages up to pageCount the first pass never read (only the first, when its link was on another origin)."""
+    first = _passes(played)[0]
+    if not first:
+        return []
+    page_count = max(int(e.response.get("pageCount") or 0) for e in first)
+    read_once = {_page_number(e) for e in first}
+    wanted = range(1, 2 if played.scenario.faults.foreign_next_page else page_count + 1)
+    return [page for page in wanted if page not in read_once]
 
 
 def _sites(played: Played) -> str:

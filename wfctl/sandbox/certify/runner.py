@@ -1,7 +1,9 @@
-"""Playing the scenarios: a sandbox of each scenario's own (in memory, on loopback, a free port), a fresh
-tenant with sample records, the program run once with the task in its environment, then the checks.
+"""Playing the scenarios: each a fresh tenant of one sandbox (target.py: this run's own, in memory, or a running
+one named by --url), the program run once against the scenario's stage with the task in its environment,
+then the checks.
 
     report = certify(["python3", "client.py"], load_scenarios("standard"), seed=7)
+    report = certify(command, scenarios, seed=7, sandbox=Sandbox(url, control_token))   # a shared sandbox
 
 The program gets (docs/sandbox.md, "Certifying a client"):
 
@@ -12,119 +14,107 @@ The program gets (docs/sandbox.md, "Certifying a client"):
     CERTIFY_NEW_SITE     create one site of this name under that client
     CERTIFY_SITE_ID      set this site's phone to CERTIFY_SITE_PHONE, leaving its other fields
     CERTIFY_SITE_PHONE
+    CERTIFY_READ_FILE    write the id of every site read to this file, one a line (the records check)
 
 What is random (which site, the new name, the phone) comes from `seed`, so the same seed asks the same.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
 import random
+import shutil
 import subprocess
+import tempfile
 import threading
-import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from wfctl.sandbox.certify.checks import Played, Task, judge
 from wfctl.sandbox.certify.report import Report, ScenarioResult
 from wfctl.sandbox.certify.scenarios import Scenario
 from wfctl.sandbox.certify.stage import Stage
+from wfctl.sandbox.certify.target import Forward, Sandbox, own_sandbox, wait_started
 
 #: Seconds one scenario's program may run.
 PROGRAM_TIMEOUT = 60.0
-#: A site's writable fields: the service's name -> the column.
-SITE_FIELDS = {"name": "name", "address": "address", "phone": "phone", "email": "email",
-               "assessmentRequired": "assessment_required", "departments": "departments", "rates": "rates",
-               "bannedWorkers": "banned_workers"}
 
 
 def certify(command: Sequence[str], scenarios: Sequence[Scenario], *, seed: int = 0,
-            progress: Callable[[str], None] | None = None, timeout: float = PROGRAM_TIMEOUT) -> Report:
-    """Run `command` once per scenario and judge each run."""
-    results = []
-    for scenario in scenarios:
-        if progress is not None:
-            progress(scenario.name)
-        played = play(command, scenario, seed=seed, timeout=timeout)
-        results.append(ScenarioResult(scenario=scenario, exit_status=played.exit_status, stderr=played.stderr,
-                                      outcomes=judge(played)))
+            progress: Callable[[str], None] | None = None, timeout: float = PROGRAM_TIMEOUT,
+            sandbox: Sandbox | None = None) -> Report:
+    """Run `command` once per scenario, each a tenant of `sandbox` (default: one of this run's own), and judge
+    each run."""
+    with contextlib.ExitStack() as stack:
+        if sandbox is None:
+            sandbox = stack.enter_context(own_sandbox())
+        results = []
+        for scenario in scenarios:
+            if progress is not None:
+                progress(scenario.name)
+            played = play(command, scenario, sandbox, seed=seed, timeout=timeout)
+            results.append(ScenarioResult(scenario=scenario, exit_status=played.exit_status, stderr=played.stderr,
+                                          outcomes=judge(played)))
     return Report(seed=seed, results=results)
 
 
-def play(command: Sequence[str], scenario: Scenario, *, seed: int, timeout: float = PROGRAM_TIMEOUT) -> Played:
-    """One scenario: its own sandbox and tenant, the program run once, the trace and the states kept."""
+def play(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, *, seed: int,
+         timeout: float = PROGRAM_TIMEOUT) -> Played:
+    """One scenario: a fresh tenant of `sandbox`, its stage, the program run once, the trace and the states kept."""
     import uvicorn
 
-    from wfctl.sandbox.app import create_app
+    from wfctl.sandbox.quirks import parse_quirks
     from wfctl.sandbox.server import bind, uvicorn_config
-    from wfctl.sandbox.tenants import add_tenant
 
     chosen = random.Random(f"{seed}:{scenario.name}")
-    app = create_app(None, seed=False, quirks=list(scenario.quirks))
-    store, clock = app.state.store, app.state.clock
+    tenant = sandbox.tenant(scenario)
+    site = f"s{chosen.randrange(1, 28)}"
+    task = Task(client_id=tenant.records["c1"], site_id=tenant.records[site],
+                new_site=f"Certified Site {chosen.randrange(1000, 10000)}",
+                phone=f"+44 20 7946 {chosen.randrange(1000, 10000)}")
+    before = sandbox.site(tenant, task.site_id)
+    listed = {site["id"] for site in sandbox.listing(tenant, task.client_id)}
+    stack_dir = tempfile.mkdtemp(prefix="wfctl-certify-")
+    told = os.path.join(stack_dir, "read-ids")
+    main, trap = bind("127.0.0.1", 0), bind("127.0.0.1", 0)
+    stage = Stage(Forward(sandbox.url), scenario.faults, expire=lambda: sandbox.expire_access(tenant),
+                  trap_port=trap.getsockname()[1], error_form=parse_quirks(list(scenario.quirks)).errors)
+    config = uvicorn_config(stage, port=main.getsockname()[1], log_level="critical")
+    config.timeout_graceful_shutdown = 1
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [main, trap]}, daemon=True,
+                              name=f"certify-{scenario.name}")
+    thread.start()
     try:
-        tenant = add_tenant(store, f"Certification {scenario.name}", clock=clock)
-        site = f"s{chosen.randrange(1, 28)}"
-        task = Task(client_id=tenant["records"]["c1"], site_id=tenant["records"][site],
-                    new_site=f"Certified Site {chosen.randrange(1000, 10000)}",
-                    phone=f"+44 20 7946 {chosen.randrange(1000, 10000)}")
-        before = site_state(store, task.site_id)
-        main, trap = bind("127.0.0.1", 0), bind("127.0.0.1", 0)
-        stage = Stage(app, scenario.faults, clock=clock, trap_port=trap.getsockname()[1],
-                      error_form=app.state.behaviour.quirks.errors)
-        config = uvicorn_config(stage, port=main.getsockname()[1], log_level="critical")
-        config.timeout_graceful_shutdown = 1
-        server = uvicorn.Server(config)
-        thread = threading.Thread(target=server.run, kwargs={"sockets": [main, trap]}, daemon=True,
-                                  name=f"certify-{scenario.name}")
-        thread.start()
-        try:
-            _wait_started(server, thread)
-            login = tenant["logins"][0]
-            env = {**os.environ, "CERTIFY_BASE_URL": f"http://127.0.0.1:{main.getsockname()[1]}",
-                   "CERTIFY_USERNAME": login["username"], "CERTIFY_PASSWORD": login["password"],
-                   "CERTIFY_CLIENT_ID": task.client_id, "CERTIFY_NEW_SITE": task.new_site,
-                   "CERTIFY_SITE_ID": task.site_id, "CERTIFY_SITE_PHONE": task.phone}
-            exit_status, stderr = _run(command, env, timeout)
-        finally:
-            server.should_exit = True
-            thread.join(timeout=10)
-            main.close()
-            trap.close()
-        return Played(scenario=scenario, task=task, exchanges=list(stage.exchanges), exit_status=exit_status,
-                      stderr=stderr, site_before=before, site_after=site_state(store, task.site_id),
-                      new_sites=_named(store, task.client_id, task.new_site),
-                      reuse_detections=store.reuse_detections(), trap_port=stage.trap_port)
+        wait_started(server, thread)
+        env = {**os.environ, "CERTIFY_BASE_URL": f"http://127.0.0.1:{main.getsockname()[1]}",
+               "CERTIFY_USERNAME": tenant.username, "CERTIFY_PASSWORD": tenant.password,
+               "CERTIFY_CLIENT_ID": task.client_id, "CERTIFY_NEW_SITE": task.new_site,
+               "CERTIFY_SITE_ID": task.site_id, "CERTIFY_SITE_PHONE": task.phone, "CERTIFY_READ_FILE": told}
+        exit_status, stderr = _run(command, env, timeout)
+        read = _ids(told)
     finally:
-        store.close()
+        shutil.rmtree(stack_dir, ignore_errors=True)
+        server.should_exit = True
+        thread.join(timeout=10)
+        main.close()
+        trap.close()
+    sandbox.settle(tenant)
+    after = sandbox.listing(tenant, task.client_id)
+    return Played(scenario=scenario, task=task, exchanges=list(stage.exchanges), exit_status=exit_status,
+                  stderr=stderr, site_before=before, site_after=sandbox.site(tenant, task.site_id),
+                  new_sites=sum(1 for site in after if site.get("name") == task.new_site),
+                  listed_before=listed, listed_after={site["id"] for site in after}, read=read,
+                  reuse_detections=sandbox.reuse_detections(tenant), trap_port=stage.trap_port)
 
 
-def site_state(store: Any, site_id: str) -> dict[str, Any]:
-    """A site's writable fields as the database holds them, by the service's names (empty: no such site)."""
-    row = store.db.execute(f"SELECT {', '.join(SITE_FIELDS.values())} FROM sites WHERE id = ?",
-                           (site_id,)).fetchone()
-    if row is None:
-        return {}
-    state = dict(zip(SITE_FIELDS, row, strict=True))
-    for name in ("departments", "rates", "bannedWorkers"):
-        state[name] = json.loads(state[name])
-    state["assessmentRequired"] = bool(state["assessmentRequired"])
-    return state
-
-
-def _named(store: Any, client_id: str, name: str) -> int:
-    row = store.db.execute("SELECT count(*) FROM sites WHERE client_id = ? AND name = ?", (client_id, name)).fetchone()
-    return int(row[0])
-
-
-def _wait_started(server: Any, thread: threading.Thread) -> None:
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the certification's sandbox did not start")
-        time.sleep(0.01)
+def _ids(path: str) -> set[str] | None:
+    """The ids the program says it read (None: it wrote no file)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as told:
+            return {line.strip() for line in told if line.strip()}
+    except OSError:
+        return None
 
 
 def _run(command: Sequence[str], env: dict[str, str], timeout: float) -> tuple[int, str]:

@@ -1,7 +1,7 @@
 """The stage a scenario is played on: a pure ASGI layer, outermost, that plays the scenario's faults and keeps
 the trace of every exchange as the program saw it (its own journal, with monotonic times the checks need).
 
-    stage = Stage(app, scenario.faults, clock=app.state.clock, trap_port=8766)
+    stage = Stage(Forward(sandbox.url), scenario.faults, expire=lambda: sandbox.expire_access(tenant), trap_port=8766)
     stage.exchanges       # [Exchange], in the order the requests arrived
 
 A fault answered here never reaches the sandbox (a 429, a 503, a failed write); a lost refresh answer is
@@ -16,6 +16,7 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit, urlunsplit
@@ -23,12 +24,11 @@ from urllib.parse import parse_qs, urlsplit, urlunsplit
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from wfctl.sandbox.certify.scenarios import Faults
-from wfctl.sandbox.clock import Clock
-from wfctl.sandbox.middleware import AnswerDropped, drop_answer
+from wfctl.sandbox.middleware import AnswerDropped, drop_answer, error_body
+from wfctl.sandbox.tenancy import read_body, replay
 
 #: Every answer waits this long, as on a network, so requests a program sends at once are in flight at once.
 ANSWER_DELAY = 0.02
-ACCESS_EXPIRY = 16 * 60  # seconds the clock jumps to expire every access token issued (their life: 15 minutes)
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 
 
@@ -58,12 +58,12 @@ class Exchange:
 
 
 class Stage:
-    def __init__(self, app: ASGIApp, faults: Faults, *, clock: Clock, trap_port: int | None = None,
+    def __init__(self, app: ASGIApp, faults: Faults, *, expire: Callable[[], None], trap_port: int | None = None,
                  error_form: str = "problem") -> None:
         self.app = app
         self.error_form = error_form
         self.faults = faults
-        self.clock = clock
+        self.expire = expire  # every access token of the tenant expires (its clock moves: target.Sandbox)
         self.trap_port = trap_port
         self.exchanges: list[Exchange] = []
         self._lock = threading.Lock()
@@ -76,18 +76,9 @@ class Stage:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        raw = await _read(receive)
+        raw = await read_body(receive)
         exchange = self._begin(scope, raw)
         await asyncio.sleep(ANSWER_DELAY)
-        replay_sent = False
-
-        async def replay() -> Message:
-            nonlocal replay_sent
-            if replay_sent:
-                return {"type": "http.disconnect"}
-            replay_sent = True
-            return {"type": "http.request", "body": raw, "more_body": False}
-
         try:
             fault = self._fault(exchange)
             if fault is not None:
@@ -105,7 +96,7 @@ class Stage:
                     chunks.append(message.get("body", b""))
 
             try:
-                await self.app(scope, replay, keep)
+                await self.app(scope, replay(raw), keep)
             except AnswerDropped:  # drop-create-answer, inside the sandbox: the program gets nothing either
                 exchange.injected = "drop-create-answer"
                 await drop_answer(send, exchange.path, b"drop-create-answer")
@@ -178,35 +169,22 @@ class Stage:
         after = self.faults.expire_access_after
         if after and not self._expired and exchange.number >= after:
             self._expired = True
-            self.clock.advance(ACCESS_EXPIRY)
+            self.expire()
 
     async def _answer(self, send: Send, exchange: Exchange, status: int, retry_after: int) -> None:
         titles = {429: "Too Many Requests", 503: "Service Unavailable", 500: "Internal Server Error", 404: "Not Found"}
         problem = {"type": "about:blank", "title": titles[status], "status": status,
                    "detail": f"certification fault: {exchange.injected}"}
-        kind, body = b"application/problem+json", json.dumps(problem).encode()
-        if self.error_form == "html":  # the scenario's error form (errors=html) for its own faults too
-            kind, body = b"text/html", f"<html><body><h1>{status} {titles[status]}</h1></body></html>".encode()
-        elif self.error_form == "text":
-            kind, body = b"text/plain", f"{status} {titles[status]}".encode()
-        headers = [(b"content-type", kind), (b"content-length", str(len(body)).encode())]
+        # the scenario's error form (errors=FORM, G10) for its own faults too, as the sandbox writes it
+        kind, body = error_body(self.error_form, status, json.dumps(problem).encode())
+        headers = [(b"content-length", str(len(body)).encode())]
+        if kind:
+            headers.append((b"content-type", kind.encode()))
         if retry_after:
             headers.append((b"retry-after", str(retry_after).encode()))
         exchange.status, exchange.retry_after, exchange.response = status, float(retry_after) or None, problem
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
-
-
-async def _read(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body"):
-            break
-    return b"".join(chunks)
 
 
 def _json(raw: bytes) -> Any:
