@@ -31,7 +31,7 @@ from wfctl.sandbox.problems import ApiProblem
 from wfctl.sandbox.store import Store
 
 #: The tables a reset empties, children first (foreign keys); sandbox_meta (schema version, cursor key) stays.
-TABLES = ("login_failures", "request_counts", "security_events", "idempotency_keys", "access_tokens",
+TABLES = ("login_failures", "tenant_request_counts", "security_events", "idempotency_keys", "access_tokens",
           "refresh_tokens", "token_families", "sites", "clients", "users", "branches", "agencies")
 REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.-]+):([A-Za-z0-9_]+)\}")
 TYPES = ("branch", "client", "site", "login")
