@@ -28,13 +28,13 @@ origin() {
 # answer at all, as when a create's answer is lost), the body is in $WORK/body and the headers in $WORK/head.
 request() {
     set -- "$1" "$2" "${3:-}" "${4:-auth}" "${5:-}"
-    url=$2 data=$3 auth=$4 key=$5
+    r_url=$2 r_data=$3 r_auth=$4 r_key=$5
     set -- -sS -o "$WORK/body" -D "$WORK/head" -w '%{http_code}' --max-time 30 -X "$1"
-    if [ -n "$data" ]; then set -- "$@" -H 'Content-Type: application/json' --data-binary "@$data"; fi
-    if [ "$auth" = auth ]; then set -- "$@" -H "@$WORK/auth"; fi
-    if [ -n "$key" ]; then set -- "$@" -H "Idempotency-Key: $key"; fi
+    if [ -n "$r_data" ]; then set -- "$@" -H 'Content-Type: application/json' --data-binary "@$r_data"; fi
+    if [ "$r_auth" = auth ]; then set -- "$@" -H "@$WORK/auth"; fi
+    if [ -n "$r_key" ]; then set -- "$@" -H "Idempotency-Key: $r_key"; fi
     : >"$WORK/body"
-    STATUS=$(curl "$@" "$url" 2>>"$WORK/curl-errors") || STATUS=000
+    STATUS=$(curl "$@" "$r_url" 2>>"$WORK/curl-errors") || STATUS=000
 }
 
 # Wait what the answer's Retry-After asks (G18; seconds, 1 when it says nothing we can read).

@@ -64,9 +64,13 @@ def play(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, *, seed: 
     then the tenant removed, so a long-lived sandbox (--url) does not grow with each certification."""
     tenant = sandbox.tenant(scenario)
     try:
-        return _played(command, scenario, sandbox, tenant, seed=seed, timeout=timeout)
-    finally:
-        sandbox.remove(tenant)
+        played = _played(command, scenario, sandbox, tenant, seed=seed, timeout=timeout)
+    except BaseException:
+        with contextlib.suppress(Exception):  # what went wrong is the first failure, not the clean-up's
+            sandbox.remove(tenant)
+        raise
+    sandbox.remove(tenant)
+    return played
 
 
 def _played(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, tenant: Tenant, *, seed: int,
