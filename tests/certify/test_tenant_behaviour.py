@@ -1,13 +1,15 @@
 """What a sandbox plays, per tenant (issue 48): `wfctl sandbox faults set|clear --tenant` and `clock advance
---tenant` change one agency's quirks, faults and time; every other tenant plays on unchanged. Over a real socket,
-through the command line, as an integrator's tests would drive it."""
+--tenant` change one agency's quirks, faults and time; every other tenant plays on unchanged; the rate limit is
+counted per tenant. Over a real socket, through the command line, as an integrator's tests would drive it."""
 
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.certify.helpers import control
 from tests.fixtures.cli import Cli
@@ -87,3 +89,26 @@ def test_a_tenants_clock_moves_alone_and_a_reset_forgets_every_tenants_own(
                    "Southgate Recruitment").exit_code == 0
     assert control(cli, controlled, token_file, "reset").exit_code == 0
     assert not controlled.behaviour.per_tenant and not controlled.app.state.clock.per_tenant
+
+
+def test_the_rate_limit_is_counted_per_tenant(cli: Cli, controlled: SandboxServer, token_file: Path) -> None:
+    """`faults set --rate-limit 4` for the whole sandbox: one tenant's burst is answered 429, and in that same
+    second another tenant's requests are all served; its own burst is then limited on its own."""
+    acme_headers, northwind_headers = auth_headers(controlled, *acme(cli, controlled, token_file)), auth_headers(
+        controlled, *ADMIN)
+    limited = control(cli, controlled, token_file, "faults", "set", "--rate-limit", "4")
+    assert limited.exit_code == 0 and json.loads(limited.stdout)["rate_limit"] == 4
+    with httpx.Client(base_url=controlled.url, timeout=10) as client:
+        client.get("/openapi.json")  # connected, so the bursts below fit in a second
+        for _ in range(5):  # bursts that cross into the next second say nothing: try again
+            time.sleep(1.05 - time.time() % 1)  # just after the start of a second
+            started = time.time()
+            acme_answers = [client.get("/api/branches", headers=acme_headers) for _ in range(6)]
+            northwind = [client.get("/api/branches", headers=northwind_headers).status_code for _ in range(5)]
+            if int(time.time()) == int(started):
+                break
+        else:
+            pytest.skip("every burst crossed a second: too slow a machine to tell")
+    assert [answer.status_code for answer in acme_answers] == [200, 200, 200, 200, 429, 429]
+    assert acme_answers[-1].headers["retry-after"] == "1"
+    assert northwind == [200, 200, 200, 200, 429]  # Acme's burst took none of Northwind's four

@@ -35,7 +35,7 @@ Needs the extra: pip install 'wfctl[sandbox]' (with PostgreSQL: 'wfctl[sandbox,p
 `wfctl sandbox users` and `wfctl sandbox agencies` manage a sandbox's logins and agencies in its
 database, running or not (docs/sandbox.md, "A shared staging sandbox").
 
-For integrators: `serve --control` lets `wfctl sandbox reset`, `seed`, `tenant add`, `faults`, `clock
+For integrators: `serve --control` lets `wfctl sandbox reset`, `seed`, `tenant add|remove`, `faults`, `clock
 advance` and `journal` drive a running sandbox, and `wfctl sandbox certify -- <command>` grades a program
 of yours from its traffic (docs/sandbox.md, "For integrators").
 

@@ -1,4 +1,4 @@
-"""wfctl sandbox reset|seed|tenant add|faults set|faults clear|clock advance|journal: drive a running sandbox's
+"""wfctl sandbox reset|seed|tenant add|tenant remove|faults set|faults clear|clock advance|journal: drive a running sandbox's
 control plane (`wfctl sandbox serve --control`, wfctl/sandbox/control.py) from a shell or a CI script.
 
 Each takes `--url` (default http://127.0.0.1:8765) and `--control-token-file` (the file `serve --control
@@ -36,13 +36,14 @@ TokenFile = Annotated[Path | None, typer.Option(
 OneTenant = Annotated[str | None, typer.Option(
     "--tenant", metavar="<agency>", help="That tenant alone (its id or name); the others play on unchanged.")]
 
-TENANT_HELP = """Add tenants (agencies with their logins) to a running sandbox.
+TENANT_HELP = """Add tenants (agencies with their logins) to a running sandbox, and remove them.
 
 A tenant is an agency of its own with an admin login and, unless --no-records, sample branches, clients
 and sites: a test of yours gets records no other test touches.
 
 Examples:
   $ wfctl sandbox tenant add "Acme Integration" --control-token-file .sandbox-token
+  $ wfctl sandbox tenant remove "Acme Integration" --control-token-file .sandbox-token
 """
 FAULTS_HELP = """Change what a running sandbox plays: quirks, faults, latency, limits.
 
@@ -61,7 +62,7 @@ Examples:
   $ wfctl sandbox clock advance 16m --control-token-file .sandbox-token
 """
 
-tenant_app = typer.Typer(help=TENANT_HELP, short_help="Add tenants to a running sandbox.",
+tenant_app = typer.Typer(help=TENANT_HELP, short_help="Add or remove tenants of a running sandbox.",
                          no_args_is_help=True, rich_markup_mode=None)
 faults_app = typer.Typer(help=FAULTS_HELP, short_help="Change what a running sandbox plays.",
                          no_args_is_help=True, rich_markup_mode=None)
@@ -128,6 +129,28 @@ def tenant_add(
         made = control.add_tenant(name, records=records,
                                   logins=None if username is None else [{"username": username, "role": "admin"}])
     _print(made)
+
+
+@tenant_app.command("remove")
+def tenant_remove(
+    name: Annotated[str, typer.Argument(metavar="<agency>", help="The tenant (its id or name).")],
+    url: Url = "http://127.0.0.1:8765", control_token_file: TokenFile = None,
+) -> None:
+    """Remove a tenant: its records, logins and tokens, and what it played of its own.
+
+    Its logins fail and its tokens are refused from the next request on; other tenants are untouched. The
+    default tenant (Northwind Staffing) cannot be removed. Prints how many records and logins went as JSON.
+
+    Examples:
+        $ wfctl sandbox tenant remove "Acme Integration" --control-token-file .sandbox-token
+    """
+    with _control(url, control_token_file) as control:
+        removed = control.remove_tenant(name)
+    _print(removed)
+    went = ", ".join(f"{removed[kinds]} {kinds if removed[kinds] != 1 else kind}"
+                     for kinds, kind in (("sites", "site"), ("clients", "client"), ("branches", "branch"),
+                                         ("logins", "login")))
+    IO.write_err(f"removed tenant {removed['name']}: {went}\n")
 
 
 @faults_app.command("set")

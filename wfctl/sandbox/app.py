@@ -131,7 +131,7 @@ def create_app(
     app.add_middleware(OwnRedirects)
     app.add_middleware(AsPlayed, behaviour=behaviour, build=functools.partial(
         _middlewares, clock=clock, store=store, max_body=max_body))
-    app.add_middleware(TenantScope, store=store, wanted=lambda: behaviour.per_tenant or clock.per_tenant,
+    app.add_middleware(TenantScope, store=store, wanted=lambda: behaviour.per_tenant or clock.per_tenant or behaviour.limits_rate,
                        token_hash=token_hash)
     app.add_middleware(Recorder, journal=journal, clock=clock)
     if control_token is not None:

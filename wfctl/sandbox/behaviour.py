@@ -93,6 +93,12 @@ class Behaviour:
         """Whether some tenant plays something of its own (tenancy.TenantScope then names each request's)."""
         return bool(self._tenants)
 
+    @property
+    def limits_rate(self) -> bool:
+        """Whether the sandbox plays a rate limit for all: its requests are counted per tenant
+        (middleware.Throttle), so tenancy.TenantScope names each request's tenant then too."""
+        return bool(self._now.rate_limit)
+
     def of(self, tenant: str | None) -> Played:
         """What `tenant` plays (None: the sandbox's value for all)."""
         return self._tenants.get(tenant, self._now) if tenant is not None else self._now

@@ -67,10 +67,11 @@ class Clock:
             self._tenants = {**self._tenants, tenant: self._tenants.get(tenant, 0.0) + seconds}
             return self._offset + self._tenants[tenant]
 
-    def forget(self) -> None:
-        """Every tenant's own offset dropped (a reset): tenants keep the sandbox's time."""
+    def forget(self, tenant: str | None = None) -> None:
+        """Every tenant's own offset dropped (a reset), or `tenant`'s alone (it was removed)."""
         with self._lock:
-            self._tenants = {}
+            self._tenants = {} if tenant is None else {
+                name: offset for name, offset in self._tenants.items() if name != tenant}
 
     def _tenant_offset(self) -> float:
         if not self._tenants:

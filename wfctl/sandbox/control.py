@@ -14,6 +14,10 @@ document with one line of `detail`.
     POST   /_control/seed?tenant=<id or name>    a seed file's records (tenants.py) into one agency
     POST   /_control/tenants                     {"name", "logins"?, "records"?}: a new agency and its logins
     GET    /_control/tenants?tenant=<id or name> that agency: {"id", "name", "reuse_detections"} (G3's count)
+    DELETE /_control/tenants?tenant=<id or name> that agency removed: its records, logins, tokens and what it
+                                                 played of its own (tenants.remove_tenant; 409 for the
+                                                 default tenant): {"id", "name", "branches", "clients",
+                                                 "sites", "logins"}, how many went
     GET    /_control/behaviour?tenant=           what is played now (for that tenant)
     PUT    /_control/behaviour?tenant=           {"quirks", "faults": {"unavailable"}, "latency_ms",
                                                  "rate_limit", "access_ttl"}: changed from the next request,
@@ -42,7 +46,7 @@ from wfctl.sandbox.behaviour import Behaviour, Faults, Played
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.journal import RequestJournal
 from wfctl.sandbox.store import Store
-from wfctl.sandbox.tenants import SeedError, add_tenant, load_seed, reset
+from wfctl.sandbox.tenants import SeedError, add_tenant, load_seed, remove_tenant, reset
 
 PREFIX = "/_control/"
 MAX_BODY = 4 * 1024 * 1024
@@ -73,6 +77,7 @@ class ControlPlane:
             ("POST", "seed"): self._seed,
             ("POST", "tenants"): self._tenant,
             ("GET", "tenants"): self._tenant_info,
+            ("DELETE", "tenants"): self._remove_tenant,
             ("GET", "behaviour"): lambda query, body: played_as_dict(self.behaviour.of(self._named(query))),
             ("PUT", "behaviour"): self._change,
             ("DELETE", "behaviour"): self._restore,
@@ -153,6 +158,15 @@ class ControlPlane:
             raise ControlError(400, "name the tenant: ?tenant=<id or name>")
         _, name = find_agency(self.store, tenant)
         return {"id": tenant, "name": name, "reuse_detections": self.store.reuse_detections(tenant)}
+
+    def _remove_tenant(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
+        tenant = self._named(query)
+        if tenant is None:
+            raise ControlError(400, "name the tenant: ?tenant=<id or name>")
+        removed = remove_tenant(self.store, tenant)
+        self.behaviour.forget(tenant)
+        self.clock.forget(tenant)
+        return removed
 
     def _change(self, query: dict[str, list[str]], body: Any) -> dict[str, Any]:
         if not isinstance(body, dict):

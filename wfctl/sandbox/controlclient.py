@@ -53,6 +53,10 @@ class ControlClient:
         """{"id", "name", "reuse_detections"} of one tenant (an id or a name)."""
         return self._call("GET", "tenants", params={"tenant": tenant})
 
+    def remove_tenant(self, tenant: str) -> dict[str, Any]:
+        """Remove one tenant (an id or a name) with its records, logins and tokens: how many of each went."""
+        return self._call("DELETE", "tenants", params={"tenant": tenant})
+
     def behaviour(self, *, tenant: str | None = None) -> dict[str, Any]:
         return self._call("GET", "behaviour", params=_tenant(tenant))
 

@@ -27,6 +27,7 @@ from wfctl.sandbox.behaviour import Behaviour, Played
 from wfctl.sandbox.clock import Clock
 from wfctl.sandbox.faults import unavailable_response
 from wfctl.sandbox.problems import problem_response
+from wfctl.sandbox.tenancy import TENANT
 
 #: Stacks AsPlayed keeps built (one a value played: the sandbox's and each tenant's of its own).
 _KEPT_STACKS = 64
@@ -54,7 +55,8 @@ class AsPlayed:
         await built[1](scope, receive, send)
 
 
-def played_inside(app: ASGIApp, played: Played, *, clock: Clock, count_request: Callable[[int], int]) -> ASGIApp:
+def played_inside(app: ASGIApp, played: Played, *, clock: Clock,
+                  count_request: Callable[[int, str | None], int]) -> ASGIApp:
     """The middlewares inside the body limit that `played` asks for: the answers' quirks and Throttle."""
     quirks = played.quirks
     if quirks.drop_create_answer:
@@ -76,23 +78,24 @@ class Throttle:
     """`--latency MS`, the injected outage (Faults.unavailable: a 503 with Retry-After, as a database that
     cannot serve) and `--rate-limit N` (429 with Retry-After past N requests a second, G18), in that order.
 
-    The requests of each second (of the sandbox's clock) are counted in the database (`count_request`), so
-    N holds for all the workers and servers on one database together, not for each."""
+    The requests of each second (of the sandbox's clock) are counted per tenant (tenancy.TENANT: the agency
+    of the request's token, login or refresh token; the requests of none are counted together), so one
+    tenant's burst never throttles another (issue 48). They are counted in the database (`count_request`),
+    so N holds for all the workers and servers on one database together, not for each."""
 
     def __init__(self, app: ASGIApp, played: Played, clock: Clock | None = None,
-                 count_request: Callable[[int], int] | None = None) -> None:
+                 count_request: Callable[[int, str | None], int] | None = None) -> None:
         self.app = app
         self.played = played
         self.clock = clock or Clock()
-        self.window = 0
-        self.count = 0
+        self.counted: dict[str | None, tuple[int, int]] = {}  # tenant -> (second, count), without a database
         self.count_request = count_request or self._count_here
 
-    def _count_here(self, second: int) -> int:
-        if second != self.window:
-            self.window, self.count = second, 0
-        self.count += 1
-        return self.count
+    def _count_here(self, second: int, tenant: str | None) -> int:
+        window, count = self.counted.get(tenant, (second, 0))
+        count = count + 1 if window == second else 1
+        self.counted[tenant] = (second, count)
+        return count
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -106,7 +109,7 @@ class Throttle:
                 scope, receive, send)
             return
         limit = played.rate_limit
-        if limit and self.count_request(int(self.clock.time())) > limit:
+        if limit and self.count_request(int(self.clock.time()), TENANT.get()) > limit:
             response = problem_response(429, f"more than {limit} requests a second; slow down",
                                         headers={"Retry-After": "1"})
             await response(scope, receive, send)

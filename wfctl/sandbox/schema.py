@@ -15,6 +15,9 @@ from wfctl.sandbox.storebase import StoreError
 #: start (MIGRATIONS), one of a newer version is refused (rather than misread).
 #: 2: name keys by `name_key` (was str.casefold); refresh tokens keep what the grace window replays.
 SCHEMA_VERSION = 2
+#: tenant_request_counts (the rate limit's count, per tenant and second: middleware.Throttle) is a table added
+#: without a new version: a database of an older wfctl gets it at start, and keeps its request_counts (one count
+#: for all tenants) unused; an older wfctl on a newer database makes request_counts again. Both ways work.
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS agencies (
@@ -123,9 +126,11 @@ CREATE TABLE IF NOT EXISTS idempotency_keys (
     created_at REAL NOT NULL,
     PRIMARY KEY (user_id, key)
 );
-CREATE TABLE IF NOT EXISTS request_counts (
-    second INTEGER PRIMARY KEY,
-    count INTEGER NOT NULL
+CREATE TABLE IF NOT EXISTS tenant_request_counts (
+    tenant TEXT NOT NULL,
+    second INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (tenant, second)
 );
 CREATE TABLE IF NOT EXISTS sandbox_meta (
     key TEXT PRIMARY KEY,

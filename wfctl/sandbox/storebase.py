@@ -81,11 +81,11 @@ class Store:
     integrity_errors: tuple[type[BaseException], ...] = (sqlite3.IntegrityError,)
     #: Whether a COMMIT can be lost on its way (a database over a network: PostgreSQL); SQLite's cannot.
     commit_may_be_lost = False
-    _last_second = 0
     _count_generation: object = None
 
     def __init__(self) -> None:
         self._counts: dict[tuple[object, ...], int] = {}
+        self._last_seconds: dict[str, int] = {}  # count_request: each tenant's second, as last counted here
         #: This process's store among every process on the database (idempotency.py names the holder of a
         #: reservation with it, `holder()`).
         self.token = f"{os.getpid()}.{secrets.token_hex(6)}"
@@ -235,14 +235,17 @@ class Store:
 
         self.atomic(purge)
 
-    def count_request(self, second: int) -> int:
-        """`--rate-limit`: count one request in this second (for every server on the database); the count.
-        A new second first drops the counts of past ones."""
-        if second != self._last_second:
-            self._last_second = second
-            self.db.execute("DELETE FROM request_counts WHERE second < ?", (second,))
-        row = self.db.execute("INSERT INTO request_counts (second, count) VALUES (?, 1) ON CONFLICT (second) "
-                              "DO UPDATE SET count = request_counts.count + 1 RETURNING count", (second,)).fetchone()
+    def count_request(self, second: int, tenant: str | None = None) -> int:
+        """`--rate-limit`: count one request of `tenant` (an agency id; None: a request of no tenant) in this
+        second, for every server on the database; the tenant's count. A tenant's new second first drops its
+        counts of past ones (each tenant's clock may run ahead on its own, so never another tenant's)."""
+        key = tenant or ""
+        if second != self._last_seconds.get(key):
+            self._last_seconds[key] = second
+            self.db.execute("DELETE FROM tenant_request_counts WHERE tenant = ? AND second < ?", (key, second))
+        row = self.db.execute("INSERT INTO tenant_request_counts (tenant, second, count) VALUES (?, ?, 1) "
+                              "ON CONFLICT (tenant, second) DO UPDATE SET count = tenant_request_counts.count + 1 "
+                              "RETURNING count", (key, second)).fetchone()
         return int(row[0])
 
     def close(self) -> None:

@@ -5,8 +5,9 @@
 A tenant is an agency (G17). `TenantScope` (a pure ASGI layer, app.py) names the request's tenant before
 anything that plays a behaviour reads it: the agency of the bearer token's login, of the user a login names,
 or of the login a refresh or logout token belongs to. It does so only while some tenant plays something of
-its own (`wanted()`: a behaviour or a clock offset set per tenant through the control plane), so a sandbox
-that plays one thing for all pays nothing. behaviour.py and clock.py read `TENANT`; everything else asks them.
+its own (`wanted()`: a behaviour or a clock offset set per tenant through the control plane) or a rate limit
+is played (each tenant's requests are counted apart, middleware.Throttle), so a sandbox that plays one thing
+for all pays nothing. behaviour.py, clock.py and the rate limit read `TENANT`; everything else asks them.
 """
 
 from __future__ import annotations

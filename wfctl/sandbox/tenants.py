@@ -3,6 +3,7 @@
     tenant = add_tenant(store, "Acme Integration", clock=clock)      # an agency, its logins, sample records
     tenant["logins"][0]    # {"username": "admin@acme-integration.test", "password": "...", "role": "admin"}
     load_seed(store, tenant["id"], {"records": [...]}, clock=clock)   # a seed file's records, in one transaction
+    remove_tenant(store, tenant["id"])                                # its records, logins and tokens gone
     reset(store, clock=clock)                                         # back to the G21 seed
 
 A tenant is an agency (G17: every record, login and token belongs to one), so tenants never share state.
@@ -31,10 +32,20 @@ from wfctl.sandbox.problems import ApiProblem
 from wfctl.sandbox.store import Store
 
 #: The tables a reset empties, children first (foreign keys); sandbox_meta (schema version, cursor key) stays.
-TABLES = ("login_failures", "request_counts", "security_events", "idempotency_keys", "access_tokens",
+TABLES = ("login_failures", "tenant_request_counts", "security_events", "idempotency_keys", "access_tokens",
           "refresh_tokens", "token_families", "sites", "clients", "users", "branches", "agencies")
 REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.-]+):([A-Za-z0-9_]+)\}")
 TYPES = ("branch", "client", "site", "login")
+#: The agency `seed` writes to when none is named (G21's first): a sandbox always has it, so it is never removed.
+DEFAULT_TENANT = "Northwind Staffing"
+#: What a tenant's removal deletes, children first (foreign keys), each by the agency's users or its own id.
+_OF_USERS = "SELECT id FROM users WHERE agency_id = ?"
+_OF_FAMILIES = f"SELECT id FROM token_families WHERE user_id IN ({_OF_USERS})"
+_REMOVED = (("idempotency_keys", f"user_id IN ({_OF_USERS})"), ("security_events", f"user_id IN ({_OF_USERS})"),
+            ("access_tokens", f"family_id IN ({_OF_FAMILIES})"), ("refresh_tokens", f"family_id IN ({_OF_FAMILIES})"),
+            ("token_families", f"user_id IN ({_OF_USERS})"), ("sites", "agency_id = ?"), ("clients", "agency_id = ?"),
+            ("users", "agency_id = ?"), ("branches", "agency_id = ?"), ("tenant_request_counts", "tenant = ?"),
+            ("agencies", "id = ?"))
 
 
 class SeedError(Exception):
@@ -81,6 +92,32 @@ def add_tenant(store: Store, name: str, *, clock: Clock, logins: list[dict[str, 
     made = load_seed(store, agency["id"], {"records": document}, clock=clock)
     return {"id": agency["id"], "name": agency["name"], "logins": given,
             "records": {ref: row["id"] for ref, row in made.items()}}
+
+
+def remove_tenant(store: Store, agency_id: str) -> dict[str, Any]:
+    """Delete an agency with everything of it, in one transaction: its sites, clients, branches, logins, their
+    tokens (refused from the next request on), idempotency records and security events, and the failed logins
+    of its user names. SeedError: 404 for no such agency, 409 for DEFAULT_TENANT. Returns {"id", "name",
+    "branches", "clients", "sites", "logins"}: how many of each went."""
+    with store.transaction() as db:
+        store.serialize(db)
+        row = db.execute("SELECT name FROM agencies WHERE id = ?", (agency_id,)).fetchone()
+        if row is None:
+            raise SeedError(f"no agency {agency_id}", 404)
+        if name_key(row[0]) == name_key(DEFAULT_TENANT):
+            raise SeedError(f"{row[0]} is the sandbox's default tenant: it cannot be removed "
+                            "(wfctl sandbox reset puts it back to its seed)", 409)
+        counts = {table: int(db.execute(f"SELECT count(*) FROM {table} WHERE agency_id = ?",
+                                        (agency_id,)).fetchone()[0])
+                  for table in ("branches", "clients", "sites", "users")}
+        names = [str(name).strip().casefold() for (name,) in
+                 db.execute("SELECT username FROM users WHERE agency_id = ?", (agency_id,)).fetchall()]
+        for name in names:
+            db.execute("DELETE FROM login_failures WHERE scope = 'user' AND key = ?", (name,))
+        for table, where in _REMOVED:  # fixed table names and conditions
+            db.execute(f"DELETE FROM {table} WHERE {where}", (agency_id,))
+    return {"id": agency_id, "name": str(row[0]), "branches": counts["branches"], "clients": counts["clients"],
+            "sites": counts["sites"], "logins": counts["users"]}
 
 
 def load_seed(store: Store, agency_id: str, document: Any, *, clock: Clock) -> dict[str, dict[str, Any]]:

@@ -34,7 +34,7 @@ from wfctl.sandbox.certify.checks import Played, Task, judge
 from wfctl.sandbox.certify.report import Report, ScenarioResult
 from wfctl.sandbox.certify.scenarios import Scenario
 from wfctl.sandbox.certify.stage import Stage
-from wfctl.sandbox.certify.target import Forward, Sandbox, own_sandbox, wait_started
+from wfctl.sandbox.certify.target import Forward, Sandbox, Tenant, own_sandbox, wait_started
 
 #: Seconds one scenario's program may run.
 PROGRAM_TIMEOUT = 60.0
@@ -60,14 +60,27 @@ def certify(command: Sequence[str], scenarios: Sequence[Scenario], *, seed: int 
 
 def play(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, *, seed: int,
          timeout: float = PROGRAM_TIMEOUT) -> Played:
-    """One scenario: a fresh tenant of `sandbox`, its stage, the program run once, the trace and the states kept."""
+    """One scenario: a fresh tenant of `sandbox`, its stage, the program run once, the trace and the states kept;
+    then the tenant removed, so a long-lived sandbox (--url) does not grow with each certification."""
+    tenant = sandbox.tenant(scenario)
+    try:
+        played = _played(command, scenario, sandbox, tenant, seed=seed, timeout=timeout)
+    except BaseException:
+        with contextlib.suppress(Exception):  # what went wrong is the first failure, not the clean-up's
+            sandbox.remove(tenant)
+        raise
+    sandbox.remove(tenant)
+    return played
+
+
+def _played(command: Sequence[str], scenario: Scenario, sandbox: Sandbox, tenant: Tenant, *, seed: int,
+            timeout: float) -> Played:
     import uvicorn
 
     from wfctl.sandbox.quirks import parse_quirks
     from wfctl.sandbox.server import bind, uvicorn_config
 
     chosen = random.Random(f"{seed}:{scenario.name}")
-    tenant = sandbox.tenant(scenario)
     site = f"s{chosen.randrange(1, 28)}"
     task = Task(client_id=tenant.records["c1"], site_id=tenant.records[site],
                 new_site=f"Certified Site {chosen.randrange(1000, 10000)}",

@@ -6,7 +6,8 @@
 
 Everything goes through the sandbox's control plane (control.py) and its API, never its database, so a
 certification in this process and eight in other processes play on one sandbox alike: a tenant's quirks and
-clock are its own (behaviour.py, clock.py), and tenants never share state. The program talks to the stage
+clock are its own (behaviour.py, clock.py), and tenants never share state. Each tenant is removed once its
+scenario is judged (`remove`), so a shared sandbox holds no more after a certification than before. The program talks to the stage
 (stage.py), whose inner app is `Forward`: each request passed on to the sandbox, and the links the sandbox
 writes on its own origin given back on the stage's.
 """
@@ -27,7 +28,7 @@ import httpx
 from starlette.types import Receive, Scope, Send
 
 from wfctl.sandbox.certify.scenarios import Scenario
-from wfctl.sandbox.controlclient import ControlClient
+from wfctl.sandbox.controlclient import ControlClient, ControlFailure
 from wfctl.sandbox.middleware import AnswerDropped
 from wfctl.sandbox.tenancy import read_body
 
@@ -69,6 +70,16 @@ class Sandbox:
                             latency_ms=0, rate_limit=0, access_ttl=900)
         login = made["logins"][0]
         return Tenant(id=made["id"], username=login["username"], password=login["password"], records=made["records"])
+
+    def remove(self, tenant: Tenant) -> None:
+        """The tenant removed with its records, logins and tokens (a control plane of an older wfctl, which
+        cannot, keeps it)."""
+        self._tokens.pop(tenant.id, None)
+        try:
+            self.control.remove_tenant(tenant.id)
+        except ControlFailure as exc:
+            if exc.kind != "not_found":
+                raise
 
     def expire_access(self, tenant: Tenant) -> None:
         """Every access token the tenant holds has expired (its clock alone moves)."""
