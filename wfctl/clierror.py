@@ -37,3 +37,9 @@ class CliError(Exception):
         self.exit_code = int(exit_code)
         self.title = title or message
         self.errors = errors or {}
+
+
+class Declined(CliError):
+    """The person answered no to a question (its words, said already): no `error:` line, exit 2 (as gh)."""
+
+    reported = True

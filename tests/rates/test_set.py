@@ -194,8 +194,8 @@ def _changed_after_the_plan(monkeypatch: pytest.MonkeyPatch, deployment: Deploym
 
     checked = runner._over_limit
 
-    def someone_else_changes_it(plan: Any, **how: Any) -> Any:
-        over = checked(plan, **how)
+    def someone_else_changes_it(err: Any, plan: Any, **how: Any) -> Any:
+        over = checked(err, plan, **how)
         answer = deployment.plain.put(f"/api/sites/{site_id}", json={"rates": [
             {"skill": "Picker Packer", "hourlyRate": picker}, {"skill": "Forklift Driver", "hourlyRate": forklift}]})
         assert answer.status_code == 200, answer.text

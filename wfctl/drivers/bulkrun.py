@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.render.output import Output
-from wfctl.render.streams import IO
 from wfctl.text.safetext import one_line
 
 if TYPE_CHECKING:
@@ -47,7 +46,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
     io = app.io
     with CsvInput(file, delimiter=delimiter, sheet=sheet, plural=resource(kind).plural) as source:
         for note in source.notes:
-            _say(note)
+            _say(io.write_err, note)
         api = app.client
         options = Options(kind=kind, parent_id=parent_id, on_existing=on_existing, concurrency=concurrency,
                           dry_run=dry_run, skip_invalid=skip_invalid, journal_path=journal,
@@ -61,7 +60,7 @@ def run_import(app: AppContext, kind: str, file: str, *, parent_id: str | None, 
                             terminal=io.stderr_is_tty)
         importer = Importer(api, source, options, progress=progress.advance,
                             on_total=lambda total, done: progress.start(total, done),
-                            note=_say)
+                            note=lambda text: _say(io.write_err, text))
         if options.prune:  # before the journal is opened: a refusal leaves nothing open
             from wfctl.drivers.prunerun import check_options
 
@@ -129,7 +128,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
         app.output_format(output)  # the import's own -o counts as the command line's
         json_errors = app.json_errors()  # -o json: the problems go in the one error object, not before it
         if not json_errors:
-            _list_problems(stop.summary)
+            _list_problems(app.io.write_err, stop.summary)
         if report:
             _write_report(report, importer, source)
         invalid = stop.summary.invalid
@@ -141,12 +140,12 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
             "the others)" if invalid else
             f"{source.display}: the columns are not right; nothing was sent", errors=problems) from None
     if summary.problems:
-        _list_problems(summary)
+        _list_problems(app.io.write_err, summary)
     if not (accept_spreadsheet_changes or summary.resumed):
-        _warn_of_suspect_creates(importer)
+        _warn_of_suspect_creates(app.io.write_err, importer)
     from wfctl.drivers import renamecheck
 
-    cycles = renamecheck.cycles_of(importer)  # issue 33 §3: said, and sent through a temporary name
+    cycles = renamecheck.cycles_of(app.io.write_err, importer)  # issue 33 §3: said, and sent through a temporary name
     pruning = None
     if importer.options.prune:  # issue 32 §2: the deletes planned (each record read), or refused
         from wfctl.drivers import prunerun
@@ -162,7 +161,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
             and importer.inventory.existing):
         from wfctl.files.typedtext import trusted
 
-        _stop_on_spreadsheet_damage(trusted(_plan_of(importer, terminal=app.io.stderr_is_tty), source, accept_rows),
+        _stop_on_spreadsheet_damage(app.io.write_err, trusted(_plan_of(importer, terminal=app.io.stderr_is_tty), source, accept_rows),
                                     dry_run=False, prune=pruning is not None)
     if pruning is not None and not summary.dry_run and not prunerun.confirm_run(app, importer, pruning, yes=yes):
         return int(ExitCode.USAGE)
@@ -177,7 +176,7 @@ def _validate_and_run(app: AppContext, importer: Any, source: Any, report: str |
 
         if findings := trusted(importer.plan_findings(), source, accept_rows):
             _show_result(app, importer, output)
-            _stop_on_spreadsheet_damage(findings, dry_run=True, prune=pruning is not None)
+            _stop_on_spreadsheet_damage(app.io.write_err, findings, dry_run=True, prune=pruning is not None)
     if report:
         _write_report(report, importer, source)
     dry_run = summary.dry_run
@@ -237,7 +236,7 @@ def _plan_of(importer: Any, *, terminal: bool) -> list[Any]:
     return findings
 
 
-def _warn_of_suspect_creates(importer: Any) -> None:
+def _warn_of_suspect_creates(err: Callable[[str], None], importer: Any) -> None:
     """Name each new record's cell that looks converted by a spreadsheet (issue 33 §1): a warning on
     stderr, in a plan and before a run; nothing is stopped."""
     plan = importer.plan()
@@ -250,19 +249,19 @@ def _warn_of_suspect_creates(importer: Any) -> None:
     records = importer.inventory.existing.values()
     found = suspects.find(plan.create_bodies(), lambda: itertools.chain((row.body for row in plan.rows()), records))
     for suspect in found[:50]:
-        IO.write_err(f"suspect: {suspect}\n")
+        err(f"suspect: {suspect}\n")
     if len(found) > 50:
-        IO.write_err(f"... and {len(found) - 50} more suspect cells\n")
+        err(f"... and {len(found) - 50} more suspect cells\n")
 
 
-def _stop_on_spreadsheet_damage(findings: list[Any], *, dry_run: bool, prune: bool = False) -> None:
+def _stop_on_spreadsheet_damage(err: Callable[[str], None], findings: list[Any], *, dry_run: bool, prune: bool = False) -> None:
     """Exit 2 naming each change that looks like a spreadsheet's, when there are any."""
     if not findings:
         return
     for finding in findings[:50]:
-        IO.write_err(f"spreadsheet: {finding}\n")
+        err(f"spreadsheet: {finding}\n")
     if len(findings) > 50:
-        IO.write_err(f"... and {len(findings) - 50} more\n")
+        err(f"... and {len(findings) - 50} more\n")
     rows = len({f.row for f in findings})
     if prune:
         raise CliError(f"--prune refuses a file that shows spreadsheet damage ({rows} row{'s' if rows != 1 else ''}): "
@@ -295,8 +294,8 @@ def stopped_error(cause: str, message: str, done: str) -> CliError:
     return CliError(f"stopped: {message}; {done}; run the same command again to resume", ExitCode.NETWORK)
 
 
-def _say(text: str) -> None:
-    IO.write_err(f"{one_line(text)}\n")
+def _say(err: Callable[[str], None], text: str) -> None:
+    err(f"{one_line(text)}\n")
 
 
 def _write_report(report: str, importer: Any, source: Any) -> None:
@@ -384,8 +383,8 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     if summary.dry_run:
         width = max(len(label) for label, _ in labels)
         app.io.write("".join(f"{label.ljust(width)}  {count}\n" for label, count in labels))
-        _say_skipped_differ(summary)
-        _say_not_in_file(summary, importer.kind)
+        _say_skipped_differ(app.io.write_err, summary)
+        _say_not_in_file(app.io.write_err, summary, importer.kind)
         return
     total, plan_share = summary.seconds, summary.plan_seconds
     # this run's rows (a prune's deletes among them, as its progress line counts them): a resumed run's
@@ -401,7 +400,7 @@ def _show_result(app: AppContext, importer: Any, output: str | None) -> None:
     line = (f"run {summary.run_id}: {sent} row{'' if sent == 1 else 's'}{earlier} in {total:.1f}s "
             f"({split}{rate:.0f} rows/s): {counts or 'nothing to do'}")
     app.io.write_err(_folded(line, app.io.stderr_is_tty) + "\n")
-    _say_skipped_differ(summary)
+    _say_skipped_differ(app.io.write_err, summary)
 
 
 def _folded(line: str, terminal: bool) -> str:
@@ -417,7 +416,7 @@ def _folded(line: str, terminal: bool) -> str:
                                     break_on_hyphens=False))
 
 
-def _say_skipped_differ(summary: Summary) -> None:
+def _say_skipped_differ(err: Callable[[str], None], summary: Summary) -> None:
     """Rows skipped because their record exists, whose values differ from it: their edits are not sent
     (an edited export imported without --on-existing update), said, never dropped in silence."""
     differ, unread = summary.skipped_differ, summary.skipped_unread
@@ -429,10 +428,10 @@ def _say_skipped_differ(summary: Summary) -> None:
             "--on-existing update sends them")
     if unread:
         text += f" ({unread} more could not be read to compare)"
-    IO.write_err(text + "\n")
+    err(text + "\n")
 
 
-def _say_not_in_file(summary: Summary, kind: Any) -> None:
+def _say_not_in_file(err: Callable[[str], None], summary: Summary, kind: Any) -> None:
     """The records the file could reach that no row keeps (issue 33 §3): a deleted row deletes nothing,
     said in a plan; a prune's plan lists its deletes instead."""
     from wfctl.api.records.resources import RESOURCES, counted
@@ -440,16 +439,16 @@ def _say_not_in_file(summary: Summary, kind: Any) -> None:
     if summary.not_in_file and not summary.prune:
         have = "has" if summary.not_in_file == 1 else "have"
         of = f" of the file's {RESOURCES[kind.parent].plural}" if kind.parent else ""
-        IO.write_err(f"{counted(kind.name, summary.not_in_file)}{of} {have} no row in it: kept, as a row deleted "
+        err(f"{counted(kind.name, summary.not_in_file)}{of} {have} no row in it: kept, as a row deleted "
                      "from the file deletes nothing (--prune deletes them)\n")
 
 
-def list_problems(problems: list[Any]) -> None:
+def list_problems(err: Callable[[str], None], problems: list[Any]) -> None:
     """A file's invalid rows on stderr: each cause once, with the rows it holds for (wfctl.plans.importtypes)."""
     from wfctl.plans.importtypes import grouped_problems
 
     for line in grouped_problems(problems):
-        IO.write_err(f"invalid: {one_line(line)}\n")
+        err(f"invalid: {one_line(line)}\n")
 
 
 def _labels(summary: Summary) -> list[tuple[str, int]]:
@@ -473,8 +472,8 @@ def _labels(summary: Summary) -> list[tuple[str, int]]:
     return rows
 
 
-def _list_problems(summary: Summary) -> None:
-    list_problems(summary.problems)
+def _list_problems(err: Callable[[str], None], summary: Summary) -> None:
+    list_problems(err, summary.problems)
     more = summary.invalid - len({p.row for p in summary.problems if p.row})
     if more > 0:
-        IO.write_err(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")
+        err(f"... and {more} more invalid row{'s' if more != 1 else ''} (--report FILE lists every one)\n")

@@ -136,7 +136,7 @@ def _drift(app: AppContext, kind: str, path: str, parent_id: str | None, scope: 
                 problems = [{"row": p.row or None, "line": p.line, "column": p.column or None, "message": p.message}
                             for p in stop.summary.problems]
             else:
-                list_problems(stop.summary.problems)
+                list_problems(app.io.write_err, stop.summary.problems)
             invalid = stop.summary.invalid
             raise CliError(f"{invalid} of {stop.summary.rows} rows {'is' if invalid == 1 else 'are'} invalid; "
                            "nothing was compared (fix them in the file and run again)" if invalid else
@@ -339,7 +339,7 @@ def run_copy(app: AppContext, kind: str, from_profile: str, scope_args: ScopeArg
             return code
         from wfctl.drivers.prompts import confirm
 
-        if not confirm(f"Make these changes in profile {app.settings.profile}? [y/N]: "):
+        if not confirm(f"Make these changes in profile {app.settings.profile}? [y/N]: ", app.io):
             app.io.write_err("Nothing was sent.\n")
             return int(ExitCode.USAGE)
         return run(False)

@@ -17,11 +17,10 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from wfctl.drivers.invocation import app_context, resolve_ref
+from wfctl.clierror import Declined
+from wfctl.drivers.invocation import resolve_in
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
 from wfctl.text.safetext import one_line
@@ -32,20 +31,8 @@ if TYPE_CHECKING:
     from wfctl.editor.editdoc import Shape
     from wfctl.editor.editstore import Buffer
 
-EDIT_PANEL = "Edit"
 #: A list's entry, as a message names it.
 ENTRY_LABELS = {"rates": "rate", "departments": "department", "bannedWorkers": "banned worker"}
-Recover = Annotated[bool, typer.Option(
-    "--recover", help="Reopen your last edit of this record that was not sent (kept until the service has it).",
-    rich_help_panel=EDIT_PANEL)]
-Force = Annotated[bool, typer.Option(
-    "--force", help="Write your values even where the record changed on the service since you opened it "
-    "(overwrites those changes; the other changes are still merged in).", rich_help_panel=EDIT_PANEL)]
-Yes = Annotated[bool, typer.Option("--yes", "-y", help="Send the change without asking (scripts).",
-                                   rich_help_panel=EDIT_PANEL)]
-MaxChange = Annotated[str | None, typer.Option(
-    "--max-change", help="Reopen the file when a rate would move by more than this share of its old value "
-    "(default 25%, as `rates set`): 1225.00 typed for 12.25.", metavar="<percent>", rich_help_panel=EDIT_PANEL)]
 
 #: The editor used when neither $VISUAL nor $EDITOR is set, in this order (the first found).
 DEFAULT_EDITORS = ("notepad",) if sys.platform == "win32" else ("vi", "nano")
@@ -65,10 +52,27 @@ class Session:
     max_change: Any = None  # a site's edit: the largest share (a Decimal percentage) a rate may move by
 
 
-def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = None, recover: bool, yes: bool,
-         force: bool, output: OutputOptions, max_change: str | None = None) -> int:
-    """Edit one record of `kind` (`ref`; the agency: None), or with `scope` and no `ref` every site of
-    that client. Returns the exit code. `max_change` (sites): --max-change, the largest move of a rate."""
+@dataclass(frozen=True)
+class EditOptions:
+    """What an edit is asked: the record of `kind` (`ref`; the agency: None), or with `scope` and no `ref`
+    every site of that client; `max_change` (sites): --max-change, the largest move of a rate; `offered`:
+    the options of the command (an ambiguous name says which one tells it apart)."""
+
+    kind: str
+    ref: str | None
+    output: OutputOptions
+    recover: bool = False
+    yes: bool = False
+    force: bool = False
+    scope: str | None = None
+    max_change: str | None = None
+    offered: frozenset[str] = frozenset()
+
+
+def edit(app: AppContext, opts: EditOptions) -> int:
+    """Run one edit (a plain function of the options and the app's IO and client); the exit code."""
+    kind, ref, scope, output, max_change = opts.kind, opts.ref, opts.scope, opts.output, opts.max_change
+    recover, yes, force = opts.recover, opts.yes, opts.force
     from wfctl.api.domain.ratecalc import MAX_CHANGE, RateError, parse_percent
     from wfctl.api.records.resources import RESOURCES
 
@@ -79,13 +83,12 @@ def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = 
     from wfctl.editor.editdoc import shape_of
     from wfctl.editor.editstore import Buffer
 
-    app = app_context(ctx)
     out = output.writer(app, kind)
     api = app.client
     plural = "agency" if kind == "agency" else RESOURCES[kind].plural
     stream = kind == "site" and ref is None
     if stream:
-        client_id = resolve_ref(ctx, "client", str(scope))
+        client_id = resolve_in(app.client, "client", str(scope), offered=opts.offered)
         named = one_line(str(app.client.get_record("client", client_id).get("name") or ""))
         key, title = f"client-{client_id}", f"the sites of client \"{named}\" ({client_id})"
         command = f"wfctl sites edit --client {client_id}"
@@ -93,8 +96,8 @@ def edit(ctx: typer.Context, kind: str, ref: str | None, *, scope: str | None = 
         key, title, command = "agency", "the agency", "wfctl agency edit"
     else:
         owner = RESOURCES[kind].parent
-        parent = resolve_ref(ctx, owner, scope) if scope and owner else None
-        key = resolve_ref(ctx, kind, str(ref), parent=parent)
+        parent = resolve_in(app.client, owner, scope, offered=opts.offered) if scope and owner else None
+        key = resolve_in(app.client, kind, str(ref), parent=parent, offered=opts.offered)
         title, command = f"{kind} {key}", f"wfctl {plural} edit {key}"
     session = Session(app, kind, key, title, command, force, yes, limit if kind == "site" else None)
     profile = app.settings.profile
@@ -281,9 +284,9 @@ def _send(session: Session, out: Any, buffer: Buffer, shape: Shape, merges: list
                            "reopens it)")
         from wfctl.drivers.prompts import confirm
 
-        if not confirm("Apply? [y/N]: "):
+        if not confirm("Apply? [y/N]: ", app.io):
             app.io.write_err(f"Not changed; your text is kept: `{session.command} --recover` reopens it.\n")
-            raise typer.Exit(int(ExitCode.USAGE))
+            raise Declined("not changed", ExitCode.USAGE)
     if stream:
         from wfctl.drivers.editstream import run_stream
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +52,7 @@ def run_export(app: AppContext, kind: str, *, parent_ids: list[str | None] | Non
             count = export_to_file(reader, kind, str(file), parent_ids=ids, concurrency=concurrency,
                                    on_record=on_record, bom=mode != "plain")
         else:
-            count = export(reader, kind, sys.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record,
+            count = export(reader, kind, app.io.stdout, parent_ids=ids, concurrency=concurrency, on_record=on_record,
                            bom=None if mode is None else mode == "spreadsheet")
     app.io.note(f"exported {count} {spec.plural if count != 1 else kind}")
     return 0

@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
-from wfctl.render.streams import IO
 
 if TYPE_CHECKING:
     from wfctl.context import AppContext
@@ -103,10 +102,10 @@ def confirm_run(app: AppContext, importer: Any, pruning: PrunePlan, *, yes: bool
     from wfctl.drivers.prompts import confirm
 
     asked = time.monotonic()
-    answer = confirm(f"Delete {counted(pruning.kind, pruning.count)} of {pruning.scope.label}? [y/N] ")
+    answer = confirm(f"Delete {counted(pruning.kind, pruning.count)} of {pruning.scope.label}? [y/N] ", app.io)
     importer.summary.started += time.monotonic() - asked  # the run's time and rate leave out the question
     if not answer:
-        IO.write_err("Nothing was sent.\n")
+        app.io.write_err("Nothing was sent.\n")
         return False
     return True
 

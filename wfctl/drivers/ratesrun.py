@@ -12,13 +12,13 @@ resume and lock key): the options of the change and of the scope, the service an
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wfctl.drivers.siterun import SHOWN, Sending, confirmed, journalled
 from wfctl.drivers.sitescope import Scope
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.render.streams import IO
 from wfctl.text.safetext import one_line
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def run_set(app: AppContext, change: Change, scope: Scope, *, dry_run: bool, con
             plan = _plan(sites, change, done_before)
         except RateError as exc:
             raise CliError(f"{exc}; nothing was sent") from None
-        too_large = _over_limit(plan, listed=not dry_run)
+        too_large = _over_limit(app.io.write_err, plan, listed=not dry_run)
         if too_large is not None and not dry_run:
             raise too_large
         plan_seconds = time.monotonic() - started
@@ -92,7 +92,7 @@ def _plan(sites: Any, change: Change, before: dict[str, str]) -> Plan:
     return rates.plan_change(sites, change, done=lambda site_id: before.get(site_id) in DONE)
 
 
-def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
+def _over_limit(err: Callable[[str], None], plan: Plan, *, listed: bool) -> CliError | None:
     """The error of a plan with changes larger than --max-change (None when there are none); `listed`: each
     such change is written on stderr first (a dry run marks them in its plan instead)."""
     over = plan.over_limit()
@@ -101,10 +101,10 @@ def _over_limit(plan: Plan, *, listed: bool) -> CliError | None:
     limit = plan.change.max_change
     for site, c, share in over[:SHOWN] if listed else ():
         shown = "from 0" if share.is_infinite() else f"{share:.1f}%"
-        IO.write_err(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
+        err(f"too large: {one_line(site.client_name)} / {one_line(site.site_name)} ({site.site_id}): "
                      f"{one_line(c.skill)} {c.old:.2f} -> {c.new:.2f} ({shown})\n")
     if listed and len(over) > SHOWN:
-        IO.write_err(f"... and {len(over) - SHOWN} more\n")
+        err(f"... and {len(over) - SHOWN} more\n")
     import math
 
     finite = [share for _, _, share in over if share.is_finite()]

@@ -12,7 +12,7 @@ from dataclasses import field as default
 from typing import TYPE_CHECKING, Any
 
 from wfctl.api.records.resources import RESOURCES
-from wfctl.clierror import CliError
+from wfctl.clierror import CliError, Declined
 from wfctl.exit_codes import ExitCode
 from wfctl.text.safetext import one_line
 
@@ -81,10 +81,6 @@ class DeleteOptions(RecordRun):
 class ShowAgencyOptions(RecordRun):
     kind: str = "agency"
     remember: Callable[[dict[str, Any]], None] = lambda record: None  # the calendar commands' copy
-
-
-class Declined(CliError):
-    reported = True  # the user's answer to a question, said already: no `error:` line, exit 2 (as gh)
 
 
 OPTION_FOR = {"name": "--name", "address": "--address", "phone": "--phone", "email": "--email",

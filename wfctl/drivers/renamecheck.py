@@ -4,12 +4,11 @@ A prune, and a saved plan, cannot hold one: refused before anything is sent (exi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from wfctl.render.streams import IO
 
-
-def cycles_of(importer: Any) -> list[Any]:
+def cycles_of(err: Callable[[str], None], importer: Any) -> list[Any]:
     """The plan's rename cycles, said on stderr and kept in the summary (its JSON says them); none unless
     rows matched by their id are updated (`--on-existing update`: else they are skipped, nothing renamed).
     Raises BulkError for a prune (its deletes' journal keys follow the file's rows, as a cycle's do)."""
@@ -22,7 +21,7 @@ def cycles_of(importer: Any) -> list[Any]:
         return []
     importer.summary.cycles = [[rename.as_json() for rename in cycle] for cycle in cycles]
     for line in cycle_lines(cycles):
-        IO.write_err(line + "\n")
+        err(line + "\n")
     if importer.options.prune:
         from wfctl.plans.renames import refusal
 

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
 from wfctl.exit_codes import ExitCode
-from wfctl.render.streams import IO
 from wfctl.text.safetext import one_line
 
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ def confirmed(app: AppContext, changing: int, plan_lines: str, question: str, *,
 
     asked = time.monotonic()
     app.io.write_err(plan_lines)
-    answer = confirm(question)
+    answer = confirm(question, app.io)
     return answer, time.monotonic() - asked
 
 
@@ -75,14 +74,14 @@ def settled(path: str | None) -> dict[str, str]:
     return {entry.id: entry.status for entry in entries.values() if entry.id}
 
 
-def list_outcomes(outcomes: dict[str, tuple[str, str, Any]], names: dict[str, str]) -> None:
+def list_outcomes(err: Callable[[str], None], outcomes: dict[str, tuple[str, str, Any]], names: dict[str, str]) -> None:
     """Each site skipped for a reason (changed since the plan, deleted) and each failed, on stderr."""
     shown = [(sid, status, error) for sid, (status, error, _) in outcomes.items() if error]
     for site_id, status, error in shown[:SHOWN]:
         where = f"site {one_line(names.get(site_id, ''))} ({one_line(site_id)})"
-        IO.write_err(f"{where}: {one_line(error)}\n" if status != "failed" else f"failed: {where}: {one_line(error)}\n")
+        err(f"{where}: {one_line(error)}\n" if status != "failed" else f"failed: {where}: {one_line(error)}\n")
     if len(shown) > SHOWN:
-        IO.write_err(f"... and {len(shown) - SHOWN} more (--report FILE lists every one)\n")
+        err(f"... and {len(shown) - SHOWN} more (--report FILE lists every one)\n")
 
 
 def summary_line(app: AppContext, run_id: str, counts: Counter[str], started: float, plan_seconds: float,
@@ -179,7 +178,7 @@ def send_sites(app: AppContext, api: Any, planned: Sequence[Any], actions: Calla
         stopped = stop
     finally:  # a run stopped leaves no stale count and ETA: its error says how far it got
         progress.stop(clear=stopped is not None or sys.exc_info()[0] is not None)
-    list_outcomes(outcomes, {site.site_id: site.site_name for site in work})
+    list_outcomes(app.io.write_err, outcomes, {site.site_id: site.site_name for site in work})
     if after is not None:
         after(work, outcomes)
     complete = stopped is None and not counts["failed"]

@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from wfctl.errors import CliError
-from wfctl.render.streams import IO
 from wfctl.text.safetext import one_line
 
 if TYPE_CHECKING:
@@ -62,7 +61,7 @@ def read_scope(app: AppContext, client: list[str] | None, branch: list[str] | No
         progress.start(None)
 
     def gone(summary: dict[str, Any]) -> None:
-        IO.write_err(f"site {one_line(str(summary.get('name')))} ({one_line(str(summary['id']))}) was deleted "
+        app.io.write_err(f"site {one_line(str(summary.get('name')))} ({one_line(str(summary['id']))}) was deleted "
                      "while it was read: skipped\n")
 
     finished = False

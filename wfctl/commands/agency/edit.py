@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import typer
 
+from wfctl.commands import editoptions
+from wfctl.commands.options import app_context, offered_options
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.drivers import editing
@@ -11,8 +13,8 @@ from wfctl.drivers import editing
 
 @verb("edit")
 @takes_output(fields=True)
-def edit(ctx: typer.Context, recover: editing.Recover = False, yes: editing.Yes = False,
-         force: editing.Force = False, output: OutputOptions = AS_CONFIGURED) -> int:
+def edit(ctx: typer.Context, recover: editoptions.Recover = False, yes: editoptions.Yes = False,
+         force: editoptions.Force = False, output: OutputOptions = AS_CONFIGURED) -> int:
     """Edit your agency's settings in your editor (administrators only).
 
     The settings open as YAML. Saved, they are checked with the rules of `agency update` (a problem
@@ -23,4 +25,5 @@ def edit(ctx: typer.Context, recover: editing.Recover = False, yes: editing.Yes 
     Examples:
       $ wfctl agency edit
     """
-    return editing.edit(ctx, "agency", None, recover=recover, yes=yes, force=force, output=output)
+    return editing.edit(app_context(ctx), editing.EditOptions("agency", None, output, recover=recover, yes=yes,
+                                                             force=force, offered=offered_options(ctx)))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from wfctl.commands import recordverbs
+from wfctl.commands import editoptions, recordverbs
+from wfctl.commands.options import app_context, offered_options
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.drivers import editing
@@ -12,8 +13,8 @@ from wfctl.drivers import editing
 
 @verb("edit")
 @takes_output(fields=True)
-def edit(ctx: typer.Context, client_id: recordverbs.ClientId, recover: editing.Recover = False, yes: editing.Yes = False,
-         force: editing.Force = False, output: OutputOptions = AS_CONFIGURED) -> int:
+def edit(ctx: typer.Context, client_id: recordverbs.ClientId, recover: editoptions.Recover = False, yes: editoptions.Yes = False,
+         force: editoptions.Force = False, output: OutputOptions = AS_CONFIGURED) -> int:
     """Edit a client in your editor ($VISUAL, $EDITOR, else vi).
 
     The client opens as YAML, read-only fields as comments. Saved, it is checked with the rules of
@@ -26,4 +27,5 @@ def edit(ctx: typer.Context, client_id: recordverbs.ClientId, recover: editing.R
       $ wfctl clients edit <client-id>
       $ VISUAL="code --wait" wfctl clients edit <client-id>
     """
-    return editing.edit(ctx, "client", client_id, recover=recover, yes=yes, force=force, output=output)
+    return editing.edit(app_context(ctx), editing.EditOptions("client", client_id, output, recover=recover, yes=yes,
+                                                             force=force, offered=offered_options(ctx)))

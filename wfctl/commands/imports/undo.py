@@ -69,7 +69,7 @@ def undo(ctx: typer.Context, run_id: Annotated[str, RunId], dry_run: DryRun = Fa
                            "(or --dry-run to see what undo would do)")
         from wfctl.drivers.prompts import confirm
 
-        if not confirm(runs.question(plan, run.kind)):
+        if not confirm(runs.question(plan, run.kind), app_.io):
             app_.io.write_err("Not undone.\n")
             return int(ExitCode.USAGE)
     if plan.resumed:

@@ -7,7 +7,8 @@ from typing import Annotated
 import typer
 
 from wfctl.cmdline.completion_cache import complete_client_ids, complete_site_ids
-from wfctl.commands import recordverbs
+from wfctl.commands import editoptions, recordverbs
+from wfctl.commands.options import app_context, offered_options
 from wfctl.commands.output_options import AS_CONFIGURED, OutputOptions, takes_output
 from wfctl.commands.verbs import verb
 from wfctl.drivers import editing
@@ -23,8 +24,8 @@ EditClient = Annotated[str | None, typer.Option(
 
 @verb("edit")
 @takes_output(fields=True)
-def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None, recover: editing.Recover = False,
-         yes: editing.Yes = False, force: editing.Force = False, max_change: editing.MaxChange = None,
+def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None, recover: editoptions.Recover = False,
+         yes: editoptions.Yes = False, force: editoptions.Force = False, max_change: editoptions.MaxChange = None,
          output: OutputOptions = AS_CONFIGURED) -> int:
     """Edit a site in your editor ($VISUAL, $EDITOR, else vi).
 
@@ -46,5 +47,6 @@ def edit(ctx: typer.Context, site_id: SiteRef = None, client: EditClient = None,
         from wfctl.errors import CliError
 
         raise CliError("missing <site-id> (or --client <client-id> to edit every site of a client)")
-    return editing.edit(ctx, "site", site_id, scope=client, recover=recover, yes=yes, force=force, output=output,
-                        max_change=max_change)
+    return editing.edit(app_context(ctx), editing.EditOptions(
+        "site", site_id, output, recover=recover, yes=yes, force=force, scope=client, max_change=max_change,
+        offered=offered_options(ctx)))
