@@ -49,14 +49,17 @@ CACHE = Path(tempfile.gettempdir()) / "wfctl-bench-wheel"
 
 # ---- the installed wheel ------------------------------------------------------------------------------------
 
-def installed_wheel(from_head: bool = False) -> Path:
-    """Build the wheel, install it (once per wheel hash) into its own venv; the venv's bin directory."""
+def installed_wheel(from_head: bool = False, ref: str | None = None) -> Path:
+    """Build the wheel, install it (once per wheel hash) into its own venv; the venv's bin directory.
+    `from_head`: of the commit HEAD, not the working tree; `ref`: of that commit (bench/versus.py)."""
+    from_head = from_head or ref is not None
+    ref = ref or "HEAD"
     with tempfile.TemporaryDirectory(prefix="wfctl-wheel-") as tmp:
         src, dist = Path(tmp) / "src", Path(tmp) / "dist"
         src.mkdir()
         # Built from a copy, so the build's build/ and *.egg-info never touch the checkout others work in.
         if from_head:
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD", "pyproject.toml", "README.md",
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", ref, "pyproject.toml", "README.md",
                                       "wfctl"], check=True, capture_output=True).stdout
             subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
         else:
@@ -95,9 +98,9 @@ def installed_wheel(from_head: bool = False) -> Path:
     venv.touch()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "wfctl", "pyproject.toml"],
                            capture_output=True, text=True).stdout.strip()
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", ref], capture_output=True,
                           text=True).stdout.strip()
-    source = "HEAD" if from_head else "working tree" + (" (uncommitted changes in wfctl/)" if dirty else "")
+    source = ref if from_head else "working tree" + (" (uncommitted changes in wfctl/)" if dirty else "")
     print(f"wheel {wheel.name} sha256 {sha[:16]} from {head} {source}; venv {venv} ({state})", flush=True)
     return bin_dir
 
