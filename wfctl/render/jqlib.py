@@ -176,15 +176,19 @@ class Printer:
         self._file: Any = None
         self._open()
 
-    def value(self, value: JV, flags: int) -> None:
-        """A value as jq prints it with these flags (consumes it)."""
+    def value(self, value: JV, flags: int, end: bytes = b"") -> None:
+        """A value as jq prints it with these flags (consumes it), then `end`."""
         self._lib.jv_dumpf(value, self._file, flags)
+        if end:
+            self._libc.fwrite(end, 1, len(end), self._file)
 
-    def text(self, value: JV) -> None:
-        """A jv string's bytes, as -r prints it (consumes it)."""
-        lib = self._lib
-        self._libc.fwrite(lib.jv_string_value(value), 1, lib.jv_string_length_bytes(lib.jv_copy(value)), self._file)
+    def text(self, value: JV, end: bytes = b"") -> None:
+        """A jv string's bytes, as -r prints it (consumes it), then `end`."""
+        lib, fwrite = self._lib, self._libc.fwrite
+        fwrite(lib.jv_string_value(value), 1, lib.jv_string_length_bytes(lib.jv_copy(value)), self._file)
         lib.jv_free(value)
+        if end:
+            fwrite(end, 1, len(end), self._file)
 
     def write(self, data: bytes) -> None:
         self._libc.fwrite(data, 1, len(data), self._file)
@@ -216,11 +220,11 @@ class StringPrinter:
     def __init__(self) -> None:
         self._texts: list[bytes] = []
 
-    def value(self, value: JV, flags: int) -> None:
-        self._texts.append(dump(value, flags))
+    def value(self, value: JV, flags: int, end: bytes = b"") -> None:
+        self._texts.append(dump(value, flags) + end)
 
-    def text(self, value: JV) -> None:
-        self._texts.append(text_of(value))
+    def text(self, value: JV, end: bytes = b"") -> None:
+        self._texts.append(text_of(value) + end)
 
     def write(self, data: bytes) -> None:
         self._texts.append(data)

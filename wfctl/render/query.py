@@ -162,7 +162,7 @@ class Query:
               seq: bool = False) -> Iterator[str]:
         """The results as jq prints them with these options (`flags`: jv print flags; `raw`: -r, `join`: -j;
         `seq`: an RS before each JSON text), several results a text: what they print, one after another."""
-        kind_of, string = jqlib.kind, jqlib.STRING
+        string = jqlib.STRING
         end = b"" if join else b"\n"
         start = b"\x1e" if seq else b""
         printer = jqlib.printer()
@@ -170,17 +170,15 @@ class Query:
         count = 0
         try:
             for result in self._results(data, slurp=slurp, null_input=null_input, source=source, parsing=parsing):
-                if raw and kind_of(result) == string:
+                if raw and result.kind_flags & 0xF == string:
                     if ascii:
-                        value(result, jqlib.ASCII)  # -ra: quoted, as jq
+                        value(result, jqlib.ASCII, end)  # -ra: quoted, as jq
                     else:
-                        text(result)
+                        text(result, end)
                 else:
                     if start:
                         write(start)
-                    value(result, flags)
-                if end:
-                    write(end)
+                    value(result, flags, end)
                 count += 1
                 if count == 512:
                     yield printer.take().decode("utf-8", "replace")
@@ -210,15 +208,18 @@ class Query:
         error, a halt), in one loop: the libjq calls of a value are most of `wfctl jq`'s time (issue 44)."""
         if self.halted:
             return
-        lib, program, kind_of = self._lib, self._program, jqlib.kind
+        lib, program = self._lib, self._program
         inputs = program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp, parsing=parsing)
         state, read, start, step = program.state, inputs.reader(), lib.jq_start, lib.jq_next
+        can_halt = program.can_halt
+        # a value's kind is the low four bits of its kind_flags (jqlib.kind), read inline: this is the loop
+        # of every value; a kind_flags of 0 is an invalid value without a message (the results' plain end)
         invalid, null, false = jqlib.INVALID, jqlib.NULL, jqlib.FALSE
         value = lib.jv_null() if null_input else None
         while True:
             if value is None:
                 value = read()
-                if kind_of(value) == invalid:
+                if value.kind_flags & 0xF == invalid:
                     if not jqlib.has_message(value):
                         return  # the end: an invalid value without a message owns nothing
                     self._unreadable(value, inputs, source, parsing)
@@ -230,12 +231,17 @@ class Query:
                 result = step(state)
                 if program.pending is not None:  # raised in `debug` or `stderr`: raised here
                     program.raise_pending(result)
-                kind = kind_of(result)
+                kind = result.kind_flags & 0xF
                 if kind == invalid:
                     break
                 status = NULL_KIND if kind in (null, false) else OK
                 yield result
-            self._ended(result, status, inputs, source, raise_errors)
+            if result.kind_flags or can_halt:  # an error, or perhaps a halt
+                self._ended(result, status, inputs, source, raise_errors)
+            else:
+                self.status = status
+                if status != NO_OUTPUT:
+                    self.last = 1 if status == OK else 0
             if self.halted or null_input:
                 return
             value = None
