@@ -95,7 +95,8 @@ def _wheels(bin_dir: Path, folder: Path) -> list[tuple[str, Path]]:
     if optimised is None:
         raise SystemExit("no -O2 build of libjq (dev.py said why): nothing to hold to the target")
     subprocess.run([str(python), "-m", "pip", "download", "-q", "--no-deps", "--only-binary", ":all:",
-                    "--disable-pip-version-check", "-d", str(folder / "pypi"), f"jq=={version}"], check=True)
+                    "--disable-pip-version-check", "-d", str(folder / "pypi"), f"jq=={version}"], check=True,
+                   capture_output=True)
     (pypi,) = (folder / "pypi").glob("jq-*.whl")
     return [("-O2", optimised), ("PyPI", pypi)]
 

@@ -128,14 +128,10 @@ def jq(
         out = ShapedOutput(app.io, app.output(str(output)).format, Shape(jq=expression), option="", query=query)
         out.texts(data, slurp=slurp, null_input=null_input, source=source, exit_status=exit_status, parsing=parsing)
         return
-    write, batch = app.io.write, []
+    write = app.io.write
     for text in query.texts(data, flags=flags, raw=raw or join, join=join, ascii=ascii, slurp=slurp,
                             null_input=null_input, source=source, parsing=parsing, seq=seq):
-        batch.append(text)
-        if len(batch) >= 256:
-            write("".join(batch))
-            batch.clear()
-    write("".join(batch))
+        write(text)  # each text is many results (Query.texts)
     query.finish(exit_status=exit_status)
 
 
