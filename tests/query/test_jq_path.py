@@ -78,14 +78,20 @@ def test_a_plain_command_line_answers_as_the_app_does(cli: Any, tmp_path: Path,
     lines = _lines(tmp_path)
     for args, _input in lines:
         assert jqpath.asked(CommandLine(["jq", *args], {})) is not None, args
-    ran, run = [], jqpath.run
+    ran, run, asked = [], jqpath.run, jqpath.asked
     monkeypatch.setattr(jqpath, "run", lambda plain: ran.append(plain) or run(plain))
-    fast = [cli("jq", *args, input=text) for args, text in lines]
-    assert len(ran) == len(lines)  # each line ran without the app
-    monkeypatch.setattr(jqpath, "asked", lambda line: None)  # every line through the app
-    for (args, text), answer in zip(lines, fast, strict=True):
-        through_the_app = cli("jq", *args, input=text)
-        assert answer == through_the_app, args
+    for configured in ("", "json"):  # a profile's -o json: errors as JSON where stderr is no terminal
+        if configured:
+            assert cli("config", "set", "output", configured).exit_code == 0
+        monkeypatch.setattr(jqpath, "asked", asked)
+        ran.clear()
+        fast = [cli("jq", *args, input=text) for args, text in lines]
+        assert len(ran) == len(lines)  # each line ran without the app
+        monkeypatch.setattr(jqpath, "asked", lambda line: None)  # every line through the app
+        for (args, text), answer in zip(lines, fast, strict=True):
+            through_the_app = cli("jq", *args, input=text)
+            assert answer == through_the_app, (configured, args)
+    assert '"error"' in fast[lines.index(([".", str(tmp_path / "missing.json")], ""))].stderr
 
 
 @pytest.mark.parametrize("words", [
@@ -108,7 +114,7 @@ def test_a_root_options_variable_sends_it_to_the_app(variable: str, cli: Any) ->
 
 def test_it_imports_no_typer_and_a_reader_that_leaves_is_no_error(tmp_path: Path) -> None:
     check = ("import sys\nfrom wfctl.cmdline.main import main\ncode = main(['jq', '-n', '1'])\n"
-             "assert 'typer' not in sys.modules and 'click' not in sys.modules, 'typer imported'\nsys.exit(code)\n")
+             "assert not {'typer', 'click', 'wfctl.config'} & set(sys.modules), 'typer or the config layer imported'\nsys.exit(code)\n")
     env = {"PYTHONPATH": str(REPO_ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, env=env, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, "1\n", ""), done

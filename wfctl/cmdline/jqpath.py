@@ -78,9 +78,17 @@ def asked(line: CommandLine) -> JqAsked | None:
 
 
 def run(plain: JqAsked) -> int:
-    """The run, as the app runs the command (its context with the root's options at their defaults)."""
-    from wfctl.context import AppContext, GlobalOptions
+    """The run, as the app runs the command. The app's context (the root's options at their defaults) is
+    made only when the run fails, for the error boundary, which reads it (errors are JSON when the profile
+    says -o json and stderr is no terminal): the config layer it imports is a quarter of the start-up."""
     from wfctl.drivers import jqrun
+    from wfctl.render.streams import IO
 
-    jqrun.run(AppContext(GlobalOptions()), plain)
+    try:
+        jqrun.run(IO(), plain)
+    except BaseException:
+        from wfctl.context import AppContext, GlobalOptions
+
+        AppContext(GlobalOptions())  # the context of the run, as the app's root callback makes it
+        raise
     return 0

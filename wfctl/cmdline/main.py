@@ -49,7 +49,6 @@ def _run(line) -> int:  # a wfctl.cmdline.argv.CommandLine; no import of typing 
         from wfctl.commands.completion import register_shells
 
         register_shells()
-    from wfctl import context
     from wfctl.errors import report
     from wfctl.exit_codes import ExitCode
 
@@ -81,6 +80,8 @@ def _run(line) -> int:  # a wfctl.cmdline.argv.CommandLine; no import of typing 
             # `wfctl ... | head`: the reader left; not an error of ours.
             _silence_stdout()
             return 0
+        from wfctl import context
+
         ctx = context.current()
         # a command's own -o may not have reached the context yet (`branches import FILE -o json` whose
         # file cannot be read): the command line says it

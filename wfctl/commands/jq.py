@@ -94,13 +94,14 @@ def jq(
     """
     from wfctl.drivers.jqrun import JqAsked, run
 
-    run(app_context(ctx), JqAsked(
+    app = app_context(ctx)
+    run(app.io, JqAsked(
         expression=_unmarked(expression), words=[_unmarked(value) for value in files or ()], raw=raw, join=join,
         ascii=ascii, compact=compact, tab=tab, indent=indent, sort_keys=sort_keys, null_input=null_input,
         slurp=slurp, raw_input=raw_input, from_file=from_file, seq=seq, stream=stream, color=color,
         monochrome=monochrome, exit_status=exit_status, args=_pairs(args), argjson=_pairs(argjson),
         slurpfile=_pairs(slurpfile), rawfile=_pairs(rawfile), positional_text=positional_text,
-        positional_json=positional_json, output=None if output is None else str(output)))
+        positional_json=positional_json, output=None if output is None else str(output)), app)
 
 
 #: Put before a word that starts with - and is no option in jq's eyes (`-.a`, `-1`: a dash, then neither a

@@ -13,6 +13,7 @@ from wfctl.clierror import CliError
 if TYPE_CHECKING:
     from wfctl.context import AppContext
     from wfctl.render.query import Source
+    from wfctl.render.streams import IO
 
 
 @dataclass
@@ -47,7 +48,9 @@ class JqAsked:
     output: str | None = None  # -o FORMAT: the results rendered as --jq renders them
 
 
-def run(app: AppContext, asked: JqAsked) -> None:
+def run(io: IO, asked: JqAsked, context: AppContext | None = None) -> None:
+    """The filter run on the input, written to `io`; `context`, the app's, renders -o FORMAT (a plain command
+    line without -o runs with none: wfctl.cmdline.jqpath)."""
     from wfctl.render import jqlib
     from wfctl.render.querybinding import compile_query
 
@@ -67,10 +70,10 @@ def run(app: AppContext, asked: JqAsked) -> None:
         raise CliError("-o renders results in a format of its own: leave out -r, -j, -a, -c, -S, -C, --tab, "
                        "--indent and --seq, or -o")
     flags = _flags(compact=asked.compact, tab=asked.tab, indent=indent, sort_keys=asked.sort_keys, ascii=asked.ascii)
-    if (asked.color or app.io.color) and not asked.monochrome and output is None:
-        flags |= _colors(jqlib, app.io.write_err)
+    if (asked.color or io.color) and not asked.monochrome and output is None:
+        flags |= _colors(jqlib, io.write_err)
     query = compile_query(expression, option="", args=asked.args, argjson=asked.argjson, slurpfile=asked.slurpfile,
-                          rawfile=asked.rawfile, positional=positional, err=app.io.write_err,
+                          rawfile=asked.rawfile, positional=positional, err=io.write_err,
                           debug_flags=flags & ~(jqlib.PRETTY | jqlib.TAB | 0x700))
     data, source = _read(values, needed=not asked.null_input)
     if asked.raw_input:
@@ -80,11 +83,12 @@ def run(app: AppContext, asked: JqAsked) -> None:
     if output is not None:
         from wfctl.render.shaped import Shape, ShapedOutput
 
-        out = ShapedOutput(app.io, app.output(output).format, Shape(jq=expression), option="", query=query)
+        assert context is not None, "-o is read by the app"
+        out = ShapedOutput(io, context.output(output).format, Shape(jq=expression), option="", query=query)
         out.texts(data, slurp=slurp, null_input=asked.null_input, source=source, exit_status=asked.exit_status,
                   parsing=parsing)
         return
-    write = app.io.write
+    write = io.write
     for text in query.texts(data, flags=flags, raw=asked.raw or asked.join, join=asked.join, ascii=asked.ascii,
                             slurp=slurp, null_input=asked.null_input, source=source, parsing=parsing, seq=asked.seq):
         write(text)  # each text is many results (Query.texts)
