@@ -1,6 +1,6 @@
 """`wfctl jq`'s run: a filter on saved JSON or JSONL, as jq runs it (the command's options as a value,
 `JqAsked`, and `run`). Typer is not needed here: `wfctl.cmdline.jqpath` runs a plain `wfctl jq` command
-line without building the app (start-up is a third of a run over 20,000 records: issue 44)."""
+line without building the app (which took a third of a run over 20,000 records: issue 44)."""
 
 from __future__ import annotations
 
