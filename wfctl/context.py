@@ -55,7 +55,8 @@ class AppContext:
         self.io = IO(no_color=options.no_color)
         # the format given with -o/--output on this command line (not through WFCTL_OUTPUT): it alone
         # asks for JSON errors on a terminal
-        self.output_flag = options.output if option_source("output") != "env" else None
+        # (asked only when there is one: a plain `wfctl jq` runs without click, wfctl.cmdline.jqpath)
+        self.output_flag = options.output if options.output and option_source("output") != "env" else None
         _current = self
 
     @cached_property

@@ -49,41 +49,52 @@ def _run(line) -> int:  # a wfctl.cmdline.argv.CommandLine; no import of typing 
         from wfctl.commands.completion import register_shells
 
         register_shells()
-    from typer.exceptions import Abort  # typer 0.29's vendored click raises typer's own Abort
-
-    from wfctl import context
-    from wfctl.cmdline.typercompat import click_exceptions
     from wfctl.errors import report
     from wfctl.exit_codes import ExitCode
 
     walk = None  # the words walked over the app (wfctl.cmdline.argv.Walk)
+    plain_jq = None
+    if line.words[0] == "jq":
+        from wfctl.cmdline import jqpath
+
+        plain_jq = jqpath.asked(line)  # a plain `wfctl jq` command line runs without the app (typer)
     try:
-        command = _command(line)
-        walk = line.walk(command)
-        rv = command.main(args=walk.hoisted_args(), prog_name="wfctl", standalone_mode=False)
-    except click_exceptions.ClickException as exc:  # usage errors: click's words, wfctl's shape, exit 2
-        return _usage_error(exc, walk)
-    except Abort:
-        sys.stderr.write("\ninterrupted\n")
-        return int(ExitCode.INTERRUPTED)
-    except KeyboardInterrupt:
-        sys.stderr.write("\ninterrupted\n")
-        return int(ExitCode.INTERRUPTED)
-    except BrokenPipeError:
-        # `wfctl ... | head`: the reader left; not an error of ours.
-        _silence_stdout()
-        return 0
-    except SystemExit:
-        if not _reader_left():
-            raise
-        _silence_stdout()
-        return 0
+        if plain_jq is not None:
+            rv = jqpath.run(plain_jq)
+        else:
+            command = _command(line)
+            walk = line.walk(command)
+            rv = command.main(args=walk.hoisted_args(), prog_name="wfctl", standalone_mode=False)
     except Exception as exc:
+        if "typer" in sys.modules:  # else neither click nor typer raised it
+            from typer.exceptions import Abort  # typer 0.29's vendored click raises typer's own Abort
+
+            from wfctl.cmdline.typercompat import click_exceptions
+
+            if isinstance(exc, click_exceptions.ClickException):  # usage errors: click's words, wfctl's shape
+                return _usage_error(exc, walk)
+            if isinstance(exc, Abort):
+                sys.stderr.write("\ninterrupted\n")
+                return int(ExitCode.INTERRUPTED)
+        if isinstance(exc, BrokenPipeError):
+            # `wfctl ... | head`: the reader left; not an error of ours.
+            _silence_stdout()
+            return 0
+        from wfctl import context
+
         ctx = context.current()
         # a command's own -o may not have reached the context yet (`branches import FILE -o json` whose
         # file cannot be read): the command line says it
         json_mode = ctx.json_errors() if ctx is not None and ctx.output_flag else _json_errors_requested(walk)
         return report(exc, json_mode=json_mode, stream=sys.stderr)
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except SystemExit:
+        if not _reader_left():
+            raise
+        _silence_stdout()
+        return 0
     finally:
         try:
             sys.stdout.flush()

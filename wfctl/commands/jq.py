@@ -3,7 +3,6 @@ on Windows too)."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -11,11 +10,9 @@ from typer.core import TyperCommand
 
 from wfctl.commands.options import app_context
 from wfctl.commands.output_options import Format
-from wfctl.errors import CliError
 
 if TYPE_CHECKING:
     from wfctl.cmdline.typercompat import Context
-    from wfctl.render.query import Source
 
 JQ_PANEL = "jq's options"
 
@@ -95,48 +92,16 @@ def jq(
       $ wfctl jq --arg skill "Forklift Driver" '.[] | select(any(.rates[]; .skill == $skill)) | .name' sites.json
       $ wfctl jq -n '[inputs | .[] | .bannedWorkers | length] | add' sites.json
     """
-    from wfctl.render import jqlib
-    from wfctl.render.querybinding import compile_query
+    from wfctl.drivers.jqrun import JqAsked, run
 
     app = app_context(ctx)
-    expression, values = _unmarked(expression), [_unmarked(value) for value in files or ()]
-    if from_file:
-        expression = _utf8(_file(expression), expression).decode("utf-8")
-    positional: list[Any] = []
-    if positional_text or positional_json:
-        positional = [_json_arg(value) if positional_json else value for value in values]
-        values = []
-    if indent is not None and not -1 <= indent <= 7:
-        raise CliError("--indent takes a number between -1 and 7")
-    jq_printing = raw or join or ascii or compact or tab or indent is not None or sort_keys or seq or color
-    if output is not None and jq_printing:
-        raise CliError("-o renders results in a format of its own: leave out -r, -j, -a, -c, -S, -C, --tab, "
-                       "--indent and --seq, or -o")
-    flags = _flags(compact=compact, tab=tab, indent=indent, sort_keys=sort_keys, ascii=ascii)
-    if (color or app.io.color) and not monochrome and output is None:
-        flags |= _colors(jqlib, app.io.write_err)
-    query = compile_query(expression, option="", args=_pairs(args), argjson=_pairs(argjson),
-                          slurpfile=_pairs(slurpfile), rawfile=_pairs(rawfile), positional=positional,
-                          err=app.io.write_err, debug_flags=flags & ~(jqlib.PRETTY | jqlib.TAB | 0x700))
-    data, source = _read(values, needed=not null_input)
-    if raw_input:
-        data, slurp = _lines_as_texts(data, slurp=slurp), False
-    parsing = 0 if raw_input else (jqlib.PARSE_SEQ if seq else 0) | (jqlib.PARSE_STREAMING if stream else 0)  # jq's
-    if output is not None:
-        from wfctl.render.shaped import Shape, ShapedOutput
-
-        out = ShapedOutput(app.io, app.output(str(output)).format, Shape(jq=expression), option="", query=query)
-        out.texts(data, slurp=slurp, null_input=null_input, source=source, exit_status=exit_status, parsing=parsing)
-        return
-    write, batch = app.io.write, []
-    for text in query.texts(data, flags=flags, raw=raw or join, join=join, ascii=ascii, slurp=slurp,
-                            null_input=null_input, source=source, parsing=parsing, seq=seq):
-        batch.append(text)
-        if len(batch) >= 256:
-            write("".join(batch))
-            batch.clear()
-    write("".join(batch))
-    query.finish(exit_status=exit_status)
+    run(app.io, JqAsked(
+        expression=_unmarked(expression), words=[_unmarked(value) for value in files or ()], raw=raw, join=join,
+        ascii=ascii, compact=compact, tab=tab, indent=indent, sort_keys=sort_keys, null_input=null_input,
+        slurp=slurp, raw_input=raw_input, from_file=from_file, seq=seq, stream=stream, color=color,
+        monochrome=monochrome, exit_status=exit_status, args=_pairs(args), argjson=_pairs(argjson),
+        slurpfile=_pairs(slurpfile), rawfile=_pairs(rawfile), positional_text=positional_text,
+        positional_json=positional_json, output=None if output is None else str(output)), app)
 
 
 #: Put before a word that starts with - and is no option in jq's eyes (`-.a`, `-1`: a dash, then neither a
@@ -175,102 +140,5 @@ def _unmarked(word: str) -> str:
     return word[len(_MARK):] if word.startswith(_MARK) else word
 
 
-def _colors(jqlib: Any, err: Any) -> int:
-    """jq's colour flag, with the colours of JQ_COLORS where it is set (as jq: a bad value is said, and jq's
-    own colours are used)."""
-    import os
-
-    spec = os.environ.get("JQ_COLORS")
-    jqlib.set_colors("")  # jq's own colours first: libjq keeps the last ones set in the process
-    if spec is not None and not jqlib.set_colors(spec):
-        err("Failed to set $JQ_COLORS\n")
-    return int(jqlib.COLOR)
-
-
-def _lines_as_texts(data: bytes, *, slurp: bool) -> bytes:
-    """-R: each line of the input (a last one without its newline too) as a JSON text of it, so that the
-    run, `input` and `inputs` read them as jq reads raw input; with -s, the whole input as one text."""
-    import json
-
-    text = data.decode("utf-8")
-    if slurp:
-        return json.dumps(text, ensure_ascii=False).encode("utf-8")
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
-
-
-def _flags(*, compact: bool, tab: bool, indent: int | None, sort_keys: bool, ascii: bool) -> int:
-    """jq's printing options as jq's main sets them (2 spaces unless said otherwise)."""
-    from wfctl.render.jqlib import ASCII, PRETTY, SORTED, TAB, indent_flags
-
-    flags = indent_flags(2)
-    if tab:
-        flags = (flags & ~indent_flags(7)) | TAB | PRETTY
-    if indent is not None:
-        flags = (flags & ~(TAB | indent_flags(7))) | indent_flags(indent)
-    if compact:
-        flags &= ~(TAB | indent_flags(7))
-    return flags | (SORTED if sort_keys else 0) | (ASCII if ascii else 0)
-
-
 def _pairs(values: Any) -> tuple[tuple[str, str], ...]:
     return tuple(values or ())  # (NAME, VALUE) pairs: output_options.pair_options
-
-
-def _json_arg(text: str) -> Any:
-    import json
-
-    try:
-        return json.loads(text)
-    except ValueError:
-        raise CliError(f"--jsonargs: invalid JSON text: {text[:60]}") from None
-
-
-def _read(files: list[str], *, needed: bool) -> tuple[bytes, Source]:
-    """The input as bytes (UTF-8 checked), and what jq names it by in an error: `<stdin>`, the file, or
-    for several files (one stream, as jq reads them) each one's name and where it starts."""
-    if not files or files == ["-"]:
-        stdin = sys.stdin
-        if not files and needed and stdin.isatty():
-            raise CliError("give a JSON or JSONL file, or - for standard input (e.g. wfctl sites list -o json | "
-                           "wfctl jq '.[0]' -)")
-        if not needed and not files and stdin.isatty():
-            return b"", "<stdin>"
-        return _utf8(_stdin(), "<stdin>"), "<stdin>"
-    chunks, starts, at = [], [], 0
-    for file in files:
-        name = "<stdin>" if file == "-" else file
-        chunk = _utf8(_stdin() if file == "-" else _file(file), name)
-        chunks.append(chunk)
-        starts.append((at, name))
-        at += len(chunk)
-    return b"".join(chunks), starts[0][1] if len(starts) == 1 else tuple(starts)
-
-
-def _stdin() -> bytes:
-    stdin = sys.stdin
-    return stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8")
-
-
-def _file(file: str) -> bytes:
-    try:
-        with open(file, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise CliError(f"{file}: no such file") from None
-    except IsADirectoryError:
-        raise CliError(f"{file}: is a folder, not a file") from None
-    except OSError as exc:
-        raise CliError(f"{file}: {exc.strerror}") from None
-
-
-def _utf8(data: bytes, source: str) -> bytes:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise CliError(f"{source}: not UTF-8 text (JSON is): the byte 0x{data[exc.start]:02x} on line {line}") \
-            from None
-    return data

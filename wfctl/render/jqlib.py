@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 INVALID, NULL, FALSE, TRUE, NUMBER, STRING, ARRAY, OBJECT = range(8)  # jv_kind
@@ -65,6 +65,7 @@ _SIGNATURES: dict[str, tuple[Any, ...]] = {
     "jv_parser_remaining": (_INT, _P),
     "jv_parse_sized": (JV, ctypes.c_char_p, _INT),
     "jv_dump_string": (JV, JV, _INT),
+    "jv_dumpf": (None, JV, _P, _INT),
     "jv_string_sized": (JV, ctypes.c_char_p, _INT),
     "jv_string_value": (_P, JV),
     "jv_string_length_bytes": (_INT, JV),
@@ -163,6 +164,104 @@ def dump(value: JV, flags: int = 0) -> bytes:
     return data
 
 
+class Printer:
+    """jq's printer into memory, as jq's main prints to stdout: each value written with jv_dumpf into a FILE of
+    the C library's `open_memstream`, and `take` the bytes of what was printed since the last take. Two calls
+    into libjq a result where jv_dump_string takes three, and jv_dumpf writes through the FILE's buffer where
+    jv_dump_string grows a jv string: a pretty-printed run takes about 15% less time (issue 44)."""
+
+    def __init__(self, libc: Any) -> None:
+        self._lib, self._libc = library(), libc
+        self._buffer, self._size = ctypes.c_void_p(), ctypes.c_size_t()
+        self._file: Any = None
+        self._open()
+
+    def value(self, value: JV, flags: int, end: bytes = b"") -> None:
+        """A value as jq prints it with these flags (consumes it), then `end`."""
+        self._lib.jv_dumpf(value, self._file, flags)
+        if end:
+            self._libc.fwrite(end, 1, len(end), self._file)
+
+    def text(self, value: JV, end: bytes = b"") -> None:
+        """A jv string's bytes, as -r prints it (consumes it), then `end`."""
+        lib, fwrite = self._lib, self._libc.fwrite
+        fwrite(lib.jv_string_value(value), 1, lib.jv_string_length_bytes(lib.jv_copy(value)), self._file)
+        lib.jv_free(value)
+        if end:
+            fwrite(end, 1, len(end), self._file)
+
+    def write(self, data: bytes) -> None:
+        self._libc.fwrite(data, 1, len(data), self._file)
+
+    def take(self) -> bytes:
+        libc = self._libc
+        libc.fclose(self._file)  # the buffer and its size final (POSIX): a new FILE for what follows
+        self._file = None
+        data = ctypes.string_at(self._buffer, self._size.value) if self._buffer else b""
+        libc.free(self._buffer)
+        self._open()
+        return data
+
+    def close(self) -> None:
+        if self._file:
+            self._libc.fclose(self._file)
+            self._libc.free(self._buffer)
+            self._file = None
+
+    def _open(self) -> None:
+        self._file = self._libc.open_memstream(ctypes.byref(self._buffer), ctypes.byref(self._size))
+        if not self._file:
+            raise MemoryError("open_memstream")
+
+
+class StringPrinter:
+    """A Printer where the C library has no `open_memstream`: each value's text through jv_dump_string."""
+
+    def __init__(self) -> None:
+        self._texts: list[bytes] = []
+
+    def value(self, value: JV, flags: int, end: bytes = b"") -> None:
+        self._texts.append(dump(value, flags) + end)
+
+    def text(self, value: JV, end: bytes = b"") -> None:
+        self._texts.append(text_of(value) + end)
+
+    def write(self, data: bytes) -> None:
+        self._texts.append(data)
+
+    def take(self) -> bytes:
+        data = b"".join(self._texts)
+        self._texts.clear()
+        return data
+
+    def close(self) -> None:
+        self._texts.clear()
+
+
+def printer() -> Printer | StringPrinter:
+    """A printer into memory: jv_dumpf's where the C library offers open_memstream (POSIX 2008: Linux,
+    macOS 10.13+, the BSDs), else jv_dump_string's."""
+    libc = _libc()
+    return StringPrinter() if libc is None else Printer(libc)
+
+
+@cache
+def _libc() -> Any:
+    try:
+        libc: Any = ctypes.CDLL(None)
+        for name, (restype, *argtypes) in {
+            "open_memstream": (_P, ctypes.POINTER(_P), ctypes.POINTER(ctypes.c_size_t)),
+            "fwrite": (ctypes.c_size_t, _P, ctypes.c_size_t, ctypes.c_size_t, _P),
+            "fclose": (_INT, _P),
+            "free": (None, _P),
+        }.items():
+            function = getattr(libc, name)
+            function.restype, function.argtypes = restype, argtypes
+    except (OSError, AttributeError, TypeError):  # pragma: no cover - no C library of that kind (Windows)
+        return None
+    return libc
+
+
 def parse(text: bytes) -> JV:
     """One JSON text as libjq reads it (literals keep their digits); invalid with a message if it is not."""
     return library().jv_parse_sized(text, len(text))
@@ -219,6 +318,11 @@ class Program:
         lib.jq_set_attr(self._state, string("JQ_LIBRARY_PATH"), lib.jv_array())  # no modules: no search path
         lib.jq_set_error_cb(self._state, self._callbacks[0], None)
         self.compiled = bool(lib.jq_compile_args(self._state, text.encode("utf-8"), arguments))
+        # Only the builtins `halt` and `halt_error` (C functions of jq's builtin.c; builtin.jq's halt_error/0
+        # calls halt_error/1) stop a program, and jq calls nothing by a computed name (modules, which could
+        # hide one, are not offered): a program whose text never says `halt` cannot halt, and its run need not
+        # ask libjq after each input whether it did.
+        self.can_halt = "halt" in text
         lib.jq_set_debug_cb(self._state, self._callbacks[1], None)
         lib.jq_set_stderr_cb(self._state, self._callbacks[2], None)
 
@@ -235,13 +339,24 @@ class Program:
     def start(self, value: JV) -> None:
         self._lib.jq_start(self._state, value, 0)
 
+    @property
+    def state(self) -> Any:
+        """The jq_state, for a loop that calls jq_start and jq_next itself (then `raise_pending` after each)."""
+        return self._state
+
     def next(self) -> JV:
         result = self._lib.jq_next(self._state)
-        if self.pending is not None:  # a closed stderr, Ctrl-C in `debug`: not a traceback from a callback
-            error, self.pending = self.pending, None
-            self._lib.jv_free(result)
-            raise error
+        if self.pending is not None:
+            self.raise_pending(result)
         return result
+
+    def raise_pending(self, result: JV) -> None:
+        """What a callback raised (a closed stderr, Ctrl-C in `debug`), raised once libjq has returned, not a
+        traceback from a callback; `result`, what jq_next returned, is freed."""
+        error, self.pending = self.pending, None
+        self._lib.jv_free(result)
+        if error is not None:
+            raise error
 
     def _guard(self, function: Callable[[JV], None]) -> Any:
         def call(_data: Any, value: JV) -> None:
@@ -300,6 +415,10 @@ class Inputs:
     def next(self) -> JV:
         """The next value; invalid without a message at the end, with one for a parse error."""
         return self._lib.jq_util_input_next_input(self.state)
+
+    def reader(self) -> Callable[[], JV]:
+        """`next` as one call into libjq, for a loop over many values."""
+        return partial(self._lib.jq_util_input_next_input, self.state)
 
     def consumed(self) -> int:
         """How many bytes of the text the parser has read."""

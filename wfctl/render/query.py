@@ -160,16 +160,33 @@ class Query:
     def texts(self, data: str | bytes, *, flags: int, raw: bool = False, join: bool = False, ascii: bool = False,
               slurp: bool = False, null_input: bool = False, source: Source = "<stdin>", parsing: int = 0,
               seq: bool = False) -> Iterator[str]:
-        """Each result as jq prints it with these options (`flags`: jv print flags; `raw`: -r, `join`: -j;
-        `seq`: an RS before each JSON text)."""
-        end = "" if join else "\n"
-        start = "\x1e" if seq else ""
-        for result in self._results(data, slurp=slurp, null_input=null_input, source=source, parsing=parsing):
-            if raw and jqlib.kind(result) == jqlib.STRING:
-                text = jqlib.dump(result, jqlib.ASCII) if ascii else jqlib.text_of(result)  # -ra: quoted, as jq
-                yield text.decode("utf-8", "replace") + end
-            else:
-                yield start + jqlib.dump(result, flags).decode("utf-8", "replace") + end
+        """The results as jq prints them with these options (`flags`: jv print flags; `raw`: -r, `join`: -j;
+        `seq`: an RS before each JSON text), several results a text: what they print, one after another."""
+        string = jqlib.STRING
+        end = b"" if join else b"\n"
+        start = b"\x1e" if seq else b""
+        printer = jqlib.printer()
+        value, text, write = printer.value, printer.text, printer.write
+        count = 0
+        try:
+            for result in self._results(data, slurp=slurp, null_input=null_input, source=source, parsing=parsing):
+                if raw and result.kind_flags & 0xF == string:
+                    if ascii:
+                        value(result, jqlib.ASCII, end)  # -ra: quoted, as jq
+                    else:
+                        text(result, end)
+                else:
+                    if start:
+                        write(start)
+                    value(result, flags, end)
+                count += 1
+                if count == 512:
+                    yield printer.take().decode("utf-8", "replace")
+                    count = 0
+            if count:
+                yield printer.take().decode("utf-8", "replace")
+        finally:
+            printer.close()
 
     # -- jq's main loop ---------------------------------------------------------------------------
     def _python(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
@@ -187,44 +204,62 @@ class Query:
 
     def _results(self, data: str | bytes, *, slurp: bool = False, null_input: bool = False,
                  source: Source = "<stdin>", raise_errors: bool = False, parsing: int = 0) -> Iterator[jqlib.JV]:
+        """jq's main loop and its process(): each input's results, then what ended them (the end, an
+        error, a halt), in one loop: the libjq calls of a value are most of `wfctl jq`'s time (issue 44)."""
         if self.halted:
             return
-        lib = self._lib
-        inputs = self._program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp,
-                                    parsing=parsing)
-        if null_input:
-            yield from self._process(lib.jv_null(), inputs, source, raise_errors)
-            return
-        kind, has_message = jqlib.kind, jqlib.has_message
+        lib, program = self._lib, self._program
+        inputs = program.feed(data.encode("utf-8") if isinstance(data, str) else data, slurp=slurp, parsing=parsing)
+        state, read, start, step = program.state, inputs.reader(), lib.jq_start, lib.jq_next
+        can_halt = program.can_halt
+        # a value's kind is the low four bits of its kind_flags (jqlib.kind), read inline: this is the loop
+        # of every value; a kind_flags of 0 is an invalid value without a message (the results' plain end)
+        invalid, null, false = jqlib.INVALID, jqlib.NULL, jqlib.FALSE
+        value = lib.jv_null() if null_input else None
         while True:
-            value = inputs.next()
-            if kind(value) == jqlib.INVALID:
-                if not has_message(value):
-                    return  # the end: an invalid value without a message owns nothing
-                message, _text = jqlib.message_of(value)
-                start, name = _file(source, inputs)
-                if parsing & jqlib.PARSE_SEQ:  # --seq: jq says so and reads on from the next RS
-                    self._err(f"jq: ignoring parse error (at {name}:{inputs.line(start)}): {message}\n")
+            if value is None:
+                value = read()
+                if value.kind_flags & 0xF == invalid:
+                    if not jqlib.has_message(value):
+                        return  # the end: an invalid value without a message owns nothing
+                    self._unreadable(value, inputs, source, parsing)
+                    value = None
                     continue
-                raise QueryError(f"{name}: not JSON: parse error: {message}")
-            yield from self._process(value, inputs, source, raise_errors)
-            if self.halted:
+            start(state, value, 0)
+            status = NO_OUTPUT
+            while True:
+                result = step(state)
+                if program.pending is not None:  # raised in `debug` or `stderr`: raised here
+                    program.raise_pending(result)
+                kind = result.kind_flags & 0xF
+                if kind == invalid:
+                    break
+                status = NULL_KIND if kind in (null, false) else OK
+                yield result
+            if result.kind_flags or can_halt:  # an error, or perhaps a halt
+                self._ended(result, status, inputs, source, raise_errors)
+            else:
+                self.status = status
+                if status != NO_OUTPUT:
+                    self.last = 1 if status == OK else 0
+            if self.halted or null_input:
                 return
+            value = None
 
-    def _process(self, value: jqlib.JV, inputs: jqlib.Inputs, source: Source, raise_errors: bool) -> Iterator[jqlib.JV]:
-        """jq's process(): the results of one input, then what ended them (the end, an error, a halt)."""
-        lib, program, kind_of = self._lib, self._program, jqlib.kind
-        program.start(value)
-        status = NO_OUTPUT
-        while True:
-            result = program.next()
-            kind = kind_of(result)
-            if kind == jqlib.INVALID:
-                break
-            status = NULL_KIND if kind == jqlib.NULL or kind == jqlib.FALSE else OK
-            yield result
-        if program.halted():
-            lib.jv_free(result)
+    def _unreadable(self, value: jqlib.JV, inputs: jqlib.Inputs, source: Source, parsing: int) -> None:
+        """Input that is not JSON: under --seq jq says so and reads on from the next RS; else the end."""
+        message, _text = jqlib.message_of(value)
+        start, name = _file(source, inputs)
+        if not parsing & jqlib.PARSE_SEQ:
+            raise QueryError(f"{name}: not JSON: parse error: {message}")
+        self._err(f"jq: ignoring parse error (at {name}:{inputs.line(start)}): {message}\n")
+
+    def _ended(self, result: jqlib.JV, status: int, inputs: jqlib.Inputs, source: Source, raise_errors: bool) -> None:
+        """What ended an input's results (an invalid value: the end, an error, or a halt), as jq's process()
+        says it; `status`: what the results were."""
+        program = self._program
+        if program.can_halt and program.halted():
+            self._lib.jv_free(result)
             self.halted = True
             status, written = program.halt()
             if written:
