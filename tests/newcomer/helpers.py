@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -13,8 +14,10 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
-def command_tree() -> Iterator[tuple[list[str], Any]]:
-    """Every command and group below the root, as (path words, click command), root first."""
+@functools.cache
+def command_tree() -> tuple[tuple[list[str], Any], ...]:
+    """Every command and group below the root, as (path words, click command), root first (the app walked
+    once a process: a test a command asked it each time, 0.1-0.2 s each)."""
     import typer.main
 
     from wfctl.cmdline.app import app
@@ -25,7 +28,7 @@ def command_tree() -> Iterator[tuple[list[str], Any]]:
             if not sub.hidden:
                 yield from walk([*path, name], sub)
 
-    yield from walk([], typer.main.get_command(app))
+    return tuple(walk([], typer.main.get_command(app)))
 
 
 def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
