@@ -3,6 +3,7 @@ required options marked (issue 15 §3)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -89,6 +90,7 @@ def test_help_uses_the_terminal_width_up_to_120_and_the_index_agrees(
     key = helpindex.index_key()
     monkeypatch.setattr(helpindex, "index_key", lambda: key)
     indexbuilder.write_index()
+    monkeypatch.setattr(startup, "load_index", functools.cache(startup.load_index))  # read once, not a command
     width = min(columns, 120)
     longest = 0
     for path in PATHS:
