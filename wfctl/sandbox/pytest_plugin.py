@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import itertools
 import secrets
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -60,25 +58,14 @@ class Sandbox:
     """A sandbox served from a thread until `stop()`."""
 
     def __init__(self) -> None:
-        import uvicorn
-
         from wfctl.sandbox.app import create_app
         from wfctl.sandbox.controlclient import ControlClient
-        from wfctl.sandbox.server import bind, uvicorn_config
+        from wfctl.sandbox.server import ThreadedServer
 
         token = secrets.token_urlsafe(32)
         self.app = create_app(None, control_token=token)
-        self._socket = bind("127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
-        self._server = uvicorn.Server(uvicorn_config(self.app, log_level="error"))
-        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True,
-                                        name="wfctl-sandbox")
-        self._thread.start()
-        deadline = time.monotonic() + 15
-        while not self._server.started:
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the sandbox on {self.url} did not start")
-            time.sleep(0.01)
+        self._served = ThreadedServer(self.app)
+        self.url = self._served.url
         self.control = ControlClient(self.url, token)
 
     def tenant(self, name: str | None = None) -> Tenant:
@@ -89,9 +76,7 @@ class Sandbox:
 
     def stop(self) -> None:
         self.control.close()
-        self._server.should_exit = True
-        self._thread.join(timeout=10)
-        self._socket.close()
+        self._served.stop()
         self.app.state.store.close()
 
 

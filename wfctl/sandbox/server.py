@@ -56,6 +56,45 @@ def bind(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
     return sock
 
 
+class ThreadedServer:
+    """The sandbox app served by uvicorn from a thread of this process, on a free loopback port, until
+    `stop()` (a test's server: the pytest plugin's and the project's own fixtures). `graceful`: seconds a stop
+    waits for open connections (the production 3 s by default)."""
+
+    def __init__(self, app: Any, *, tls_cert: str | None = None, tls_key: str | None = None,
+                 graceful: float | None = None, name: str = "wfctl-sandbox") -> None:
+        import time
+
+        self._socket = bind("127.0.0.1", 0)
+        self.port = int(self._socket.getsockname()[1])
+        self.url = f"{'https' if tls_cert else 'http'}://127.0.0.1:{self.port}"
+        config = uvicorn_config(app, port=self.port, log_level="error", tls_cert=tls_cert, tls_key=tls_key)
+        if graceful is not None:
+            config.timeout_graceful_shutdown = graceful  # type: ignore[assignment]
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [self._socket]}, daemon=True,
+                                        name=f"{name}-{self.port}")
+        self._thread.start()
+        deadline = time.monotonic() + 15
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the sandbox on {self.url} did not start")
+            time.sleep(0.01)
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    def request_stop(self) -> None:
+        """Ask the server to stop without waiting (stop several at once: request_stop each, then stop)."""
+        self._server.should_exit = True
+
+    def stop(self) -> None:
+        self.request_stop()
+        self._thread.join(timeout=10)
+        self._socket.close()
+
+
 def serve(
     *,
     host: str = "127.0.0.1",
